@@ -1,0 +1,3 @@
+//! Benchmark harness entry point.
+
+fn main() {}

@@ -1,0 +1,1 @@
+//! Helpers shared by the integration tests in `tests/tests/`.
