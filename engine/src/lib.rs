@@ -1,5 +1,6 @@
 //! horde: a Vulkan-native, GPU-driven crowd renderer.
 
+pub mod asset;
 pub mod config;
 
 /// One embedded SPIR-V module, compiled from `shaders/` by `build.rs`.

@@ -1,0 +1,1 @@
+//! The `.horde` baked asset format: types, writer and validating reader.

@@ -1,0 +1,1 @@
+//! Procedural content: rigged, animated knights and skeletons, and static props, as glTF.
