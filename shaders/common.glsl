@@ -3,4 +3,31 @@
 #ifndef HORDE_COMMON_GLSL
 #define HORDE_COMMON_GLSL
 
+// Octahedral normal decoding (Cigolle et al. 2014): the unit sphere folded onto
+// the [-1, 1]^2 square.
+vec3 octahedral_decode(vec2 e) {
+    vec3 n = vec3(e, 1.0 - abs(e.x) - abs(e.y));
+    float t = max(-n.z, 0.0);
+    n.x += n.x >= 0.0 ? -t : t;
+    n.y += n.y >= 0.0 ? -t : t;
+    return normalize(n);
+}
+
+// Rotation about +Y by `angle` radians applied to `v`.
+vec3 rotate_y(vec3 v, float angle) {
+    float c = cos(angle);
+    float s = sin(angle);
+    return vec3(c * v.x + s * v.z, v.y, -s * v.x + c * v.z);
+}
+
+// Directional + ambient lighting with exponential fog, in linear colour.
+vec3 shade(vec3 albedo, vec3 normal, vec3 world_position, FrameGlobals g) {
+    float diffuse = max(dot(normalize(normal), g.light_direction.xyz), 0.0);
+    float hemisphere = 0.5 + 0.5 * normal.y;
+    vec3 lit = albedo * (g.light_color.rgb * diffuse + g.light_direction.w * mix(0.6, 1.0, hemisphere));
+    float distance_to_camera = length(world_position - g.camera_position.xyz);
+    float fog = 1.0 - exp(-g.fog_color.w * distance_to_camera);
+    return mix(lit, g.fog_color.rgb, clamp(fog, 0.0, 1.0));
+}
+
 #endif

@@ -28,7 +28,11 @@ fn search_dir() -> Option<PathBuf> {
         return None;
     }
     let arch = std::env::var("CARGO_CFG_TARGET_ARCH").ok()?;
-    let arch = if arch == "x86" { "i386".to_owned() } else { arch };
+    let arch = if arch == "x86" {
+        "i386".to_owned()
+    } else {
+        arch
+    };
     let dir = PathBuf::from(format!("/usr/lib/{arch}-linux-gnu"));
     dir.exists().then_some(dir)
 }

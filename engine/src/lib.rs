@@ -1,7 +1,33 @@
 //! horde: a Vulkan-native, GPU-driven crowd renderer.
+//!
+//! Module map, from the bottom up:
+//! - [`context`]: loader, instance, validation, device selection, tiers.
+//! - [`memory`]: buffers, images, staging uploads, deferred release.
+//! - [`reflect`] and [`pipeline`]: SPIR-V reflection and checked pipelines.
+//! - [`frames`] and [`profiler`]: frames in flight and GPU timestamps.
+//! - [`target`] and [`swapchain`]: offscreen and window render targets.
+//! - [`passes`]: one file per GPU pass.
+//! - [`renderer`]: records one frame for either target; [`window`] runs it in a
+//!   winit window.
+//! - [`asset`]: the baked `.horde` asset format.
 
 pub mod asset;
+pub mod camera;
 pub mod config;
+pub mod context;
+pub mod frames;
+pub mod gpu_types;
+pub mod memory;
+pub mod mesh;
+pub mod passes;
+pub mod pipeline;
+pub mod profiler;
+pub mod reflect;
+pub mod renderer;
+pub mod scene;
+pub mod swapchain;
+pub mod target;
+pub mod window;
 
 /// One embedded SPIR-V module, compiled from `shaders/` by `build.rs`.
 #[derive(Clone, Copy, Debug)]
@@ -16,4 +42,46 @@ pub struct Spirv {
 pub mod shaders {
     use super::Spirv;
     include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
+}
+
+/// Everything that can go wrong in the engine.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A Vulkan call failed.
+    #[error("Vulkan error: {0}")]
+    Vulkan(ash::vk::Result),
+    /// No usable device, or the loader is missing.
+    #[error("no usable Vulkan device: {0}")]
+    NoDevice(String),
+    /// A setting or request the engine cannot honour.
+    #[error("{0}")]
+    Config(String),
+    /// A shader and its pipeline layout disagree.
+    #[error("pipeline layout mismatch: {0}")]
+    Layout(String),
+    /// An allocation failed.
+    #[error("out of GPU memory: {0}")]
+    OutOfMemory(String),
+    /// The memory allocator failed otherwise.
+    #[error("allocator: {0}")]
+    Allocator(#[from] gpu_allocator::AllocationError),
+    /// A file could not be read or written.
+    #[error("{0}")]
+    Io(String),
+    /// The device was lost (driver crash, reset, or removal).
+    #[error("the GPU device was lost; restart the program")]
+    DeviceLost,
+    /// The window system failed.
+    #[error("window: {0}")]
+    Window(String),
+}
+
+impl From<ash::vk::Result> for Error {
+    fn from(result: ash::vk::Result) -> Error {
+        if result == ash::vk::Result::ERROR_DEVICE_LOST {
+            Error::DeviceLost
+        } else {
+            Error::Vulkan(result)
+        }
+    }
 }

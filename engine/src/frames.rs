@@ -1,0 +1,177 @@
+//! Frames in flight: per-slot command buffers, fences and acquire semaphores.
+//!
+//! `FRAMES_IN_FLIGHT` slots rotate. Frame number `n` uses slot `n % N`. Before
+//! slot `s` is recorded again, its fence is waited on, which proves that frame
+//! `n - N` and every frame before it have completed on the GPU; that number is
+//! what the deferred-release queue and the profiler read back against. Command
+//! buffers are re-recorded every frame from a pool reset as a whole.
+
+use ash::vk;
+
+use crate::config::FRAMES_IN_FLIGHT;
+use crate::context::Context;
+use crate::Error;
+
+/// One frame's worth of command recording and synchronization.
+pub struct FrameSlot {
+    pub pool: vk::CommandPool,
+    pub cmd: vk::CommandBuffer,
+    /// Signalled when this slot's last submission finished.
+    pub fence: vk::Fence,
+    /// Signalled by swapchain acquire; waited on by the submission.
+    pub image_available: vk::Semaphore,
+}
+
+/// The rotating frame slots.
+pub struct Frames {
+    pub slots: Vec<FrameSlot>,
+    /// Number of the frame being recorded (or next to be).
+    pub number: u64,
+}
+
+/// What `Frames::begin` hands the renderer.
+#[derive(Clone, Copy, Debug)]
+pub struct FrameStart {
+    pub slot: usize,
+    pub cmd: vk::CommandBuffer,
+    pub number: u64,
+    /// Every frame up to and including this number has completed, if any.
+    pub completed: Option<u64>,
+}
+
+impl Frames {
+    /// Creates the slots; fences start signalled so the first wait passes.
+    pub fn new(ctx: &Context) -> Result<Frames, Error> {
+        let mut frames = Frames {
+            slots: Vec::new(),
+            number: 0,
+        };
+        for index in 0..FRAMES_IN_FLIGHT {
+            match create_slot(ctx, index) {
+                Ok(slot) => frames.slots.push(slot),
+                Err(err) => {
+                    frames.destroy(ctx);
+                    return Err(err);
+                }
+            }
+        }
+        Ok(frames)
+    }
+
+    /// Waits for the slot of the next frame, resets it and begins recording.
+    pub fn begin(&mut self, ctx: &Context) -> Result<FrameStart, Error> {
+        let slot_index = (self.number % FRAMES_IN_FLIGHT as u64) as usize;
+        let slot = &self.slots[slot_index];
+        // SAFETY: the fence and pool belong to this device; after the wait the
+        // GPU no longer uses the pool's command buffer.
+        unsafe {
+            ctx.device.wait_for_fences(&[slot.fence], true, u64::MAX)?;
+            ctx.device
+                .reset_command_pool(slot.pool, vk::CommandPoolResetFlags::empty())?;
+            let begin = vk::CommandBufferBeginInfo::default()
+                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+            ctx.device.begin_command_buffer(slot.cmd, &begin)?;
+        }
+        Ok(FrameStart {
+            slot: slot_index,
+            cmd: slot.cmd,
+            number: self.number,
+            completed: self.number.checked_sub(FRAMES_IN_FLIGHT as u64),
+        })
+    }
+
+    /// Ends recording and submits, signalling the slot's fence. `wait` and
+    /// `signal` are the swapchain semaphores, empty for offscreen frames.
+    pub fn submit(
+        &mut self,
+        ctx: &Context,
+        start: &FrameStart,
+        wait: &[vk::Semaphore],
+        signal: &[vk::Semaphore],
+    ) -> Result<(), Error> {
+        let slot = &self.slots[start.slot];
+        let wait_stages = vec![vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT; wait.len()];
+        let cmds = [slot.cmd];
+        let submit = vk::SubmitInfo::default()
+            .wait_semaphores(wait)
+            .wait_dst_stage_mask(&wait_stages)
+            .command_buffers(&cmds)
+            .signal_semaphores(signal);
+        // SAFETY: the command buffer is fully recorded; the fence was waited on
+        // in `begin`, so it is unsignalled only between reset and submit.
+        unsafe {
+            ctx.device.end_command_buffer(slot.cmd)?;
+            ctx.device.reset_fences(&[slot.fence])?;
+            ctx.device.queue_submit(ctx.queue, &[submit], slot.fence)?;
+        }
+        self.number += 1;
+        Ok(())
+    }
+
+    /// Waits until every submitted frame has completed.
+    pub fn wait_all(&self, ctx: &Context) -> Result<(), Error> {
+        let fences: Vec<vk::Fence> = self.slots.iter().map(|s| s.fence).collect();
+        // SAFETY: fences of this device.
+        unsafe { ctx.device.wait_for_fences(&fences, true, u64::MAX) }?;
+        Ok(())
+    }
+
+    /// Destroys every slot. The device must be idle.
+    pub fn destroy(self, ctx: &Context) {
+        for slot in self.slots.into_iter().rev() {
+            // SAFETY: the device is idle.
+            unsafe {
+                ctx.device.destroy_semaphore(slot.image_available, None);
+                ctx.device.destroy_fence(slot.fence, None);
+                ctx.device.destroy_command_pool(slot.pool, None);
+            }
+        }
+    }
+}
+
+fn create_slot(ctx: &Context, index: u32) -> Result<FrameSlot, Error> {
+    let pool_info = vk::CommandPoolCreateInfo::default()
+        .queue_family_index(ctx.queue_family)
+        .flags(vk::CommandPoolCreateFlags::TRANSIENT);
+    // SAFETY: plain object creation; on failure the created ones are destroyed.
+    unsafe {
+        let pool = ctx.device.create_command_pool(&pool_info, None)?;
+        let alloc = vk::CommandBufferAllocateInfo::default()
+            .command_pool(pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(1);
+        let rest = (|| {
+            let cmd = ctx.device.allocate_command_buffers(&alloc)?[0];
+            let fence_info = vk::FenceCreateInfo::default().flags(vk::FenceCreateFlags::SIGNALED);
+            let fence = ctx.device.create_fence(&fence_info, None)?;
+            match ctx
+                .device
+                .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
+            {
+                Ok(image_available) => Ok((cmd, fence, image_available)),
+                Err(err) => {
+                    ctx.device.destroy_fence(fence, None);
+                    Err(err)
+                }
+            }
+        })();
+        match rest {
+            Ok((cmd, fence, image_available)) => {
+                ctx.set_name(pool, &format!("frame {index} command pool"));
+                ctx.set_name(cmd, &format!("frame {index} commands"));
+                ctx.set_name(fence, &format!("frame {index} fence"));
+                ctx.set_name(image_available, &format!("frame {index} image available"));
+                Ok(FrameSlot {
+                    pool,
+                    cmd,
+                    fence,
+                    image_available,
+                })
+            }
+            Err(err) => {
+                ctx.device.destroy_command_pool(pool, None);
+                Err(err.into())
+            }
+        }
+    }
+}

@@ -1,0 +1,495 @@
+//! GPU memory: thin buffer and image wrappers over gpu-allocator, staging
+//! uploads, and a deferred-release queue.
+//!
+//! - [`Buffer`] and [`Image`] hold the raw handle, the allocation, the size and a
+//!   debug name. They have no `Drop`: each is destroyed explicitly with
+//!   `destroy(ctx)`, by its owner, in the one teardown function of that owner.
+//! - Uploads at load time go through a staging buffer and a one-shot command
+//!   buffer that the CPU waits for ([`upload_buffer`], [`upload_image`]). Per-frame
+//!   updates use host-visible buffers owned by the frame slot instead.
+//! - A resource replaced while frames that use it are still in flight (a buffer
+//!   that grew) goes to [`DeferredRelease`], keyed by the frame number that last
+//!   used it, and is destroyed once that frame's fence has signalled.
+
+use ash::vk;
+use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
+use gpu_allocator::MemoryLocation;
+
+use crate::context::Context;
+use crate::Error;
+
+/// A buffer and its memory.
+pub struct Buffer {
+    pub raw: vk::Buffer,
+    pub allocation: Allocation,
+    pub size: u64,
+    pub name: String,
+}
+
+impl Buffer {
+    /// Creates a buffer of `size` bytes (at least 4) in `location`.
+    pub fn new(
+        ctx: &mut Context,
+        name: &str,
+        size: u64,
+        usage: vk::BufferUsageFlags,
+        location: MemoryLocation,
+    ) -> Result<Buffer, Error> {
+        let size = size.max(4);
+        let info = vk::BufferCreateInfo::default()
+            .size(size)
+            .usage(usage)
+            .sharing_mode(vk::SharingMode::EXCLUSIVE);
+        // SAFETY: valid create info; the buffer is destroyed in `destroy`.
+        let raw = unsafe { ctx.device.create_buffer(&info, None) }?;
+        let requirements = unsafe { ctx.device.get_buffer_memory_requirements(raw) };
+        let allocation = match ctx.allocator().allocate(&AllocationCreateDesc {
+            name,
+            requirements,
+            location,
+            linear: true,
+            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+        }) {
+            Ok(allocation) => allocation,
+            Err(err) => {
+                // SAFETY: the buffer is unused and unbound.
+                unsafe { ctx.device.destroy_buffer(raw, None) };
+                return Err(Error::OutOfMemory(format!(
+                    "buffer '{name}' ({size} bytes): {err}"
+                )));
+            }
+        };
+        // SAFETY: the allocation satisfies the buffer's requirements.
+        let bound = unsafe {
+            ctx.device
+                .bind_buffer_memory(raw, allocation.memory(), allocation.offset())
+        };
+        if let Err(err) = bound {
+            // SAFETY: as above.
+            unsafe { ctx.device.destroy_buffer(raw, None) };
+            let _ = ctx.allocator().free(allocation);
+            return Err(err.into());
+        }
+        ctx.set_name(raw, name);
+        Ok(Buffer {
+            raw,
+            allocation,
+            size,
+            name: name.to_owned(),
+        })
+    }
+
+    /// Copies `data` into a host-visible buffer at byte `offset`.
+    pub fn write<T: bytemuck::Pod>(&mut self, offset: u64, data: &[T]) -> Result<(), Error> {
+        let bytes: &[u8] = bytemuck::cast_slice(data);
+        let name = self.name.clone();
+        let mapped = self
+            .allocation
+            .mapped_slice_mut()
+            .ok_or_else(|| Error::Config(format!("buffer '{name}' is not host-visible")))?;
+        let start = usize::try_from(offset).unwrap_or(usize::MAX);
+        let end = start
+            .checked_add(bytes.len())
+            .filter(|&end| end <= mapped.len());
+        let Some(end) = end else {
+            return Err(Error::Config(format!(
+                "write of {} bytes at {offset} overruns buffer '{name}' of {} bytes",
+                bytes.len(),
+                mapped.len()
+            )));
+        };
+        mapped[start..end].copy_from_slice(bytes);
+        Ok(())
+    }
+
+    /// The mapped contents of a host-visible buffer.
+    pub fn mapped(&self) -> Option<&[u8]> {
+        self.allocation.mapped_slice()
+    }
+
+    /// Frees the memory and destroys the buffer. The GPU must be done with it.
+    pub fn destroy(self, ctx: &mut Context) {
+        // SAFETY: the caller guarantees no pending GPU use.
+        unsafe { ctx.device.destroy_buffer(self.raw, None) };
+        if let Err(err) = ctx.allocator().free(self.allocation) {
+            log::error!("freeing buffer '{}': {err}", self.name);
+        }
+    }
+}
+
+/// A 2D image with one mip level, its default view, and its memory.
+pub struct Image {
+    pub raw: vk::Image,
+    pub view: vk::ImageView,
+    pub allocation: Allocation,
+    pub extent: vk::Extent2D,
+    pub format: vk::Format,
+    pub name: String,
+}
+
+impl Image {
+    /// Creates a device-local 2D image and a view of it.
+    pub fn new(
+        ctx: &mut Context,
+        name: &str,
+        extent: vk::Extent2D,
+        format: vk::Format,
+        usage: vk::ImageUsageFlags,
+    ) -> Result<Image, Error> {
+        let max = ctx.limits.max_image_dimension_2d;
+        if extent.width == 0 || extent.height == 0 || extent.width > max || extent.height > max {
+            return Err(Error::Config(format!(
+                "image '{name}' of {}x{} is outside 1..={max} for this device and tier",
+                extent.width, extent.height
+            )));
+        }
+        let info = vk::ImageCreateInfo::default()
+            .image_type(vk::ImageType::TYPE_2D)
+            .format(format)
+            .extent(vk::Extent3D {
+                width: extent.width,
+                height: extent.height,
+                depth: 1,
+            })
+            .mip_levels(1)
+            .array_layers(1)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(usage)
+            .sharing_mode(vk::SharingMode::EXCLUSIVE)
+            .initial_layout(vk::ImageLayout::UNDEFINED);
+        // SAFETY: valid create info; destroyed in `destroy`.
+        let raw = unsafe { ctx.device.create_image(&info, None) }?;
+        let requirements = unsafe { ctx.device.get_image_memory_requirements(raw) };
+        let allocation = match ctx.allocator().allocate(&AllocationCreateDesc {
+            name,
+            requirements,
+            location: MemoryLocation::GpuOnly,
+            linear: false,
+            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+        }) {
+            Ok(allocation) => allocation,
+            Err(err) => {
+                // SAFETY: unused, unbound image.
+                unsafe { ctx.device.destroy_image(raw, None) };
+                return Err(Error::OutOfMemory(format!("image '{name}': {err}")));
+            }
+        };
+        // SAFETY: the allocation satisfies the image's requirements.
+        let bound = unsafe {
+            ctx.device
+                .bind_image_memory(raw, allocation.memory(), allocation.offset())
+        };
+        let view = bound.and_then(|()| {
+            let view_info = vk::ImageViewCreateInfo::default()
+                .image(raw)
+                .view_type(vk::ImageViewType::TYPE_2D)
+                .format(format)
+                .subresource_range(full_range(aspect_of(format)));
+            // SAFETY: the image is bound to memory.
+            unsafe { ctx.device.create_image_view(&view_info, None) }
+        });
+        let view = match view {
+            Ok(view) => view,
+            Err(err) => {
+                // SAFETY: unused image.
+                unsafe { ctx.device.destroy_image(raw, None) };
+                let _ = ctx.allocator().free(allocation);
+                return Err(err.into());
+            }
+        };
+        ctx.set_name(raw, name);
+        ctx.set_name(view, name);
+        Ok(Image {
+            raw,
+            view,
+            allocation,
+            extent,
+            format,
+            name: name.to_owned(),
+        })
+    }
+
+    /// Destroys the view, the image and its memory. The GPU must be done with it.
+    pub fn destroy(self, ctx: &mut Context) {
+        // SAFETY: the caller guarantees no pending GPU use.
+        unsafe {
+            ctx.device.destroy_image_view(self.view, None);
+            ctx.device.destroy_image(self.raw, None);
+        }
+        if let Err(err) = ctx.allocator().free(self.allocation) {
+            log::error!("freeing image '{}': {err}", self.name);
+        }
+    }
+}
+
+/// The aspect a format's view and barriers use.
+pub fn aspect_of(format: vk::Format) -> vk::ImageAspectFlags {
+    match format {
+        vk::Format::D16_UNORM | vk::Format::D32_SFLOAT | vk::Format::X8_D24_UNORM_PACK32 => {
+            vk::ImageAspectFlags::DEPTH
+        }
+        vk::Format::D24_UNORM_S8_UINT | vk::Format::D32_SFLOAT_S8_UINT => {
+            vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL
+        }
+        _ => vk::ImageAspectFlags::COLOR,
+    }
+}
+
+/// The whole single-mip, single-layer subresource of `aspect`.
+pub fn full_range(aspect: vk::ImageAspectFlags) -> vk::ImageSubresourceRange {
+    vk::ImageSubresourceRange {
+        aspect_mask: aspect,
+        base_mip_level: 0,
+        level_count: 1,
+        base_array_layer: 0,
+        layer_count: 1,
+    }
+}
+
+/// Records commands into a one-shot command buffer, submits it and waits.
+/// For load-time work only: it stalls the queue.
+pub fn submit_and_wait(ctx: &Context, record: impl FnOnce(vk::CommandBuffer)) -> Result<(), Error> {
+    let pool_info = vk::CommandPoolCreateInfo::default()
+        .queue_family_index(ctx.queue_family)
+        .flags(vk::CommandPoolCreateFlags::TRANSIENT);
+    // SAFETY: objects created here are destroyed before returning.
+    unsafe {
+        let pool = ctx.device.create_command_pool(&pool_info, None)?;
+        let result = (|| {
+            let alloc = vk::CommandBufferAllocateInfo::default()
+                .command_pool(pool)
+                .level(vk::CommandBufferLevel::PRIMARY)
+                .command_buffer_count(1);
+            let cmd = ctx.device.allocate_command_buffers(&alloc)?[0];
+            let begin = vk::CommandBufferBeginInfo::default()
+                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+            ctx.device.begin_command_buffer(cmd, &begin)?;
+            record(cmd);
+            ctx.device.end_command_buffer(cmd)?;
+            let fence = ctx
+                .device
+                .create_fence(&vk::FenceCreateInfo::default(), None)?;
+            let cmds = [cmd];
+            let submit = vk::SubmitInfo::default().command_buffers(&cmds);
+            let waited = ctx
+                .device
+                .queue_submit(ctx.queue, &[submit], fence)
+                .and_then(|()| ctx.device.wait_for_fences(&[fence], true, u64::MAX));
+            ctx.device.destroy_fence(fence, None);
+            waited
+        })();
+        ctx.device.destroy_command_pool(pool, None);
+        result.map_err(Error::from)
+    }
+}
+
+/// Creates a device-local buffer holding `data`, through a staging buffer.
+pub fn upload_buffer(
+    ctx: &mut Context,
+    name: &str,
+    usage: vk::BufferUsageFlags,
+    data: &[u8],
+) -> Result<Buffer, Error> {
+    let buffer = Buffer::new(
+        ctx,
+        name,
+        data.len() as u64,
+        usage | vk::BufferUsageFlags::TRANSFER_DST,
+        MemoryLocation::GpuOnly,
+    )?;
+    if data.is_empty() {
+        return Ok(buffer);
+    }
+    let mut staging = match staging_with(ctx, name, data) {
+        Ok(staging) => staging,
+        Err(err) => {
+            buffer.destroy(ctx);
+            return Err(err);
+        }
+    };
+    let region = vk::BufferCopy::default().size(data.len() as u64);
+    let copied = submit_and_wait(ctx, |cmd| {
+        // SAFETY: both buffers are alive and large enough.
+        unsafe {
+            ctx.device
+                .cmd_copy_buffer(cmd, staging.raw, buffer.raw, &[region])
+        };
+    });
+    staging.name.push_str(" (done)");
+    staging.destroy(ctx);
+    match copied {
+        Ok(()) => Ok(buffer),
+        Err(err) => {
+            buffer.destroy(ctx);
+            Err(err)
+        }
+    }
+}
+
+fn staging_with(ctx: &mut Context, name: &str, data: &[u8]) -> Result<Buffer, Error> {
+    let mut staging = Buffer::new(
+        ctx,
+        &format!("{name} staging"),
+        data.len() as u64,
+        vk::BufferUsageFlags::TRANSFER_SRC,
+        MemoryLocation::CpuToGpu,
+    )?;
+    if let Err(err) = staging.write(0, data) {
+        staging.destroy(ctx);
+        return Err(err);
+    }
+    Ok(staging)
+}
+
+/// Creates a sampled 2D image holding tightly packed `data` (one texel after
+/// another, rows top to bottom), left in `SHADER_READ_ONLY_OPTIMAL`.
+pub fn upload_image(
+    ctx: &mut Context,
+    name: &str,
+    extent: vk::Extent2D,
+    format: vk::Format,
+    data: &[u8],
+) -> Result<Image, Error> {
+    let image = Image::new(
+        ctx,
+        name,
+        extent,
+        format,
+        vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST,
+    )?;
+    let staging = match staging_with(ctx, name, data) {
+        Ok(staging) => staging,
+        Err(err) => {
+            image.destroy(ctx);
+            return Err(err);
+        }
+    };
+    let range = full_range(vk::ImageAspectFlags::COLOR);
+    let copied = submit_and_wait(ctx, |cmd| {
+        let to_transfer = vk::ImageMemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::empty())
+            .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+            .old_layout(vk::ImageLayout::UNDEFINED)
+            .new_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
+            .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .image(image.raw)
+            .subresource_range(range);
+        let region = vk::BufferImageCopy::default()
+            .image_subresource(vk::ImageSubresourceLayers {
+                aspect_mask: vk::ImageAspectFlags::COLOR,
+                mip_level: 0,
+                base_array_layer: 0,
+                layer_count: 1,
+            })
+            .image_extent(vk::Extent3D {
+                width: extent.width,
+                height: extent.height,
+                depth: 1,
+            });
+        let to_shader = vk::ImageMemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+            .dst_access_mask(vk::AccessFlags::SHADER_READ)
+            .old_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
+            .new_layout(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)
+            .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .image(image.raw)
+            .subresource_range(range);
+        // SAFETY: image and staging buffer are alive; barriers cover the copy.
+        unsafe {
+            ctx.device.cmd_pipeline_barrier(
+                cmd,
+                vk::PipelineStageFlags::TOP_OF_PIPE,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &[to_transfer],
+            );
+            ctx.device.cmd_copy_buffer_to_image(
+                cmd,
+                staging.raw,
+                image.raw,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &[region],
+            );
+            ctx.device.cmd_pipeline_barrier(
+                cmd,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::PipelineStageFlags::VERTEX_SHADER
+                    | vk::PipelineStageFlags::FRAGMENT_SHADER
+                    | vk::PipelineStageFlags::COMPUTE_SHADER,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &[to_shader],
+            );
+        }
+    });
+    staging.destroy(ctx);
+    match copied {
+        Ok(()) => Ok(image),
+        Err(err) => {
+            image.destroy(ctx);
+            Err(err)
+        }
+    }
+}
+
+/// A GPU resource waiting for the frames that use it to finish.
+pub enum Released {
+    Buffer(Buffer),
+    Image(Image),
+}
+
+/// Resources to destroy once the frame that last used them has completed.
+#[derive(Default)]
+pub struct DeferredRelease {
+    pending: Vec<(u64, Released)>,
+}
+
+impl DeferredRelease {
+    /// Queues `resource`, last used by frame number `frame`.
+    pub fn push(&mut self, frame: u64, resource: Released) {
+        self.pending.push((frame, resource));
+    }
+
+    /// Destroys everything last used by a frame up to `completed_frame`.
+    pub fn collect(&mut self, ctx: &mut Context, completed_frame: u64) {
+        let mut index = 0;
+        while index < self.pending.len() {
+            if self.pending[index].0 <= completed_frame {
+                let (_, resource) = self.pending.swap_remove(index);
+                destroy_released(ctx, resource);
+            } else {
+                index += 1;
+            }
+        }
+    }
+
+    /// Resources still waiting.
+    pub fn len(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// True when nothing is waiting.
+    pub fn is_empty(&self) -> bool {
+        self.pending.is_empty()
+    }
+
+    /// Destroys everything. The device must be idle.
+    pub fn destroy(self, ctx: &mut Context) {
+        for (_, resource) in self.pending {
+            destroy_released(ctx, resource);
+        }
+    }
+}
+
+fn destroy_released(ctx: &mut Context, resource: Released) {
+    match resource {
+        Released::Buffer(buffer) => buffer.destroy(ctx),
+        Released::Image(image) => image.destroy(ctx),
+    }
+}

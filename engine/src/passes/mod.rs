@@ -1,0 +1,3 @@
+//! GPU passes, one file each, in frame order.
+
+pub mod mesh;

@@ -1,0 +1,415 @@
+//! Pipeline creation with layouts checked against the shaders.
+//!
+//! A pass declares its descriptor sets (as `VkDescriptorSetLayoutBinding` lists)
+//! and its push-constant size in a [`LayoutDesc`]. Before any Vulkan object is
+//! made, [`check_layout`] reflects every stage's SPIR-V and fails with a clear
+//! error when a shader uses a binding the pass did not declare, declares it with
+//! another type, a smaller count or without the stage, or reads more push
+//! constants than the pass provides. A mismatch is a bug in the pass, and this
+//! turns it from undefined behaviour into a message naming shader and binding.
+
+use ash::vk;
+
+use crate::context::Context;
+use crate::reflect::reflect;
+use crate::{Error, Spirv};
+
+/// The descriptor sets and push constants a pipeline is created with.
+pub struct LayoutDesc<'a> {
+    /// One list of bindings per descriptor set, set 0 first.
+    pub sets: &'a [&'a [vk::DescriptorSetLayoutBinding<'a>]],
+    /// Push-constant bytes, visible to every stage of the pipeline.
+    pub push_constant_size: u32,
+}
+
+/// A pipeline, its layout, and the descriptor set layouts it owns.
+pub struct Pipeline {
+    pub raw: vk::Pipeline,
+    pub layout: vk::PipelineLayout,
+    pub set_layouts: Vec<vk::DescriptorSetLayout>,
+    pub name: String,
+}
+
+impl Pipeline {
+    /// Destroys the pipeline, its layout and its set layouts.
+    pub fn destroy(self, ctx: &Context) {
+        // SAFETY: the caller guarantees the GPU no longer uses the pipeline.
+        unsafe {
+            ctx.device.destroy_pipeline(self.raw, None);
+            ctx.device.destroy_pipeline_layout(self.layout, None);
+            for set_layout in self.set_layouts {
+                ctx.device.destroy_descriptor_set_layout(set_layout, None);
+            }
+        }
+    }
+}
+
+/// Shorthand for one descriptor binding.
+pub fn binding(
+    index: u32,
+    kind: vk::DescriptorType,
+    stages: vk::ShaderStageFlags,
+) -> vk::DescriptorSetLayoutBinding<'static> {
+    vk::DescriptorSetLayoutBinding::default()
+        .binding(index)
+        .descriptor_type(kind)
+        .descriptor_count(1)
+        .stage_flags(stages)
+}
+
+/// Checks that `layout` covers everything `shader` uses in `stage`.
+pub fn check_layout(
+    shader: &Spirv,
+    stage: vk::ShaderStageFlags,
+    layout: &LayoutDesc,
+) -> Result<(), Error> {
+    let mismatch = |what: String| Error::Layout(format!("{}: {what}", shader.name));
+    let reflection = reflect(shader.words).map_err(&mismatch)?;
+    for used in &reflection.bindings {
+        let declared = layout
+            .sets
+            .get(used.set as usize)
+            .and_then(|set| set.iter().find(|b| b.binding == used.binding));
+        let Some(declared) = declared else {
+            return Err(mismatch(format!(
+                "uses set {} binding {} ('{}', {:?}) which the pipeline layout does not declare",
+                used.set, used.binding, used.name, used.kind
+            )));
+        };
+        if declared.descriptor_type != used.kind {
+            return Err(mismatch(format!(
+                "set {} binding {} ('{}') is {:?} in the shader but {:?} in the layout",
+                used.set, used.binding, used.name, used.kind, declared.descriptor_type
+            )));
+        }
+        if declared.descriptor_count < used.count {
+            return Err(mismatch(format!(
+                "set {} binding {} ('{}') has {} descriptors in the shader but {} in the layout",
+                used.set, used.binding, used.name, used.count, declared.descriptor_count
+            )));
+        }
+        if !declared.stage_flags.contains(stage) {
+            return Err(mismatch(format!(
+                "set {} binding {} ('{}') is not visible to the {stage:?} stage",
+                used.set, used.binding, used.name
+            )));
+        }
+    }
+    if reflection.push_constant_size > layout.push_constant_size {
+        return Err(mismatch(format!(
+            "reads {} bytes of push constants but the layout provides {}",
+            reflection.push_constant_size, layout.push_constant_size
+        )));
+    }
+    Ok(())
+}
+
+fn create_layout(
+    ctx: &Context,
+    name: &str,
+    desc: &LayoutDesc,
+    stages: vk::ShaderStageFlags,
+) -> Result<(vk::PipelineLayout, Vec<vk::DescriptorSetLayout>), Error> {
+    if desc.push_constant_size > ctx.limits.max_push_constants_size {
+        return Err(Error::Layout(format!(
+            "{name}: {} bytes of push constants exceed the tier's {}",
+            desc.push_constant_size, ctx.limits.max_push_constants_size
+        )));
+    }
+    let storage_buffers = |stage: vk::ShaderStageFlags| {
+        desc.sets
+            .iter()
+            .flat_map(|set| set.iter())
+            .filter(|b| {
+                b.descriptor_type == vk::DescriptorType::STORAGE_BUFFER
+                    && b.stage_flags.contains(stage)
+            })
+            .map(|b| b.descriptor_count)
+            .sum::<u32>()
+    };
+    for stage in [
+        vk::ShaderStageFlags::VERTEX,
+        vk::ShaderStageFlags::FRAGMENT,
+        vk::ShaderStageFlags::COMPUTE,
+    ] {
+        let used = storage_buffers(stage);
+        if used > ctx.limits.max_storage_buffers_per_stage {
+            return Err(Error::Layout(format!(
+                "{name}: {used} storage buffers in the {stage:?} stage exceed the tier's {}",
+                ctx.limits.max_storage_buffers_per_stage
+            )));
+        }
+    }
+    let mut set_layouts = Vec::with_capacity(desc.sets.len());
+    let destroy_sets = |set_layouts: &[vk::DescriptorSetLayout]| {
+        for &set_layout in set_layouts {
+            // SAFETY: created just above and not used by anything yet.
+            unsafe { ctx.device.destroy_descriptor_set_layout(set_layout, None) };
+        }
+    };
+    for (index, bindings) in desc.sets.iter().enumerate() {
+        let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(bindings);
+        // SAFETY: valid create info.
+        match unsafe { ctx.device.create_descriptor_set_layout(&info, None) } {
+            Ok(set_layout) => {
+                ctx.set_name(set_layout, &format!("{name} set {index}"));
+                set_layouts.push(set_layout);
+            }
+            Err(err) => {
+                destroy_sets(&set_layouts);
+                return Err(err.into());
+            }
+        }
+    }
+    let ranges = [vk::PushConstantRange::default()
+        .stage_flags(stages)
+        .offset(0)
+        .size(desc.push_constant_size)];
+    let mut info = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
+    if desc.push_constant_size > 0 {
+        info = info.push_constant_ranges(&ranges);
+    }
+    // SAFETY: valid create info.
+    match unsafe { ctx.device.create_pipeline_layout(&info, None) } {
+        Ok(layout) => {
+            ctx.set_name(layout, name);
+            Ok((layout, set_layouts))
+        }
+        Err(err) => {
+            destroy_sets(&set_layouts);
+            Err(err.into())
+        }
+    }
+}
+
+fn shader_module(ctx: &Context, shader: &Spirv) -> Result<vk::ShaderModule, Error> {
+    let info = vk::ShaderModuleCreateInfo::default().code(shader.words);
+    // SAFETY: the words are SPIR-V produced by shaderc at build time.
+    let module = unsafe { ctx.device.create_shader_module(&info, None) }?;
+    ctx.set_name(module, shader.name);
+    Ok(module)
+}
+
+/// Specialization data: constant `id` i gets `values[i]`.
+struct Specialization {
+    entries: Vec<vk::SpecializationMapEntry>,
+    data: Vec<u8>,
+}
+
+impl Specialization {
+    fn new(values: &[u32]) -> Specialization {
+        let entries = (0..values.len() as u32)
+            .map(|i| vk::SpecializationMapEntry {
+                constant_id: i,
+                offset: i * 4,
+                size: 4,
+            })
+            .collect();
+        Specialization {
+            entries,
+            data: bytemuck::cast_slice(values).to_vec(),
+        }
+    }
+
+    fn info(&self) -> vk::SpecializationInfo<'_> {
+        vk::SpecializationInfo::default()
+            .map_entries(&self.entries)
+            .data(&self.data)
+    }
+}
+
+/// Creates a compute pipeline. `specialization[i]` sets `constant_id = i`.
+pub fn compute_pipeline(
+    ctx: &Context,
+    name: &str,
+    shader: &Spirv,
+    layout_desc: &LayoutDesc,
+    specialization: &[u32],
+) -> Result<Pipeline, Error> {
+    check_layout(shader, vk::ShaderStageFlags::COMPUTE, layout_desc)?;
+    let (layout, set_layouts) =
+        create_layout(ctx, name, layout_desc, vk::ShaderStageFlags::COMPUTE)?;
+    let result = shader_module(ctx, shader).and_then(|module| {
+        let spec = Specialization::new(specialization);
+        let spec_info = spec.info();
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(module)
+            .name(c"main")
+            .specialization_info(&spec_info);
+        let info = vk::ComputePipelineCreateInfo::default()
+            .stage(stage)
+            .layout(layout);
+        // SAFETY: valid create info; the module is destroyed right after.
+        let created = unsafe {
+            ctx.device
+                .create_compute_pipelines(vk::PipelineCache::null(), &[info], None)
+        };
+        unsafe { ctx.device.destroy_shader_module(module, None) };
+        created.map(|p| p[0]).map_err(|(_, err)| Error::from(err))
+    });
+    finish(ctx, name, result, layout, set_layouts)
+}
+
+fn finish(
+    ctx: &Context,
+    name: &str,
+    result: Result<vk::Pipeline, Error>,
+    layout: vk::PipelineLayout,
+    set_layouts: Vec<vk::DescriptorSetLayout>,
+) -> Result<Pipeline, Error> {
+    match result {
+        Ok(raw) => {
+            ctx.set_name(raw, name);
+            Ok(Pipeline {
+                raw,
+                layout,
+                set_layouts,
+                name: name.to_owned(),
+            })
+        }
+        Err(err) => {
+            // SAFETY: nothing uses the layout yet.
+            unsafe {
+                ctx.device.destroy_pipeline_layout(layout, None);
+                for set_layout in set_layouts {
+                    ctx.device.destroy_descriptor_set_layout(set_layout, None);
+                }
+            }
+            Err(err)
+        }
+    }
+}
+
+/// The attributes among `offered` that the vertex shader reads: one shared
+/// vertex format serves shaders that read only part of it. An input the
+/// shader declares but nobody offers is an error.
+fn used_attributes(
+    vertex: &Spirv,
+    offered: &[vk::VertexInputAttributeDescription],
+) -> Result<Vec<vk::VertexInputAttributeDescription>, Error> {
+    let reflection =
+        reflect(vertex.words).map_err(|e| Error::Layout(format!("{}: {e}", vertex.name)))?;
+    reflection
+        .input_locations
+        .iter()
+        .map(|&location| {
+            offered.iter().find(|a| a.location == location).copied().ok_or_else(|| {
+                Error::Layout(format!(
+                    "{}: reads vertex input location {location}, which the pipeline does not provide",
+                    vertex.name
+                ))
+            })
+        })
+        .collect()
+}
+
+/// Fixed-function state of a graphics pipeline. Viewport and scissor are dynamic.
+pub struct GraphicsDesc<'a> {
+    pub vertex_bindings: &'a [vk::VertexInputBindingDescription],
+    pub vertex_attributes: &'a [vk::VertexInputAttributeDescription],
+    pub render_pass: vk::RenderPass,
+    pub cull_mode: vk::CullModeFlags,
+    /// Reverse-Z: GREATER passes nearer fragments.
+    pub depth_compare: vk::CompareOp,
+    pub depth_write: bool,
+    pub alpha_blend: bool,
+}
+
+/// Creates a graphics pipeline from a vertex and a fragment shader.
+pub fn graphics_pipeline(
+    ctx: &Context,
+    name: &str,
+    vertex: &Spirv,
+    fragment: &Spirv,
+    layout_desc: &LayoutDesc,
+    state: &GraphicsDesc,
+    specialization: &[u32],
+) -> Result<Pipeline, Error> {
+    check_layout(vertex, vk::ShaderStageFlags::VERTEX, layout_desc)?;
+    check_layout(fragment, vk::ShaderStageFlags::FRAGMENT, layout_desc)?;
+    let attributes = used_attributes(vertex, state.vertex_attributes)?;
+    let stages = vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT;
+    let (layout, set_layouts) = create_layout(ctx, name, layout_desc, stages)?;
+    let result = (|| {
+        let vs = shader_module(ctx, vertex)?;
+        let fs = match shader_module(ctx, fragment) {
+            Ok(fs) => fs,
+            Err(err) => {
+                // SAFETY: unused module.
+                unsafe { ctx.device.destroy_shader_module(vs, None) };
+                return Err(err);
+            }
+        };
+        let spec = Specialization::new(specialization);
+        let spec_info = spec.info();
+        let stage_infos = [
+            vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::VERTEX)
+                .module(vs)
+                .name(c"main")
+                .specialization_info(&spec_info),
+            vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::FRAGMENT)
+                .module(fs)
+                .name(c"main")
+                .specialization_info(&spec_info),
+        ];
+        let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
+            .vertex_binding_descriptions(state.vertex_bindings)
+            .vertex_attribute_descriptions(&attributes);
+        let input_assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
+            .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+        let viewport = vk::PipelineViewportStateCreateInfo::default()
+            .viewport_count(1)
+            .scissor_count(1);
+        let raster = vk::PipelineRasterizationStateCreateInfo::default()
+            .polygon_mode(vk::PolygonMode::FILL)
+            .cull_mode(state.cull_mode)
+            .front_face(vk::FrontFace::COUNTER_CLOCKWISE)
+            .line_width(1.0);
+        let multisample = vk::PipelineMultisampleStateCreateInfo::default()
+            .rasterization_samples(vk::SampleCountFlags::TYPE_1);
+        let depth = vk::PipelineDepthStencilStateCreateInfo::default()
+            .depth_test_enable(true)
+            .depth_write_enable(state.depth_write)
+            .depth_compare_op(state.depth_compare);
+        let attachment = vk::PipelineColorBlendAttachmentState::default()
+            .blend_enable(state.alpha_blend)
+            .src_color_blend_factor(vk::BlendFactor::SRC_ALPHA)
+            .dst_color_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
+            .color_blend_op(vk::BlendOp::ADD)
+            .src_alpha_blend_factor(vk::BlendFactor::ONE)
+            .dst_alpha_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
+            .alpha_blend_op(vk::BlendOp::ADD)
+            .color_write_mask(vk::ColorComponentFlags::RGBA);
+        let attachments = [attachment];
+        let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&attachments);
+        let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
+        let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
+        let info = vk::GraphicsPipelineCreateInfo::default()
+            .stages(&stage_infos)
+            .vertex_input_state(&vertex_input)
+            .input_assembly_state(&input_assembly)
+            .viewport_state(&viewport)
+            .rasterization_state(&raster)
+            .multisample_state(&multisample)
+            .depth_stencil_state(&depth)
+            .color_blend_state(&blend)
+            .dynamic_state(&dynamic)
+            .layout(layout)
+            .render_pass(state.render_pass)
+            .subpass(0);
+        // SAFETY: valid create info; modules are destroyed right after.
+        let created = unsafe {
+            ctx.device
+                .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
+        };
+        unsafe {
+            ctx.device.destroy_shader_module(vs, None);
+            ctx.device.destroy_shader_module(fs, None);
+        }
+        created.map(|p| p[0]).map_err(|(_, err)| Error::from(err))
+    })();
+    finish(ctx, name, result, layout, set_layouts)
+}

@@ -1,0 +1,238 @@
+//! GPU profiler: named timestamp scopes around each pass, read back without
+//! stalling.
+//!
+//! - One query pool holds `2 * MAX_PROFILER_SCOPES` timestamps per frame slot.
+//!   A scope writes a timestamp at its start (top of pipe) and its end (bottom of
+//!   pipe), and opens a debug-utils label of the same name for captures.
+//! - A slot's queries are read when the slot comes round again, after its fence
+//!   has signalled, so the results are always ready and the CPU never waits:
+//!   they describe the frame `FRAMES_IN_FLIGHT` frames ago.
+//! - Ticks are scaled by `timestampPeriod` to milliseconds. A history of recent
+//!   frames per scope gives the median and 95th percentile.
+//! - Devices without timestamps report "n/a" instead of numbers.
+
+use std::collections::BTreeMap;
+
+use ash::vk;
+
+use crate::config::{FRAMES_IN_FLIGHT, MAX_PROFILER_SCOPES};
+use crate::context::Context;
+use crate::Error;
+
+/// Frames of history kept per scope for the median and p95.
+const HISTORY: usize = 512;
+
+/// A scope opened by [`Profiler::begin`]; pass it to [`Profiler::end`].
+#[must_use]
+#[derive(Debug)]
+pub struct Scope {
+    index: Option<u32>,
+}
+
+/// Summary of one scope over the recorded history.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ScopeStats {
+    pub name: String,
+    pub median_ms: f64,
+    pub p95_ms: f64,
+    pub samples: usize,
+}
+
+/// Timestamp queries per frame slot.
+pub struct Profiler {
+    pool: Option<vk::QueryPool>,
+    period_ns: f64,
+    /// Scope names recorded in each slot, in query order.
+    slot_scopes: Vec<Vec<&'static str>>,
+    current_slot: usize,
+    /// Most recent completed frame: scope name and milliseconds.
+    last: Vec<(&'static str, f64)>,
+    history: BTreeMap<&'static str, Vec<f64>>,
+}
+
+impl Profiler {
+    /// Creates the query pool, or a profiler that reports "n/a" when the
+    /// device has no timestamps.
+    pub fn new(ctx: &Context) -> Result<Profiler, Error> {
+        let mut profiler = Profiler {
+            pool: None,
+            period_ns: 0.0,
+            slot_scopes: vec![Vec::new(); FRAMES_IN_FLIGHT as usize],
+            current_slot: 0,
+            last: Vec::new(),
+            history: BTreeMap::new(),
+        };
+        let Some(period) = ctx.limits.timestamp_period_ns else {
+            log::info!("profiler: the device has no timestamps; GPU times report n/a");
+            return Ok(profiler);
+        };
+        let info = vk::QueryPoolCreateInfo::default()
+            .query_type(vk::QueryType::TIMESTAMP)
+            .query_count(FRAMES_IN_FLIGHT * MAX_PROFILER_SCOPES * 2);
+        // SAFETY: valid create info; destroyed in `destroy`.
+        let pool = unsafe { ctx.device.create_query_pool(&info, None) }?;
+        ctx.set_name(pool, "profiler timestamps");
+        profiler.pool = Some(pool);
+        profiler.period_ns = f64::from(period);
+        Ok(profiler)
+    }
+
+    /// True when the device records timestamps.
+    pub fn available(&self) -> bool {
+        self.pool.is_some()
+    }
+
+    /// Reads the slot's previous results (its fence has signalled) and resets
+    /// its queries. Call at the start of the slot's command buffer.
+    pub fn begin_frame(&mut self, ctx: &Context, cmd: vk::CommandBuffer, slot: usize) {
+        self.current_slot = slot;
+        let Some(pool) = self.pool else { return };
+        let first = slot as u32 * MAX_PROFILER_SCOPES * 2;
+        let names = std::mem::take(&mut self.slot_scopes[slot]);
+        if !names.is_empty() {
+            let mut ticks = vec![0u64; names.len() * 2];
+            // SAFETY: the queries were written by a submission whose fence has
+            // signalled, so they are available; the slice matches the count.
+            let read = unsafe {
+                ctx.device.get_query_pool_results(
+                    pool,
+                    first,
+                    &mut ticks,
+                    vk::QueryResultFlags::TYPE_64,
+                )
+            };
+            match read {
+                Ok(()) => self.record(&names, &ticks),
+                Err(err) => log::warn!("profiler: reading timestamps failed: {err}"),
+            }
+        }
+        // SAFETY: outside any render pass, at the start of the command buffer.
+        unsafe {
+            ctx.device
+                .cmd_reset_query_pool(cmd, pool, first, MAX_PROFILER_SCOPES * 2)
+        };
+    }
+
+    fn record(&mut self, names: &[&'static str], ticks: &[u64]) {
+        self.last.clear();
+        for (index, name) in names.iter().enumerate() {
+            let (start, end) = (ticks[index * 2], ticks[index * 2 + 1]);
+            let ms = end.saturating_sub(start) as f64 * self.period_ns / 1e6;
+            self.last.push((name, ms));
+            let history = self.history.entry(name).or_default();
+            if history.len() == HISTORY {
+                history.remove(0);
+            }
+            history.push(ms);
+        }
+    }
+
+    /// Opens a named scope: a timestamp and a debug label.
+    pub fn begin(&mut self, ctx: &Context, cmd: vk::CommandBuffer, name: &'static str) -> Scope {
+        ctx.begin_label(cmd, name);
+        let Some(pool) = self.pool else {
+            return Scope { index: None };
+        };
+        let scopes = &mut self.slot_scopes[self.current_slot];
+        if scopes.len() as u32 >= MAX_PROFILER_SCOPES {
+            log::warn!("profiler: more than {MAX_PROFILER_SCOPES} scopes; '{name}' is not timed");
+            return Scope { index: None };
+        }
+        let index = scopes.len() as u32;
+        scopes.push(name);
+        let query = self.current_slot as u32 * MAX_PROFILER_SCOPES * 2 + index * 2;
+        // SAFETY: the query was reset at the start of this command buffer.
+        unsafe {
+            ctx.device
+                .cmd_write_timestamp(cmd, vk::PipelineStageFlags::TOP_OF_PIPE, pool, query)
+        };
+        Scope { index: Some(index) }
+    }
+
+    /// Closes a scope opened by [`Profiler::begin`].
+    pub fn end(&mut self, ctx: &Context, cmd: vk::CommandBuffer, scope: Scope) {
+        if let (Some(pool), Some(index)) = (self.pool, scope.index) {
+            let query = self.current_slot as u32 * MAX_PROFILER_SCOPES * 2 + index * 2 + 1;
+            // SAFETY: as in `begin`.
+            unsafe {
+                ctx.device.cmd_write_timestamp(
+                    cmd,
+                    vk::PipelineStageFlags::BOTTOM_OF_PIPE,
+                    pool,
+                    query,
+                )
+            };
+        }
+        ctx.end_label(cmd);
+    }
+
+    /// `pass name -> ms` of the most recent completed frame; empty until the
+    /// first frame's results come back, and always empty without timestamps.
+    pub fn last_frame(&self) -> &[(&'static str, f64)] {
+        &self.last
+    }
+
+    /// Milliseconds of one scope in the most recent completed frame, or "n/a".
+    pub fn format_ms(&self, name: &str) -> String {
+        if !self.available() {
+            return "n/a".to_owned();
+        }
+        self.last
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, ms)| format!("{ms:.3}"))
+            .unwrap_or_else(|| "n/a".to_owned())
+    }
+
+    /// Median and p95 per scope over the history, by scope name.
+    pub fn stats(&self) -> Vec<ScopeStats> {
+        self.history
+            .iter()
+            .map(|(name, samples)| {
+                let mut sorted = samples.clone();
+                sorted.sort_by(f64::total_cmp);
+                ScopeStats {
+                    name: (*name).to_owned(),
+                    median_ms: percentile(&sorted, 0.5),
+                    p95_ms: percentile(&sorted, 0.95),
+                    samples: sorted.len(),
+                }
+            })
+            .collect()
+    }
+
+    /// Forgets the history (for example after warm-up frames).
+    pub fn clear_history(&mut self) {
+        self.history.clear();
+    }
+
+    /// Destroys the query pool.
+    pub fn destroy(self, ctx: &Context) {
+        if let Some(pool) = self.pool {
+            // SAFETY: the device is idle.
+            unsafe { ctx.device.destroy_query_pool(pool, None) };
+        }
+    }
+}
+
+/// The `q` quantile of sorted samples, nearest rank; 0 when empty.
+pub fn percentile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = (q * (sorted.len() - 1) as f64).round() as usize;
+    sorted[rank.min(sorted.len() - 1)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::percentile;
+
+    #[test]
+    fn percentiles_of_sorted_samples() {
+        let samples: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(percentile(&samples, 0.5), 51.0);
+        assert_eq!(percentile(&samples, 0.95), 95.0);
+        assert_eq!(percentile(&[], 0.5), 0.0);
+    }
+}

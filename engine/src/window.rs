@@ -1,0 +1,401 @@
+//! Runs the renderer in a winit window.
+//!
+//! winit 0.30's `ApplicationHandler`: the window, the Vulkan context, the
+//! surface, the renderer and the swapchain are created in `resumed`; events
+//! arrive in `window_event`; `about_to_wait` requests the next redraw, so the
+//! loop renders continuously.
+//!
+//! - A resize, `OUT_OF_DATE` or `SUBOPTIMAL` marks the swapchain for recreation
+//!   before the next frame (after the device is idle).
+//! - A 0×0 size (minimized) leaves the swapchain empty; frames are skipped,
+//!   not drawn, until the window has a size again.
+//! - Drag with the left mouse button to orbit, scroll to zoom, Esc to quit.
+//! - A [`WindowScript`] drives the same code paths from tests: resizes,
+//!   minimize/restore and close at given frame numbers.
+
+use ash::vk;
+use raw_window_handle::{HasDisplayHandle, HasWindowHandle};
+use winit::application::ApplicationHandler;
+use winit::dpi::PhysicalSize;
+use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, EventLoop};
+use winit::keyboard::{Key, NamedKey};
+use winit::window::{Window, WindowId};
+
+use crate::camera::Camera;
+use crate::context::{Context, ContextDesc};
+use crate::renderer::{Renderer, WindowFrame};
+use crate::scene::StaticScene;
+use crate::swapchain::{choose_format, Swapchain};
+use crate::Error;
+
+/// Something a script does to the window at a given frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowAction {
+    /// Request a new inner size.
+    Resize(u32, u32),
+    /// Minimize. Without a window manager (Xvfb) the window system ignores the
+    /// request, so the 0×0 size a minimized window reports is also fed to the
+    /// resize handler directly.
+    Minimize,
+    /// Restore from minimized, back to the current inner size.
+    Restore,
+    /// Close the window and end the loop.
+    Close,
+}
+
+/// Actions keyed by frame number (counting skipped frames too).
+pub type WindowScript = Vec<(u64, WindowAction)>;
+
+/// How to run the window.
+pub struct WindowOptions {
+    pub title: String,
+    pub width: u32,
+    pub height: u32,
+    pub present_mode: vk::PresentModeKHR,
+    pub context: ContextDesc,
+    pub scene: StaticScene,
+    pub camera: Camera,
+    pub script: WindowScript,
+}
+
+/// What a window run did, for tests and logs.
+#[derive(Clone, Debug, Default)]
+pub struct WindowReport {
+    pub frames_presented: u64,
+    pub frames_skipped: u64,
+    /// Swapchains created with a non-zero size, the first included.
+    pub swapchains_created: u32,
+    pub validation_errors: u32,
+    pub validation_warnings: u32,
+    pub validation_messages: Vec<String>,
+    /// gpu-allocator allocations still alive at shutdown (should be none).
+    pub leaked_allocations: Vec<String>,
+    pub device_name: String,
+    pub gpu_ms: Vec<(String, f64)>,
+}
+
+struct Running {
+    // Field order is drop order for the window only; the Vulkan objects are
+    // destroyed explicitly in `shutdown`.
+    ctx: Context,
+    renderer: Renderer,
+    swapchain: Swapchain,
+    window: Window,
+    window_extent: vk::Extent2D,
+    needs_recreate: bool,
+}
+
+struct App {
+    options: WindowOptions,
+    running: Option<Running>,
+    report: WindowReport,
+    error: Option<Error>,
+    frame: u64,
+    dragging: bool,
+    last_cursor: Option<(f64, f64)>,
+}
+
+/// Opens a window and renders until it is closed (or the script closes it).
+pub fn run_window(options: WindowOptions) -> Result<WindowReport, Error> {
+    let mut builder = EventLoop::builder();
+    #[cfg(target_os = "linux")]
+    {
+        // Tests run the loop off the main thread.
+        use winit::platform::x11::EventLoopBuilderExtX11;
+        builder.with_any_thread(true);
+    }
+    let event_loop = builder
+        .build()
+        .map_err(|err| Error::Window(err.to_string()))?;
+    let mut app = App {
+        options,
+        running: None,
+        report: WindowReport::default(),
+        error: None,
+        frame: 0,
+        dragging: false,
+        last_cursor: None,
+    };
+    event_loop
+        .run_app(&mut app)
+        .map_err(|err| Error::Window(err.to_string()))?;
+    app.shutdown();
+    match app.error.take() {
+        Some(err) => Err(err),
+        None => Ok(app.report),
+    }
+}
+
+fn extent_of(size: PhysicalSize<u32>) -> vk::Extent2D {
+    vk::Extent2D {
+        width: size.width,
+        height: size.height,
+    }
+}
+
+impl App {
+    fn start(&mut self, event_loop: &ActiveEventLoop) -> Result<(), Error> {
+        let attributes = Window::default_attributes()
+            .with_title(self.options.title.clone())
+            .with_inner_size(PhysicalSize::new(self.options.width, self.options.height));
+        let window = event_loop
+            .create_window(attributes)
+            .map_err(|err| Error::Window(err.to_string()))?;
+        let display = window
+            .display_handle()
+            .map_err(|err| Error::Window(err.to_string()))?
+            .as_raw();
+        let window_handle = window
+            .window_handle()
+            .map_err(|err| Error::Window(err.to_string()))?
+            .as_raw();
+        let extensions = ash_window::enumerate_required_extensions(display)?;
+        let mut desc = self.options.context.clone();
+        // SAFETY: the extension names are static strings from ash-window.
+        desc.surface_extensions = extensions
+            .iter()
+            .map(|&p| unsafe { std::ffi::CStr::from_ptr(p) })
+            .collect();
+        let mut ctx = Context::new(&desc)?;
+        if !ctx.surface_supported {
+            ctx.destroy();
+            return Err(Error::Config(
+                "the device cannot present (no VK_KHR_swapchain)".to_owned(),
+            ));
+        }
+        // SAFETY: the window outlives the surface: both are destroyed in
+        // `shutdown`, the surface first.
+        let surface = match unsafe {
+            ash_window::create_surface(&ctx.entry, &ctx.instance, display, window_handle, None)
+        } {
+            Ok(surface) => surface,
+            Err(err) => {
+                ctx.destroy();
+                return Err(err.into());
+            }
+        };
+        let built = choose_format(&ctx, surface).and_then(|format| {
+            let renderer = Renderer::new(
+                &mut ctx,
+                format.format,
+                vk::ImageLayout::PRESENT_SRC_KHR,
+                &self.options.scene,
+            )?;
+            let extent = extent_of(window.inner_size());
+            match Swapchain::new(
+                &mut ctx,
+                surface,
+                format,
+                renderer.render_pass,
+                self.options.present_mode,
+                extent,
+            ) {
+                Ok(swapchain) => Ok((renderer, swapchain, extent)),
+                Err(err) => {
+                    renderer.destroy(&mut ctx);
+                    Err(err)
+                }
+            }
+        });
+        match built {
+            Ok((renderer, swapchain, window_extent)) => {
+                log::info!(
+                    "window: {}x{}, {:?}, {:?}",
+                    swapchain.extent.width,
+                    swapchain.extent.height,
+                    swapchain.format.format,
+                    swapchain.present_mode
+                );
+                self.report.device_name = ctx.device_name.clone();
+                self.running = Some(Running {
+                    ctx,
+                    renderer,
+                    swapchain,
+                    window,
+                    window_extent,
+                    needs_recreate: false,
+                });
+                Ok(())
+            }
+            Err(err) => {
+                let loader = ash::khr::surface::Instance::new(&ctx.entry, &ctx.instance);
+                // SAFETY: nothing uses the surface any more.
+                unsafe { loader.destroy_surface(surface, None) };
+                ctx.destroy();
+                Err(err)
+            }
+        }
+    }
+
+    fn fail(&mut self, event_loop: &ActiveEventLoop, err: Error) {
+        log::error!("{err}");
+        self.error.get_or_insert(err);
+        event_loop.exit();
+    }
+
+    fn apply_script(&mut self, event_loop: &ActiveEventLoop) {
+        let actions: Vec<WindowAction> = self
+            .options
+            .script
+            .iter()
+            .filter(|(frame, _)| *frame == self.frame)
+            .map(|(_, action)| *action)
+            .collect();
+        for action in actions {
+            log::info!("frame {}: {action:?}", self.frame);
+            let Some(running) = self.running.as_mut() else {
+                return;
+            };
+            match action {
+                WindowAction::Resize(width, height) => {
+                    let _ = running
+                        .window
+                        .request_inner_size(PhysicalSize::new(width, height));
+                }
+                WindowAction::Minimize => {
+                    running.window.set_minimized(true);
+                    running.window_extent = vk::Extent2D::default();
+                    running.needs_recreate = true;
+                }
+                WindowAction::Restore => {
+                    running.window.set_minimized(false);
+                    running.window_extent = extent_of(running.window.inner_size());
+                    running.needs_recreate = true;
+                }
+                WindowAction::Close => event_loop.exit(),
+            }
+        }
+    }
+
+    fn redraw(&mut self) -> Result<(), Error> {
+        let Some(running) = self.running.as_mut() else {
+            return Ok(());
+        };
+        if running.needs_recreate {
+            // SAFETY: waiting for idle before the swapchain's images go away.
+            unsafe { running.ctx.device.device_wait_idle() }?;
+            running
+                .swapchain
+                .recreate(&mut running.ctx, running.window_extent)?;
+            running.needs_recreate = false;
+        }
+        let outcome = running.renderer.render_window(
+            &mut running.ctx,
+            &running.swapchain,
+            &self.options.camera,
+        )?;
+        match outcome {
+            WindowFrame::Presented => self.report.frames_presented += 1,
+            WindowFrame::PresentedNeedsRecreate => {
+                self.report.frames_presented += 1;
+                running.needs_recreate = true;
+            }
+            WindowFrame::Skipped => {
+                self.report.frames_skipped += 1;
+                // Out of date while visible: rebuild. Minimized: wait, but do
+                // not spin the CPU.
+                if running.swapchain.is_empty() {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                running.needs_recreate =
+                    running.window_extent.width > 0 && running.window_extent.height > 0;
+            }
+        }
+        Ok(())
+    }
+
+    fn shutdown(&mut self) {
+        let Some(running) = self.running.take() else {
+            return;
+        };
+        let Running {
+            mut ctx,
+            renderer,
+            swapchain,
+            window,
+            ..
+        } = running;
+        self.report.swapchains_created = swapchain.generation;
+        self.report.gpu_ms = renderer
+            .profiler
+            .last_frame()
+            .iter()
+            .map(|(name, ms)| ((*name).to_owned(), *ms))
+            .collect();
+        renderer.destroy(&mut ctx);
+        swapchain.destroy(&mut ctx);
+        self.report.leaked_allocations = ctx.live_allocations();
+        // Read after the device is destroyed: that is when the validation layer
+        // reports leaked Vulkan objects.
+        let validation = ctx.validation_counts();
+        ctx.destroy();
+        self.report.validation_errors = validation.errors();
+        self.report.validation_warnings = validation.warnings();
+        self.report.validation_messages = validation.messages();
+        drop(window);
+    }
+}
+
+impl ApplicationHandler for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.running.is_none() && self.error.is_none() {
+            if let Err(err) = self.start(event_loop) {
+                self.fail(event_loop, err);
+            }
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        match event {
+            WindowEvent::CloseRequested => event_loop.exit(),
+            WindowEvent::KeyboardInput { event, .. }
+                if event.state == ElementState::Pressed
+                    && event.logical_key == Key::Named(NamedKey::Escape) =>
+            {
+                event_loop.exit()
+            }
+            WindowEvent::Resized(size) => {
+                if let Some(running) = self.running.as_mut() {
+                    running.window_extent = extent_of(size);
+                    running.needs_recreate = true;
+                }
+            }
+            WindowEvent::MouseInput {
+                state,
+                button: MouseButton::Left,
+                ..
+            } => {
+                self.dragging = state == ElementState::Pressed;
+            }
+            WindowEvent::CursorMoved { position, .. } => {
+                if let (true, Some((x, y))) = (self.dragging, self.last_cursor) {
+                    let (dx, dy) = ((position.x - x) as f32, (position.y - y) as f32);
+                    self.options.camera.orbit(dx * 0.005, dy * 0.005, 1.0);
+                }
+                self.last_cursor = Some((position.x, position.y));
+            }
+            WindowEvent::MouseWheel { delta, .. } => {
+                let lines = match delta {
+                    MouseScrollDelta::LineDelta(_, y) => y,
+                    MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
+                };
+                self.options.camera.orbit(0.0, 0.0, 0.9f32.powf(lines));
+            }
+            WindowEvent::RedrawRequested => {
+                self.apply_script(event_loop);
+                if let Err(err) = self.redraw() {
+                    self.fail(event_loop, err);
+                }
+                self.frame += 1;
+            }
+            _ => {}
+        }
+    }
+
+    fn about_to_wait(&mut self, _event_loop: &ActiveEventLoop) {
+        if let Some(running) = &self.running {
+            running.window.request_redraw();
+        }
+    }
+}
