@@ -1,1 +1,184 @@
 //! Helpers shared by the integration tests in `tests/tests/`.
+//!
+//! - [`gpu_context`] creates a context with the validation layer and
+//!   synchronization validation on, on whatever device the machine has
+//!   (lavapipe in CI). No GPU test is ever skipped.
+//! - [`finish`] destroys the context and fails the test on any validation
+//!   message or leaked allocation.
+//! - [`compare_with_reference`] checks a rendered image against a committed PNG
+//!   under `tests/reference/`, writing the actual and diff images under
+//!   `target/test-output/` when it fails.
+
+use std::path::{Path, PathBuf};
+
+use horde::context::{Context, ContextDesc, Tier};
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Where the real third-party glTF samples live (outside the project).
+pub fn samples_dir() -> PathBuf {
+    repo_root().join("../shared/gltf-samples")
+}
+
+/// Where failing tests write their images.
+pub fn output_dir() -> PathBuf {
+    let dir = repo_root().join("target/test-output");
+    std::fs::create_dir_all(&dir).expect("create target/test-output");
+    dir
+}
+
+/// Logs to the test's captured output; harmless when called twice.
+pub fn init_logging() {
+    let _ = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
+        .is_test(true)
+        .try_init();
+}
+
+/// A validated context on the machine's device, optionally forced to a tier.
+pub fn gpu_context(tier: Option<Tier>) -> Context {
+    init_logging();
+    let desc = ContextDesc {
+        app_name: "horde-tests".to_owned(),
+        validation: true,
+        tier,
+        ..ContextDesc::default()
+    };
+    Context::new(&desc).unwrap_or_else(|err| panic!("creating the Vulkan context: {err}"))
+}
+
+/// Destroys `ctx` and asserts no validation message and no leaked allocation.
+pub fn finish(ctx: Context) {
+    let leaks = ctx.live_allocations();
+    let validation = ctx.validation_counts();
+    ctx.destroy();
+    assert!(leaks.is_empty(), "leaked GPU allocations: {leaks:?}");
+    assert_eq!(
+        (validation.errors(), validation.warnings()),
+        (0, 0),
+        "validation messages: {:#?}",
+        validation.messages()
+    );
+}
+
+/// How far a render may stray from its reference.
+#[derive(Clone, Copy, Debug)]
+pub struct Tolerance {
+    /// A pixel differs when any channel differs by more than this.
+    pub channel: u8,
+    /// The fraction of pixels allowed to differ.
+    pub max_differing_fraction: f64,
+}
+
+impl Tolerance {
+    /// Rasterizers may differ in edge coverage and rounding between drivers:
+    /// allow a small channel error everywhere and a thin fringe of edge pixels.
+    pub const RENDER: Tolerance = Tolerance {
+        channel: 6,
+        max_differing_fraction: 0.01,
+    };
+}
+
+/// Compares `image` with `tests/reference/{name}.png`. A missing reference
+/// fails. On failure the actual and a diff image go to `target/test-output/`.
+pub fn compare_with_reference(name: &str, image: &image::RgbaImage, tolerance: Tolerance) {
+    compare_with_reference_as(name, name, image, tolerance);
+}
+
+/// Like [`compare_with_reference`], for a render that must match the reference
+/// of another (the mobile tier against desktop): output files are named
+/// after `name`, the reference after `reference`.
+pub fn compare_with_reference_as(
+    reference: &str,
+    name: &str,
+    image: &image::RgbaImage,
+    tolerance: Tolerance,
+) {
+    let reference_path = repo_root()
+        .join("tests/reference")
+        .join(format!("{reference}.png"));
+    let actual_path = output_dir().join(format!("{name}.actual.png"));
+    image.save(&actual_path).expect("write actual image");
+    let reference = match image::open(&reference_path) {
+        Ok(reference) => reference.to_rgba8(),
+        Err(err) => panic!(
+            "missing reference {} ({err}); the actual render is at {}; review it and copy it \
+             there to accept it",
+            reference_path.display(),
+            actual_path.display()
+        ),
+    };
+    assert_eq!(
+        reference.dimensions(),
+        image.dimensions(),
+        "{name}: reference and render differ in size"
+    );
+    let mut diff = image::RgbaImage::new(image.width(), image.height());
+    let mut differing = 0usize;
+    for (x, y, actual) in image.enumerate_pixels() {
+        let expected = reference.get_pixel(x, y);
+        let delta = (0..4)
+            .map(|c| actual[c].abs_diff(expected[c]))
+            .max()
+            .unwrap_or(0);
+        if delta > tolerance.channel {
+            differing += 1;
+            diff.put_pixel(x, y, image::Rgba([255, 0, 255, 255]));
+        } else {
+            let gray = expected[0] / 3 + expected[1] / 3 + expected[2] / 3;
+            diff.put_pixel(x, y, image::Rgba([gray, gray, gray, 255]));
+        }
+    }
+    let fraction = differing as f64 / f64::from(image.width() * image.height());
+    if fraction > tolerance.max_differing_fraction {
+        let diff_path = output_dir().join(format!("{name}.diff.png"));
+        diff.save(&diff_path).expect("write diff image");
+        panic!(
+            "{name}: {:.3}% of pixels differ by more than {} (allowed {:.3}%); actual {}, diff {}",
+            fraction * 100.0,
+            tolerance.channel,
+            tolerance.max_differing_fraction * 100.0,
+            actual_path.display(),
+            diff_path.display()
+        );
+    }
+}
+
+/// Renders `frames` frames of `scene` offscreen and returns the last one.
+pub fn render_static(
+    ctx: &mut Context,
+    scene: &horde::scene::StaticScene,
+    camera: &horde::camera::Camera,
+    environment: Option<horde::renderer::Environment>,
+    width: u32,
+    height: u32,
+    frames: u32,
+) -> image::RgbaImage {
+    use ash::vk;
+    use horde::renderer::Renderer;
+    use horde::target::{Offscreen, OFFSCREEN_FORMAT};
+
+    let mut renderer = Renderer::new(
+        ctx,
+        OFFSCREEN_FORMAT,
+        vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+        scene,
+    )
+    .expect("create renderer");
+    if let Some(environment) = environment {
+        renderer.environment = environment;
+    }
+    let target = Offscreen::new(ctx, renderer.render_pass, vk::Extent2D { width, height })
+        .expect("create offscreen target");
+    for frame in 0..frames {
+        renderer
+            .render_offscreen(ctx, &target, camera, frame + 1 == frames)
+            .expect("render frame");
+    }
+    let image = target.read_rgba().expect("read back");
+    renderer.destroy(ctx);
+    target.destroy(ctx);
+    image
+}

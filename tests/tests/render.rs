@@ -1,0 +1,168 @@
+//! Offscreen rendering: the first scene against its reference image on both
+//! tiers, exact readback of known colours, the GPU profiler, and teardown
+//! without leaks.
+
+use glam::Vec3;
+use horde::camera::Camera;
+use horde::context::Tier;
+use horde::gpu_types::DrawInstance;
+use horde::mesh::ground;
+use horde::renderer::Environment;
+use horde::scene::{first_scene, first_scene_camera, rgba8, StaticScene};
+use horde::target::CLEAR_COLOR;
+use horde_tests::{
+    compare_with_reference, compare_with_reference_as, finish, gpu_context, render_static,
+    Tolerance,
+};
+
+const UNITS: u32 = 1024;
+
+fn srgb_encode(linear: f32) -> u8 {
+    let s = if linear <= 0.003_130_8 {
+        linear * 12.92
+    } else {
+        1.055 * linear.powf(1.0 / 2.4) - 0.055
+    };
+    (s.clamp(0.0, 1.0) * 255.0).round() as u8
+}
+
+#[test]
+fn first_scene_matches_reference() {
+    let mut ctx = gpu_context(None);
+    let image = render_static(
+        &mut ctx,
+        &first_scene(UNITS),
+        &first_scene_camera(UNITS),
+        None,
+        480,
+        270,
+        3,
+    );
+    finish(ctx);
+    compare_with_reference("first_scene", &image, Tolerance::RENDER);
+}
+
+#[test]
+fn mobile_tier_matches_the_desktop_reference() {
+    let mut ctx = gpu_context(Some(Tier::Mobile));
+    let image = render_static(
+        &mut ctx,
+        &first_scene(UNITS),
+        &first_scene_camera(UNITS),
+        None,
+        480,
+        270,
+        3,
+    );
+    finish(ctx);
+    compare_with_reference_as(
+        "first_scene",
+        "first_scene_mobile",
+        &image,
+        Tolerance::RENDER,
+    );
+}
+
+#[test]
+fn empty_scene_reads_back_the_clear_colour() {
+    let mut ctx = gpu_context(None);
+    let camera = Camera::look_at(Vec3::new(0.0, 5.0, 10.0), Vec3::ZERO);
+    let image = render_static(&mut ctx, &StaticScene::default(), &camera, None, 64, 32, 1);
+    finish(ctx);
+    let expected = [
+        srgb_encode(CLEAR_COLOR[0]),
+        srgb_encode(CLEAR_COLOR[1]),
+        srgb_encode(CLEAR_COLOR[2]),
+        255,
+    ];
+    for (x, y, pixel) in image.enumerate_pixels() {
+        assert_eq!(pixel.0, expected, "pixel ({x}, {y})");
+    }
+}
+
+#[test]
+fn lit_ground_reads_back_its_albedo() {
+    // Sun straight down, sun + ambient = 1 and no fog: the shaded colour of an
+    // upward face equals its albedo exactly.
+    let environment = Environment {
+        sun_direction: Vec3::Y,
+        sun_color: Vec3::splat(0.5),
+        ambient: 0.5,
+        fog_color: Vec3::ZERO,
+        fog_density: 0.0,
+    };
+    let albedo = [0.8, 0.4, 0.2];
+    let scene = StaticScene {
+        meshes: vec![ground(100.0, 1)],
+        instances: vec![vec![DrawInstance {
+            scale: 1.0,
+            tint: rgba8(Vec3::from_array(albedo)),
+            ..DrawInstance::default()
+        }]],
+    };
+    let camera = Camera::look_at(Vec3::new(0.0, 10.0, 0.01), Vec3::ZERO);
+    let mut ctx = gpu_context(None);
+    let image = render_static(&mut ctx, &scene, &camera, Some(environment), 64, 64, 1);
+    finish(ctx);
+    // The tint is stored as unorm8, so the expected value goes through it too.
+    let tint = rgba8(Vec3::from_array(albedo));
+    let expected: Vec<u8> = tint[..3]
+        .iter()
+        .map(|&c| srgb_encode(f32::from(c) / 255.0))
+        .collect();
+    for (x, y, pixel) in image.enumerate_pixels() {
+        for c in 0..3 {
+            assert!(
+                pixel[c].abs_diff(expected[c]) <= 1,
+                "pixel ({x}, {y}) is {:?}, expected {expected:?}",
+                pixel.0
+            );
+        }
+    }
+}
+
+#[test]
+fn profiler_reports_the_draw_pass() {
+    use ash::vk;
+    use horde::renderer::Renderer;
+    use horde::target::{Offscreen, OFFSCREEN_FORMAT};
+
+    let mut ctx = gpu_context(None);
+    let scene = first_scene(64);
+    let mut renderer = Renderer::new(
+        &mut ctx,
+        OFFSCREEN_FORMAT,
+        vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+        &scene,
+    )
+    .expect("renderer");
+    let target = Offscreen::new(
+        &mut ctx,
+        renderer.render_pass,
+        vk::Extent2D {
+            width: 64,
+            height: 64,
+        },
+    )
+    .expect("target");
+    for _ in 0..4 {
+        renderer
+            .render_offscreen(&mut ctx, &target, &first_scene_camera(64), false)
+            .expect("frame");
+    }
+    let available = renderer.profiler.available();
+    let draw = renderer.profiler.format_ms("draw");
+    let stats = renderer.profiler.stats();
+    renderer.destroy(&mut ctx);
+    target.destroy(&mut ctx);
+    finish(ctx);
+    if available {
+        let ms: f64 = draw.parse().expect("a number of milliseconds");
+        assert!(ms >= 0.0);
+        assert_eq!(stats.len(), 1);
+        assert_eq!(stats[0].name, "draw");
+        assert!(stats[0].samples >= 2);
+    } else {
+        assert_eq!(draw, "n/a");
+    }
+}
