@@ -124,20 +124,37 @@ pub fn build(
             let simplified = if level == 0 || ratio >= 1.0 {
                 group.indices.clone()
             } else {
-                let target = ((group.indices.len() / 3) as f32 * ratio).round() as usize * 3;
-                let mut error = 0.0;
-                let result = meshopt::simplify_with_attributes_and_locks(
-                    &group.indices,
-                    &adapter,
-                    &attribute_values,
-                    &attribute_weights,
-                    attribute_stride * size_of::<f32>(),
-                    &unlocked,
-                    target.max(3),
-                    target_error,
-                    meshopt::SimplifyOptions::None,
-                    Some(&mut error),
-                );
+                let target = (((group.indices.len() / 3) as f32 * ratio).round() as usize * 3).max(3);
+                let simplify = |options: meshopt::SimplifyOptions| {
+                    let mut error = 0.0;
+                    let result = meshopt::simplify_with_attributes_and_locks(
+                        &group.indices,
+                        &adapter,
+                        &attribute_values,
+                        &attribute_weights,
+                        attribute_stride * size_of::<f32>(),
+                        &unlocked,
+                        target,
+                        target_error,
+                        options,
+                        Some(&mut error),
+                    );
+                    (result, error)
+                };
+                // Pruning drops small disconnected parts (rivets, buckles) once
+                // they are below the error bound. Texture-atlas models have so
+                // many UV seams that the target may be out of reach; only then
+                // are collapses across seams allowed (the cost is texture swim
+                // at a distance, and it shows in the recorded error).
+                let (mut result, mut error) = simplify(meshopt::SimplifyOptions::Prune);
+                if result.len() > target * 3 / 2 {
+                    let (permissive, permissive_error) = simplify(
+                        meshopt::SimplifyOptions::Prune | meshopt::SimplifyOptions::Permissive,
+                    );
+                    if permissive.len() < result.len() {
+                        (result, error) = (permissive, permissive_error);
+                    }
+                }
                 lod_error = lod_error.max(error);
                 result
             };
