@@ -155,7 +155,9 @@ impl BoneEncoding {
 
     /// The encoding of a stored code.
     pub fn from_code(code: u32) -> Option<Self> {
-        Self::ALL.into_iter().find(|encoding| encoding.code() == code)
+        Self::ALL
+            .into_iter()
+            .find(|encoding| encoding.code() == code)
     }
 
     /// Short name used on the command line and in reports.

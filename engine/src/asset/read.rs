@@ -7,10 +7,10 @@
 //! parsed.
 
 use super::{
-    fnv1a32, tag, Animation, Asset, AssetError, AssetKind, BoneEncoding, Bounds, Clip,
-    ErrorReport, ErrorStat, Material, MeshLod, PackedVertex, Submesh, Texture, HEADER_SIZE,
-    MAGIC, MAX_BONES, MAX_LODS, MAX_SECTIONS, MAX_STRING_LEN, MAX_TEXTURE_SIDE, MAX_WARNINGS,
-    NO_TEXTURE, SECTION_ENTRY_SIZE, VERSION,
+    fnv1a32, tag, Animation, Asset, AssetError, AssetKind, BoneEncoding, Bounds, Clip, ErrorReport,
+    ErrorStat, Material, MeshLod, PackedVertex, Submesh, Texture, HEADER_SIZE, MAGIC, MAX_BONES,
+    MAX_LODS, MAX_SECTIONS, MAX_STRING_LEN, MAX_TEXTURE_SIDE, MAX_WARNINGS, NO_TEXTURE,
+    SECTION_ENTRY_SIZE, VERSION,
 };
 use std::path::Path;
 
@@ -27,7 +27,11 @@ struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     fn new(section: &'static str, bytes: &'a [u8]) -> Self {
-        Self { section, bytes, position: 0 }
+        Self {
+            section,
+            bytes,
+            position: 0,
+        }
     }
 
     fn remaining(&self) -> usize {
@@ -66,7 +70,10 @@ impl<'a> Cursor<'a> {
         if value.is_finite() {
             Ok(value)
         } else {
-            Err(invalid(format!("{} section: {what} is not finite ({value})", self.section)))
+            Err(invalid(format!(
+                "{} section: {what} is not finite ({value})",
+                self.section
+            )))
         }
     }
 
@@ -110,7 +117,11 @@ impl<'a> Cursor<'a> {
         if self.remaining() == 0 {
             Ok(())
         } else {
-            Err(invalid(format!("{} section: {} trailing bytes", self.section, self.remaining())))
+            Err(invalid(format!(
+                "{} section: {} trailing bytes",
+                self.section,
+                self.remaining()
+            )))
         }
     }
 }
@@ -132,10 +143,13 @@ fn meta(bytes: &[u8]) -> Result<Meta, AssetError> {
     };
     let bone_count = cursor.count("bone count", 4)?;
     if bone_count > MAX_BONES {
-        return Err(invalid(format!("bone count {bone_count} exceeds {MAX_BONES}")));
+        return Err(invalid(format!(
+            "bone count {bone_count} exceeds {MAX_BONES}"
+        )));
     }
-    let bone_names =
-        (0..bone_count).map(|_| cursor.string("bone name")).collect::<Result<Vec<_>, _>>()?;
+    let bone_names = (0..bone_count)
+        .map(|_| cursor.string("bone name"))
+        .collect::<Result<Vec<_>, _>>()?;
     let bounds = Bounds {
         quant_min: cursor.f32s("quantization minimum")?,
         quant_max: cursor.f32s("quantization maximum")?,
@@ -150,7 +164,12 @@ fn meta(bytes: &[u8]) -> Result<Meta, AssetError> {
     if bounds.sphere_radius < 0.0 || bounds.height < 0.0 {
         return Err(invalid("bounds: negative sphere radius or height"));
     }
-    Ok(Meta { name, kind, bone_names, bounds })
+    Ok(Meta {
+        name,
+        kind,
+        bone_names,
+        bounds,
+    })
 }
 
 fn materials(bytes: &[u8]) -> Result<Vec<Material>, AssetError> {
@@ -174,7 +193,9 @@ fn materials(bytes: &[u8]) -> Result<Vec<Material>, AssetError> {
 
 fn texture_side(value: u32, what: &str) -> Result<u32, AssetError> {
     if value == 0 || value > MAX_TEXTURE_SIDE {
-        return Err(invalid(format!("{what} {value} (expected 1..={MAX_TEXTURE_SIDE})")));
+        return Err(invalid(format!(
+            "{what} {value} (expected 1..={MAX_TEXTURE_SIDE})"
+        )));
     }
     Ok(value)
 }
@@ -188,7 +209,11 @@ fn textures(bytes: &[u8]) -> Result<Vec<Texture>, AssetError> {
             let height = texture_side(cursor.u32("texture height")?, "texture height")?;
             let len = width as usize * height as usize * 4;
             let rgba8 = cursor.take(len, "texture texels")?.to_vec();
-            Ok(Texture { width, height, rgba8 })
+            Ok(Texture {
+                width,
+                height,
+                rgba8,
+            })
         })
         .collect::<Result<Vec<_>, AssetError>>()?;
     cursor.finish()?;
@@ -202,8 +227,7 @@ fn animation(bytes: &[u8]) -> Result<Animation, AssetError> {
         .ok_or_else(|| invalid(format!("bone encoding {code} (expected 0, 1 or 2)")))?;
     let bone_count = cursor.u32("bone count")?;
     let texture_width = texture_side(cursor.u32("bone texture width")?, "bone texture width")?;
-    let texture_height =
-        texture_side(cursor.u32("bone texture height")?, "bone texture height")?;
+    let texture_height = texture_side(cursor.u32("bone texture height")?, "bone texture height")?;
     let clip_count = cursor.count("clip count", 17)?;
     let clips = (0..clip_count)
         .map(|_| {
@@ -223,7 +247,14 @@ fn animation(bytes: &[u8]) -> Result<Animation, AssetError> {
     let texel_bytes = texture_width as usize * texture_height as usize * encoding.texel_size();
     let texels = cursor.take(texel_bytes, "bone texels")?.to_vec();
     cursor.finish()?;
-    Ok(Animation { encoding, bone_count, texture_width, texture_height, texels, clips })
+    Ok(Animation {
+        encoding,
+        bone_count,
+        texture_width,
+        texture_height,
+        texels,
+        clips,
+    })
 }
 
 fn lod(bytes: &[u8]) -> Result<MeshLod, AssetError> {
@@ -236,8 +267,9 @@ fn lod(bytes: &[u8]) -> Result<MeshLod, AssetError> {
         .map(bytemuck::pod_read_unaligned::<PackedVertex>)
         .collect();
     let index_count = cursor.count("index count", 4)?;
-    let indices =
-        (0..index_count).map(|_| cursor.u32("index")).collect::<Result<Vec<_>, _>>()?;
+    let indices = (0..index_count)
+        .map(|_| cursor.u32("index"))
+        .collect::<Result<Vec<_>, _>>()?;
     let submesh_count = cursor.count("submesh count", 12)?;
     let submeshes = (0..submesh_count)
         .map(|_| {
@@ -249,7 +281,12 @@ fn lod(bytes: &[u8]) -> Result<MeshLod, AssetError> {
         })
         .collect::<Result<Vec<_>, AssetError>>()?;
     cursor.finish()?;
-    Ok(MeshLod { vertices, indices, submeshes, error })
+    Ok(MeshLod {
+        vertices,
+        indices,
+        submeshes,
+        error,
+    })
 }
 
 fn report(bytes: &[u8]) -> Result<ErrorReport, AssetError> {
@@ -264,10 +301,13 @@ fn report(bytes: &[u8]) -> Result<ErrorReport, AssetError> {
     }
     let warning_count = cursor.count("warning count", 4)?;
     if warning_count > MAX_WARNINGS {
-        return Err(invalid(format!("warning count {warning_count} exceeds {MAX_WARNINGS}")));
+        return Err(invalid(format!(
+            "warning count {warning_count} exceeds {MAX_WARNINGS}"
+        )));
     }
-    let warnings =
-        (0..warning_count).map(|_| cursor.string("warning")).collect::<Result<Vec<_>, _>>()?;
+    let warnings = (0..warning_count)
+        .map(|_| cursor.string("warning"))
+        .collect::<Result<Vec<_>, _>>()?;
     cursor.finish()?;
     let [two_bone_naive, two_bone_fitted, mat3x4, quat32, quat16, frame_rate, total] = stats;
     Ok(ErrorReport {
@@ -297,7 +337,12 @@ struct SectionBodies<'a> {
 }
 
 fn header_u32(bytes: &[u8], offset: usize) -> u32 {
-    u32::from_le_bytes([bytes[offset], bytes[offset + 1], bytes[offset + 2], bytes[offset + 3]])
+    u32::from_le_bytes([
+        bytes[offset],
+        bytes[offset + 1],
+        bytes[offset + 2],
+        bytes[offset + 3],
+    ])
 }
 
 fn header_u64(bytes: &[u8], offset: usize) -> u64 {
@@ -366,7 +411,9 @@ pub fn section_table(bytes: &[u8]) -> Result<Vec<SectionInfo>, AssetError> {
         section_tag.copy_from_slice(&entry[..4]);
         let offset = header_u64(entry, 4);
         let len = header_u64(entry, 12);
-        let end = offset.checked_add(len).filter(|&end| end <= bytes.len() as u64);
+        let end = offset
+            .checked_add(len)
+            .filter(|&end| end <= bytes.len() as u64);
         let Some(end) = end.filter(|_| offset >= table_end as u64) else {
             return Err(AssetError::BadSection(format!(
                 "section {} at offset {offset} with length {len} lies outside {table_end}..{}",
@@ -380,7 +427,10 @@ pub fn section_table(bytes: &[u8]) -> Result<Vec<SectionInfo>, AssetError> {
             len: (end - offset) as usize,
         });
     }
-    let mut by_offset: Vec<_> = ranges.iter().map(|s| (s.offset, s.offset + s.len)).collect();
+    let mut by_offset: Vec<_> = ranges
+        .iter()
+        .map(|s| (s.offset, s.offset + s.len))
+        .collect();
     by_offset.sort_unstable();
     if by_offset.windows(2).any(|pair| pair[1].0 < pair[0].1) {
         return Err(AssetError::BadSection("sections overlap".into()));
@@ -390,7 +440,12 @@ pub fn section_table(bytes: &[u8]) -> Result<Vec<SectionInfo>, AssetError> {
 
 fn sections(bytes: &[u8]) -> Result<SectionBodies<'_>, AssetError> {
     let mut bodies = SectionBodies::default();
-    for SectionInfo { tag: section_tag, offset, len } in section_table(bytes)? {
+    for SectionInfo {
+        tag: section_tag,
+        offset,
+        len,
+    } in section_table(bytes)?
+    {
         let body = &bytes[offset..offset + len];
         let slot = match section_tag {
             tag::META => &mut bodies.meta,
@@ -429,7 +484,12 @@ fn required<'a>(body: Option<&'a [u8]>, name: &str) -> Result<&'a [u8], AssetErr
 /// Parses and validates a whole `.horde` file held in memory.
 pub fn read(bytes: &[u8]) -> Result<Asset, AssetError> {
     let bodies = sections(bytes)?;
-    let Meta { name, kind, bone_names, bounds } = meta(required(bodies.meta, "META")?)?;
+    let Meta {
+        name,
+        kind,
+        bone_names,
+        bounds,
+    } = meta(required(bodies.meta, "META")?)?;
     let materials = materials(required(bodies.materials, "MATL")?)?;
     let textures = textures(required(bodies.textures, "TEXR")?)?;
     let report = report(required(bodies.report, "REPT")?)?;
@@ -437,9 +497,22 @@ pub fn read(bytes: &[u8]) -> Result<Asset, AssetError> {
     if bodies.lods.is_empty() {
         return Err(AssetError::BadSection("missing LOD_ section".into()));
     }
-    let lods = bodies.lods.into_iter().map(lod).collect::<Result<Vec<_>, _>>()?;
-    let asset =
-        Asset { name, kind, bone_names, animation, lods, materials, textures, bounds, report };
+    let lods = bodies
+        .lods
+        .into_iter()
+        .map(lod)
+        .collect::<Result<Vec<_>, _>>()?;
+    let asset = Asset {
+        name,
+        kind,
+        bone_names,
+        animation,
+        lods,
+        materials,
+        textures,
+        bounds,
+        report,
+    };
     validate(&asset)?;
     Ok(asset)
 }
@@ -481,9 +554,11 @@ fn validate_lod(
     if !lod.error.is_finite() || lod.error < 0.0 {
         return Err(invalid(format!("LOD {level}: error {}", lod.error)));
     }
-    if let Some(vertex) = lod.vertices.iter().position(|vertex| {
-        vertex.bones.iter().any(|&bone| bone as usize >= bone_limit)
-    }) {
+    if let Some(vertex) = lod
+        .vertices
+        .iter()
+        .position(|vertex| vertex.bones.iter().any(|&bone| bone as usize >= bone_limit))
+    {
         return Err(invalid(format!(
             "LOD {level}: vertex {vertex} bone index {:?} out of range (bone count {bone_limit})",
             lod.vertices[vertex].bones
@@ -495,7 +570,10 @@ fn validate_lod(
             lod.indices.len()
         )));
     }
-    if let Some(&index) = lod.indices.iter().find(|&&index| index as usize >= lod.vertices.len())
+    if let Some(&index) = lod
+        .indices
+        .iter()
+        .find(|&&index| index as usize >= lod.vertices.len())
     {
         return Err(invalid(format!(
             "LOD {level}: index {index} out of range (vertex count {})",
@@ -571,8 +649,10 @@ fn validate_animation(animation: &Animation, bone_count: usize) -> Result<(), As
 /// Reads and validates the `.horde` file at `path`; errors name the file.
 pub fn read_file(path: impl AsRef<Path>) -> Result<Asset, AssetError> {
     let path = path.as_ref();
-    let bytes = std::fs::read(path)
-        .map_err(|source| AssetError::Io { path: path.display().to_string(), source })?;
+    let bytes = std::fs::read(path).map_err(|source| AssetError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
     read(&bytes).map_err(|source| AssetError::InFile {
         path: path.display().to_string(),
         source: Box::new(source),

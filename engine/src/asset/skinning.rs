@@ -20,7 +20,12 @@ pub fn texels_f32(animation: &Animation) -> Vec<Vec4> {
             .chunks_exact(16)
             .map(|texel| {
                 Vec4::from_array(std::array::from_fn(|c| {
-                    let word = [texel[c * 4], texel[c * 4 + 1], texel[c * 4 + 2], texel[c * 4 + 3]];
+                    let word = [
+                        texel[c * 4],
+                        texel[c * 4 + 1],
+                        texel[c * 4 + 2],
+                        texel[c * 4 + 3],
+                    ];
                     f32::from_le_bytes(word)
                 }))
             })
@@ -64,10 +69,13 @@ pub fn frame_lookup(clip: &Clip, time: f32) -> (u32, u32, f32) {
 /// The 4x4 skin matrix one bone's texels encode.
 pub fn decode_bone(encoding: BoneEncoding, texels: &[Vec4]) -> Mat4 {
     match encoding {
-        BoneEncoding::Mat3x4F32 => {
-            Mat4::from_cols_array_2d(&[texels[0].into(), texels[1].into(), texels[2].into(), [0.0, 0.0, 0.0, 1.0]])
-                .transpose()
-        }
+        BoneEncoding::Mat3x4F32 => Mat4::from_cols_array_2d(&[
+            texels[0].into(),
+            texels[1].into(),
+            texels[2].into(),
+            [0.0, 0.0, 0.0, 1.0],
+        ])
+        .transpose(),
         BoneEncoding::QuatF32 | BoneEncoding::QuatF16 => {
             let rotation = Quat::from_vec4(texels[0].normalize_or(Vec4::W));
             Mat4::from_scale_rotation_translation(
@@ -114,7 +122,13 @@ pub fn decode_position(bounds: &Bounds, vertex: &PackedVertex) -> Vec3 {
 pub fn skin_position(bounds: &Bounds, vertex: &PackedVertex, pose: &[Mat4]) -> Vec3 {
     let position = decode_position(bounds, vertex);
     let weight = f32::from(vertex.weight) / 255.0;
-    let first = pose.get(vertex.bones[0] as usize).copied().unwrap_or(Mat4::IDENTITY);
-    let second = pose.get(vertex.bones[1] as usize).copied().unwrap_or(Mat4::IDENTITY);
+    let first = pose
+        .get(vertex.bones[0] as usize)
+        .copied()
+        .unwrap_or(Mat4::IDENTITY);
+    let second = pose
+        .get(vertex.bones[1] as usize)
+        .copied()
+        .unwrap_or(Mat4::IDENTITY);
     (first * weight + second * (1.0 - weight)).transform_point3(position)
 }

@@ -1,8 +1,8 @@
 //! Serializes an [`Asset`] into the layout documented in the module above.
 
 use super::{
-    fnv1a32, tag, Asset, AssetKind, Bounds, ErrorReport, ErrorStat, MeshLod, HEADER_SIZE,
-    MAGIC, NO_TEXTURE, SECTION_ENTRY_SIZE, VERSION,
+    fnv1a32, tag, Asset, AssetKind, Bounds, ErrorReport, ErrorStat, MeshLod, HEADER_SIZE, MAGIC,
+    NO_TEXTURE, SECTION_ENTRY_SIZE, VERSION,
 };
 use std::io::{self, Write as _};
 use std::path::Path;
@@ -46,7 +46,13 @@ fn meta(asset: &Asset) -> Vec<u8> {
     });
     body.len_u32(asset.bone_names.len());
     asset.bone_names.iter().for_each(|name| body.string(name));
-    let Bounds { quant_min, quant_max, sphere_center, sphere_radius, height } = asset.bounds;
+    let Bounds {
+        quant_min,
+        quant_max,
+        sphere_center,
+        sphere_radius,
+        height,
+    } = asset.bounds;
     body.f32s(&quant_min);
     body.f32s(&quant_max);
     body.f32s(&sphere_center);
@@ -81,7 +87,8 @@ fn lod(lod: &MeshLod) -> Vec<u8> {
     let mut body = Body::default();
     body.f32(lod.error);
     body.len_u32(lod.vertices.len());
-    body.0.extend_from_slice(bytemuck::cast_slice(&lod.vertices));
+    body.0
+        .extend_from_slice(bytemuck::cast_slice(&lod.vertices));
     body.len_u32(lod.indices.len());
     lod.indices.iter().for_each(|&index| body.u32(index));
     body.len_u32(lod.submeshes.len());
@@ -110,7 +117,10 @@ fn report(report: &ErrorReport) -> Vec<u8> {
         body.stat(stat);
     }
     body.len_u32(report.warnings.len());
-    report.warnings.iter().for_each(|warning| body.string(warning));
+    report
+        .warnings
+        .iter()
+        .for_each(|warning| body.string(warning));
     body.0
 }
 
@@ -157,7 +167,9 @@ pub fn write(asset: &Asset) -> Vec<u8> {
         bytes.extend_from_slice(&(body.len() as u64).to_le_bytes());
         offset += body.len() as u64;
     }
-    sections.iter().for_each(|(_, body)| bytes.extend_from_slice(body));
+    sections
+        .iter()
+        .for_each(|(_, body)| bytes.extend_from_slice(body));
     let checksum = fnv1a32(&bytes[HEADER_SIZE..]);
     bytes[24..28].copy_from_slice(&checksum.to_le_bytes());
     bytes
@@ -169,7 +181,10 @@ pub fn write(asset: &Asset) -> Vec<u8> {
 pub fn write_file_atomic(path: impl AsRef<Path>, asset: &Asset) -> io::Result<()> {
     let path = path.as_ref();
     let file_name = path.file_name().ok_or_else(|| {
-        io::Error::new(io::ErrorKind::InvalidInput, format!("{}: not a file path", path.display()))
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{}: not a file path", path.display()),
+        )
     })?;
     let mut temp_name = std::ffi::OsString::from(".");
     temp_name.push(file_name);

@@ -23,7 +23,10 @@ fn rotation_and_scale(matrix: &Mat4) -> (Quat, f32) {
     if scale == 0.0 || !scale.is_finite() {
         return (Quat::IDENTITY, 0.0);
     }
-    (Quat::from_mat3(&orthonormalize(linear * (1.0 / scale))), scale)
+    (
+        Quat::from_mat3(&orthonormalize(linear * (1.0 / scale))),
+        scale,
+    )
 }
 
 /// Nearest rotation to an almost-orthonormal matrix (Gram-Schmidt), so that
@@ -37,7 +40,8 @@ fn orthonormalize(matrix: Mat3) -> Mat3 {
 /// Largest ratio, minus one, between the column lengths of a skin matrix's 3x3
 /// part: 0 for uniform scale.
 pub fn max_scale_skew(matrix: &Mat4) -> f32 {
-    let lengths = [matrix.x_axis, matrix.y_axis, matrix.z_axis].map(|axis| axis.truncate().length());
+    let lengths =
+        [matrix.x_axis, matrix.y_axis, matrix.z_axis].map(|axis| axis.truncate().length());
     let max = lengths.iter().copied().fold(0.0, f32::max);
     let min = lengths.iter().copied().fold(f32::INFINITY, f32::min);
     if min <= 0.0 {
@@ -54,7 +58,11 @@ fn through_f16(texel: Vec4) -> Vec4 {
 
 /// The texels of one bone pose. `previous` is the same bone's quaternion in the
 /// previous frame of the clip, for hemisphere continuity; it is updated.
-pub fn encode_bone(encoding: BoneEncoding, matrix: &Mat4, previous: &mut Option<Quat>) -> Vec<Vec4> {
+pub fn encode_bone(
+    encoding: BoneEncoding,
+    matrix: &Mat4,
+    previous: &mut Option<Quat>,
+) -> Vec<Vec4> {
     match encoding {
         BoneEncoding::Mat3x4F32 => {
             let rows = matrix.transpose();
@@ -105,7 +113,10 @@ pub fn texture_height(texel_count: usize, width: u32, max_height: u32) -> Result
 pub fn texture_bytes(encoding: BoneEncoding, texels: &[Vec4], width: u32, height: u32) -> Vec<u8> {
     let total = width as usize * height as usize;
     let mut bytes = Vec::with_capacity(total * encoding.texel_size());
-    for texel in texels.iter().chain(std::iter::repeat_n(&Vec4::ZERO, total - texels.len())) {
+    for texel in texels
+        .iter()
+        .chain(std::iter::repeat_n(&Vec4::ZERO, total - texels.len()))
+    {
         for component in texel.to_array() {
             match encoding {
                 BoneEncoding::Mat3x4F32 | BoneEncoding::QuatF32 => {

@@ -62,7 +62,10 @@ pub struct Influences {
 impl Influences {
     /// A vertex moved by one bone only.
     pub fn single(bone: u16) -> Self {
-        Self { bones: [bone, 0, 0, 0], weights: [1.0, 0.0, 0.0, 0.0] }
+        Self {
+            bones: [bone, 0, 0, 0],
+            weights: [1.0, 0.0, 0.0, 0.0],
+        }
     }
 
     /// Number of influences with a non-zero weight.
@@ -169,11 +172,16 @@ struct GltfFile {
 
 impl GltfFile {
     fn error(&self, message: impl Into<String>) -> BakeError {
-        BakeError::Input { path: self.path.display().to_string(), message: message.into() }
+        BakeError::Input {
+            path: self.path.display().to_string(),
+            message: message.into(),
+        }
     }
 
     fn buffer(&self, buffer: gltf::Buffer<'_>) -> Option<&[u8]> {
-        self.buffers.get(buffer.index()).map(|data| data.0.as_slice())
+        self.buffers
+            .get(buffer.index())
+            .map(|data| data.0.as_slice())
     }
 }
 
@@ -181,8 +189,10 @@ impl GltfFile {
 const SUPPORTED_REQUIRED_EXTENSIONS: &[&str] = &["KHR_materials_emissive_strength"];
 
 fn load(path: &Path) -> Result<GltfFile, BakeError> {
-    let input_error =
-        |message: String| BakeError::Input { path: path.display().to_string(), message };
+    let input_error = |message: String| BakeError::Input {
+        path: path.display().to_string(),
+        message,
+    };
     let bytes =
         std::fs::read(path).map_err(|error| input_error(format!("cannot read file: {error}")))?;
     // Parse without validation first so that an unknown required extension or a
@@ -211,9 +221,14 @@ fn load(path: &Path) -> Result<GltfFile, BakeError> {
             }
         }
     }
-    let (document, buffers, images) = gltf::import(path)
-        .map_err(|error| input_error(format!("cannot load glTF: {error}")))?;
-    Ok(GltfFile { path: path.to_path_buf(), document, buffers, images })
+    let (document, buffers, images) =
+        gltf::import(path).map_err(|error| input_error(format!("cannot load glTF: {error}")))?;
+    Ok(GltfFile {
+        path: path.to_path_buf(),
+        document,
+        buffers,
+        images,
+    })
 }
 
 fn nodes_of(file: &GltfFile) -> (Vec<Node>, Vec<usize>) {
@@ -239,7 +254,9 @@ fn nodes_of(file: &GltfFile) -> (Vec<Node>, Vec<usize>) {
     // Validation guarantees a forest, so a depth-first walk from the roots visits
     // every node once, parents first.
     let mut order = Vec::with_capacity(nodes.len());
-    let mut stack: Vec<usize> = (0..nodes.len()).filter(|&n| nodes[n].parent.is_none()).collect();
+    let mut stack: Vec<usize> = (0..nodes.len())
+        .filter(|&n| nodes[n].parent.is_none())
+        .collect();
     stack.reverse();
     while let Some(index) = stack.pop() {
         order.push(index);
@@ -317,7 +334,10 @@ impl MeshBuilder<'_> {
             Some(indices) => indices.into_u32().collect(),
             None => (0..vertex_count as u32).collect(),
         };
-        if let Some(&bad) = indices.iter().find(|&&index| index as usize >= vertex_count) {
+        if let Some(&bad) = indices
+            .iter()
+            .find(|&&index| index as usize >= vertex_count)
+        {
             return Err(file.error(format!(
                 "mesh {mesh_name:?}: index {bad} out of range ({vertex_count} vertices)"
             )));
@@ -351,26 +371,40 @@ impl MeshBuilder<'_> {
         };
         let normal_matrix = Mat3::from_mat4(transform).inverse().transpose();
         let base = self.model.positions.len() as u32;
-        self.model.positions.extend(positions.iter().map(|&p| transform.transform_point3(p)));
         self.model
-            .normals
-            .extend(normals.iter().map(|&n| (normal_matrix * n).normalize_or(Vec3::Y)));
+            .positions
+            .extend(positions.iter().map(|&p| transform.transform_point3(p)));
+        self.model.normals.extend(
+            normals
+                .iter()
+                .map(|&n| (normal_matrix * n).normalize_or(Vec3::Y)),
+        );
         self.model.uvs.extend(uvs);
         self.model.influences.extend(influences);
         let material = primitive
             .material()
             .index()
             .map_or(self.default_material, |index| index as u32);
-        let group = match self.model.groups.iter_mut().find(|group| group.material == material) {
+        let group = match self
+            .model
+            .groups
+            .iter_mut()
+            .find(|group| group.material == material)
+        {
             Some(group) => group,
             None => {
-                self.model.groups.push(TriangleGroup { material, indices: Vec::new() });
+                self.model.groups.push(TriangleGroup {
+                    material,
+                    indices: Vec::new(),
+                });
                 let last = self.model.groups.len() - 1;
                 &mut self.model.groups[last]
             }
         };
         let whole_triangles = indices.len() / 3 * 3;
-        group.indices.extend(indices[..whole_triangles].iter().map(|&index| base + index));
+        group
+            .indices
+            .extend(indices[..whole_triangles].iter().map(|&index| base + index));
         Ok(())
     }
 
@@ -461,7 +495,10 @@ fn smooth_normals(positions: &[Vec3], indices: &[u32]) -> Vec<Vec3> {
     }
     positions
         .iter()
-        .map(|&p| sums.get(&key(p)).map_or(Vec3::Y, |sum| sum.normalize_or(Vec3::Y)))
+        .map(|&p| {
+            sums.get(&key(p))
+                .map_or(Vec3::Y, |sum| sum.normalize_or(Vec3::Y))
+        })
         .collect()
 }
 
@@ -496,7 +533,10 @@ fn weld(model: &mut SourceModel) {
     model.uvs = kept.iter().map(|&v| model.uvs[v]).collect();
     model.influences = kept.iter().map(|&v| model.influences[v]).collect();
     for group in &mut model.groups {
-        group.indices.iter_mut().for_each(|index| *index = remap[*index as usize]);
+        group
+            .indices
+            .iter_mut()
+            .for_each(|index| *index = remap[*index as usize]);
     }
 }
 
@@ -511,9 +551,10 @@ fn materials_and_textures(file: &GltfFile, model: &mut SourceModel) -> Result<()
             if let Some(&texture) = texture_of_image.get(&image_index) {
                 base_color_texture = Some(texture);
             } else {
-                let image = file.images.get(image_index).ok_or_else(|| {
-                    file.error(format!("image {image_index} was not loaded"))
-                })?;
+                let image = file
+                    .images
+                    .get(image_index)
+                    .ok_or_else(|| file.error(format!("image {image_index} was not loaded")))?;
                 let texture = rgba8(image).ok_or_else(|| {
                     file.error(format!(
                         "image {image_index}: unsupported pixel format {:?}",
@@ -566,7 +607,11 @@ fn rgba8(image: &gltf::image::Data) -> Option<horde::asset::Texture> {
         };
         rgba8.extend_from_slice(&rgba);
     }
-    Some(horde::asset::Texture { width: image.width, height: image.height, rgba8 })
+    Some(horde::asset::Texture {
+        width: image.width,
+        height: image.height,
+        rgba8,
+    })
 }
 
 fn empty_model(skeleton: Skeleton) -> SourceModel {
@@ -594,7 +639,11 @@ fn default_material(model: &mut SourceModel) -> u32 {
     model.materials.len() as u32 - 1
 }
 
-fn finish_mesh(file: &GltfFile, model: &mut SourceModel, renormalized: usize) -> Result<(), BakeError> {
+fn finish_mesh(
+    file: &GltfFile,
+    model: &mut SourceModel,
+    renormalized: usize,
+) -> Result<(), BakeError> {
     model.groups.retain(|group| !group.indices.is_empty());
     if model.groups.is_empty() {
         return Err(file.error("empty mesh: no triangles to bake"));
@@ -613,8 +662,11 @@ fn finish_mesh(file: &GltfFile, model: &mut SourceModel, renormalized: usize) ->
 pub fn import_character(path: &Path) -> Result<SourceModel, BakeError> {
     let file = load(path)?;
     let (nodes, order) = nodes_of(&file);
-    let mesh_nodes: Vec<gltf::Node<'_>> =
-        file.document.nodes().filter(|node| node.mesh().is_some()).collect();
+    let mesh_nodes: Vec<gltf::Node<'_>> = file
+        .document
+        .nodes()
+        .filter(|node| node.mesh().is_some())
+        .collect();
     let skin = mesh_nodes
         .iter()
         .find_map(|node| node.skin())
@@ -631,22 +683,34 @@ pub fn import_character(path: &Path) -> Result<SourceModel, BakeError> {
             horde::asset::MAX_BONES
         )));
     }
-    let inverse_bind: Vec<Mat4> = match skin.reader(|buffer| file.buffer(buffer)).read_inverse_bind_matrices()
+    let inverse_bind: Vec<Mat4> = match skin
+        .reader(|buffer| file.buffer(buffer))
+        .read_inverse_bind_matrices()
     {
         Some(matrices) => matrices.map(|m| Mat4::from_cols_array_2d(&m)).collect(),
         None => vec![Mat4::IDENTITY; joints.len()],
     };
     if inverse_bind.len() != joints.len()
-        || !inverse_bind.iter().all(|m| m.is_finite() && m.determinant().abs() > 1e-12)
+        || !inverse_bind
+            .iter()
+            .all(|m| m.is_finite() && m.determinant().abs() > 1e-12)
     {
         return Err(file.error("inverse bind matrices: wrong count, NaN or singular"));
     }
-    let skeleton = Skeleton { nodes, order, joints, inverse_bind };
+    let skeleton = Skeleton {
+        nodes,
+        order,
+        joints,
+        inverse_bind,
+    };
     let mut model = empty_model(skeleton);
     materials_and_textures(&file, &mut model)?;
     let default = default_material(&mut model);
-    let mut builder =
-        MeshBuilder { model: &mut model, default_material: default, renormalized: 0 };
+    let mut builder = MeshBuilder {
+        model: &mut model,
+        default_material: default,
+        renormalized: 0,
+    };
     let rest = rest_globals(&builder.model.skeleton);
     for node in &mesh_nodes {
         let Some(mesh) = node.mesh() else { continue };
@@ -685,7 +749,11 @@ pub fn import_character(path: &Path) -> Result<SourceModel, BakeError> {
 
 /// Bind-space placement and bone of a rigid mesh node under a joint:
 /// `inverse(IBM[j]) * inverse(rest_global[j]) * rest_global[node]`.
-fn rigid_attachment(skeleton: &Skeleton, node: usize, rest: &[Mat4]) -> Option<(Mat4, Option<u16>)> {
+fn rigid_attachment(
+    skeleton: &Skeleton,
+    node: usize,
+    rest: &[Mat4],
+) -> Option<(Mat4, Option<u16>)> {
     let mut ancestor = skeleton.nodes[node].parent;
     while let Some(index) = ancestor {
         if let Some(bone) = skeleton.joints.iter().position(|&joint| joint == index) {
@@ -702,13 +770,21 @@ fn rigid_attachment(skeleton: &Skeleton, node: usize, rest: &[Mat4]) -> Option<(
 pub fn import_prop(path: &Path) -> Result<SourceModel, BakeError> {
     let file = load(path)?;
     let (nodes, order) = nodes_of(&file);
-    let skeleton = Skeleton { nodes, order, joints: Vec::new(), inverse_bind: Vec::new() };
+    let skeleton = Skeleton {
+        nodes,
+        order,
+        joints: Vec::new(),
+        inverse_bind: Vec::new(),
+    };
     let rest = rest_globals(&skeleton);
     let mut model = empty_model(skeleton);
     materials_and_textures(&file, &mut model)?;
     let default = default_material(&mut model);
-    let mut builder =
-        MeshBuilder { model: &mut model, default_material: default, renormalized: 0 };
+    let mut builder = MeshBuilder {
+        model: &mut model,
+        default_material: default,
+        renormalized: 0,
+    };
     for node in file.document.nodes() {
         let Some(mesh) = node.mesh() else { continue };
         let mesh_name = mesh.name().or(node.name()).unwrap_or_default().to_owned();
@@ -719,7 +795,14 @@ pub fn import_prop(path: &Path) -> Result<SourceModel, BakeError> {
             ));
         }
         for primitive in mesh.primitives() {
-            builder.primitive(&file, &mesh_name, &primitive, rest[node.index()], Some(0), 1)?;
+            builder.primitive(
+                &file,
+                &mesh_name,
+                &primitive,
+                rest[node.index()],
+                Some(0),
+                1,
+            )?;
         }
     }
     finish_mesh(&file, &mut model, 0)?;
@@ -728,7 +811,11 @@ pub fn import_prop(path: &Path) -> Result<SourceModel, BakeError> {
 
 /// Imports the clips of an animation library, binding its nodes to the
 /// character's by name.
-pub fn import_library(path: &Path, skeleton: &Skeleton, warnings: &mut Vec<String>) -> Result<Vec<SourceClip>, BakeError> {
+pub fn import_library(
+    path: &Path,
+    skeleton: &Skeleton,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<SourceClip>, BakeError> {
     let file = load(path)?;
     let by_name: HashMap<&str, usize> = skeleton
         .nodes
@@ -784,7 +871,11 @@ fn clips(
                     continue;
                 }
             };
-            let Some(node) = binding.get(channel.target().node().index()).copied().flatten() else {
+            let Some(node) = binding
+                .get(channel.target().node().index())
+                .copied()
+                .flatten()
+            else {
                 unbound += 1;
                 continue;
             };
@@ -802,12 +893,14 @@ fn clips(
                 Some(ReadOutputs::Translations(values)) | Some(ReadOutputs::Scales(values)) => {
                     values.map(|v| Vec3::from(v).extend(0.0)).collect()
                 }
-                Some(ReadOutputs::Rotations(values)) => {
-                    values.into_f32().map(Vec4::from).collect()
-                }
+                Some(ReadOutputs::Rotations(values)) => values.into_f32().map(Vec4::from).collect(),
                 _ => return Err(file.error(format!("clip {name:?}: channel without key values"))),
             };
-            let per_key = if interpolation == Interp::CubicSpline { 3 } else { 1 };
+            let per_key = if interpolation == Interp::CubicSpline {
+                3
+            } else {
+                1
+            };
             if times.is_empty() || values.len() != times.len() * per_key {
                 return Err(file.error(format!(
                     "clip {name:?}: {} key times but {} key values",
@@ -821,7 +914,13 @@ fn clips(
             if times.windows(2).any(|pair| pair[1] < pair[0]) {
                 return Err(file.error(format!("clip {name:?}: key times decrease")));
             }
-            channels.push(Channel { node, target, interpolation, times, values });
+            channels.push(Channel {
+                node,
+                target,
+                interpolation,
+                times,
+                values,
+            });
         }
         if unbound > 0 {
             warnings.push(format!(
@@ -830,12 +929,26 @@ fn clips(
             ));
         }
         if channels.is_empty() {
-            warnings.push(format!("{}: clip {name:?}: no usable channel, skipped", file.path.display()));
+            warnings.push(format!(
+                "{}: clip {name:?}: no usable channel, skipped",
+                file.path.display()
+            ));
             continue;
         }
-        let start = channels.iter().map(|c| c.times[0]).fold(f32::INFINITY, f32::min);
-        let end = channels.iter().filter_map(|c| c.times.last()).fold(f32::NEG_INFINITY, |a, &b| a.max(b));
-        clips.push(SourceClip { name, start, duration: end - start, channels });
+        let start = channels
+            .iter()
+            .map(|c| c.times[0])
+            .fold(f32::INFINITY, f32::min);
+        let end = channels
+            .iter()
+            .filter_map(|c| c.times.last())
+            .fold(f32::NEG_INFINITY, |a, &b| a.max(b));
+        clips.push(SourceClip {
+            name,
+            start,
+            duration: end - start,
+            channels,
+        });
     }
     Ok(clips)
 }

@@ -4,7 +4,13 @@ use horde::asset::{Asset, ErrorReport, ErrorStat, SectionInfo};
 use std::fmt::Write as _;
 
 fn stat_line(out: &mut String, label: &str, stat: ErrorStat, height: f32) {
-    let percent = |value: f32| if height > 0.0 { value / height * 100.0 } else { 0.0 };
+    let percent = |value: f32| {
+        if height > 0.0 {
+            value / height * 100.0
+        } else {
+            0.0
+        }
+    };
     let _ = writeln!(
         out,
         "  {label:<22} max {:>10.6} ({:>7.4}%)   rms {:>10.6} ({:>7.4}%)",
@@ -61,9 +67,18 @@ pub fn inspect_text(asset: &Asset, sections: &[SectionInfo], file_len: usize) ->
     let _ = writeln!(
         out,
         "bounds: quantization {:?}..{:?}, sphere centre {:?} radius {:.4}, height {:.4}",
-        bounds.quant_min, bounds.quant_max, bounds.sphere_center, bounds.sphere_radius, bounds.height
+        bounds.quant_min,
+        bounds.quant_max,
+        bounds.sphere_center,
+        bounds.sphere_radius,
+        bounds.height
     );
-    let _ = writeln!(out, "bones ({}): {}", asset.bone_names.len(), asset.bone_names.join(", "));
+    let _ = writeln!(
+        out,
+        "bones ({}): {}",
+        asset.bone_names.len(),
+        asset.bone_names.join(", ")
+    );
     if let Some(animation) = &asset.animation {
         let _ = writeln!(
             out,
@@ -108,7 +123,11 @@ pub fn inspect_text(asset: &Asset, sections: &[SectionInfo], file_len: usize) ->
         );
     }
     for (index, texture) in asset.textures.iter().enumerate() {
-        let _ = writeln!(out, "texture {index}: {}x{} RGBA8", texture.width, texture.height);
+        let _ = writeln!(
+            out,
+            "texture {index}: {}x{} RGBA8",
+            texture.width, texture.height
+        );
     }
     out.push_str(&report_text(&asset.report));
     out

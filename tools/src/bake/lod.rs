@@ -49,7 +49,9 @@ fn pack(model: &SourceModel, skin: &[TwoBone], bounds: &Bounds, vertex: usize) -
     let extent = (Vec3::from(bounds.quant_max) - min).max(Vec3::splat(f32::MIN_POSITIVE));
     let unorm = ((model.positions[vertex] - min) / extent).clamp(Vec3::ZERO, Vec3::ONE);
     let position = unorm.to_array().map(|c| (c * 65535.0).round() as u16);
-    let uv = model.uvs[vertex].to_array().map(|c| half::f16::from_f32(c).to_bits());
+    let uv = model.uvs[vertex]
+        .to_array()
+        .map(|c| half::f16::from_f32(c).to_bits());
     let two_bone = skin[vertex];
     PackedVertex {
         position: [position[0], position[1], position[2], 0],
@@ -62,10 +64,23 @@ fn pack(model: &SourceModel, skin: &[TwoBone], bounds: &Bounds, vertex: usize) -
 }
 
 /// Simplification attributes of every vertex: normal, UV, displacements.
-fn attributes(model: &SourceModel, displacements: &[Vec<Vec3>], scale: f32) -> (Vec<f32>, Vec<f32>, usize) {
+fn attributes(
+    model: &SourceModel,
+    displacements: &[Vec<Vec3>],
+    scale: f32,
+) -> (Vec<f32>, Vec<f32>, usize) {
     let stride = 5 + 3 * displacements.len();
-    let mut weights = vec![NORMAL_WEIGHT, NORMAL_WEIGHT, NORMAL_WEIGHT, UV_WEIGHT, UV_WEIGHT];
-    weights.extend(std::iter::repeat_n(DISPLACEMENT_WEIGHT, 3 * displacements.len()));
+    let mut weights = vec![
+        NORMAL_WEIGHT,
+        NORMAL_WEIGHT,
+        NORMAL_WEIGHT,
+        UV_WEIGHT,
+        UV_WEIGHT,
+    ];
+    weights.extend(std::iter::repeat_n(
+        DISPLACEMENT_WEIGHT,
+        3 * displacements.len(),
+    ));
     let mut values = Vec::with_capacity(stride * model.positions.len());
     for vertex in 0..model.positions.len() {
         values.extend_from_slice(&model.normals[vertex].to_array());
@@ -111,7 +126,9 @@ pub fn build(
     let Ok(adapter) = meshopt::VertexDataAdapter::new(position_bytes, stride, 0) else {
         return Vec::new();
     };
-    let scale = (Vec3::from(bounds.quant_max) - Vec3::from(bounds.quant_min)).max_element().max(1e-6);
+    let scale = (Vec3::from(bounds.quant_max) - Vec3::from(bounds.quant_min))
+        .max_element()
+        .max(1e-6);
     let (attribute_values, attribute_weights, attribute_stride) =
         attributes(model, displacements, scale);
     let unlocked = vec![false; vertex_count];
@@ -124,7 +141,8 @@ pub fn build(
             let simplified = if level == 0 || ratio >= 1.0 {
                 group.indices.clone()
             } else {
-                let target = (((group.indices.len() / 3) as f32 * ratio).round() as usize * 3).max(3);
+                let target =
+                    (((group.indices.len() / 3) as f32 * ratio).round() as usize * 3).max(3);
                 let simplify = |options: meshopt::SimplifyOptions| {
                     let mut error = 0.0;
                     let result = meshopt::simplify_with_attributes_and_locks(
@@ -172,10 +190,17 @@ pub fn build(
         for index in &mut indices {
             *index = remap[*index as usize];
         }
-        let vertices =
-            source_vertex.iter().map(|&old| pack(model, skin, bounds, old as usize)).collect();
+        let vertices = source_vertex
+            .iter()
+            .map(|&old| pack(model, skin, bounds, old as usize))
+            .collect();
         lods.push(BuiltLod {
-            lod: MeshLod { vertices, indices, submeshes, error: lod_error },
+            lod: MeshLod {
+                vertices,
+                indices,
+                submeshes,
+                error: lod_error,
+            },
             source_vertex,
         });
     }

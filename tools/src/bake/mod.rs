@@ -70,8 +70,14 @@ impl ClipSelection {
     /// Parses `Source=name` or `Source`.
     pub fn parse(text: &str) -> Self {
         match text.split_once('=') {
-            Some((source, name)) => Self { source: source.into(), name: name.into() },
-            None => Self { source: text.into(), name: text.into() },
+            Some((source, name)) => Self {
+                source: source.into(),
+                name: name.into(),
+            },
+            None => Self {
+                source: text.into(),
+                name: text.into(),
+            },
         }
     }
 }
@@ -139,7 +145,9 @@ pub struct Baked {
 pub type Progress<'a> = &'a (dyn Fn(&str) + Sync);
 
 fn check_options(options: &BakeOptions) -> Result<(), BakeError> {
-    if !(options.sample_rate.is_finite() && options.sample_rate > 0.0 && options.sample_rate <= 1000.0)
+    if !(options.sample_rate.is_finite()
+        && options.sample_rate > 0.0
+        && options.sample_rate <= 1000.0)
     {
         return Err(BakeError::Options(format!(
             "sample rate {} (expected 0 < rate <= 1000)",
@@ -149,7 +157,9 @@ fn check_options(options: &BakeOptions) -> Result<(), BakeError> {
     let ratios = &options.lod_ratios;
     if ratios.is_empty()
         || ratios.len() > horde::asset::MAX_LODS
-        || ratios.iter().any(|r| !(r.is_finite() && *r > 0.0 && *r <= 1.0))
+        || ratios
+            .iter()
+            .any(|r| !(r.is_finite() && *r > 0.0 && *r <= 1.0))
     {
         return Err(BakeError::Options(format!(
             "LOD ratios {ratios:?} (expected 1..={} values in (0, 1])",
@@ -168,26 +178,36 @@ fn check_options(options: &BakeOptions) -> Result<(), BakeError> {
 
 fn asset_name(options: &BakeOptions, path: &Path) -> String {
     options.name.clone().unwrap_or_else(|| {
-        path.file_stem().map_or_else(|| "asset".into(), |stem| stem.to_string_lossy().into_owned())
+        path.file_stem().map_or_else(
+            || "asset".into(),
+            |stem| stem.to_string_lossy().into_owned(),
+        )
     })
 }
 
 /// Keeps and renames the selected clips; every name must exist.
-fn select_clips(clips: Vec<SourceClip>, selection: &[ClipSelection]) -> Result<Vec<SourceClip>, BakeError> {
+fn select_clips(
+    clips: Vec<SourceClip>,
+    selection: &[ClipSelection],
+) -> Result<Vec<SourceClip>, BakeError> {
     if selection.is_empty() {
         return Ok(clips);
     }
     selection
         .iter()
         .map(|wanted| {
-            let mut clip = clips.iter().find(|clip| clip.name == wanted.source).cloned().ok_or_else(|| {
-                let names: Vec<&str> = clips.iter().map(|clip| clip.name.as_str()).collect();
-                BakeError::Options(format!(
-                    "--clip {:?}: no such clip (available: {})",
-                    wanted.source,
-                    names.join(", ")
-                ))
-            })?;
+            let mut clip = clips
+                .iter()
+                .find(|clip| clip.name == wanted.source)
+                .cloned()
+                .ok_or_else(|| {
+                    let names: Vec<&str> = clips.iter().map(|clip| clip.name.as_str()).collect();
+                    BakeError::Options(format!(
+                        "--clip {:?}: no such clip (available: {})",
+                        wanted.source,
+                        names.join(", ")
+                    ))
+                })?;
             clip.name.clone_from(&wanted.name);
             Ok(clip)
         })
@@ -205,15 +225,22 @@ fn deduplicate_names(clips: &mut [SourceClip], warnings: &mut Vec<String>) {
                 suffix += 1;
             }
             clip.name = format!("{original}_{suffix}");
-            warnings.push(format!("clip {original:?} appears twice; the second is {:?}", clip.name));
+            warnings.push(format!(
+                "clip {original:?} appears twice; the second is {:?}",
+                clip.name
+            ));
         }
     }
 }
 
 /// Bind-pose box of the vertices (the quantization box) and its height.
 fn bind_bounds(positions: &[Vec3]) -> Bounds {
-    let min = positions.iter().fold(Vec3::splat(f32::INFINITY), |a, &p| a.min(p));
-    let max = positions.iter().fold(Vec3::splat(f32::NEG_INFINITY), |a, &p| a.max(p));
+    let min = positions
+        .iter()
+        .fold(Vec3::splat(f32::INFINITY), |a, &p| a.min(p));
+    let max = positions
+        .iter()
+        .fold(Vec3::splat(f32::NEG_INFINITY), |a, &p| a.max(p));
     Bounds {
         quant_min: min.to_array(),
         quant_max: max.to_array(),
@@ -226,7 +253,9 @@ fn bind_bounds(positions: &[Vec3]) -> Bounds {
 /// Whether the last frame of a clip matches its first: rotation/scale parts
 /// within 1e-3 and translations within 1e-3 of the model height.
 fn seamless(frames: &[Vec<Mat4>], height: f32) -> bool {
-    let (Some(first), Some(last)) = (frames.first(), frames.last()) else { return false };
+    let (Some(first), Some(last)) = (frames.first(), frames.last()) else {
+        return false;
+    };
     frames.len() > 1
         && first.iter().zip(last).all(|(a, b)| {
             let linear = (0..3).all(|c| (a.col(c) - b.col(c)).abs().max_element() < 1e-3);
@@ -236,7 +265,11 @@ fn seamless(frames: &[Vec<Mat4>], height: f32) -> bool {
 
 /// Up to two baked poses that move the mesh furthest from its bind pose, as
 /// per-vertex displacements (the LOD simplifier's skin attributes).
-fn extreme_displacements(model: &SourceModel, skin: &[TwoBone], frames: &[Vec<Vec<Mat4>>]) -> Vec<Vec<Vec3>> {
+fn extreme_displacements(
+    model: &SourceModel,
+    skin: &[TwoBone],
+    frames: &[Vec<Vec<Mat4>>],
+) -> Vec<Vec<Vec3>> {
     let all: Vec<&Vec<Mat4>> = frames.iter().flatten().collect();
     let step = (all.len() / 32).max(1);
     let displacement = |pose: &[Mat4]| -> Vec<Vec3> {
@@ -251,10 +284,19 @@ fn extreme_displacements(model: &SourceModel, skin: &[TwoBone], frames: &[Vec<Ve
         .iter()
         .enumerate()
         .step_by(step)
-        .map(|(index, pose)| (displacement(pose).iter().map(|d| d.length_squared()).sum(), index))
+        .map(|(index, pose)| {
+            (
+                displacement(pose).iter().map(|d| d.length_squared()).sum(),
+                index,
+            )
+        })
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-    scored.iter().take(2).map(|&(_, index)| displacement(all[index])).collect()
+    scored
+        .iter()
+        .take(2)
+        .map(|&(_, index)| displacement(all[index]))
+        .collect()
 }
 
 /// Bakes a skinned character with the clips of its own file and of `libraries`.
@@ -296,15 +338,26 @@ pub fn bake_unit(
                 .collect()
         })
         .collect();
-    if let Some(clip) = frames.iter().position(|clip| clip.iter().flatten().any(|m| !m.is_finite())) {
+    if let Some(clip) = frames
+        .iter()
+        .position(|clip| clip.iter().flatten().any(|m| !m.is_finite()))
+    {
         return Err(BakeError::Input {
             path: character.display().to_string(),
-            message: format!("clip {:?} produces a NaN or infinite pose", model.clips[clip].name),
+            message: format!(
+                "clip {:?} produces a NaN or infinite pose",
+                model.clips[clip].name
+            ),
         });
     }
 
     let mut encoding = options.encoding;
-    let skew = frames.iter().flatten().flatten().map(encode::max_scale_skew).fold(0.0, f32::max);
+    let skew = frames
+        .iter()
+        .flatten()
+        .flatten()
+        .map(encode::max_scale_skew)
+        .fold(0.0, f32::max);
     if encoding != BoneEncoding::Mat3x4F32 && skew > 1e-3 {
         warnings.push(format!(
             "poses have non-uniform scale (axis ratio up to {:.4}); {} cannot store it, using mat3x4",
@@ -325,7 +378,14 @@ pub fn bake_unit(
 
     progress("building LODs");
     let displacements = extreme_displacements(&model, stored, &frames);
-    let lods = lod::build(&model, stored, &bounds, &options.lod_ratios, options.lod_target_error, &displacements);
+    let lods = lod::build(
+        &model,
+        stored,
+        &bounds,
+        &options.lod_ratios,
+        options.lod_target_error,
+        &displacements,
+    );
 
     progress("encoding bone texture");
     let bone_count = model.skeleton.joints.len() as u32;
@@ -340,20 +400,33 @@ pub fn bake_unit(
         } else {
             seamless(clip_frames, bounds.height)
         };
-        let first_texel = u32::try_from(texels.len()).map_err(|_| {
-            BakeError::Options("bone texture exceeds 2^32 texels".into())
-        })?;
+        let first_texel = u32::try_from(texels.len())
+            .map_err(|_| BakeError::Options("bone texture exceeds 2^32 texels".into()))?;
         texels.extend(encode::encode_clip(encoding, clip_frames));
         clips.push(Clip {
             name: clip.name.clone(),
             first_texel,
             frame_count: clip_frames.len() as u32,
-            duration: if clip_frames.len() > 1 { clip.duration } else { 0.0 },
+            duration: if clip_frames.len() > 1 {
+                clip.duration
+            } else {
+                0.0
+            },
             looping,
         });
     }
-    debug_assert_eq!(texels.len(), clips.iter().map(|c| (c.frame_count * texels_per_frame) as usize).sum::<usize>());
-    let texture_height = encode::texture_height(texels.len(), options.texture_width, options.max_texture_height)?;
+    debug_assert_eq!(
+        texels.len(),
+        clips
+            .iter()
+            .map(|c| (c.frame_count * texels_per_frame) as usize)
+            .sum::<usize>()
+    );
+    let texture_height = encode::texture_height(
+        texels.len(),
+        options.texture_width,
+        options.max_texture_height,
+    )?;
     let animation = Animation {
         encoding,
         bone_count,
@@ -365,7 +438,9 @@ pub fn bake_unit(
 
     progress("measuring errors");
     let Some(lod0) = lods.first() else {
-        return Err(BakeError::Options("meshopt rejected the vertex layout".into()));
+        return Err(BakeError::Options(
+            "meshopt rejected the vertex layout".into(),
+        ));
     };
     let measured = report::measure(&report::ReportInput {
         model: &model,
@@ -377,7 +452,8 @@ pub fn bake_unit(
         lod0,
         bounds: &bounds,
     });
-    let [two_bone_naive, two_bone_fitted, mat3x4, quat32, quat16, frame_rate, total] = measured.stats;
+    let [two_bone_naive, two_bone_fitted, mat3x4, quat32, quat16, frame_rate, total] =
+        measured.stats;
     if two_bone_fitted.rms > two_bone_naive.rms {
         warnings.push(format!(
             "fitted two-bone RMS {:.6} exceeds naive {:.6}: the fit minimizes error at stored \
@@ -400,11 +476,19 @@ pub fn bake_unit(
         total,
         warnings: capped(warnings),
     };
-    let source_vertex = lods.iter().map(|built| built.source_vertex.clone()).collect();
+    let source_vertex = lods
+        .iter()
+        .map(|built| built.source_vertex.clone())
+        .collect();
     let asset = Asset {
         name: asset_name(options, character),
         kind: AssetKind::Unit,
-        bone_names: model.skeleton.joints.iter().map(|&joint| model.skeleton.nodes[joint].name.clone()).collect(),
+        bone_names: model
+            .skeleton
+            .joints
+            .iter()
+            .map(|&joint| model.skeleton.nodes[joint].name.clone())
+            .collect(),
         animation: Some(animation),
         lods: lods.into_iter().map(|built| built.lod).collect(),
         materials: model.materials.clone(),
@@ -412,7 +496,13 @@ pub fn bake_unit(
         bounds,
         report,
     };
-    Ok(Baked { asset, source: model, source_vertex, naive, fitted })
+    Ok(Baked {
+        asset,
+        source: model,
+        source_vertex,
+        naive,
+        fitted,
+    })
 }
 
 /// Keeps the report within the format's warning limit.
@@ -438,16 +528,37 @@ fn capped(mut warnings: Vec<String>) -> Vec<String> {
 }
 
 /// Bakes a static prop: one implicit bone, world-space vertices.
-pub fn bake_prop(path: &Path, options: &BakeOptions, progress: Progress<'_>) -> Result<Baked, BakeError> {
+pub fn bake_prop(
+    path: &Path,
+    options: &BakeOptions,
+    progress: Progress<'_>,
+) -> Result<Baked, BakeError> {
     check_options(options)?;
     progress("importing glTF");
     let model = import::import_prop(path)?;
     let mut bounds = bind_bounds(&model.positions);
-    let single = vec![TwoBone { bones: [0, 0], weight: 255 }; model.positions.len()];
+    let single = vec![
+        TwoBone {
+            bones: [0, 0],
+            weight: 255
+        };
+        model.positions.len()
+    ];
     progress("building LODs");
-    let lods = lod::build(&model, &single, &bounds, &options.lod_ratios, options.lod_target_error, &[]);
+    let lods = lod::build(
+        &model,
+        &single,
+        &bounds,
+        &options.lod_ratios,
+        options.lod_target_error,
+        &[],
+    );
     let center = Vec3::from(bounds.sphere_center);
-    bounds.sphere_radius = model.positions.iter().map(|p| p.distance(center)).fold(0.0, f32::max);
+    bounds.sphere_radius = model
+        .positions
+        .iter()
+        .map(|p| p.distance(center))
+        .fold(0.0, f32::max);
     let report = ErrorReport {
         model_height: bounds.height,
         sample_rate: 0.0,
@@ -456,7 +567,10 @@ pub fn bake_prop(path: &Path, options: &BakeOptions, progress: Progress<'_>) -> 
         warnings: capped(model.warnings.clone()),
         ..ErrorReport::default()
     };
-    let source_vertex = lods.iter().map(|built| built.source_vertex.clone()).collect();
+    let source_vertex = lods
+        .iter()
+        .map(|built| built.source_vertex.clone())
+        .collect();
     let asset = Asset {
         name: asset_name(options, path),
         kind: AssetKind::Prop,
@@ -468,5 +582,11 @@ pub fn bake_prop(path: &Path, options: &BakeOptions, progress: Progress<'_>) -> 
         bounds,
         report,
     };
-    Ok(Baked { asset, source: model, source_vertex, naive: single.clone(), fitted: single })
+    Ok(Baked {
+        asset,
+        source: model,
+        source_vertex,
+        naive: single.clone(),
+        fitted: single,
+    })
 }

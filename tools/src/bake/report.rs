@@ -53,8 +53,15 @@ impl Accumulator {
     }
 
     fn stat(&self) -> ErrorStat {
-        let rms = if self.count == 0 { 0.0 } else { (self.sum_squares / self.count as f64).sqrt() };
-        ErrorStat { max: self.max, rms: rms as f32 }
+        let rms = if self.count == 0 {
+            0.0
+        } else {
+            (self.sum_squares / self.count as f64).sqrt()
+        };
+        ErrorStat {
+            max: self.max,
+            rms: rms as f32,
+        }
     }
 }
 
@@ -121,17 +128,34 @@ fn decode_through(encoding: BoneEncoding, pose: &[Mat4]) -> Vec<Mat4> {
         .collect()
 }
 
-fn measure_clip(input: &ReportInput<'_>, texels: &[Vec4], clip_index: usize, partial: &mut Partial) {
+fn measure_clip(
+    input: &ReportInput<'_>,
+    texels: &[Vec4],
+    clip_index: usize,
+    partial: &mut Partial,
+) {
     let clip = &input.clips[clip_index];
     let frames = &input.frames[clip_index];
     let stored = &input.animation.clips[clip_index];
     let frame_count = frames.len();
-    let last_frame = if stored.looping && frame_count > 1 { frame_count - 1 } else { frame_count };
+    let last_frame = if stored.looping && frame_count > 1 {
+        frame_count - 1
+    } else {
+        frame_count
+    };
     let mut times: Vec<(f32, Option<usize>)> = (0..last_frame)
-        .map(|frame| (frame_time(clip.duration, frame_count as u32, frame as f32), Some(frame)))
+        .map(|frame| {
+            (
+                frame_time(clip.duration, frame_count as u32, frame as f32),
+                Some(frame),
+            )
+        })
         .collect();
     times.extend((0..frame_count.saturating_sub(1)).map(|frame| {
-        (frame_time(clip.duration, frame_count as u32, frame as f32 + 0.5), None)
+        (
+            frame_time(clip.duration, frame_count as u32, frame as f32 + 0.5),
+            None,
+        )
     }));
     let model = input.model;
     let mut transformed = [Vec3::ZERO; 4];
@@ -161,17 +185,23 @@ fn measure_clip(input: &ReportInput<'_>, texels: &[Vec4], clip_index: usize, par
             let influences = &model.influences[source];
             let count = influences.count().max(1);
             for slot in 0..count {
-                transformed[slot] = exact[influences.bones[slot] as usize].transform_point3(position);
+                transformed[slot] =
+                    exact[influences.bones[slot] as usize].transform_point3(position);
             }
             let blend = |points: &[Vec3; 4]| {
-                (0..count).fold(Vec3::ZERO, |sum, slot| sum + points[slot] * influences.weights[slot])
+                (0..count).fold(Vec3::ZERO, |sum, slot| {
+                    sum + points[slot] * influences.weights[slot]
+                })
             };
             let reference = blend(&transformed);
             partial.include(reference);
             let two_bone = |reduction: &TwoBone| {
                 let point = |bone: u16| {
                     let slot = influences.bones[..count].iter().position(|&b| b == bone);
-                    slot.map_or_else(|| exact[bone as usize].transform_point3(position), |s| transformed[s])
+                    slot.map_or_else(
+                        || exact[bone as usize].transform_point3(position),
+                        |s| transformed[s],
+                    )
                 };
                 let weight = f32::from(reduction.weight) / 255.0;
                 point(reduction.bones[0]) * weight + point(reduction.bones[1]) * (1.0 - weight)
@@ -202,7 +232,9 @@ pub fn measure(input: &ReportInput<'_>) -> Measured {
     let texels = skinning::texels_f32(input.animation);
     let next_clip = AtomicUsize::new(0);
     let merged = Mutex::new(Partial::new());
-    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(input.clips.len().max(1));
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(input.clips.len().max(1));
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| {
@@ -214,7 +246,9 @@ pub fn measure(input: &ReportInput<'_>) -> Measured {
                     }
                     measure_clip(input, &texels, clip, &mut partial);
                 }
-                let mut total = merged.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                let mut total = merged
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner());
                 for (sum, part) in total.stats.iter_mut().zip(&partial.stats) {
                     sum.merge(part);
                 }
@@ -224,13 +258,19 @@ pub fn measure(input: &ReportInput<'_>) -> Measured {
             });
         }
     });
-    let total = merged.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let total = merged
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let center = (total.min + total.max) * 0.5;
     let radius = (total.max - total.min).length() * 0.5 * 1.005;
     Measured {
         stats: total.stats.map(|accumulator| accumulator.stat()),
         time_samples: total.time_samples,
-        sphere_center: if center.is_finite() { center } else { Vec3::ZERO },
+        sphere_center: if center.is_finite() {
+            center
+        } else {
+            Vec3::ZERO
+        },
         sphere_radius: if radius.is_finite() { radius } else { 0.0 },
     }
 }

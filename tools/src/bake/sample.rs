@@ -101,7 +101,9 @@ pub fn node_globals(skeleton: &Skeleton, clip: Option<&SourceClip>, time: f32) -
             rotations[index],
             translations[index],
         );
-        let parent = skeleton.nodes[index].parent.map_or(Mat4::IDENTITY, |p| globals[p]);
+        let parent = skeleton.nodes[index]
+            .parent
+            .map_or(Mat4::IDENTITY, |p| globals[p]);
         globals[index] = parent * local;
     }
     globals

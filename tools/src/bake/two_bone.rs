@@ -56,9 +56,15 @@ pub fn naive(influences: &Influences) -> TwoBone {
     let [w0, w1, ..] = influences.weights;
     let [b0, b1, ..] = influences.bones;
     if w1 <= 0.0 {
-        return TwoBone { bones: [b0, b0], weight: 255 };
+        return TwoBone {
+            bones: [b0, b0],
+            weight: 255,
+        };
     }
-    TwoBone { bones: [b0, b1], weight: quantize(w0 / (w0 + w1)) }
+    TwoBone {
+        bones: [b0, b1],
+        weight: quantize(w0 / (w0 + w1)),
+    }
 }
 
 /// Least-squares bone pair and weight of one vertex over `poses`.
@@ -87,19 +93,41 @@ pub fn fit(influences: &Influences, position: Vec3, poses: &[Vec<Mat4>]) -> TwoB
         w * w * dd - 2.0 * w * de + h(k, k)
     };
     let bone = |slot: usize| influences.bones[slot];
-    let mut best = (error(0, 0, 1.0), TwoBone { bones: [bone(0), bone(0)], weight: 255 });
+    let mut best = (
+        error(0, 0, 1.0),
+        TwoBone {
+            bones: [bone(0), bone(0)],
+            weight: 255,
+        },
+    );
     for j in 0..count {
         let single = error(j, j, 1.0);
         if single < best.0 {
-            best = (single, TwoBone { bones: [bone(j), bone(j)], weight: 255 });
+            best = (
+                single,
+                TwoBone {
+                    bones: [bone(j), bone(j)],
+                    weight: 255,
+                },
+            );
         }
         for k in j + 1..count {
             let dd = h(j, j) - 2.0 * h(j, k) + h(k, k);
-            let optimum = if dd > 0.0 { (h(k, k) - h(j, k)) / dd } else { 1.0 };
+            let optimum = if dd > 0.0 {
+                (h(k, k) - h(j, k)) / dd
+            } else {
+                1.0
+            };
             let weight = quantize(optimum as f32);
             let candidate = error(j, k, f64::from(weight) / 255.0);
             if candidate < best.0 {
-                best = (candidate, TwoBone { bones: [bone(j), bone(k)], weight });
+                best = (
+                    candidate,
+                    TwoBone {
+                        bones: [bone(j), bone(k)],
+                        weight,
+                    },
+                );
             }
         }
     }
@@ -126,7 +154,11 @@ pub fn fit_all(positions: &[Vec3], influences: &[Influences], poses: &[Vec<Mat4>
             .collect();
         workers
             .into_iter()
-            .flat_map(|worker| worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .flat_map(|worker| {
+                worker
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
             .collect()
     })
 }

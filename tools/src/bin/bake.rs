@@ -13,7 +13,11 @@ use horde_tools::bake::{self, BakeOptions, ClipSelection, TwoBoneMethod};
 use std::path::PathBuf;
 
 #[derive(Parser)]
-#[command(name = "bake", version, about = "Bake glTF 2.0 characters and props into .horde crowd assets")]
+#[command(
+    name = "bake",
+    version,
+    about = "Bake glTF 2.0 characters and props into .horde crowd assets"
+)]
 #[command(args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
@@ -106,7 +110,8 @@ fn lod_ratios(args: &BakeArgs) -> Vec<f32> {
     (0..count)
         .map(|level| {
             defaults.get(level).copied().unwrap_or_else(|| {
-                defaults.last().copied().unwrap_or(1.0) / 3f32.powi((level + 1 - defaults.len()) as i32)
+                defaults.last().copied().unwrap_or(1.0)
+                    / 3f32.powi((level + 1 - defaults.len()) as i32)
             })
         })
         .collect()
@@ -123,7 +128,11 @@ fn options(args: &BakeArgs) -> BakeOptions {
         },
         lod_ratios: lod_ratios(args),
         lod_target_error: args.lod_error,
-        clips: args.clips.iter().map(|clip| ClipSelection::parse(clip)).collect(),
+        clips: args
+            .clips
+            .iter()
+            .map(|clip| ClipSelection::parse(clip))
+            .collect(),
         looping: args.looping.clone(),
         not_looping: args.not_looping.clone(),
         two_bone: match args.two_bone {
@@ -139,7 +148,10 @@ fn inspect(file: &PathBuf) -> anyhow::Result<()> {
     let bytes = std::fs::read(file).with_context(|| format!("{}: cannot read", file.display()))?;
     let asset = horde::asset::read(&bytes).with_context(|| format!("{}", file.display()))?;
     let sections = horde::asset::section_table(&bytes)?;
-    print!("{}", bake::inspect::inspect_text(&asset, &sections, bytes.len()));
+    print!(
+        "{}",
+        bake::inspect::inspect_text(&asset, &sections, bytes.len())
+    );
     Ok(())
 }
 
@@ -171,9 +183,19 @@ fn run_bake(args: &BakeArgs) -> anyhow::Result<()> {
     let baked = baked?;
     horde::asset::write_file_atomic(output, &baked.asset)?;
     let size = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
-    println!("{} -> {} ({size} bytes) in {:.2} s", input.display(), output.display(), started.elapsed().as_secs_f64());
+    println!(
+        "{} -> {} ({size} bytes) in {:.2} s",
+        input.display(),
+        output.display(),
+        started.elapsed().as_secs_f64()
+    );
     for (level, lod) in baked.asset.lods.iter().enumerate() {
-        println!("  LOD {level}: {} vertices, {} triangles, error {:.5}", lod.vertices.len(), lod.indices.len() / 3, lod.error);
+        println!(
+            "  LOD {level}: {} vertices, {} triangles, error {:.5}",
+            lod.vertices.len(),
+            lod.indices.len() / 3,
+            lod.error
+        );
     }
     if let Some(animation) = &baked.asset.animation {
         println!(
