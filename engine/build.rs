@@ -20,10 +20,7 @@ mod config;
 /// here as dead code in this build script.
 const DEFINES: &[(&str, u32)] = &[
     ("CULL_WORKGROUP_SIZE", config::CULL_WORKGROUP_SIZE),
-    (
-        "CULL_WORKGROUP_SIZE_MOBILE",
-        config::CULL_WORKGROUP_SIZE_MOBILE,
-    ),
+    ("CULL_WORKGROUP_SIZE_MOBILE", config::CULL_WORKGROUP_SIZE_MOBILE),
     ("LOD_COUNT", config::LOD_COUNT),
     ("BONE_TEXTURE_WIDTH", config::BONE_TEXTURE_WIDTH),
     ("FRAMES_IN_FLIGHT", config::FRAMES_IN_FLIGHT),
@@ -56,10 +53,7 @@ fn main() {
 
     let compiler = shaderc::Compiler::new().expect("shaderc compiler");
     let mut options = shaderc::CompileOptions::new().expect("shaderc options");
-    options.set_target_env(
-        shaderc::TargetEnv::Vulkan,
-        shaderc::EnvVersion::Vulkan1_1 as u32,
-    );
+    options.set_target_env(shaderc::TargetEnv::Vulkan, shaderc::EnvVersion::Vulkan1_1 as u32);
     options.set_target_spirv(shaderc::SpirvVersion::V1_3);
     options.set_warnings_as_errors();
     options.set_generate_debug_info();
@@ -88,11 +82,7 @@ fn main() {
             Ok(artifact) => {
                 let ident = file_name.replace(['.', '-'], "_").to_uppercase();
                 let words = artifact.as_binary();
-                write!(
-                    generated,
-                    "pub const {ident}: Spirv = Spirv {{ name: \"{file_name}\", words: &["
-                )
-                .unwrap();
+                write!(generated, "pub const {ident}: Spirv = Spirv {{ name: \"{file_name}\", words: &[").unwrap();
                 for word in words {
                     write!(generated, "{word:#x},").unwrap();
                 }
