@@ -6,6 +6,7 @@ use glam::{Mat4, Quat, Vec3, Vec4};
 use horde::asset::{self, skinning, Asset, BoneEncoding};
 use horde_tools::bake::import::{Channel, Interp, Target};
 use horde_tools::bake::{self, sample, two_bone, BakeOptions, Baked, ClipSelection};
+use std::f32::consts::FRAC_1_SQRT_2;
 use std::path::{Path, PathBuf};
 
 /// The shared sample models beside the repository. A checkout elsewhere (a git
@@ -222,8 +223,7 @@ fn warrior_with_knight_clips_within_reported_error() {
 fn warrior_without_clips_is_refused() {
     let path = sample_path("KayKit_Skeleton_Warrior/Skeleton_Warrior.glb");
     let error = bake::bake_unit(&path, &[], &BakeOptions::default(), &quiet)
-        .err()
-        .expect("error");
+        .expect_err("error");
     assert!(error.to_string().contains("no animation clips"), "{error}");
     assert!(
         error.to_string().contains("Skeleton_Warrior.glb"),
@@ -271,8 +271,7 @@ fn write_file_atomic_then_read_file() {
     let leftovers = std::fs::read_dir(&dir).expect("dir").count();
     assert_eq!(leftovers, 1, "temporary file left behind");
     let missing = asset::read_file(dir.join("none.horde"))
-        .err()
-        .expect("error")
+        .expect_err("error")
         .to_string();
     assert!(missing.contains("none.horde"), "{missing}");
 }
@@ -418,7 +417,7 @@ impl Default for SyntheticData {
                 [0.5, 0.5, 0.0, 0.0],
                 [1.0, 0.0, 0.0, 0.0],
             ],
-            rotations: [[0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.7071068, 0.7071068]],
+            rotations: [[0.0, 0.0, 0.0, 1.0], [0.0, 0.0, FRAC_1_SQRT_2, FRAC_1_SQRT_2]],
         }
     }
 }
@@ -621,8 +620,7 @@ fn importer_rejects_unknown_clip_selection() {
     };
     let path = sample_path("Fox/Fox.glb");
     let error = bake::bake_unit(&path, &[], &options, &quiet)
-        .err()
-        .expect("error")
+        .expect_err("error")
         .to_string();
     assert!(
         error.contains("--clip \"Dance\": no such clip (available: Survey, Walk, Run)"),
@@ -657,11 +655,14 @@ fn read_error(bytes: &[u8]) -> String {
     }
 }
 
+/// A named way of damaging a valid file.
+type Corruption = Box<dyn Fn(&mut Vec<u8>)>;
+
 #[test]
 fn reader_rejects_hostile_files() {
     let good = small_asset_bytes();
     assert!(asset::read(&good).is_ok());
-    let cases: Vec<(&str, Box<dyn Fn(&mut Vec<u8>)>, &str)> = vec![
+    let cases: Vec<(&str, Corruption, &str)> = vec![
         (
             "empty",
             Box::new(|b| b.clear()),

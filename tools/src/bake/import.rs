@@ -287,6 +287,9 @@ fn finite_vec(values: &[f32]) -> bool {
     values.iter().all(|value| value.is_finite())
 }
 
+/// JOINTS_n and WEIGHTS_n of one primitive.
+type InfluenceSet = (Vec<[u16; 4]>, Vec<[f32; 4]>);
+
 /// Vertices of one primitive appended to the model.
 struct MeshBuilder<'a> {
     model: &'a mut SourceModel,
@@ -359,7 +362,7 @@ impl MeshBuilder<'_> {
         let influences = match bone {
             Some(bone) => vec![Influences::single(bone); vertex_count],
             None => {
-                let sets: Vec<(Vec<[u16; 4]>, Vec<[f32; 4]>)> = (0..2)
+                let sets: Vec<InfluenceSet> = (0..2)
                     .map_while(|set| {
                         let joints = reader.read_joints(set)?.into_u16().collect();
                         let weights = reader.read_weights(set)?.into_f32().collect();
@@ -412,7 +415,7 @@ impl MeshBuilder<'_> {
         &mut self,
         file: &GltfFile,
         mesh_name: &str,
-        sets: &[(Vec<[u16; 4]>, Vec<[f32; 4]>)],
+        sets: &[InfluenceSet],
         vertex_count: usize,
         joint_count: usize,
     ) -> Result<Vec<Influences>, BakeError> {

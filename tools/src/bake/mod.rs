@@ -128,6 +128,7 @@ impl Default for BakeOptions {
 }
 
 /// A baked asset with what tests need to check it against its source.
+#[derive(Debug)]
 pub struct Baked {
     /// The asset, as it will be written.
     pub asset: Asset,
