@@ -1,1 +1,593 @@
 //! Bake: skinned or static glTF 2.0 to a `.horde` crowd asset.
+//!
+//! Pipeline of a unit ([`bake_unit`]):
+//! 1. [`import`]: the character's skin, meshes, rigid parts, materials and
+//!    clips, plus the clips of animation libraries bound by node name.
+//! 2. Clip selection and renaming, then [`sample`]: exact skin matrices at
+//!    `ceil(D * rate) + 1` evenly spaced frames per clip, both ends included.
+//! 3. [`two_bone`]: naive and least-squares two-bone reductions over every
+//!    baked frame; the chosen one goes into the vertices.
+//! 4. [`lod`]: meshopt LODs, optimized and quantized.
+//! 5. [`encode`]: the bone texture in the chosen encoding (quaternion encodings
+//!    fall back to mat3x4 when a pose has non-uniform scale).
+//! 6. [`report`]: error statistics against exact skinning and the conservative
+//!    bounding sphere.
+//!
+//! A prop ([`bake_prop`]) skips 2, 3, 5 and 6: one implicit bone, world-space
+//! vertices, a bounding sphere over the mesh.
+
+pub mod encode;
+pub mod import;
+pub mod inspect;
+pub mod lod;
+pub mod report;
+pub mod sample;
+pub mod two_bone;
+
+use glam::{Mat4, Vec3};
+use horde::asset::{
+    Animation, Asset, AssetKind, BoneEncoding, Bounds, Clip, ErrorReport, ErrorStat,
+};
+use import::{SourceClip, SourceModel};
+use std::path::Path;
+use two_bone::TwoBone;
+
+/// Why a bake failed. Every variant names the file or option at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum BakeError {
+    /// An input file is unreadable or invalid.
+    #[error("{path}: {message}")]
+    Input {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The options cannot be satisfied.
+    #[error("{0}")]
+    Options(String),
+}
+
+/// How four influences become two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TwoBoneMethod {
+    /// Top two renormalized.
+    Naive,
+    /// Least-squares pair and weight over all baked poses.
+    Fitted,
+}
+
+/// A clip to keep, and the name to give it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClipSelection {
+    /// Name in the source file.
+    pub source: String,
+    /// Name in the asset.
+    pub name: String,
+}
+
+impl ClipSelection {
+    /// Parses `Source=name` or `Source`.
+    pub fn parse(text: &str) -> Self {
+        match text.split_once('=') {
+            Some((source, name)) => Self {
+                source: source.into(),
+                name: name.into(),
+            },
+            None => Self {
+                source: text.into(),
+                name: text.into(),
+            },
+        }
+    }
+}
+
+/// Bake settings; [`BakeOptions::default`] is what the CLI uses without flags.
+#[derive(Clone, Debug)]
+pub struct BakeOptions {
+    /// Asset name; the input file stem if `None`.
+    pub name: Option<String>,
+    /// Frames per second.
+    pub sample_rate: f32,
+    /// Bone texture encoding.
+    pub encoding: BoneEncoding,
+    /// Triangle ratio of each LOD, LOD 0 (1.0) first.
+    pub lod_ratios: Vec<f32>,
+    /// Largest relative simplification error meshopt may introduce per LOD.
+    pub lod_target_error: f32,
+    /// Clips to keep (all if empty), with their new names.
+    pub clips: Vec<ClipSelection>,
+    /// Clips to mark looping regardless of the seam test.
+    pub looping: Vec<String>,
+    /// Clips to mark non-looping regardless of the seam test.
+    pub not_looping: Vec<String>,
+    /// Two-bone reduction stored in the vertices.
+    pub two_bone: TwoBoneMethod,
+    /// Bone texture width in texels.
+    pub texture_width: u32,
+    /// Largest bone texture height allowed.
+    pub max_texture_height: u32,
+}
+
+impl Default for BakeOptions {
+    fn default() -> Self {
+        Self {
+            name: None,
+            sample_rate: 30.0,
+            encoding: BoneEncoding::Mat3x4F32,
+            lod_ratios: vec![1.0, 0.3, 0.1],
+            lod_target_error: 0.05,
+            clips: Vec::new(),
+            looping: Vec::new(),
+            not_looping: Vec::new(),
+            two_bone: TwoBoneMethod::Fitted,
+            texture_width: horde::config::BONE_TEXTURE_WIDTH,
+            max_texture_height: 4096,
+        }
+    }
+}
+
+/// A baked asset with what tests need to check it against its source.
+#[derive(Debug)]
+pub struct Baked {
+    /// The asset, as it will be written.
+    pub asset: Asset,
+    /// The imported source (mesh, skeleton, selected and renamed clips).
+    pub source: SourceModel,
+    /// Source vertex of every vertex of every LOD.
+    pub source_vertex: Vec<Vec<u32>>,
+    /// Naive two-bone reduction per source vertex.
+    pub naive: Vec<TwoBone>,
+    /// Fitted two-bone reduction per source vertex.
+    pub fitted: Vec<TwoBone>,
+}
+
+/// Stage names reported to the progress callback.
+pub type Progress<'a> = &'a (dyn Fn(&str) + Sync);
+
+fn check_options(options: &BakeOptions) -> Result<(), BakeError> {
+    if !(options.sample_rate.is_finite()
+        && options.sample_rate > 0.0
+        && options.sample_rate <= 1000.0)
+    {
+        return Err(BakeError::Options(format!(
+            "sample rate {} (expected 0 < rate <= 1000)",
+            options.sample_rate
+        )));
+    }
+    let ratios = &options.lod_ratios;
+    if ratios.is_empty()
+        || ratios.len() > horde::asset::MAX_LODS
+        || ratios
+            .iter()
+            .any(|r| !(r.is_finite() && *r > 0.0 && *r <= 1.0))
+    {
+        return Err(BakeError::Options(format!(
+            "LOD ratios {ratios:?} (expected 1..={} values in (0, 1])",
+            horde::asset::MAX_LODS
+        )));
+    }
+    if options.texture_width == 0 || options.texture_width > horde::asset::MAX_TEXTURE_SIDE {
+        return Err(BakeError::Options(format!(
+            "texture width {} (expected 1..={})",
+            options.texture_width,
+            horde::asset::MAX_TEXTURE_SIDE
+        )));
+    }
+    Ok(())
+}
+
+fn asset_name(options: &BakeOptions, path: &Path) -> String {
+    options.name.clone().unwrap_or_else(|| {
+        path.file_stem().map_or_else(
+            || "asset".into(),
+            |stem| stem.to_string_lossy().into_owned(),
+        )
+    })
+}
+
+/// Keeps and renames the selected clips; every name must exist.
+fn select_clips(
+    clips: Vec<SourceClip>,
+    selection: &[ClipSelection],
+) -> Result<Vec<SourceClip>, BakeError> {
+    if selection.is_empty() {
+        return Ok(clips);
+    }
+    selection
+        .iter()
+        .map(|wanted| {
+            let mut clip = clips
+                .iter()
+                .find(|clip| clip.name == wanted.source)
+                .cloned()
+                .ok_or_else(|| {
+                    let names: Vec<&str> = clips.iter().map(|clip| clip.name.as_str()).collect();
+                    BakeError::Options(format!(
+                        "--clip {:?}: no such clip (available: {})",
+                        wanted.source,
+                        names.join(", ")
+                    ))
+                })?;
+            clip.name.clone_from(&wanted.name);
+            Ok(clip)
+        })
+        .collect()
+}
+
+/// Gives later clips of an already used name a numeric suffix.
+fn deduplicate_names(clips: &mut [SourceClip], warnings: &mut Vec<String>) {
+    let mut seen = std::collections::HashSet::new();
+    for clip in clips {
+        if !seen.insert(clip.name.clone()) {
+            let original = clip.name.clone();
+            let mut suffix = 2;
+            while !seen.insert(format!("{original}_{suffix}")) {
+                suffix += 1;
+            }
+            clip.name = format!("{original}_{suffix}");
+            warnings.push(format!(
+                "clip {original:?} appears twice; the second is {:?}",
+                clip.name
+            ));
+        }
+    }
+}
+
+/// Bind-pose box of the vertices (the quantization box) and its height.
+fn bind_bounds(positions: &[Vec3]) -> Bounds {
+    let min = positions
+        .iter()
+        .fold(Vec3::splat(f32::INFINITY), |a, &p| a.min(p));
+    let max = positions
+        .iter()
+        .fold(Vec3::splat(f32::NEG_INFINITY), |a, &p| a.max(p));
+    Bounds {
+        quant_min: min.to_array(),
+        quant_max: max.to_array(),
+        sphere_center: ((min + max) * 0.5).to_array(),
+        sphere_radius: (max - min).length() * 0.5,
+        height: max.y - min.y,
+    }
+}
+
+/// Whether the last frame of a clip matches its first: rotation/scale parts
+/// within 1e-3 and translations within 1e-3 of the model height.
+fn seamless(frames: &[Vec<Mat4>], height: f32) -> bool {
+    let (Some(first), Some(last)) = (frames.first(), frames.last()) else {
+        return false;
+    };
+    frames.len() > 1
+        && first.iter().zip(last).all(|(a, b)| {
+            let linear = (0..3).all(|c| (a.col(c) - b.col(c)).abs().max_element() < 1e-3);
+            linear && (a.w_axis - b.w_axis).abs().max_element() < 1e-3 * height.max(1e-3)
+        })
+}
+
+/// Up to two baked poses that move the mesh furthest from its bind pose, as
+/// per-vertex displacements (the LOD simplifier's skin attributes).
+fn extreme_displacements(
+    model: &SourceModel,
+    skin: &[TwoBone],
+    frames: &[Vec<Vec<Mat4>>],
+) -> Vec<Vec<Vec3>> {
+    let all: Vec<&Vec<Mat4>> = frames.iter().flatten().collect();
+    let step = (all.len() / 32).max(1);
+    let displacement = |pose: &[Mat4]| -> Vec<Vec3> {
+        model
+            .positions
+            .iter()
+            .zip(skin)
+            .map(|(&position, two_bone)| two_bone.skin(pose, position) - position)
+            .collect()
+    };
+    let mut scored: Vec<(f32, usize)> = all
+        .iter()
+        .enumerate()
+        .step_by(step)
+        .map(|(index, pose)| {
+            (
+                displacement(pose).iter().map(|d| d.length_squared()).sum(),
+                index,
+            )
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    scored
+        .iter()
+        .take(2)
+        .map(|&(_, index)| displacement(all[index]))
+        .collect()
+}
+
+/// Bakes a skinned character with the clips of its own file and of `libraries`.
+pub fn bake_unit(
+    character: &Path,
+    libraries: &[&Path],
+    options: &BakeOptions,
+    progress: Progress<'_>,
+) -> Result<Baked, BakeError> {
+    check_options(options)?;
+    progress("importing glTF");
+    let mut model = import::import_character(character)?;
+    for library in libraries {
+        let clips = import::import_library(library, &model.skeleton, &mut model.warnings)?;
+        model.clips.extend(clips);
+    }
+    deduplicate_names(&mut model.clips, &mut model.warnings);
+    model.clips = select_clips(std::mem::take(&mut model.clips), &options.clips)?;
+    if model.clips.is_empty() {
+        return Err(BakeError::Input {
+            path: character.display().to_string(),
+            message: "no animation clips: pass an animation library with --animations".into(),
+        });
+    }
+    let mut warnings = std::mem::take(&mut model.warnings);
+    let mut bounds = bind_bounds(&model.positions);
+
+    progress("sampling poses");
+    let frames: Vec<Vec<Vec<Mat4>>> = model
+        .clips
+        .iter()
+        .map(|clip| {
+            let count = sample::frame_count(clip.duration, options.sample_rate);
+            (0..count)
+                .map(|frame| {
+                    let time = sample::frame_time(clip.duration, count, frame as f32);
+                    sample::skin_matrices(&model.skeleton, Some(clip), time)
+                })
+                .collect()
+        })
+        .collect();
+    if let Some(clip) = frames
+        .iter()
+        .position(|clip| clip.iter().flatten().any(|m| !m.is_finite()))
+    {
+        return Err(BakeError::Input {
+            path: character.display().to_string(),
+            message: format!(
+                "clip {:?} produces a NaN or infinite pose",
+                model.clips[clip].name
+            ),
+        });
+    }
+
+    let mut encoding = options.encoding;
+    let skew = frames
+        .iter()
+        .flatten()
+        .flatten()
+        .map(encode::max_scale_skew)
+        .fold(0.0, f32::max);
+    if encoding != BoneEncoding::Mat3x4F32 && skew > 1e-3 {
+        warnings.push(format!(
+            "poses have non-uniform scale (axis ratio up to {:.4}); {} cannot store it, using mat3x4",
+            1.0 + skew,
+            encoding.name()
+        ));
+        encoding = BoneEncoding::Mat3x4F32;
+    }
+
+    progress("fitting two-bone weights");
+    let naive: Vec<TwoBone> = model.influences.iter().map(two_bone::naive).collect();
+    let poses: Vec<Vec<Mat4>> = frames.iter().flatten().cloned().collect();
+    let fitted = two_bone::fit_all(&model.positions, &model.influences, &poses);
+    let stored = match options.two_bone {
+        TwoBoneMethod::Naive => &naive,
+        TwoBoneMethod::Fitted => &fitted,
+    };
+
+    progress("building LODs");
+    let displacements = extreme_displacements(&model, stored, &frames);
+    let lods = lod::build(
+        &model,
+        stored,
+        &bounds,
+        &options.lod_ratios,
+        options.lod_target_error,
+        &displacements,
+    );
+
+    progress("encoding bone texture");
+    let bone_count = model.skeleton.joints.len() as u32;
+    let texels_per_frame = bone_count * encoding.texels_per_bone();
+    let mut texels = Vec::new();
+    let mut clips = Vec::with_capacity(model.clips.len());
+    for (clip, clip_frames) in model.clips.iter().zip(&frames) {
+        let looping = if options.looping.contains(&clip.name) {
+            true
+        } else if options.not_looping.contains(&clip.name) {
+            false
+        } else {
+            seamless(clip_frames, bounds.height)
+        };
+        let first_texel = u32::try_from(texels.len())
+            .map_err(|_| BakeError::Options("bone texture exceeds 2^32 texels".into()))?;
+        texels.extend(encode::encode_clip(encoding, clip_frames));
+        clips.push(Clip {
+            name: clip.name.clone(),
+            first_texel,
+            frame_count: clip_frames.len() as u32,
+            duration: if clip_frames.len() > 1 {
+                clip.duration
+            } else {
+                0.0
+            },
+            looping,
+        });
+    }
+    debug_assert_eq!(
+        texels.len(),
+        clips
+            .iter()
+            .map(|c| (c.frame_count * texels_per_frame) as usize)
+            .sum::<usize>()
+    );
+    let texture_height = encode::texture_height(
+        texels.len(),
+        options.texture_width,
+        options.max_texture_height,
+    )?;
+    let animation = Animation {
+        encoding,
+        bone_count,
+        texture_width: options.texture_width,
+        texture_height,
+        texels: encode::texture_bytes(encoding, &texels, options.texture_width, texture_height),
+        clips,
+    };
+
+    progress("measuring errors");
+    let Some(lod0) = lods.first() else {
+        return Err(BakeError::Options(
+            "meshopt rejected the vertex layout".into(),
+        ));
+    };
+    let measured = report::measure(&report::ReportInput {
+        model: &model,
+        clips: &model.clips,
+        frames: &frames,
+        naive: &naive,
+        fitted: &fitted,
+        animation: &animation,
+        lod0,
+        bounds: &bounds,
+    });
+    let [two_bone_naive, two_bone_fitted, mat3x4, quat32, quat16, frame_rate, total] =
+        measured.stats;
+    if two_bone_fitted.rms > two_bone_naive.rms {
+        warnings.push(format!(
+            "fitted two-bone RMS {:.6} exceeds naive {:.6}: the fit minimizes error at stored \
+             frames, the report also samples mid-frame times",
+            two_bone_fitted.rms, two_bone_naive.rms
+        ));
+    }
+    bounds.sphere_center = measured.sphere_center.to_array();
+    bounds.sphere_radius = measured.sphere_radius;
+    let report = ErrorReport {
+        model_height: bounds.height,
+        sample_rate: options.sample_rate,
+        time_samples: measured.time_samples,
+        two_bone_naive,
+        two_bone_fitted,
+        mat3x4,
+        quat32,
+        quat16,
+        frame_rate,
+        total,
+        warnings: capped(warnings),
+    };
+    let source_vertex = lods
+        .iter()
+        .map(|built| built.source_vertex.clone())
+        .collect();
+    let asset = Asset {
+        name: asset_name(options, character),
+        kind: AssetKind::Unit,
+        bone_names: model
+            .skeleton
+            .joints
+            .iter()
+            .map(|&joint| model.skeleton.nodes[joint].name.clone())
+            .collect(),
+        animation: Some(animation),
+        lods: lods.into_iter().map(|built| built.lod).collect(),
+        materials: model.materials.clone(),
+        textures: model.textures.clone(),
+        bounds,
+        report,
+    };
+    Ok(Baked {
+        asset,
+        source: model,
+        source_vertex,
+        naive,
+        fitted,
+    })
+}
+
+/// Keeps the report within the format's warning limit.
+fn capped(mut warnings: Vec<String>) -> Vec<String> {
+    if warnings.len() > horde::asset::MAX_WARNINGS {
+        let dropped = warnings.len() - (horde::asset::MAX_WARNINGS - 1);
+        warnings.truncate(horde::asset::MAX_WARNINGS - 1);
+        warnings.push(format!("{dropped} more warnings dropped"));
+    }
+    warnings
+        .into_iter()
+        .map(|mut warning| {
+            if warning.len() > horde::asset::MAX_STRING_LEN {
+                let mut end = horde::asset::MAX_STRING_LEN;
+                while !warning.is_char_boundary(end) {
+                    end -= 1;
+                }
+                warning.truncate(end);
+            }
+            warning
+        })
+        .collect()
+}
+
+/// Bakes a static prop: one implicit bone, world-space vertices.
+pub fn bake_prop(
+    path: &Path,
+    options: &BakeOptions,
+    progress: Progress<'_>,
+) -> Result<Baked, BakeError> {
+    check_options(options)?;
+    progress("importing glTF");
+    let model = import::import_prop(path)?;
+    let mut bounds = bind_bounds(&model.positions);
+    let single = vec![
+        TwoBone {
+            bones: [0, 0],
+            weight: 255
+        };
+        model.positions.len()
+    ];
+    progress("building LODs");
+    let lods = lod::build(
+        &model,
+        &single,
+        &bounds,
+        &options.lod_ratios,
+        options.lod_target_error,
+        &[],
+    );
+    let center = Vec3::from(bounds.sphere_center);
+    bounds.sphere_radius = model
+        .positions
+        .iter()
+        .map(|p| p.distance(center))
+        .fold(0.0, f32::max);
+    let report = ErrorReport {
+        model_height: bounds.height,
+        sample_rate: 0.0,
+        time_samples: 0,
+        total: ErrorStat::default(),
+        warnings: capped(model.warnings.clone()),
+        ..ErrorReport::default()
+    };
+    let source_vertex = lods
+        .iter()
+        .map(|built| built.source_vertex.clone())
+        .collect();
+    let asset = Asset {
+        name: asset_name(options, path),
+        kind: AssetKind::Prop,
+        bone_names: Vec::new(),
+        animation: None,
+        lods: lods.into_iter().map(|built| built.lod).collect(),
+        materials: model.materials.clone(),
+        textures: model.textures.clone(),
+        bounds,
+        report,
+    };
+    Ok(Baked {
+        asset,
+        source: model,
+        source_vertex,
+        naive: single.clone(),
+        fitted: single,
+    })
+}

@@ -1,0 +1,660 @@
+//! Validating reader: hostile bytes give an [`AssetError`], never a panic, an
+//! out-of-bounds read or an allocation larger than the input.
+//!
+//! Every count is checked against the bytes left in its section before anything
+//! is allocated, every offset with checked arithmetic, and cross-references
+//! (bone, vertex, material, texture and texel indices) after all sections are
+//! parsed.
+
+use super::{
+    fnv1a32, tag, Animation, Asset, AssetError, AssetKind, BoneEncoding, Bounds, Clip, ErrorReport,
+    ErrorStat, Material, MeshLod, PackedVertex, Submesh, Texture, HEADER_SIZE, MAGIC, MAX_BONES,
+    MAX_LODS, MAX_SECTIONS, MAX_STRING_LEN, MAX_TEXTURE_SIDE, MAX_WARNINGS, NO_TEXTURE,
+    SECTION_ENTRY_SIZE, VERSION,
+};
+use std::path::Path;
+
+fn invalid(message: impl Into<String>) -> AssetError {
+    AssetError::Invalid(message.into())
+}
+
+/// Bounded little-endian reader over one section body.
+struct Cursor<'a> {
+    section: &'static str,
+    bytes: &'a [u8],
+    position: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn new(section: &'static str, bytes: &'a [u8]) -> Self {
+        Self {
+            section,
+            bytes,
+            position: 0,
+        }
+    }
+
+    fn remaining(&self) -> usize {
+        self.bytes.len() - self.position
+    }
+
+    fn take(&mut self, len: usize, what: &str) -> Result<&'a [u8], AssetError> {
+        if len > self.remaining() {
+            return Err(AssetError::Truncated(format!(
+                "{} section: {what} needs {len} bytes, {} left",
+                self.section,
+                self.remaining()
+            )));
+        }
+        let slice = &self.bytes[self.position..self.position + len];
+        self.position += len;
+        Ok(slice)
+    }
+
+    fn array<const N: usize>(&mut self, what: &str) -> Result<[u8; N], AssetError> {
+        let mut out = [0; N];
+        out.copy_from_slice(self.take(N, what)?);
+        Ok(out)
+    }
+
+    fn u8(&mut self, what: &str) -> Result<u8, AssetError> {
+        Ok(self.array::<1>(what)?[0])
+    }
+
+    fn u32(&mut self, what: &str) -> Result<u32, AssetError> {
+        Ok(u32::from_le_bytes(self.array(what)?))
+    }
+
+    fn f32(&mut self, what: &str) -> Result<f32, AssetError> {
+        let value = f32::from_le_bytes(self.array(what)?);
+        if value.is_finite() {
+            Ok(value)
+        } else {
+            Err(invalid(format!(
+                "{} section: {what} is not finite ({value})",
+                self.section
+            )))
+        }
+    }
+
+    fn f32s<const N: usize>(&mut self, what: &str) -> Result<[f32; N], AssetError> {
+        let mut out = [0.0; N];
+        for value in &mut out {
+            *value = self.f32(what)?;
+        }
+        Ok(out)
+    }
+
+    /// A count of elements of at least `element_size` bytes each, checked against
+    /// the bytes left so that a hostile count cannot trigger a huge allocation.
+    fn count(&mut self, what: &str, element_size: usize) -> Result<usize, AssetError> {
+        let count = self.u32(what)? as usize;
+        if count.saturating_mul(element_size.max(1)) > self.remaining() {
+            return Err(AssetError::Truncated(format!(
+                "{} section: {what} {count} needs at least {} bytes, {} left",
+                self.section,
+                count.saturating_mul(element_size.max(1)),
+                self.remaining()
+            )));
+        }
+        Ok(count)
+    }
+
+    fn string(&mut self, what: &str) -> Result<String, AssetError> {
+        let len = self.u32(what)? as usize;
+        if len > MAX_STRING_LEN {
+            return Err(invalid(format!(
+                "{} section: {what} length {len} exceeds {MAX_STRING_LEN}",
+                self.section
+            )));
+        }
+        let bytes = self.take(len, what)?;
+        String::from_utf8(bytes.to_vec())
+            .map_err(|_| invalid(format!("{} section: {what} is not UTF-8", self.section)))
+    }
+
+    fn finish(&self) -> Result<(), AssetError> {
+        if self.remaining() == 0 {
+            Ok(())
+        } else {
+            Err(invalid(format!(
+                "{} section: {} trailing bytes",
+                self.section,
+                self.remaining()
+            )))
+        }
+    }
+}
+
+struct Meta {
+    name: String,
+    kind: AssetKind,
+    bone_names: Vec<String>,
+    bounds: Bounds,
+}
+
+fn meta(bytes: &[u8]) -> Result<Meta, AssetError> {
+    let mut cursor = Cursor::new("META", bytes);
+    let name = cursor.string("asset name")?;
+    let kind = match cursor.u8("asset kind")? {
+        0 => AssetKind::Unit,
+        1 => AssetKind::Prop,
+        other => return Err(invalid(format!("asset kind {other} (expected 0 or 1)"))),
+    };
+    let bone_count = cursor.count("bone count", 4)?;
+    if bone_count > MAX_BONES {
+        return Err(invalid(format!(
+            "bone count {bone_count} exceeds {MAX_BONES}"
+        )));
+    }
+    let bone_names = (0..bone_count)
+        .map(|_| cursor.string("bone name"))
+        .collect::<Result<Vec<_>, _>>()?;
+    let bounds = Bounds {
+        quant_min: cursor.f32s("quantization minimum")?,
+        quant_max: cursor.f32s("quantization maximum")?,
+        sphere_center: cursor.f32s("sphere centre")?,
+        sphere_radius: cursor.f32("sphere radius")?,
+        height: cursor.f32("height")?,
+    };
+    cursor.finish()?;
+    if (0..3).any(|axis| bounds.quant_max[axis] < bounds.quant_min[axis]) {
+        return Err(invalid("bounds: quantization maximum below minimum"));
+    }
+    if bounds.sphere_radius < 0.0 || bounds.height < 0.0 {
+        return Err(invalid("bounds: negative sphere radius or height"));
+    }
+    Ok(Meta {
+        name,
+        kind,
+        bone_names,
+        bounds,
+    })
+}
+
+fn materials(bytes: &[u8]) -> Result<Vec<Material>, AssetError> {
+    let mut cursor = Cursor::new("MATL", bytes);
+    let count = cursor.count("material count", 24)?;
+    let materials = (0..count)
+        .map(|_| {
+            Ok(Material {
+                name: cursor.string("material name")?,
+                base_color_factor: cursor.f32s("base colour factor")?,
+                base_color_texture: match cursor.u32("base colour texture")? {
+                    NO_TEXTURE => None,
+                    index => Some(index),
+                },
+            })
+        })
+        .collect::<Result<Vec<_>, AssetError>>()?;
+    cursor.finish()?;
+    Ok(materials)
+}
+
+fn texture_side(value: u32, what: &str) -> Result<u32, AssetError> {
+    if value == 0 || value > MAX_TEXTURE_SIDE {
+        return Err(invalid(format!(
+            "{what} {value} (expected 1..={MAX_TEXTURE_SIDE})"
+        )));
+    }
+    Ok(value)
+}
+
+fn textures(bytes: &[u8]) -> Result<Vec<Texture>, AssetError> {
+    let mut cursor = Cursor::new("TEXR", bytes);
+    let count = cursor.count("texture count", 12)?;
+    let textures = (0..count)
+        .map(|_| {
+            let width = texture_side(cursor.u32("texture width")?, "texture width")?;
+            let height = texture_side(cursor.u32("texture height")?, "texture height")?;
+            let len = width as usize * height as usize * 4;
+            let rgba8 = cursor.take(len, "texture texels")?.to_vec();
+            Ok(Texture {
+                width,
+                height,
+                rgba8,
+            })
+        })
+        .collect::<Result<Vec<_>, AssetError>>()?;
+    cursor.finish()?;
+    Ok(textures)
+}
+
+fn animation(bytes: &[u8]) -> Result<Animation, AssetError> {
+    let mut cursor = Cursor::new("ANIM", bytes);
+    let code = cursor.u32("bone encoding")?;
+    let encoding = BoneEncoding::from_code(code)
+        .ok_or_else(|| invalid(format!("bone encoding {code} (expected 0, 1 or 2)")))?;
+    let bone_count = cursor.u32("bone count")?;
+    let texture_width = texture_side(cursor.u32("bone texture width")?, "bone texture width")?;
+    let texture_height = texture_side(cursor.u32("bone texture height")?, "bone texture height")?;
+    let clip_count = cursor.count("clip count", 17)?;
+    let clips = (0..clip_count)
+        .map(|_| {
+            Ok(Clip {
+                name: cursor.string("clip name")?,
+                first_texel: cursor.u32("clip first texel")?,
+                frame_count: cursor.u32("clip frame count")?,
+                duration: cursor.f32("clip duration")?,
+                looping: match cursor.u8("clip looping flag")? {
+                    0 => false,
+                    1 => true,
+                    other => return Err(invalid(format!("clip looping flag {other}"))),
+                },
+            })
+        })
+        .collect::<Result<Vec<_>, AssetError>>()?;
+    let texel_bytes = texture_width as usize * texture_height as usize * encoding.texel_size();
+    let texels = cursor.take(texel_bytes, "bone texels")?.to_vec();
+    cursor.finish()?;
+    Ok(Animation {
+        encoding,
+        bone_count,
+        texture_width,
+        texture_height,
+        texels,
+        clips,
+    })
+}
+
+fn lod(bytes: &[u8]) -> Result<MeshLod, AssetError> {
+    let mut cursor = Cursor::new("LOD_", bytes);
+    let error = cursor.f32("LOD error")?;
+    let vertex_count = cursor.count("vertex count", size_of::<PackedVertex>())?;
+    let vertex_bytes = cursor.take(vertex_count * size_of::<PackedVertex>(), "vertices")?;
+    let vertices = vertex_bytes
+        .chunks_exact(size_of::<PackedVertex>())
+        .map(bytemuck::pod_read_unaligned::<PackedVertex>)
+        .collect();
+    let index_count = cursor.count("index count", 4)?;
+    let indices = (0..index_count)
+        .map(|_| cursor.u32("index"))
+        .collect::<Result<Vec<_>, _>>()?;
+    let submesh_count = cursor.count("submesh count", 12)?;
+    let submeshes = (0..submesh_count)
+        .map(|_| {
+            Ok(Submesh {
+                first_index: cursor.u32("submesh first index")?,
+                index_count: cursor.u32("submesh index count")?,
+                material: cursor.u32("submesh material")?,
+            })
+        })
+        .collect::<Result<Vec<_>, AssetError>>()?;
+    cursor.finish()?;
+    Ok(MeshLod {
+        vertices,
+        indices,
+        submeshes,
+        error,
+    })
+}
+
+fn report(bytes: &[u8]) -> Result<ErrorReport, AssetError> {
+    let mut cursor = Cursor::new("REPT", bytes);
+    let model_height = cursor.f32("model height")?;
+    let sample_rate = cursor.f32("sample rate")?;
+    let time_samples = cursor.u32("time sample count")?;
+    let mut stats = [ErrorStat::default(); 7];
+    for stat in &mut stats {
+        let [max, rms] = cursor.f32s("error statistic")?;
+        *stat = ErrorStat { max, rms };
+    }
+    let warning_count = cursor.count("warning count", 4)?;
+    if warning_count > MAX_WARNINGS {
+        return Err(invalid(format!(
+            "warning count {warning_count} exceeds {MAX_WARNINGS}"
+        )));
+    }
+    let warnings = (0..warning_count)
+        .map(|_| cursor.string("warning"))
+        .collect::<Result<Vec<_>, _>>()?;
+    cursor.finish()?;
+    let [two_bone_naive, two_bone_fitted, mat3x4, quat32, quat16, frame_rate, total] = stats;
+    Ok(ErrorReport {
+        model_height,
+        sample_rate,
+        time_samples,
+        two_bone_naive,
+        two_bone_fitted,
+        mat3x4,
+        quat32,
+        quat16,
+        frame_rate,
+        total,
+        warnings,
+    })
+}
+
+/// Section bodies by tag, after the table has been validated.
+#[derive(Default)]
+struct SectionBodies<'a> {
+    meta: Option<&'a [u8]>,
+    materials: Option<&'a [u8]>,
+    textures: Option<&'a [u8]>,
+    animation: Option<&'a [u8]>,
+    lods: Vec<&'a [u8]>,
+    report: Option<&'a [u8]>,
+}
+
+fn header_u32(bytes: &[u8], offset: usize) -> u32 {
+    u32::from_le_bytes([
+        bytes[offset],
+        bytes[offset + 1],
+        bytes[offset + 2],
+        bytes[offset + 3],
+    ])
+}
+
+fn header_u64(bytes: &[u8], offset: usize) -> u64 {
+    let mut word = [0; 8];
+    word.copy_from_slice(&bytes[offset..offset + 8]);
+    u64::from_le_bytes(word)
+}
+
+/// One entry of the section table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SectionInfo {
+    /// Four-character tag.
+    pub tag: [u8; 4],
+    /// Byte offset of the body.
+    pub offset: usize,
+    /// Byte length of the body.
+    pub len: usize,
+}
+
+/// Checks the header (magic, version, length, checksum) and the section table
+/// (entries inside the file, after the table, not overlapping) and returns it.
+pub fn section_table(bytes: &[u8]) -> Result<Vec<SectionInfo>, AssetError> {
+    if bytes.len() < HEADER_SIZE {
+        return Err(AssetError::Truncated(format!(
+            "{} bytes, shorter than the {HEADER_SIZE}-byte header",
+            bytes.len()
+        )));
+    }
+    let mut magic = [0; 8];
+    magic.copy_from_slice(&bytes[..8]);
+    if magic != MAGIC {
+        return Err(AssetError::BadMagic(magic));
+    }
+    let version = header_u32(bytes, 8);
+    if version != VERSION {
+        return Err(AssetError::UnsupportedVersion { found: version });
+    }
+    let section_count = header_u32(bytes, 12);
+    let declared_len = header_u64(bytes, 16);
+    if declared_len != bytes.len() as u64 {
+        return Err(AssetError::Truncated(format!(
+            "header declares {declared_len} bytes, file has {}",
+            bytes.len()
+        )));
+    }
+    let stored = header_u32(bytes, 24);
+    let computed = fnv1a32(&bytes[HEADER_SIZE..]);
+    if stored != computed {
+        return Err(AssetError::ChecksumMismatch { stored, computed });
+    }
+    if section_count == 0 || section_count > MAX_SECTIONS {
+        return Err(AssetError::BadSection(format!(
+            "section count {section_count} (expected 1..={MAX_SECTIONS})"
+        )));
+    }
+    let table_end = HEADER_SIZE + section_count as usize * SECTION_ENTRY_SIZE;
+    if table_end > bytes.len() {
+        return Err(AssetError::Truncated(format!(
+            "section table of {section_count} entries ends at {table_end}, file has {} bytes",
+            bytes.len()
+        )));
+    }
+    let mut ranges = Vec::with_capacity(section_count as usize);
+    for entry in bytes[HEADER_SIZE..table_end].chunks_exact(SECTION_ENTRY_SIZE) {
+        let mut section_tag = [0; 4];
+        section_tag.copy_from_slice(&entry[..4]);
+        let offset = header_u64(entry, 4);
+        let len = header_u64(entry, 12);
+        let end = offset
+            .checked_add(len)
+            .filter(|&end| end <= bytes.len() as u64);
+        let Some(end) = end.filter(|_| offset >= table_end as u64) else {
+            return Err(AssetError::BadSection(format!(
+                "section {} at offset {offset} with length {len} lies outside {table_end}..{}",
+                String::from_utf8_lossy(&section_tag),
+                bytes.len()
+            )));
+        };
+        ranges.push(SectionInfo {
+            tag: section_tag,
+            offset: offset as usize,
+            len: (end - offset) as usize,
+        });
+    }
+    let mut by_offset: Vec<_> = ranges
+        .iter()
+        .map(|s| (s.offset, s.offset + s.len))
+        .collect();
+    by_offset.sort_unstable();
+    if by_offset.windows(2).any(|pair| pair[1].0 < pair[0].1) {
+        return Err(AssetError::BadSection("sections overlap".into()));
+    }
+    Ok(ranges)
+}
+
+fn sections(bytes: &[u8]) -> Result<SectionBodies<'_>, AssetError> {
+    let mut bodies = SectionBodies::default();
+    for SectionInfo {
+        tag: section_tag,
+        offset,
+        len,
+    } in section_table(bytes)?
+    {
+        let body = &bytes[offset..offset + len];
+        let slot = match section_tag {
+            tag::META => &mut bodies.meta,
+            tag::MATERIALS => &mut bodies.materials,
+            tag::TEXTURES => &mut bodies.textures,
+            tag::ANIMATION => &mut bodies.animation,
+            tag::REPORT => &mut bodies.report,
+            tag::LOD => {
+                if bodies.lods.len() == MAX_LODS {
+                    return Err(AssetError::BadSection(format!("more than {MAX_LODS} LODs")));
+                }
+                bodies.lods.push(body);
+                continue;
+            }
+            other => {
+                return Err(AssetError::BadSection(format!(
+                    "unknown section tag {:?}",
+                    String::from_utf8_lossy(&other)
+                )))
+            }
+        };
+        if slot.replace(body).is_some() {
+            return Err(AssetError::BadSection(format!(
+                "duplicate {} section",
+                String::from_utf8_lossy(&section_tag)
+            )));
+        }
+    }
+    Ok(bodies)
+}
+
+fn required<'a>(body: Option<&'a [u8]>, name: &str) -> Result<&'a [u8], AssetError> {
+    body.ok_or_else(|| AssetError::BadSection(format!("missing {name} section")))
+}
+
+/// Parses and validates a whole `.horde` file held in memory.
+pub fn read(bytes: &[u8]) -> Result<Asset, AssetError> {
+    let bodies = sections(bytes)?;
+    let Meta {
+        name,
+        kind,
+        bone_names,
+        bounds,
+    } = meta(required(bodies.meta, "META")?)?;
+    let materials = materials(required(bodies.materials, "MATL")?)?;
+    let textures = textures(required(bodies.textures, "TEXR")?)?;
+    let report = report(required(bodies.report, "REPT")?)?;
+    let animation = bodies.animation.map(animation).transpose()?;
+    if bodies.lods.is_empty() {
+        return Err(AssetError::BadSection("missing LOD_ section".into()));
+    }
+    let lods = bodies
+        .lods
+        .into_iter()
+        .map(lod)
+        .collect::<Result<Vec<_>, _>>()?;
+    let asset = Asset {
+        name,
+        kind,
+        bone_names,
+        animation,
+        lods,
+        materials,
+        textures,
+        bounds,
+        report,
+    };
+    validate(&asset)?;
+    Ok(asset)
+}
+
+/// Cross-section checks: every index refers to something that exists.
+fn validate(asset: &Asset) -> Result<(), AssetError> {
+    let bone_limit = match (asset.kind, &asset.animation) {
+        (AssetKind::Unit, Some(animation)) => {
+            validate_animation(animation, asset.bone_names.len())?;
+            asset.bone_names.len()
+        }
+        (AssetKind::Unit, None) => return Err(invalid("unit without ANIM section")),
+        (AssetKind::Prop, None) if asset.bone_names.is_empty() => 1,
+        (AssetKind::Prop, _) => return Err(invalid("prop with bones or animation")),
+    };
+    for material in &asset.materials {
+        if let Some(texture) = material.base_color_texture {
+            if texture as usize >= asset.textures.len() {
+                return Err(invalid(format!(
+                    "material {:?}: texture {texture} of {}",
+                    material.name,
+                    asset.textures.len()
+                )));
+            }
+        }
+    }
+    for (level, lod) in asset.lods.iter().enumerate() {
+        validate_lod(lod, level, bone_limit, asset.materials.len())?;
+    }
+    Ok(())
+}
+
+fn validate_lod(
+    lod: &MeshLod,
+    level: usize,
+    bone_limit: usize,
+    material_count: usize,
+) -> Result<(), AssetError> {
+    if !lod.error.is_finite() || lod.error < 0.0 {
+        return Err(invalid(format!("LOD {level}: error {}", lod.error)));
+    }
+    if let Some(vertex) = lod
+        .vertices
+        .iter()
+        .position(|vertex| vertex.bones.iter().any(|&bone| bone as usize >= bone_limit))
+    {
+        return Err(invalid(format!(
+            "LOD {level}: vertex {vertex} bone index {:?} out of range (bone count {bone_limit})",
+            lod.vertices[vertex].bones
+        )));
+    }
+    if lod.indices.len() % 3 != 0 {
+        return Err(invalid(format!(
+            "LOD {level}: index count {} not a multiple of 3",
+            lod.indices.len()
+        )));
+    }
+    if let Some(&index) = lod
+        .indices
+        .iter()
+        .find(|&&index| index as usize >= lod.vertices.len())
+    {
+        return Err(invalid(format!(
+            "LOD {level}: index {index} out of range (vertex count {})",
+            lod.vertices.len()
+        )));
+    }
+    for submesh in &lod.submeshes {
+        let end = u64::from(submesh.first_index) + u64::from(submesh.index_count);
+        if end > lod.indices.len() as u64
+            || submesh.first_index % 3 != 0
+            || submesh.index_count % 3 != 0
+        {
+            return Err(invalid(format!(
+                "LOD {level}: submesh range {}..{end} not whole triangles inside {} indices",
+                submesh.first_index,
+                lod.indices.len()
+            )));
+        }
+        if submesh.material as usize >= material_count {
+            return Err(invalid(format!(
+                "LOD {level}: submesh material {} of {material_count}",
+                submesh.material
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn validate_animation(animation: &Animation, bone_count: usize) -> Result<(), AssetError> {
+    if animation.bone_count as usize != bone_count || bone_count == 0 {
+        return Err(invalid(format!(
+            "ANIM bone count {} but META names {bone_count} bones",
+            animation.bone_count
+        )));
+    }
+    let texel_count = u64::from(animation.texture_width) * u64::from(animation.texture_height);
+    let texels_per_frame =
+        u64::from(animation.bone_count) * u64::from(animation.encoding.texels_per_bone());
+    for clip in &animation.clips {
+        if clip.frame_count == 0 {
+            return Err(invalid(format!("clip {:?}: zero frames", clip.name)));
+        }
+        if clip.duration < 0.0 || (clip.duration == 0.0 && clip.frame_count != 1) {
+            return Err(invalid(format!(
+                "clip {:?}: duration {} with {} frames",
+                clip.name, clip.duration, clip.frame_count
+            )));
+        }
+        let end = u64::from(clip.first_texel) + u64::from(clip.frame_count) * texels_per_frame;
+        if end > texel_count {
+            return Err(invalid(format!(
+                "clip {:?}: texels {}..{end} outside the {texel_count}-texel bone texture",
+                clip.name, clip.first_texel
+            )));
+        }
+    }
+    let finite = match animation.encoding {
+        BoneEncoding::Mat3x4F32 | BoneEncoding::QuatF32 => animation
+            .texels
+            .chunks_exact(4)
+            .all(|word| f32::from_le_bytes([word[0], word[1], word[2], word[3]]).is_finite()),
+        BoneEncoding::QuatF16 => animation
+            .texels
+            .chunks_exact(2)
+            .all(|word| half::f16::from_le_bytes([word[0], word[1]]).is_finite()),
+    };
+    if !finite {
+        return Err(invalid("bone texture: NaN or infinite pose value"));
+    }
+    Ok(())
+}
+
+/// Reads and validates the `.horde` file at `path`; errors name the file.
+pub fn read_file(path: impl AsRef<Path>) -> Result<Asset, AssetError> {
+    let path = path.as_ref();
+    let bytes = std::fs::read(path).map_err(|source| AssetError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    read(&bytes).map_err(|source| AssetError::InFile {
+        path: path.display().to_string(),
+        source: Box::new(source),
+    })
+}

@@ -1,0 +1,204 @@
+//! Serializes an [`Asset`] into the layout documented in the module above.
+
+use super::{
+    fnv1a32, tag, Asset, AssetKind, Bounds, ErrorReport, ErrorStat, MeshLod, HEADER_SIZE, MAGIC,
+    NO_TEXTURE, SECTION_ENTRY_SIZE, VERSION,
+};
+use std::io::{self, Write as _};
+use std::path::Path;
+
+/// Little-endian byte sink for one section body.
+#[derive(Default)]
+struct Body(Vec<u8>);
+
+impl Body {
+    fn u8(&mut self, value: u8) {
+        self.0.push(value);
+    }
+    fn u32(&mut self, value: u32) {
+        self.0.extend_from_slice(&value.to_le_bytes());
+    }
+    fn f32(&mut self, value: f32) {
+        self.0.extend_from_slice(&value.to_le_bytes());
+    }
+    fn f32s(&mut self, values: &[f32]) {
+        values.iter().for_each(|&value| self.f32(value));
+    }
+    fn len_u32(&mut self, len: usize) {
+        self.u32(u32::try_from(len).unwrap_or(u32::MAX));
+    }
+    fn string(&mut self, text: &str) {
+        self.len_u32(text.len());
+        self.0.extend_from_slice(text.as_bytes());
+    }
+    fn stat(&mut self, stat: ErrorStat) {
+        self.f32(stat.max);
+        self.f32(stat.rms);
+    }
+}
+
+fn meta(asset: &Asset) -> Vec<u8> {
+    let mut body = Body::default();
+    body.string(&asset.name);
+    body.u8(match asset.kind {
+        AssetKind::Unit => 0,
+        AssetKind::Prop => 1,
+    });
+    body.len_u32(asset.bone_names.len());
+    asset.bone_names.iter().for_each(|name| body.string(name));
+    let Bounds {
+        quant_min,
+        quant_max,
+        sphere_center,
+        sphere_radius,
+        height,
+    } = asset.bounds;
+    body.f32s(&quant_min);
+    body.f32s(&quant_max);
+    body.f32s(&sphere_center);
+    body.f32(sphere_radius);
+    body.f32(height);
+    body.0
+}
+
+fn materials(asset: &Asset) -> Vec<u8> {
+    let mut body = Body::default();
+    body.len_u32(asset.materials.len());
+    for material in &asset.materials {
+        body.string(&material.name);
+        body.f32s(&material.base_color_factor);
+        body.u32(material.base_color_texture.unwrap_or(NO_TEXTURE));
+    }
+    body.0
+}
+
+fn textures(asset: &Asset) -> Vec<u8> {
+    let mut body = Body::default();
+    body.len_u32(asset.textures.len());
+    for texture in &asset.textures {
+        body.u32(texture.width);
+        body.u32(texture.height);
+        body.0.extend_from_slice(&texture.rgba8);
+    }
+    body.0
+}
+
+fn lod(lod: &MeshLod) -> Vec<u8> {
+    let mut body = Body::default();
+    body.f32(lod.error);
+    body.len_u32(lod.vertices.len());
+    body.0
+        .extend_from_slice(bytemuck::cast_slice(&lod.vertices));
+    body.len_u32(lod.indices.len());
+    lod.indices.iter().for_each(|&index| body.u32(index));
+    body.len_u32(lod.submeshes.len());
+    for submesh in &lod.submeshes {
+        body.u32(submesh.first_index);
+        body.u32(submesh.index_count);
+        body.u32(submesh.material);
+    }
+    body.0
+}
+
+fn report(report: &ErrorReport) -> Vec<u8> {
+    let mut body = Body::default();
+    body.f32(report.model_height);
+    body.f32(report.sample_rate);
+    body.u32(report.time_samples);
+    for stat in [
+        report.two_bone_naive,
+        report.two_bone_fitted,
+        report.mat3x4,
+        report.quat32,
+        report.quat16,
+        report.frame_rate,
+        report.total,
+    ] {
+        body.stat(stat);
+    }
+    body.len_u32(report.warnings.len());
+    report
+        .warnings
+        .iter()
+        .for_each(|warning| body.string(warning));
+    body.0
+}
+
+/// Serializes `asset`. Vertex data is written in the host's byte order through
+/// bytemuck; every supported target is little-endian.
+pub fn write(asset: &Asset) -> Vec<u8> {
+    let mut sections: Vec<([u8; 4], Vec<u8>)> = vec![
+        (tag::META, meta(asset)),
+        (tag::MATERIALS, materials(asset)),
+        (tag::TEXTURES, textures(asset)),
+    ];
+    if let Some(animation) = &asset.animation {
+        let mut body = Body::default();
+        body.u32(animation.encoding.code());
+        body.u32(animation.bone_count);
+        body.u32(animation.texture_width);
+        body.u32(animation.texture_height);
+        body.len_u32(animation.clips.len());
+        for clip in &animation.clips {
+            body.string(&clip.name);
+            body.u32(clip.first_texel);
+            body.u32(clip.frame_count);
+            body.f32(clip.duration);
+            body.u8(u8::from(clip.looping));
+        }
+        body.0.extend_from_slice(&animation.texels);
+        sections.push((tag::ANIMATION, body.0));
+    }
+    sections.extend(asset.lods.iter().map(|level| (tag::LOD, lod(level))));
+    sections.push((tag::REPORT, report(&asset.report)));
+
+    let table_end = HEADER_SIZE + SECTION_ENTRY_SIZE * sections.len();
+    let total = table_end + sections.iter().map(|(_, body)| body.len()).sum::<usize>();
+    let mut bytes = Vec::with_capacity(total);
+    bytes.extend_from_slice(&MAGIC);
+    bytes.extend_from_slice(&VERSION.to_le_bytes());
+    bytes.extend_from_slice(&(sections.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(&(total as u64).to_le_bytes());
+    bytes.extend_from_slice(&[0; 8]); // checksum and reserved, checksum patched below
+    let mut offset = table_end as u64;
+    for (section_tag, body) in &sections {
+        bytes.extend_from_slice(section_tag);
+        bytes.extend_from_slice(&offset.to_le_bytes());
+        bytes.extend_from_slice(&(body.len() as u64).to_le_bytes());
+        offset += body.len() as u64;
+    }
+    sections
+        .iter()
+        .for_each(|(_, body)| bytes.extend_from_slice(body));
+    let checksum = fnv1a32(&bytes[HEADER_SIZE..]);
+    bytes[24..28].copy_from_slice(&checksum.to_le_bytes());
+    bytes
+}
+
+/// Writes `asset` to `path` atomically: the bytes go to a temporary file in the
+/// same directory, which is flushed and then renamed over `path`, so a reader
+/// never sees a half-written file.
+pub fn write_file_atomic(path: impl AsRef<Path>, asset: &Asset) -> io::Result<()> {
+    let path = path.as_ref();
+    let file_name = path.file_name().ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{}: not a file path", path.display()),
+        )
+    })?;
+    let mut temp_name = std::ffi::OsString::from(".");
+    temp_name.push(file_name);
+    temp_name.push(format!(".{}.tmp", std::process::id()));
+    let temp_path = path.with_file_name(temp_name);
+    let result = (|| {
+        let mut file = std::fs::File::create(&temp_path)?;
+        file.write_all(&write(asset))?;
+        file.sync_all()?;
+        std::fs::rename(&temp_path, path)
+    })();
+    if result.is_err() {
+        // Best effort: the temporary file is garbage whether or not it was created.
+        let _ = std::fs::remove_file(&temp_path);
+    }
+    result.map_err(|error| io::Error::new(error.kind(), format!("{}: {error}", path.display())))
+}

@@ -1,0 +1,957 @@
+//! glTF 2.0 import: the scene graph, one skin, the meshes bound to it, materials,
+//! textures and animation clips, checked and converted into plain arrays.
+//!
+//! - Node transforms are kept for every node, because animated non-joint parents
+//!   of the skeleton move the joints too. The skinned mesh node's own transform
+//!   and its parents' are ignored, as the glTF spec requires.
+//! - All primitives of all meshes bound to the chosen skin are merged into one
+//!   vertex array; triangles are grouped by material (the later submeshes).
+//! - A mesh node without a skin whose ancestor is a joint (a sword in a hand, a
+//!   helmet) becomes a one-bone part: its vertices are moved into bind space
+//!   (`inverse(IBM[j]) * local chain * p`), so the joint's skin matrix moves them.
+//! - Influences: JOINTS_0/WEIGHTS_0 and JOINTS_1/WEIGHTS_1 are merged, the four
+//!   strongest kept and renormalized (with a warning if a sum was not 1).
+//! - Animation channels are bound to character nodes by index for the
+//!   character's own clips and by node name for separate animation libraries,
+//!   so a library whose joint order differs still drives the right bones.
+
+use super::BakeError;
+use glam::{Mat3, Mat4, Quat, Vec2, Vec3, Vec4};
+use gltf::animation::util::ReadOutputs;
+use gltf::animation::{Interpolation, Property};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Rest transform and place in the hierarchy of one glTF node.
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// Node name (empty if unnamed).
+    pub name: String,
+    /// Parent node index.
+    pub parent: Option<usize>,
+    /// Rest translation.
+    pub translation: Vec3,
+    /// Rest rotation.
+    pub rotation: Quat,
+    /// Rest scale.
+    pub scale: Vec3,
+}
+
+/// The node hierarchy and the skin's joints.
+#[derive(Clone, Debug)]
+pub struct Skeleton {
+    /// Every node of the character file.
+    pub nodes: Vec<Node>,
+    /// Node indices with parents before children.
+    pub order: Vec<usize>,
+    /// Node index of each bone (skin joint order).
+    pub joints: Vec<usize>,
+    /// Inverse bind matrix of each bone.
+    pub inverse_bind: Vec<Mat4>,
+}
+
+/// Up to four bone influences, strongest first, weights summing to 1.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Influences {
+    /// Bone indices.
+    pub bones: [u16; 4],
+    /// Weights; unused slots are 0.
+    pub weights: [f32; 4],
+}
+
+impl Influences {
+    /// A vertex moved by one bone only.
+    pub fn single(bone: u16) -> Self {
+        Self {
+            bones: [bone, 0, 0, 0],
+            weights: [1.0, 0.0, 0.0, 0.0],
+        }
+    }
+
+    /// Number of influences with a non-zero weight.
+    pub fn count(&self) -> usize {
+        self.weights.iter().filter(|&&weight| weight > 0.0).count()
+    }
+}
+
+/// Triangles of one material.
+#[derive(Clone, Debug)]
+pub struct TriangleGroup {
+    /// Index into [`SourceModel::materials`].
+    pub material: u32,
+    /// Triangle list into the model's vertex arrays.
+    pub indices: Vec<u32>,
+}
+
+/// How a channel's keys are interpolated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Interp {
+    /// Linear (slerp for rotations).
+    Linear,
+    /// Hold the previous key.
+    Step,
+    /// Hermite spline with in and out tangents.
+    CubicSpline,
+}
+
+/// Which node property a channel drives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// Translation.
+    Translation,
+    /// Rotation (quaternion xyzw).
+    Rotation,
+    /// Scale.
+    Scale,
+}
+
+/// One animated property of one node.
+#[derive(Clone, Debug)]
+pub struct Channel {
+    /// Character node index.
+    pub node: usize,
+    /// Property.
+    pub target: Target,
+    /// Interpolation.
+    pub interpolation: Interp,
+    /// Key times, non-decreasing.
+    pub times: Vec<f32>,
+    /// Key values (xyz or xyzw); three per key for cubic splines (in-tangent,
+    /// value, out-tangent).
+    pub values: Vec<Vec4>,
+}
+
+/// One animation clip, bound to the character's nodes.
+#[derive(Clone, Debug)]
+pub struct SourceClip {
+    /// Clip name.
+    pub name: String,
+    /// Earliest key time: clip time 0.
+    pub start: f32,
+    /// Latest key time minus `start`.
+    pub duration: f32,
+    /// Channels.
+    pub channels: Vec<Channel>,
+}
+
+/// A material before it is written.
+pub type SourceMaterial = horde::asset::Material;
+
+/// Everything the bake needs from the input files.
+#[derive(Clone, Debug)]
+pub struct SourceModel {
+    /// Node hierarchy and bones (no joints for props).
+    pub skeleton: Skeleton,
+    /// Bind-space (props: world-space) positions.
+    pub positions: Vec<Vec3>,
+    /// Unit normals.
+    pub normals: Vec<Vec3>,
+    /// Texture coordinates of set 0.
+    pub uvs: Vec<Vec2>,
+    /// Four-bone influences per vertex.
+    pub influences: Vec<Influences>,
+    /// Triangles grouped by material.
+    pub groups: Vec<TriangleGroup>,
+    /// Materials (at least one).
+    pub materials: Vec<SourceMaterial>,
+    /// Base colour textures.
+    pub textures: Vec<horde::asset::Texture>,
+    /// Clips of the character file and of the animation libraries.
+    pub clips: Vec<SourceClip>,
+    /// Things the import dropped or changed.
+    pub warnings: Vec<String>,
+}
+
+/// A loaded glTF file.
+struct GltfFile {
+    path: PathBuf,
+    document: gltf::Document,
+    buffers: Vec<gltf::buffer::Data>,
+    images: Vec<gltf::image::Data>,
+}
+
+impl GltfFile {
+    fn error(&self, message: impl Into<String>) -> BakeError {
+        BakeError::Input {
+            path: self.path.display().to_string(),
+            message: message.into(),
+        }
+    }
+
+    fn buffer(&self, buffer: gltf::Buffer<'_>) -> Option<&[u8]> {
+        self.buffers
+            .get(buffer.index())
+            .map(|data| data.0.as_slice())
+    }
+}
+
+/// Extensions whose absence makes no difference to what the bake reads.
+const SUPPORTED_REQUIRED_EXTENSIONS: &[&str] = &["KHR_materials_emissive_strength"];
+
+fn load(path: &Path) -> Result<GltfFile, BakeError> {
+    let input_error = |message: String| BakeError::Input {
+        path: path.display().to_string(),
+        message,
+    };
+    let bytes =
+        std::fs::read(path).map_err(|error| input_error(format!("cannot read file: {error}")))?;
+    // Parse without validation first so that an unknown required extension or a
+    // missing buffer file is reported by name rather than as a generic failure.
+    let unchecked = gltf::Gltf::from_slice_without_validation(&bytes)
+        .map_err(|error| input_error(format!("not a glTF 2.0 file: {error}")))?;
+    let unsupported: Vec<&str> = unchecked
+        .document
+        .extensions_required()
+        .filter(|name| !SUPPORTED_REQUIRED_EXTENSIONS.contains(name))
+        .collect();
+    if !unsupported.is_empty() {
+        return Err(input_error(format!(
+            "unsupported required extension(s): {}",
+            unsupported.join(", ")
+        )));
+    }
+    let base = path.parent().unwrap_or(Path::new("."));
+    for buffer in unchecked.document.buffers() {
+        if let gltf::buffer::Source::Uri(uri) = buffer.source() {
+            if !uri.starts_with("data:") && !base.join(uri).is_file() {
+                return Err(input_error(format!(
+                    "buffer {} refers to missing file {uri:?}",
+                    buffer.index()
+                )));
+            }
+        }
+    }
+    let (document, buffers, images) =
+        gltf::import(path).map_err(|error| input_error(format!("cannot load glTF: {error}")))?;
+    Ok(GltfFile {
+        path: path.to_path_buf(),
+        document,
+        buffers,
+        images,
+    })
+}
+
+fn nodes_of(file: &GltfFile) -> (Vec<Node>, Vec<usize>) {
+    let mut nodes: Vec<Node> = file
+        .document
+        .nodes()
+        .map(|node| {
+            let (translation, rotation, scale) = node.transform().decomposed();
+            Node {
+                name: node.name().unwrap_or_default().to_owned(),
+                parent: None,
+                translation: Vec3::from(translation),
+                rotation: Quat::from_array(rotation).normalize(),
+                scale: Vec3::from(scale),
+            }
+        })
+        .collect();
+    for node in file.document.nodes() {
+        for child in node.children() {
+            nodes[child.index()].parent = Some(node.index());
+        }
+    }
+    // Validation guarantees a forest, so a depth-first walk from the roots visits
+    // every node once, parents first.
+    let mut order = Vec::with_capacity(nodes.len());
+    let mut stack: Vec<usize> = (0..nodes.len())
+        .filter(|&n| nodes[n].parent.is_none())
+        .collect();
+    stack.reverse();
+    while let Some(index) = stack.pop() {
+        order.push(index);
+        if let Some(node) = file.document.nodes().nth(index) {
+            stack.extend(node.children().map(|child| child.index()));
+        }
+    }
+    (nodes, order)
+}
+
+/// Local matrix of a node at rest.
+pub fn rest_matrix(node: &Node) -> Mat4 {
+    Mat4::from_scale_rotation_translation(node.scale, node.rotation, node.translation)
+}
+
+/// World matrices of every node at rest.
+pub fn rest_globals(skeleton: &Skeleton) -> Vec<Mat4> {
+    let mut globals = vec![Mat4::IDENTITY; skeleton.nodes.len()];
+    for &index in &skeleton.order {
+        let node = &skeleton.nodes[index];
+        let parent = node.parent.map_or(Mat4::IDENTITY, |parent| globals[parent]);
+        globals[index] = parent * rest_matrix(node);
+    }
+    globals
+}
+
+fn finite_vec(values: &[f32]) -> bool {
+    values.iter().all(|value| value.is_finite())
+}
+
+/// JOINTS_n and WEIGHTS_n of one primitive.
+type InfluenceSet = (Vec<[u16; 4]>, Vec<[f32; 4]>);
+
+/// Vertices of one primitive appended to the model.
+struct MeshBuilder<'a> {
+    model: &'a mut SourceModel,
+    default_material: u32,
+    renormalized: usize,
+}
+
+impl MeshBuilder<'_> {
+    /// Appends `primitive`, placing its vertices with `transform`. `bone` is the
+    /// single bone of a rigid part; `None` reads the primitive's own influences.
+    fn primitive(
+        &mut self,
+        file: &GltfFile,
+        mesh_name: &str,
+        primitive: &gltf::Primitive<'_>,
+        transform: Mat4,
+        bone: Option<u16>,
+        joint_count: usize,
+    ) -> Result<(), BakeError> {
+        if primitive.mode() != gltf::mesh::Mode::Triangles {
+            self.model.warnings.push(format!(
+                "{}: mesh {mesh_name:?}: {:?} primitive skipped (only triangles are baked)",
+                file.path.display(),
+                primitive.mode()
+            ));
+            return Ok(());
+        }
+        if primitive.morph_targets().len() > 0 {
+            self.model.warnings.push(format!(
+                "{}: mesh {mesh_name:?}: morph targets ignored (the base shape is baked)",
+                file.path.display()
+            ));
+        }
+        let reader = primitive.reader(|buffer| file.buffer(buffer));
+        let positions: Vec<Vec3> = reader
+            .read_positions()
+            .ok_or_else(|| file.error(format!("mesh {mesh_name:?}: primitive without POSITION")))?
+            .map(Vec3::from)
+            .collect();
+        if !positions.iter().all(|p| p.is_finite()) {
+            return Err(file.error(format!("mesh {mesh_name:?}: NaN or infinite position")));
+        }
+        let vertex_count = positions.len();
+        let indices: Vec<u32> = match reader.read_indices() {
+            Some(indices) => indices.into_u32().collect(),
+            None => (0..vertex_count as u32).collect(),
+        };
+        if let Some(&bad) = indices
+            .iter()
+            .find(|&&index| index as usize >= vertex_count)
+        {
+            return Err(file.error(format!(
+                "mesh {mesh_name:?}: index {bad} out of range ({vertex_count} vertices)"
+            )));
+        }
+        let normals: Vec<Vec3> = match reader.read_normals() {
+            Some(normals) => normals.map(Vec3::from).collect(),
+            None => smooth_normals(&positions, &indices),
+        };
+        let uvs: Vec<Vec2> = match reader.read_tex_coords(0) {
+            Some(uvs) => uvs.into_f32().map(Vec2::from).collect(),
+            None => vec![Vec2::ZERO; vertex_count],
+        };
+        if normals.len() != vertex_count || uvs.len() != vertex_count {
+            return Err(file.error(format!("mesh {mesh_name:?}: attribute counts differ")));
+        }
+        if !normals.iter().all(|n| n.is_finite()) || !uvs.iter().all(|uv| uv.is_finite()) {
+            return Err(file.error(format!("mesh {mesh_name:?}: NaN normal or UV")));
+        }
+        let influences = match bone {
+            Some(bone) => vec![Influences::single(bone); vertex_count],
+            None => {
+                let sets: Vec<InfluenceSet> = (0..2)
+                    .map_while(|set| {
+                        let joints = reader.read_joints(set)?.into_u16().collect();
+                        let weights = reader.read_weights(set)?.into_f32().collect();
+                        Some((joints, weights))
+                    })
+                    .collect();
+                self.influences(file, mesh_name, &sets, vertex_count, joint_count)?
+            }
+        };
+        let normal_matrix = Mat3::from_mat4(transform).inverse().transpose();
+        let base = self.model.positions.len() as u32;
+        self.model
+            .positions
+            .extend(positions.iter().map(|&p| transform.transform_point3(p)));
+        self.model.normals.extend(
+            normals
+                .iter()
+                .map(|&n| (normal_matrix * n).normalize_or(Vec3::Y)),
+        );
+        self.model.uvs.extend(uvs);
+        self.model.influences.extend(influences);
+        let material = primitive
+            .material()
+            .index()
+            .map_or(self.default_material, |index| index as u32);
+        let group = match self
+            .model
+            .groups
+            .iter_mut()
+            .find(|group| group.material == material)
+        {
+            Some(group) => group,
+            None => {
+                self.model.groups.push(TriangleGroup {
+                    material,
+                    indices: Vec::new(),
+                });
+                let last = self.model.groups.len() - 1;
+                &mut self.model.groups[last]
+            }
+        };
+        let whole_triangles = indices.len() / 3 * 3;
+        group
+            .indices
+            .extend(indices[..whole_triangles].iter().map(|&index| base + index));
+        Ok(())
+    }
+
+    fn influences(
+        &mut self,
+        file: &GltfFile,
+        mesh_name: &str,
+        sets: &[InfluenceSet],
+        vertex_count: usize,
+        joint_count: usize,
+    ) -> Result<Vec<Influences>, BakeError> {
+        let mut pairs: Vec<Vec<(u16, f32)>> = vec![Vec::with_capacity(8); vertex_count];
+        if sets.is_empty() {
+            return Err(file.error(format!(
+                "mesh {mesh_name:?}: skinned primitive without JOINTS_0/WEIGHTS_0"
+            )));
+        }
+        for (set, (joints, weights)) in sets.iter().enumerate() {
+            if joints.len() != vertex_count || weights.len() != vertex_count {
+                return Err(file.error(format!(
+                    "mesh {mesh_name:?}: JOINTS_{set}/WEIGHTS_{set} count differs from POSITION"
+                )));
+            }
+            for (vertex, (joint_row, weight_row)) in joints.iter().zip(weights).enumerate() {
+                if !finite_vec(weight_row) || weight_row.iter().any(|&w| w < 0.0) {
+                    return Err(file.error(format!(
+                        "mesh {mesh_name:?}: vertex {vertex} has a NaN or negative weight"
+                    )));
+                }
+                for (&joint, &weight) in joint_row.iter().zip(weight_row) {
+                    if weight == 0.0 {
+                        continue;
+                    }
+                    if joint as usize >= joint_count {
+                        return Err(file.error(format!(
+                            "mesh {mesh_name:?}: vertex {vertex} joint index {joint} out of range \
+                             (skin has {joint_count} joints)"
+                        )));
+                    }
+                    pairs[vertex].push((joint, weight));
+                }
+            }
+        }
+        let mut out = Vec::with_capacity(vertex_count);
+        for (vertex, mut list) in pairs.into_iter().enumerate() {
+            // Several slots may name the same joint; their weights add up.
+            list.sort_by_key(|&(joint, _)| joint);
+            list.dedup_by(|next, kept| {
+                let same = next.0 == kept.0;
+                if same {
+                    kept.1 += next.1;
+                }
+                same
+            });
+            list.sort_by(|a, b| b.1.total_cmp(&a.1));
+            list.truncate(4);
+            let sum: f32 = list.iter().map(|&(_, weight)| weight).sum();
+            if sum <= 0.0 {
+                return Err(file.error(format!(
+                    "mesh {mesh_name:?}: vertex {vertex} has no joint weight"
+                )));
+            }
+            if (sum - 1.0).abs() > 1e-3 {
+                self.renormalized += 1;
+            }
+            let mut influences = Influences::default();
+            for (slot, &(joint, weight)) in list.iter().enumerate() {
+                influences.bones[slot] = joint;
+                influences.weights[slot] = weight / sum;
+            }
+            out.push(influences);
+        }
+        Ok(out)
+    }
+}
+
+/// Area-weighted vertex normals for primitives that have none. Vertices at the
+/// same position share one normal, so unindexed meshes come out smooth.
+fn smooth_normals(positions: &[Vec3], indices: &[u32]) -> Vec<Vec3> {
+    let key = |p: Vec3| p.to_array().map(f32::to_bits);
+    let mut sums: HashMap<[u32; 3], Vec3> = HashMap::new();
+    for triangle in indices.chunks_exact(3) {
+        let [a, b, c] = [0, 1, 2].map(|corner| positions[triangle[corner] as usize]);
+        let face = (b - a).cross(c - a);
+        for corner in [a, b, c] {
+            *sums.entry(key(corner)).or_default() += face;
+        }
+    }
+    positions
+        .iter()
+        .map(|&p| {
+            sums.get(&key(p))
+                .map_or(Vec3::Y, |sum| sum.normalize_or(Vec3::Y))
+        })
+        .collect()
+}
+
+/// Merges vertices whose every attribute is bit-identical (unindexed glTF
+/// meshes repeat them per triangle), so the simplifier sees connected triangles.
+fn weld(model: &mut SourceModel) {
+    let key = |v: usize| {
+        let mut bits = Vec::with_capacity(20);
+        bits.extend(model.positions[v].to_array().map(f32::to_bits));
+        bits.extend(model.normals[v].to_array().map(f32::to_bits));
+        bits.extend(model.uvs[v].to_array().map(f32::to_bits));
+        bits.extend(model.influences[v].bones.map(u32::from));
+        bits.extend(model.influences[v].weights.map(f32::to_bits));
+        bits
+    };
+    let mut first_of: HashMap<Vec<u32>, u32> = HashMap::new();
+    let mut remap = Vec::with_capacity(model.positions.len());
+    let mut kept = Vec::new();
+    for vertex in 0..model.positions.len() {
+        let next = kept.len() as u32;
+        let slot = *first_of.entry(key(vertex)).or_insert(next);
+        if slot == next {
+            kept.push(vertex);
+        }
+        remap.push(slot);
+    }
+    if kept.len() == model.positions.len() {
+        return;
+    }
+    model.positions = kept.iter().map(|&v| model.positions[v]).collect();
+    model.normals = kept.iter().map(|&v| model.normals[v]).collect();
+    model.uvs = kept.iter().map(|&v| model.uvs[v]).collect();
+    model.influences = kept.iter().map(|&v| model.influences[v]).collect();
+    for group in &mut model.groups {
+        group
+            .indices
+            .iter_mut()
+            .for_each(|index| *index = remap[*index as usize]);
+    }
+}
+
+fn materials_and_textures(file: &GltfFile, model: &mut SourceModel) -> Result<(), BakeError> {
+    let mut texture_of_image: HashMap<usize, u32> = HashMap::new();
+    for material in file.document.materials() {
+        let pbr = material.pbr_metallic_roughness();
+        let factor = pbr.base_color_factor();
+        let mut base_color_texture = None;
+        if let Some(info) = pbr.base_color_texture() {
+            let image_index = info.texture().source().index();
+            if let Some(&texture) = texture_of_image.get(&image_index) {
+                base_color_texture = Some(texture);
+            } else {
+                let image = file
+                    .images
+                    .get(image_index)
+                    .ok_or_else(|| file.error(format!("image {image_index} was not loaded")))?;
+                let texture = rgba8(image).ok_or_else(|| {
+                    file.error(format!(
+                        "image {image_index}: unsupported pixel format {:?}",
+                        image.format
+                    ))
+                })?;
+                let index = model.textures.len() as u32;
+                model.textures.push(texture);
+                texture_of_image.insert(image_index, index);
+                base_color_texture = Some(index);
+            }
+        }
+        model.materials.push(SourceMaterial {
+            name: material.name().unwrap_or_default().to_owned(),
+            base_color_factor: factor,
+            base_color_texture,
+        });
+    }
+    Ok(())
+}
+
+/// Converts a decoded image to RGBA8 (16-bit channels keep their high byte).
+fn rgba8(image: &gltf::image::Data) -> Option<horde::asset::Texture> {
+    use gltf::image::Format;
+    let (channels, bytes_per_channel) = match image.format {
+        Format::R8 => (1, 1),
+        Format::R8G8 => (2, 1),
+        Format::R8G8B8 => (3, 1),
+        Format::R8G8B8A8 => (4, 1),
+        Format::R16 => (1, 2),
+        Format::R16G16 => (2, 2),
+        Format::R16G16B16 => (3, 2),
+        Format::R16G16B16A16 => (4, 2),
+        Format::R32G32B32FLOAT | Format::R32G32B32A32FLOAT => return None,
+    };
+    let texel_count = image.width as usize * image.height as usize;
+    let stride = channels * bytes_per_channel;
+    if image.pixels.len() != texel_count * stride {
+        return None;
+    }
+    let mut rgba8 = Vec::with_capacity(texel_count * 4);
+    for texel in image.pixels.chunks_exact(stride) {
+        // Little-endian 16-bit channels: the high byte is the second one.
+        let channel = |c: usize| texel[c * bytes_per_channel + bytes_per_channel - 1];
+        let rgba = match channels {
+            1 => [channel(0), channel(0), channel(0), 255],
+            2 => [channel(0), channel(0), channel(0), channel(1)],
+            3 => [channel(0), channel(1), channel(2), 255],
+            _ => [channel(0), channel(1), channel(2), channel(3)],
+        };
+        rgba8.extend_from_slice(&rgba);
+    }
+    Some(horde::asset::Texture {
+        width: image.width,
+        height: image.height,
+        rgba8,
+    })
+}
+
+fn empty_model(skeleton: Skeleton) -> SourceModel {
+    SourceModel {
+        skeleton,
+        positions: Vec::new(),
+        normals: Vec::new(),
+        uvs: Vec::new(),
+        influences: Vec::new(),
+        groups: Vec::new(),
+        materials: Vec::new(),
+        textures: Vec::new(),
+        clips: Vec::new(),
+        warnings: Vec::new(),
+    }
+}
+
+/// Appends a default white material and returns its index.
+fn default_material(model: &mut SourceModel) -> u32 {
+    model.materials.push(SourceMaterial {
+        name: "default".into(),
+        base_color_factor: [1.0; 4],
+        base_color_texture: None,
+    });
+    model.materials.len() as u32 - 1
+}
+
+fn finish_mesh(
+    file: &GltfFile,
+    model: &mut SourceModel,
+    renormalized: usize,
+) -> Result<(), BakeError> {
+    model.groups.retain(|group| !group.indices.is_empty());
+    if model.groups.is_empty() {
+        return Err(file.error("empty mesh: no triangles to bake"));
+    }
+    weld(model);
+    if renormalized > 0 {
+        model.warnings.push(format!(
+            "{}: {renormalized} vertices had weights not summing to 1 (normalized)",
+            file.path.display()
+        ));
+    }
+    Ok(())
+}
+
+/// Imports a skinned character: its skin, meshes, rigid parts and clips.
+pub fn import_character(path: &Path) -> Result<SourceModel, BakeError> {
+    let file = load(path)?;
+    let (nodes, order) = nodes_of(&file);
+    let mesh_nodes: Vec<gltf::Node<'_>> = file
+        .document
+        .nodes()
+        .filter(|node| node.mesh().is_some())
+        .collect();
+    let skin = mesh_nodes
+        .iter()
+        .find_map(|node| node.skin())
+        .or_else(|| file.document.skins().next())
+        .ok_or_else(|| {
+            file.error("no skin: nothing to animate (bake static meshes with --prop)")
+        })?;
+    let joints: Vec<usize> = skin.joints().map(|joint| joint.index()).collect();
+    if joints.is_empty() || joints.len() > horde::asset::MAX_BONES {
+        return Err(file.error(format!(
+            "skin {} has {} joints (expected 1..={})",
+            skin.index(),
+            joints.len(),
+            horde::asset::MAX_BONES
+        )));
+    }
+    let inverse_bind: Vec<Mat4> = match skin
+        .reader(|buffer| file.buffer(buffer))
+        .read_inverse_bind_matrices()
+    {
+        Some(matrices) => matrices.map(|m| Mat4::from_cols_array_2d(&m)).collect(),
+        None => vec![Mat4::IDENTITY; joints.len()],
+    };
+    if inverse_bind.len() != joints.len()
+        || !inverse_bind
+            .iter()
+            .all(|m| m.is_finite() && m.determinant().abs() > 1e-12)
+    {
+        return Err(file.error("inverse bind matrices: wrong count, NaN or singular"));
+    }
+    let skeleton = Skeleton {
+        nodes,
+        order,
+        joints,
+        inverse_bind,
+    };
+    let mut model = empty_model(skeleton);
+    materials_and_textures(&file, &mut model)?;
+    let default = default_material(&mut model);
+    let mut builder = MeshBuilder {
+        model: &mut model,
+        default_material: default,
+        renormalized: 0,
+    };
+    let rest = rest_globals(&builder.model.skeleton);
+    for node in &mesh_nodes {
+        let Some(mesh) = node.mesh() else { continue };
+        let mesh_name = mesh.name().or(node.name()).unwrap_or_default().to_owned();
+        let (transform, bone) = match node.skin() {
+            Some(node_skin) if node_skin.index() == skin.index() => (Mat4::IDENTITY, None),
+            Some(_) => {
+                builder.model.warnings.push(format!(
+                    "{}: mesh {mesh_name:?} uses another skin: skipped",
+                    path.display()
+                ));
+                continue;
+            }
+            None => match rigid_attachment(&builder.model.skeleton, node.index(), &rest) {
+                Some(attachment) => attachment,
+                None => {
+                    builder.model.warnings.push(format!(
+                        "{}: mesh {mesh_name:?} is not skinned nor attached to a joint: skipped",
+                        path.display()
+                    ));
+                    continue;
+                }
+            },
+        };
+        let joint_count = builder.model.skeleton.joints.len();
+        for primitive in mesh.primitives() {
+            builder.primitive(&file, &mesh_name, &primitive, transform, bone, joint_count)?;
+        }
+    }
+    let renormalized = builder.renormalized;
+    finish_mesh(&file, &mut model, renormalized)?;
+    let identity: Vec<Option<usize>> = (0..model.skeleton.nodes.len()).map(Some).collect();
+    model.clips = clips(&file, &identity, &mut model.warnings)?;
+    Ok(model)
+}
+
+/// Bind-space placement and bone of a rigid mesh node under a joint:
+/// `inverse(IBM[j]) * inverse(rest_global[j]) * rest_global[node]`.
+fn rigid_attachment(
+    skeleton: &Skeleton,
+    node: usize,
+    rest: &[Mat4],
+) -> Option<(Mat4, Option<u16>)> {
+    let mut ancestor = skeleton.nodes[node].parent;
+    while let Some(index) = ancestor {
+        if let Some(bone) = skeleton.joints.iter().position(|&joint| joint == index) {
+            let joint_bind = skeleton.inverse_bind[bone].inverse();
+            let local_chain = rest[index].inverse() * rest[node];
+            return Some((joint_bind * local_chain, Some(bone as u16)));
+        }
+        ancestor = skeleton.nodes[index].parent;
+    }
+    None
+}
+
+/// Imports a static prop: every mesh of the default scene in world space.
+pub fn import_prop(path: &Path) -> Result<SourceModel, BakeError> {
+    let file = load(path)?;
+    let (nodes, order) = nodes_of(&file);
+    let skeleton = Skeleton {
+        nodes,
+        order,
+        joints: Vec::new(),
+        inverse_bind: Vec::new(),
+    };
+    let rest = rest_globals(&skeleton);
+    let mut model = empty_model(skeleton);
+    materials_and_textures(&file, &mut model)?;
+    let default = default_material(&mut model);
+    let mut builder = MeshBuilder {
+        model: &mut model,
+        default_material: default,
+        renormalized: 0,
+    };
+    for node in file.document.nodes() {
+        let Some(mesh) = node.mesh() else { continue };
+        let mesh_name = mesh.name().or(node.name()).unwrap_or_default().to_owned();
+        if node.skin().is_some() {
+            builder.model.warnings.push(format!(
+                "{}: mesh {mesh_name:?} is skinned; baked as a static prop in its rest pose",
+                path.display()
+            ));
+        }
+        for primitive in mesh.primitives() {
+            builder.primitive(
+                &file,
+                &mesh_name,
+                &primitive,
+                rest[node.index()],
+                Some(0),
+                1,
+            )?;
+        }
+    }
+    finish_mesh(&file, &mut model, 0)?;
+    Ok(model)
+}
+
+/// Imports the clips of an animation library, binding its nodes to the
+/// character's by name.
+pub fn import_library(
+    path: &Path,
+    skeleton: &Skeleton,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<SourceClip>, BakeError> {
+    let file = load(path)?;
+    let by_name: HashMap<&str, usize> = skeleton
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, node)| !node.name.is_empty())
+        .map(|(index, node)| (node.name.as_str(), index))
+        .collect();
+    let binding: Vec<Option<usize>> = file
+        .document
+        .nodes()
+        .map(|node| node.name().and_then(|name| by_name.get(name).copied()))
+        .collect();
+    let bound_joints = skeleton
+        .joints
+        .iter()
+        .filter(|joint| binding.contains(&Some(**joint)))
+        .count();
+    if bound_joints == 0 {
+        return Err(file.error("no node name matches a joint of the character"));
+    }
+    let library_clips = clips(&file, &binding, warnings)?;
+    if library_clips.is_empty() {
+        return Err(file.error("animation library without animations"));
+    }
+    Ok(library_clips)
+}
+
+/// Reads every animation of `file`; `binding` maps the file's node indices to
+/// character node indices.
+fn clips(
+    file: &GltfFile,
+    binding: &[Option<usize>],
+    warnings: &mut Vec<String>,
+) -> Result<Vec<SourceClip>, BakeError> {
+    let mut clips = Vec::new();
+    for animation in file.document.animations() {
+        let name = animation
+            .name()
+            .map_or_else(|| format!("clip{}", animation.index()), str::to_owned);
+        let mut channels = Vec::new();
+        let mut unbound = 0;
+        for channel in animation.channels() {
+            let target = match channel.target().property() {
+                Property::Translation => Target::Translation,
+                Property::Rotation => Target::Rotation,
+                Property::Scale => Target::Scale,
+                Property::MorphTargetWeights => {
+                    warnings.push(format!(
+                        "{}: clip {name:?}: morph target weights ignored",
+                        file.path.display()
+                    ));
+                    continue;
+                }
+            };
+            let Some(node) = binding
+                .get(channel.target().node().index())
+                .copied()
+                .flatten()
+            else {
+                unbound += 1;
+                continue;
+            };
+            let interpolation = match channel.sampler().interpolation() {
+                Interpolation::Linear => Interp::Linear,
+                Interpolation::Step => Interp::Step,
+                Interpolation::CubicSpline => Interp::CubicSpline,
+            };
+            let reader = channel.reader(|buffer| file.buffer(buffer));
+            let times: Vec<f32> = reader
+                .read_inputs()
+                .ok_or_else(|| file.error(format!("clip {name:?}: channel without key times")))?
+                .collect();
+            let values: Vec<Vec4> = match reader.read_outputs() {
+                Some(ReadOutputs::Translations(values)) | Some(ReadOutputs::Scales(values)) => {
+                    values.map(|v| Vec3::from(v).extend(0.0)).collect()
+                }
+                Some(ReadOutputs::Rotations(values)) => values.into_f32().map(Vec4::from).collect(),
+                _ => return Err(file.error(format!("clip {name:?}: channel without key values"))),
+            };
+            let per_key = if interpolation == Interp::CubicSpline {
+                3
+            } else {
+                1
+            };
+            if times.is_empty() || values.len() != times.len() * per_key {
+                return Err(file.error(format!(
+                    "clip {name:?}: {} key times but {} key values",
+                    times.len(),
+                    values.len()
+                )));
+            }
+            if !times.iter().all(|t| t.is_finite()) || !values.iter().all(|v| v.is_finite()) {
+                return Err(file.error(format!("clip {name:?}: NaN or infinite keyframe")));
+            }
+            if times.windows(2).any(|pair| pair[1] < pair[0]) {
+                return Err(file.error(format!("clip {name:?}: key times decrease")));
+            }
+            channels.push(Channel {
+                node,
+                target,
+                interpolation,
+                times,
+                values,
+            });
+        }
+        if unbound > 0 {
+            warnings.push(format!(
+                "{}: clip {name:?}: {unbound} channels target nodes the character lacks",
+                file.path.display()
+            ));
+        }
+        if channels.is_empty() {
+            warnings.push(format!(
+                "{}: clip {name:?}: no usable channel, skipped",
+                file.path.display()
+            ));
+            continue;
+        }
+        let start = channels
+            .iter()
+            .map(|c| c.times[0])
+            .fold(f32::INFINITY, f32::min);
+        let end = channels
+            .iter()
+            .filter_map(|c| c.times.last())
+            .fold(f32::NEG_INFINITY, |a, &b| a.max(b));
+        clips.push(SourceClip {
+            name,
+            start,
+            duration: end - start,
+            channels,
+        });
+    }
+    Ok(clips)
+}

@@ -1,0 +1,134 @@
+//! Human-readable summary of a `.horde` file and of an error report.
+
+use horde::asset::{Asset, ErrorReport, ErrorStat, SectionInfo};
+use std::fmt::Write as _;
+
+fn stat_line(out: &mut String, label: &str, stat: ErrorStat, height: f32) {
+    let percent = |value: f32| {
+        if height > 0.0 {
+            value / height * 100.0
+        } else {
+            0.0
+        }
+    };
+    let _ = writeln!(
+        out,
+        "  {label:<22} max {:>10.6} ({:>7.4}%)   rms {:>10.6} ({:>7.4}%)",
+        stat.max,
+        percent(stat.max),
+        stat.rms,
+        percent(stat.rms)
+    );
+}
+
+/// The error report as a table: model units and percent of model height.
+pub fn report_text(report: &ErrorReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "error report (vs exact 4-influence skinning, {} time samples at {} fps, model height {:.4}):",
+        report.time_samples, report.sample_rate, report.model_height
+    );
+    let height = report.model_height;
+    stat_line(&mut out, "two-bone naive", report.two_bone_naive, height);
+    stat_line(&mut out, "two-bone fitted", report.two_bone_fitted, height);
+    stat_line(&mut out, "encoding mat3x4", report.mat3x4, height);
+    stat_line(&mut out, "encoding quat32", report.quat32, height);
+    stat_line(&mut out, "encoding quat16", report.quat16, height);
+    stat_line(&mut out, "frame interpolation", report.frame_rate, height);
+    stat_line(&mut out, "total (as stored)", report.total, height);
+    for warning in &report.warnings {
+        let _ = writeln!(out, "  warning: {warning}");
+    }
+    out
+}
+
+/// Header, sections, bones, clips, LODs, materials, sizes and the report.
+pub fn inspect_text(asset: &Asset, sections: &[SectionInfo], file_len: usize) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} ({:?}), format version {}, {file_len} bytes",
+        asset.name,
+        asset.kind,
+        horde::asset::VERSION
+    );
+    let _ = writeln!(out, "sections:");
+    for section in sections {
+        let _ = writeln!(
+            out,
+            "  {} at {:>9}  {:>9} bytes",
+            String::from_utf8_lossy(&section.tag),
+            section.offset,
+            section.len
+        );
+    }
+    let bounds = &asset.bounds;
+    let _ = writeln!(
+        out,
+        "bounds: quantization {:?}..{:?}, sphere centre {:?} radius {:.4}, height {:.4}",
+        bounds.quant_min,
+        bounds.quant_max,
+        bounds.sphere_center,
+        bounds.sphere_radius,
+        bounds.height
+    );
+    let _ = writeln!(
+        out,
+        "bones ({}): {}",
+        asset.bone_names.len(),
+        asset.bone_names.join(", ")
+    );
+    if let Some(animation) = &asset.animation {
+        let _ = writeln!(
+            out,
+            "animation: {}, {} bones, texture {}x{} ({} bytes), {} clips:",
+            animation.encoding.name(),
+            animation.bone_count,
+            animation.texture_width,
+            animation.texture_height,
+            animation.texels.len(),
+            animation.clips.len()
+        );
+        for clip in &animation.clips {
+            let _ = writeln!(
+                out,
+                "  {:<32} {:>4} frames {:>7.3} s {} first texel {}",
+                clip.name,
+                clip.frame_count,
+                clip.duration,
+                if clip.looping { "loop" } else { "once" },
+                clip.first_texel
+            );
+        }
+    }
+    let _ = writeln!(out, "LODs:");
+    for (level, lod) in asset.lods.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  LOD {level}: {:>7} vertices {:>7} triangles {:>2} submeshes error {:.5}  ({} bytes)",
+            lod.vertices.len(),
+            lod.indices.len() / 3,
+            lod.submeshes.len(),
+            lod.error,
+            lod.vertices.len() * size_of::<horde::asset::PackedVertex>() + lod.indices.len() * 4
+        );
+    }
+    let _ = writeln!(out, "materials:");
+    for material in &asset.materials {
+        let _ = writeln!(
+            out,
+            "  {:?} factor {:?} texture {:?}",
+            material.name, material.base_color_factor, material.base_color_texture
+        );
+    }
+    for (index, texture) in asset.textures.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "texture {index}: {}x{} RGBA8",
+            texture.width, texture.height
+        );
+    }
+    out.push_str(&report_text(&asset.report));
+    out
+}

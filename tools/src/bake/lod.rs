@@ -1,0 +1,208 @@
+//! Levels of detail, vertex-cache/overdraw/fetch optimization and quantization,
+//! all with meshoptimizer.
+//!
+//! - LOD 0 is the source. Each further LOD simplifies every submesh (material
+//!   range) of the source on its own to `ratio` of its triangles with
+//!   `meshopt_simplifyWithAttributes`. Attributes: the normal, the UV (so UV
+//!   seams, which are split vertices, stay put) and the vertex's displacement
+//!   from bind pose in a few extreme baked poses, scaled like positions (so
+//!   vertices that the skeleton moves apart, like the two sides of a joint, are
+//!   not merged: this is what keeps skin weights intact).
+//! - Every LOD: vertex cache order per submesh, then overdraw order (threshold
+//!   1.05), then vertex fetch order, which also drops unused vertices.
+//! - Quantization: position unorm16 in the bind-pose box, octahedral normal
+//!   snorm16, UV f16, two 8-bit bone indices and an 8-bit weight.
+
+use super::import::SourceModel;
+use super::two_bone::TwoBone;
+use glam::{Vec2, Vec3};
+use horde::asset::{Bounds, MeshLod, PackedVertex, Submesh};
+
+/// Attribute weights: normal xyz, uv, then displacement components.
+const NORMAL_WEIGHT: f32 = 0.5;
+const UV_WEIGHT: f32 = 1.0;
+const DISPLACEMENT_WEIGHT: f32 = 1.0;
+
+/// One LOD with, for each of its vertices, the source vertex it came from.
+pub struct BuiltLod {
+    /// The quantized LOD.
+    pub lod: MeshLod,
+    /// Source vertex of each LOD vertex.
+    pub source_vertex: Vec<u32>,
+}
+
+/// Octahedral encoding of a unit vector into two snorm16 values.
+pub fn octahedral(normal: Vec3) -> [i16; 2] {
+    let n = normal / (normal.x.abs() + normal.y.abs() + normal.z.abs()).max(1e-20);
+    let folded = if n.z >= 0.0 {
+        Vec2::new(n.x, n.y)
+    } else {
+        let sign = |v: f32| if v >= 0.0 { 1.0 } else { -1.0 };
+        Vec2::new((1.0 - n.y.abs()) * sign(n.x), (1.0 - n.x.abs()) * sign(n.y))
+    };
+    [folded.x, folded.y].map(|c| (c.clamp(-1.0, 1.0) * 32767.0).round() as i16)
+}
+
+/// Packs a source vertex.
+fn pack(model: &SourceModel, skin: &[TwoBone], bounds: &Bounds, vertex: usize) -> PackedVertex {
+    let min = Vec3::from(bounds.quant_min);
+    let extent = (Vec3::from(bounds.quant_max) - min).max(Vec3::splat(f32::MIN_POSITIVE));
+    let unorm = ((model.positions[vertex] - min) / extent).clamp(Vec3::ZERO, Vec3::ONE);
+    let position = unorm.to_array().map(|c| (c * 65535.0).round() as u16);
+    let uv = model.uvs[vertex]
+        .to_array()
+        .map(|c| half::f16::from_f32(c).to_bits());
+    let two_bone = skin[vertex];
+    PackedVertex {
+        position: [position[0], position[1], position[2], 0],
+        normal: octahedral(model.normals[vertex]),
+        uv,
+        bones: two_bone.bones.map(|bone| bone as u8),
+        weight: two_bone.weight,
+        pad: 0,
+    }
+}
+
+/// Simplification attributes of every vertex: normal, UV, displacements.
+fn attributes(
+    model: &SourceModel,
+    displacements: &[Vec<Vec3>],
+    scale: f32,
+) -> (Vec<f32>, Vec<f32>, usize) {
+    let stride = 5 + 3 * displacements.len();
+    let mut weights = vec![
+        NORMAL_WEIGHT,
+        NORMAL_WEIGHT,
+        NORMAL_WEIGHT,
+        UV_WEIGHT,
+        UV_WEIGHT,
+    ];
+    weights.extend(std::iter::repeat_n(
+        DISPLACEMENT_WEIGHT,
+        3 * displacements.len(),
+    ));
+    let mut values = Vec::with_capacity(stride * model.positions.len());
+    for vertex in 0..model.positions.len() {
+        values.extend_from_slice(&model.normals[vertex].to_array());
+        values.extend_from_slice(&model.uvs[vertex].to_array());
+        for pose in displacements {
+            values.extend_from_slice(&(pose[vertex] / scale).to_array());
+        }
+    }
+    (values, weights, stride)
+}
+
+/// Vertex fetch order: vertices numbered by first use in the index buffer,
+/// unused ones dropped (meshopt's `optimizeVertexFetchRemap` rule, done here
+/// because the crate's wrapper truncates the remap table to the used count,
+/// which loses the entries of higher old indices). Returns old-to-new and
+/// new-to-old maps.
+fn fetch_order(indices: &[u32], vertex_count: usize) -> (Vec<u32>, Vec<u32>) {
+    let mut remap = vec![u32::MAX; vertex_count];
+    let mut source_vertex = Vec::new();
+    for &index in indices {
+        let slot = &mut remap[index as usize];
+        if *slot == u32::MAX {
+            *slot = source_vertex.len() as u32;
+            source_vertex.push(index);
+        }
+    }
+    (remap, source_vertex)
+}
+
+/// Builds `ratios.len()` LODs (ratio 1 first). `displacements` holds, per
+/// chosen pose, every vertex's offset from its bind position.
+pub fn build(
+    model: &SourceModel,
+    skin: &[TwoBone],
+    bounds: &Bounds,
+    ratios: &[f32],
+    target_error: f32,
+    displacements: &[Vec<Vec3>],
+) -> Vec<BuiltLod> {
+    let vertex_count = model.positions.len();
+    let position_bytes: &[u8] = bytemuck::cast_slice(&model.positions);
+    let stride = size_of::<Vec3>();
+    let Ok(adapter) = meshopt::VertexDataAdapter::new(position_bytes, stride, 0) else {
+        return Vec::new();
+    };
+    let scale = (Vec3::from(bounds.quant_max) - Vec3::from(bounds.quant_min))
+        .max_element()
+        .max(1e-6);
+    let (attribute_values, attribute_weights, attribute_stride) =
+        attributes(model, displacements, scale);
+    let unlocked = vec![false; vertex_count];
+    let mut lods = Vec::with_capacity(ratios.len());
+    for (level, &ratio) in ratios.iter().enumerate() {
+        let mut indices = Vec::new();
+        let mut submeshes = Vec::new();
+        let mut lod_error = 0.0f32;
+        for group in &model.groups {
+            let simplified = if level == 0 || ratio >= 1.0 {
+                group.indices.clone()
+            } else {
+                let target =
+                    (((group.indices.len() / 3) as f32 * ratio).round() as usize * 3).max(3);
+                let simplify = |options: meshopt::SimplifyOptions| {
+                    let mut error = 0.0;
+                    let result = meshopt::simplify_with_attributes_and_locks(
+                        &group.indices,
+                        &adapter,
+                        &attribute_values,
+                        &attribute_weights,
+                        attribute_stride * size_of::<f32>(),
+                        &unlocked,
+                        target,
+                        target_error,
+                        options,
+                        Some(&mut error),
+                    );
+                    (result, error)
+                };
+                // Pruning drops small disconnected parts (rivets, buckles) once
+                // they are below the error bound. Texture-atlas models have so
+                // many UV seams that the target may be out of reach; only then
+                // are collapses across seams allowed (the cost is texture swim
+                // at a distance, and it shows in the recorded error).
+                let (mut result, mut error) = simplify(meshopt::SimplifyOptions::Prune);
+                if result.len() > target * 3 / 2 {
+                    let (permissive, permissive_error) = simplify(
+                        meshopt::SimplifyOptions::Prune | meshopt::SimplifyOptions::Permissive,
+                    );
+                    if permissive.len() < result.len() {
+                        (result, error) = (permissive, permissive_error);
+                    }
+                }
+                lod_error = lod_error.max(error);
+                result
+            };
+            let mut optimized = meshopt::optimize_vertex_cache(&simplified, vertex_count);
+            meshopt::optimize_overdraw_in_place(&mut optimized, &adapter, 1.05);
+            submeshes.push(Submesh {
+                first_index: indices.len() as u32,
+                index_count: optimized.len() as u32,
+                material: group.material,
+            });
+            indices.extend(optimized);
+        }
+        submeshes.retain(|submesh| submesh.index_count > 0);
+        let (remap, source_vertex) = fetch_order(&indices, vertex_count);
+        for index in &mut indices {
+            *index = remap[*index as usize];
+        }
+        let vertices = source_vertex
+            .iter()
+            .map(|&old| pack(model, skin, bounds, old as usize))
+            .collect();
+        lods.push(BuiltLod {
+            lod: MeshLod {
+                vertices,
+                indices,
+                submeshes,
+                error: lod_error,
+            },
+            source_vertex,
+        });
+    }
+    lods
+}

@@ -1,0 +1,221 @@
+//! `bake`: glTF 2.0 to `.horde` crowd assets.
+//!
+//! ```text
+//! bake CHARACTER.glb [--animations LIB.glb ...] -o unit.horde
+//! bake --prop MESH.glb -o prop.horde
+//! bake inspect unit.horde
+//! ```
+
+use anyhow::{bail, Context as _};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use horde::asset::BoneEncoding;
+use horde_tools::bake::{self, BakeOptions, ClipSelection, TwoBoneMethod};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(
+    name = "bake",
+    version,
+    about = "Bake glTF 2.0 characters and props into .horde crowd assets"
+)]
+#[command(args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    bake: BakeArgs,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print a .horde file's header, sections, clips, bones, LODs, sizes and error report.
+    Inspect {
+        /// The .horde file.
+        file: PathBuf,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum EncodingArg {
+    /// Three RGBA32F texels per bone (exact).
+    Mat3x4,
+    /// Quaternion + translation/scale, RGBA32F.
+    Quat32,
+    /// Quaternion + translation/scale, RGBA16F.
+    Quat16,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum TwoBoneArg {
+    /// Least-squares pair and weight over all baked poses.
+    Fitted,
+    /// Two strongest influences, renormalized.
+    Naive,
+}
+
+#[derive(Args)]
+struct BakeArgs {
+    /// Input glTF (.glb or .gltf): a skinned character, or a static mesh with --prop.
+    input: Option<PathBuf>,
+    /// Output .horde file (written atomically).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Bake a static prop instead of a skinned unit.
+    #[arg(long)]
+    prop: bool,
+    /// Animation library whose clips are bound to the character by joint name (repeatable).
+    #[arg(long = "animations", value_name = "LIB.glb")]
+    animations: Vec<PathBuf>,
+    /// Keep only these clips, optionally renamed: `Walk` or `Walking_A=walk` (repeatable).
+    #[arg(long = "clip", value_name = "SOURCE[=NAME]")]
+    clips: Vec<String>,
+    /// Mark a clip looping, overriding the first-equals-last-frame test (repeatable).
+    #[arg(long = "loop", value_name = "NAME")]
+    looping: Vec<String>,
+    /// Mark a clip non-looping (repeatable).
+    #[arg(long = "no-loop", value_name = "NAME")]
+    not_looping: Vec<String>,
+    /// Frames per second of the baked clips.
+    #[arg(long, default_value_t = 30.0)]
+    rate: f32,
+    /// Bone texture encoding.
+    #[arg(long, value_enum, default_value = "mat3x4")]
+    encoding: EncodingArg,
+    /// Two-bone reduction stored in the vertices.
+    #[arg(long = "two-bone", value_enum, default_value = "fitted")]
+    two_bone: TwoBoneArg,
+    /// Number of LODs (ratios default to 1, 0.3, 0.1, then thirds).
+    #[arg(long)]
+    lods: Option<usize>,
+    /// Triangle ratio of each LOD, comma-separated, LOD 0 first (overrides --lods).
+    #[arg(long = "lod-ratios", value_delimiter = ',')]
+    lod_ratios: Vec<f32>,
+    /// Largest relative simplification error per LOD.
+    #[arg(long = "lod-error", default_value_t = 0.05)]
+    lod_error: f32,
+    /// Bone texture width in texels (the mobile tier needs height <= 4096).
+    #[arg(long = "texture-width", default_value_t = horde::config::BONE_TEXTURE_WIDTH)]
+    texture_width: u32,
+    /// Asset name (default: the input file stem).
+    #[arg(long)]
+    name: Option<String>,
+}
+
+fn lod_ratios(args: &BakeArgs) -> Vec<f32> {
+    if !args.lod_ratios.is_empty() {
+        return args.lod_ratios.clone();
+    }
+    let defaults = BakeOptions::default().lod_ratios;
+    let count = args.lods.unwrap_or(defaults.len());
+    (0..count)
+        .map(|level| {
+            defaults.get(level).copied().unwrap_or_else(|| {
+                defaults.last().copied().unwrap_or(1.0)
+                    / 3f32.powi((level + 1 - defaults.len()) as i32)
+            })
+        })
+        .collect()
+}
+
+fn options(args: &BakeArgs) -> BakeOptions {
+    BakeOptions {
+        name: args.name.clone(),
+        sample_rate: args.rate,
+        encoding: match args.encoding {
+            EncodingArg::Mat3x4 => BoneEncoding::Mat3x4F32,
+            EncodingArg::Quat32 => BoneEncoding::QuatF32,
+            EncodingArg::Quat16 => BoneEncoding::QuatF16,
+        },
+        lod_ratios: lod_ratios(args),
+        lod_target_error: args.lod_error,
+        clips: args
+            .clips
+            .iter()
+            .map(|clip| ClipSelection::parse(clip))
+            .collect(),
+        looping: args.looping.clone(),
+        not_looping: args.not_looping.clone(),
+        two_bone: match args.two_bone {
+            TwoBoneArg::Fitted => TwoBoneMethod::Fitted,
+            TwoBoneArg::Naive => TwoBoneMethod::Naive,
+        },
+        texture_width: args.texture_width,
+        ..BakeOptions::default()
+    }
+}
+
+fn inspect(file: &PathBuf) -> anyhow::Result<()> {
+    let bytes = std::fs::read(file).with_context(|| format!("{}: cannot read", file.display()))?;
+    let asset = horde::asset::read(&bytes).with_context(|| format!("{}", file.display()))?;
+    let sections = horde::asset::section_table(&bytes)?;
+    print!(
+        "{}",
+        bake::inspect::inspect_text(&asset, &sections, bytes.len())
+    );
+    Ok(())
+}
+
+fn run_bake(args: &BakeArgs) -> anyhow::Result<()> {
+    let Some(input) = &args.input else {
+        bail!("no input file (see bake --help)");
+    };
+    let Some(output) = &args.output else {
+        bail!("no output file: pass -o OUTPUT.horde");
+    };
+    if args.prop && !args.animations.is_empty() {
+        bail!("--prop takes no --animations");
+    }
+    let options = options(args);
+    let spinner = indicatif::ProgressBar::new_spinner();
+    spinner.enable_steady_tick(std::time::Duration::from_millis(100));
+    let started = std::time::Instant::now();
+    let progress = |stage: &str| {
+        log::info!("{stage}");
+        spinner.set_message(stage.to_owned());
+    };
+    let libraries: Vec<&std::path::Path> = args.animations.iter().map(PathBuf::as_path).collect();
+    let baked = if args.prop {
+        bake::bake_prop(input, &options, &progress)
+    } else {
+        bake::bake_unit(input, &libraries, &options, &progress)
+    };
+    spinner.finish_and_clear();
+    let baked = baked?;
+    horde::asset::write_file_atomic(output, &baked.asset)?;
+    let size = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
+    println!(
+        "{} -> {} ({size} bytes) in {:.2} s",
+        input.display(),
+        output.display(),
+        started.elapsed().as_secs_f64()
+    );
+    for (level, lod) in baked.asset.lods.iter().enumerate() {
+        println!(
+            "  LOD {level}: {} vertices, {} triangles, error {:.5}",
+            lod.vertices.len(),
+            lod.indices.len() / 3,
+            lod.error
+        );
+    }
+    if let Some(animation) = &baked.asset.animation {
+        println!(
+            "  {} clips, {} bones, {} bone texture {}x{}",
+            animation.clips.len(),
+            animation.bone_count,
+            animation.encoding.name(),
+            animation.texture_width,
+            animation.texture_height
+        );
+    }
+    print!("{}", bake::inspect::report_text(&baked.asset.report));
+    Ok(())
+}
+
+fn main() -> anyhow::Result<()> {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    let cli = Cli::parse();
+    match &cli.command {
+        Some(Command::Inspect { file }) => inspect(file),
+        None => run_bake(&cli.bake),
+    }
+}
