@@ -520,14 +520,14 @@ fn thrust_keys(guard: &Stance) -> Vec<Key> {
 /// A flinch: snap back from a blow to the chest, arms thrown out, then recover.
 fn hit_keys(guard: &Stance) -> Vec<Key> {
     let recoil = guard.with(&[
-        (Dof::SpineLean, -15.0),
+        (Dof::SpineLean, -20.0),
         (Dof::ChestLean, -12.0),
         (Dof::ChestYaw, 15.0),
-        (Dof::HeadLean, -25.0),
+        (Dof::HeadLean, -30.0),
         (Dof::HeadRoll, 10.0),
-        (Dof::ArmSpreadR, 40.0),
-        (Dof::ArmSwingR, 35.0),
-        (Dof::ArmSpreadL, 35.0),
+        (Dof::ArmSpreadR, 65.0),
+        (Dof::ArmSwingR, 50.0),
+        (Dof::ArmSpreadL, 55.0),
         (Dof::HipsForward, -0.1),
         (Dof::KneeL, 25.0),
         (Dof::KneeR, 25.0),
@@ -564,6 +564,8 @@ fn die_keys(guard: &Stance) -> Vec<Key> {
         (Dof::ArmSwingR, 20.0),
         (Dof::ArmSpreadR, 70.0),
         (Dof::ElbowR, 25.0),
+        // The weapon turns to lie along the arm instead of pointing at the sky.
+        (Dof::WristR, -85.0),
         (Dof::ArmSwingL, 10.0),
         (Dof::ArmSpreadL, 55.0),
         (Dof::ElbowL, 40.0),

@@ -38,7 +38,7 @@ pub enum GenError {
     Png(#[from] image::ImageError),
     #[error("serialising the glTF JSON failed: {0}")]
     Json(#[from] gltf_json::Error),
-    #[error("writing {path}: {source}")]
+    #[error("writing {path}")]
     Write {
         path: PathBuf,
         source: std::io::Error,
@@ -115,8 +115,8 @@ pub fn generate(content: Content, seed: u64) -> Result<Generated, GenError> {
 
 /// The committed default content set: what, from which seed, in which file.
 pub const DEFAULT_SET: [(Content, u64, &str); 7] = [
-    (Content::Unit(UnitKind::Knight), 1, "knight.glb"),
-    (Content::Unit(UnitKind::Skeleton), 2, "skeleton.glb"),
+    (Content::Unit(UnitKind::Knight), 2, "knight.glb"),
+    (Content::Unit(UnitKind::Skeleton), 4, "skeleton.glb"),
     (Content::Prop(PropKind::Rock), 3, "rock.glb"),
     (Content::Prop(PropKind::Pillar), 4, "pillar.glb"),
     (Content::Prop(PropKind::Banner), 5, "banner.glb"),

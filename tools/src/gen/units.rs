@@ -527,14 +527,20 @@ impl Body<'_> {
             Cell::BONE,
             Binding::Smooth(Joint::Hips),
         );
-        self.torso_ring(
-            hips.y - 0.22,
-            hips.y + 0.01,
-            0.7,
+        // The hem is torn into tatters: its height dips in a sawtooth around the waist.
+        let (waist, hem) = (hips.y + 0.01, hips.y - 0.24);
+        let placement = Placement::new(
+            Mat4::from_scale(Vec3::new(1.0, 1.0, 0.7)),
             Cell::RAGS,
             Binding::Smooth(Joint::Hips),
-            |v| 0.15 + 0.01 * v,
         );
+        self.mesh.surface(28, 4, placement, |u, v| {
+            let angle = 2.0 * PI * u;
+            let tatter = 0.09 * (7.0 * u).fract();
+            let height = hem + tatter + (waist - hem - tatter) * v;
+            let radius = 0.17 - 0.03 * v;
+            Vec3::new(radius * angle.cos(), height, -radius * angle.sin())
+        });
 
         // Vertebrae from pelvis to skull, each bound to the bone it sits on.
         let vertebrae = 9;
