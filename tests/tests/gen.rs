@@ -1,9 +1,9 @@
 //! Checks on the procedural content generator (`tools/src/gen`) and the
 //! committed default content set in `assets/`.
 //!
-//! The default set is generated once per test process (into memory and a
-//! temporary directory) and shared by the tests below. The validator test needs
-//! the npm package installed: `npm ci --prefix tests/gltf-validator`.
+//! The default set is generated once per test process, into memory and into
+//! Cargo's per-target temporary directory, and shared by the tests below. The
+//! validator test needs the npm package: `npm ci --prefix tests/gltf-validator`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -24,17 +24,23 @@ fn workspace_root() -> PathBuf {
 fn generated_set() -> &'static [(PathBuf, Generated)] {
     static SET: OnceLock<Vec<(PathBuf, Generated)>> = OnceLock::new();
     SET.get_or_init(|| {
-        let directory = std::env::temp_dir().join(format!("horde-gen-test-{}", std::process::id()));
+        let directory = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gen-default-set");
         std::fs::create_dir_all(&directory).expect("create temporary directory");
         write_default_set(&directory).expect("generate the default set")
     })
 }
 
-fn units() -> impl Iterator<Item = &'static Generated> {
+/// Each unit of the default set, imported: (name, document, buffers).
+fn imported_units() -> impl Iterator<Item = (&'static str, gltf::Document, Vec<gltf::buffer::Data>)>
+{
     generated_set()
         .iter()
         .map(|(_, generated)| generated)
         .filter(|generated| matches!(generated.content, Content::Unit(_)))
+        .map(|generated| {
+            let (document, buffers) = import(generated);
+            (generated.content.name(), document, buffers)
+        })
 }
 
 fn import(generated: &Generated) -> (gltf::Document, Vec<gltf::buffer::Data>) {
@@ -174,9 +180,7 @@ fn every_file_imports_with_normals_uvs_and_a_textured_material() {
 
 #[test]
 fn skin_weights_are_normalised_and_held_items_are_rigid() {
-    for generated in units() {
-        let name = generated.content.name();
-        let (document, buffers) = import(generated);
+    for (name, document, buffers) in imported_units() {
         let primitive = first_primitive(&document);
         let reader = primitive.reader(|buffer| Some(&buffers[buffer.index()]));
         let joints: Vec<[u16; 4]> = reader
@@ -236,9 +240,7 @@ fn skin_weights_are_normalised_and_held_items_are_rigid() {
 
 #[test]
 fn rig_has_named_joints_and_inverse_bind_matrices_invert_the_bind_pose() {
-    for generated in units() {
-        let name = generated.content.name();
-        let (document, buffers) = import(generated);
+    for (name, document, buffers) in imported_units() {
         let skin = document.skins().next().expect("a skin");
         let joints: Vec<_> = skin.joints().collect();
         assert_eq!(joints.len(), JOINT_COUNT, "{name}");
@@ -342,9 +344,7 @@ fn channels(animation: &gltf::Animation, buffers: &[gltf::buffer::Data]) -> Vec<
 #[test]
 fn clips_have_expected_names_lengths_and_loops() {
     let expected_durations = [2.0, 1.0, 0.7, 1.0, 1.0, 0.5, 1.5, 2.0];
-    for generated in units() {
-        let name = generated.content.name();
-        let (document, buffers) = import(generated);
+    for (name, document, buffers) in imported_units() {
         let names: Vec<_> = document
             .animations()
             .map(|a| a.name().unwrap_or("").to_string())
@@ -413,9 +413,7 @@ fn clips_have_expected_names_lengths_and_loops() {
 
 #[test]
 fn motion_is_large_enough_to_read_from_a_distance() {
-    for generated in units() {
-        let name = generated.content.name();
-        let (document, buffers) = import(generated);
+    for (name, document, buffers) in imported_units() {
         for animation in document.animations() {
             let clip = animation.name().unwrap_or_default();
             let biggest_turn = channels(&animation, &buffers)
@@ -440,9 +438,7 @@ fn motion_is_large_enough_to_read_from_a_distance() {
 
 #[test]
 fn units_stand_on_the_ground_in_the_bind_pose() {
-    for generated in units() {
-        let name = generated.content.name();
-        let (document, buffers) = import(generated);
+    for (name, document, buffers) in imported_units() {
         let primitive = first_primitive(&document);
         let reader = primitive.reader(|buffer| Some(&buffers[buffer.index()]));
         let (mut low, mut high) = (Vec3::INFINITY, Vec3::NEG_INFINITY);

@@ -223,13 +223,6 @@ pub struct Clip {
     pub times: Vec<f32>,
     pub rotations: Vec<[Quat; JOINT_COUNT]>,
     pub hips_translations: Vec<Vec3>,
-    pub looping: bool,
-}
-
-impl Clip {
-    pub fn duration(&self) -> f32 {
-        self.times.last().copied().unwrap_or(0.0)
-    }
 }
 
 /// How a pose is set on the ground.
@@ -373,10 +366,12 @@ fn gait(guard: &Stance, temperament: &Temperament, shape: &GaitShape, phase: f32
     let (swing_l, knee_l, cycle_l) = leg(0.0);
     let (swing_r, knee_r, cycle_r) = leg(0.5);
     let arm = shape.arm_swing * temperament.arm_swing;
+    // The legs hang from the hips, so the forward lean is added back to their
+    // swing to keep the stride centred under the body.
     guard.with(&[
-        (Dof::LegSwingL, swing_l),
+        (Dof::LegSwingL, swing_l + shape.lean),
         (Dof::KneeL, knee_l),
-        (Dof::LegSwingR, swing_r),
+        (Dof::LegSwingR, swing_r + shape.lean),
         (Dof::KneeR, knee_r),
         (Dof::LegSpreadL, 2.0),
         (Dof::LegSpreadR, 2.0),
@@ -644,7 +639,6 @@ impl Sampler<'_> {
             times: Vec::with_capacity(intervals + 1),
             rotations: Vec::with_capacity(intervals + 1),
             hips_translations: Vec::with_capacity(intervals + 1),
-            looping,
         };
         for key in 0..=intervals {
             let phase = key as f32 / intervals as f32;

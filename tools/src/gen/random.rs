@@ -48,7 +48,7 @@ impl Rng {
 
 /// A hash of integer lattice coordinates to [0, 1), for value noise in textures and
 /// rock displacement: the same point always gets the same value, without state.
-pub fn lattice_hash(seed: u64, x: i64, y: i64, z: i64) -> f32 {
+fn lattice_hash(seed: u64, x: i64, y: i64, z: i64) -> f32 {
     let mut rng = Rng::new(
         seed,
         (x as u64).wrapping_mul(0x9E37_79B9)

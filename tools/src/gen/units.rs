@@ -622,25 +622,21 @@ impl Body<'_> {
             Cell::DARK_BONE,
             rigid,
         );
-        match self.rng.index(3) {
-            0 => self.variants.push("bare skull"),
-            1 => {
-                self.variants.push("rusty helm");
-                self.ball(
-                    cranium + Vec3::Y * 0.02,
-                    Vec3::new(0.108, 0.1, 0.125),
-                    Cell::RUST,
-                    rigid,
-                );
-            }
-            _ => {
-                self.variants.push("horned helm");
-                self.ball(
-                    cranium + Vec3::Y * 0.02,
-                    Vec3::new(0.108, 0.1, 0.125),
-                    Cell::DARK_STEEL,
-                    rigid,
-                );
+        let helm = match self.rng.index(3) {
+            0 => None,
+            1 => Some(("rusty helm", Cell::RUST, false)),
+            _ => Some(("horned helm", Cell::DARK_STEEL, true)),
+        };
+        self.variants
+            .push(helm.map_or("bare skull", |(variant, _, _)| variant));
+        if let Some((_, metal, horned)) = helm {
+            self.ball(
+                cranium + Vec3::Y * 0.02,
+                Vec3::new(0.108, 0.1, 0.125),
+                metal,
+                rigid,
+            );
+            if horned {
                 for side in [1.0f32, -1.0] {
                     let base = cranium + Vec3::new(side * 0.09, 0.04, 0.0);
                     let tip = base + Vec3::new(side * 0.08, 0.12, 0.03);
