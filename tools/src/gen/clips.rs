@@ -1,0 +1,705 @@
+//! Animation clips, authored as stances and sampled into LINEAR keys.
+//!
+//! A [`Stance`] is a vector of named degrees of freedom ([`Dof`]: angles in
+//! degrees, hip shifts in metres) that reads like a choreographer's note: "right
+//! elbow 90, chest turned 25 to the right". Clips are functions from phase (0..1)
+//! to a stance: the locomotion cycles are analytic (sines per leg and arm), the
+//! actions interpolate authored key stances with easing. Each clip is sampled at
+//! [`KEYS_PER_SECOND`] into per-joint local rotations plus a hips translation,
+//! which glTF LINEAR interpolation reproduces closely at any playback rate.
+//!
+//! Grounding: after a stance is turned into rotations, forward kinematics finds
+//! the lowest contact point (foot soles; for the death fall, every joint padded by
+//! the body's thickness) and the hips are raised or lowered so that point touches
+//! y = 0. Hips bob, crouches and the final lying height therefore follow from the
+//! pose instead of being authored, and feet never sink into the ground.
+//!
+//! Looping clips (idle, walk, run) have their last key set to a copy of the
+//! first, so playback wraps without a jump.
+
+use std::f32::consts::TAU;
+
+use glam::{Quat, Vec3};
+
+use super::rig::{Joint, Rig, JOINT_COUNT};
+
+/// Keys sampled per second of clip.
+const KEYS_PER_SECOND: f32 = 30.0;
+
+/// One degree of freedom of a stance. Angles are degrees; `HipsForward` and
+/// `HipsSide` are metres. L and R are the unit's left (+X) and right (-X).
+#[derive(Debug, Clone, Copy)]
+enum Dof {
+    HipsYaw,
+    HipsLean,
+    HipsRoll,
+    HipsForward,
+    HipsSide,
+    SpineLean,
+    SpineYaw,
+    SpineRoll,
+    ChestLean,
+    ChestYaw,
+    NeckLean,
+    HeadLean,
+    HeadYaw,
+    HeadRoll,
+    ShrugL,
+    ArmSwingL,
+    ArmSpreadL,
+    ArmTwistL,
+    ElbowL,
+    WristL,
+    ShrugR,
+    ArmSwingR,
+    ArmSpreadR,
+    ArmTwistR,
+    ElbowR,
+    WristR,
+    LegSwingL,
+    LegSpreadL,
+    KneeL,
+    AnkleL,
+    LegSwingR,
+    LegSpreadR,
+    KneeR,
+    AnkleR,
+}
+
+const DOF_COUNT: usize = Dof::AnkleR as usize + 1;
+
+/// A body pose as degrees of freedom; see [`Dof`] for units and sign conventions:
+/// positive swing moves a limb forward, positive lean bends forward, positive yaw
+/// turns to the unit's left, positive spread moves a limb away from the body,
+/// positive elbow and knee flex, positive wrist tilts a held weapon up, positive
+/// ankle lifts the toes above level.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Stance([f32; DOF_COUNT]);
+
+impl Stance {
+    fn with(mut self, values: &[(Dof, f32)]) -> Self {
+        for &(dof, value) in values {
+            self.0[dof as usize] = value;
+        }
+        self
+    }
+
+    fn add(mut self, values: &[(Dof, f32)]) -> Self {
+        for &(dof, value) in values {
+            self.0[dof as usize] += value;
+        }
+        self
+    }
+
+    fn get(&self, dof: Dof) -> f32 {
+        self.0[dof as usize]
+    }
+
+    fn lerp(&self, other: &Stance, t: f32) -> Stance {
+        let mut out = *self;
+        for (value, target) in out.0.iter_mut().zip(other.0) {
+            *value += (target - *value) * t;
+        }
+        out
+    }
+
+    /// Local joint rotations and the hips' horizontal shift for this stance.
+    fn to_rotations(self) -> ([Quat; JOINT_COUNT], Vec3) {
+        let angle = |dof: Dof| self.get(dof).to_radians();
+        let x = Quat::from_rotation_x;
+        let y = Quat::from_rotation_y;
+        let z = Quat::from_rotation_z;
+        let mut rotations = [Quat::IDENTITY; JOINT_COUNT];
+        let mut set = |joint: Joint, rotation: Quat| rotations[joint.index()] = rotation;
+        // Bones that point up (+Y) bend forward under +X rotation.
+        set(
+            Joint::Hips,
+            y(angle(Dof::HipsYaw)) * x(angle(Dof::HipsLean)) * z(angle(Dof::HipsRoll)),
+        );
+        set(
+            Joint::Spine,
+            y(angle(Dof::SpineYaw)) * x(angle(Dof::SpineLean)) * z(angle(Dof::SpineRoll)),
+        );
+        set(
+            Joint::Chest,
+            y(angle(Dof::ChestYaw)) * x(angle(Dof::ChestLean)),
+        );
+        set(Joint::Neck, x(angle(Dof::NeckLean)));
+        set(
+            Joint::Head,
+            y(angle(Dof::HeadYaw)) * x(angle(Dof::HeadLean)) * z(angle(Dof::HeadRoll)),
+        );
+        let arms = [
+            (
+                1.0,
+                Joint::ShoulderL,
+                Joint::UpperArmL,
+                Joint::LowerArmL,
+                Joint::HandL,
+                [
+                    Dof::ShrugL,
+                    Dof::ArmSwingL,
+                    Dof::ArmSpreadL,
+                    Dof::ArmTwistL,
+                    Dof::ElbowL,
+                    Dof::WristL,
+                ],
+            ),
+            (
+                -1.0,
+                Joint::ShoulderR,
+                Joint::UpperArmR,
+                Joint::LowerArmR,
+                Joint::HandR,
+                [
+                    Dof::ShrugR,
+                    Dof::ArmSwingR,
+                    Dof::ArmSpreadR,
+                    Dof::ArmTwistR,
+                    Dof::ElbowR,
+                    Dof::WristR,
+                ],
+            ),
+        ];
+        for (side, shoulder, upper, lower, hand, [shrug, swing, spread, twist, elbow, wrist]) in
+            arms
+        {
+            // The collarbone points sideways (side * X); +Z rotation lifts +X.
+            set(shoulder, z(side * angle(shrug)));
+            // Bones that hang down (-Y) move forward under -X rotation, and
+            // outward under a Z rotation signed by side.
+            set(
+                upper,
+                z(side * angle(spread)) * x(-angle(swing)) * y(side * angle(twist)),
+            );
+            set(lower, x(-angle(elbow)));
+            set(hand, x(-angle(wrist)));
+        }
+        let legs = [
+            (
+                1.0,
+                Joint::UpperLegL,
+                Joint::LowerLegL,
+                Joint::FootL,
+                [Dof::LegSwingL, Dof::LegSpreadL, Dof::KneeL, Dof::AnkleL],
+            ),
+            (
+                -1.0,
+                Joint::UpperLegR,
+                Joint::LowerLegR,
+                Joint::FootR,
+                [Dof::LegSwingR, Dof::LegSpreadR, Dof::KneeR, Dof::AnkleR],
+            ),
+        ];
+        for (side, upper, lower, foot, [swing, spread, knee, ankle]) in legs {
+            set(upper, z(side * angle(spread)) * x(-angle(swing)));
+            // A flexed knee sends the shin backwards.
+            set(lower, x(angle(knee)));
+            // The foot is levelled against thigh and shin, then tilted by `ankle`.
+            set(foot, x(angle(swing) - angle(knee) - angle(ankle)));
+        }
+        let shift = Vec3::new(self.get(Dof::HipsSide), 0.0, self.get(Dof::HipsForward));
+        (rotations, shift)
+    }
+}
+
+/// Differences between unit types in how they carry themselves.
+#[derive(Debug, Clone, Copy)]
+pub struct Temperament {
+    /// Forward bend of the upper body, degrees.
+    pub hunch: f32,
+    /// Multiplier on arm swing in locomotion.
+    pub arm_swing: f32,
+    /// Half the body's front-to-back thickness, metres; how high the spine lies
+    /// off the ground at the end of the death fall.
+    pub body_radius: f32,
+}
+
+/// A sampled clip: key times and, per key, local rotations and the hips' local
+/// translation.
+#[derive(Debug, Clone)]
+pub struct Clip {
+    pub name: &'static str,
+    pub times: Vec<f32>,
+    pub rotations: Vec<[Quat; JOINT_COUNT]>,
+    pub hips_translations: Vec<Vec3>,
+}
+
+/// How a pose is set on the ground.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Grounding {
+    /// The lowest point of either sole touches the ground.
+    Feet,
+    /// Soles and every body joint padded by the body radius: for falling down.
+    Body,
+}
+
+/// Names and lengths of all clips, in file order.
+pub const CLIP_NAMES: [&str; 8] = [
+    "idle",
+    "walk",
+    "run",
+    "attack_slash",
+    "attack_thrust",
+    "hit",
+    "die",
+    "victory",
+];
+
+/// All clips for a unit with this rig and temperament.
+pub fn all_clips(rig: &Rig, temperament: &Temperament) -> Vec<Clip> {
+    let guard = guard_stance(temperament);
+    let sampler = Sampler { rig, temperament };
+    vec![
+        sampler.sample("idle", 2.0, true, Grounding::Feet, |p| idle(&guard, p)),
+        sampler.sample("walk", 1.0, true, Grounding::Feet, |p| {
+            gait(&guard, temperament, &WALK, p)
+        }),
+        sampler.sample("run", 0.7, true, Grounding::Feet, |p| {
+            gait(&guard, temperament, &RUN, p)
+        }),
+        sampler.sample("attack_slash", 1.0, false, Grounding::Feet, |p| {
+            keyed(&slash_keys(&guard), p)
+        }),
+        sampler.sample("attack_thrust", 1.0, false, Grounding::Feet, |p| {
+            keyed(&thrust_keys(&guard), p)
+        }),
+        sampler.sample("hit", 0.5, false, Grounding::Feet, |p| {
+            keyed(&hit_keys(&guard), p)
+        }),
+        sampler.sample("die", 1.5, false, Grounding::Body, |p| {
+            keyed(&die_keys(&guard), p)
+        }),
+        sampler.sample("victory", 2.0, false, Grounding::Feet, |p| {
+            keyed(&victory_keys(&guard), p)
+        }),
+    ]
+}
+
+/// The ready stance every action starts and ends in: weapon raised in front,
+/// shield arm across the body, knees soft.
+fn guard_stance(temperament: &Temperament) -> Stance {
+    Stance([0.0; DOF_COUNT]).with(&[
+        (Dof::SpineLean, temperament.hunch * 0.6),
+        (Dof::ChestLean, temperament.hunch * 0.4),
+        (Dof::NeckLean, -temperament.hunch * 0.5),
+        (Dof::HeadLean, -temperament.hunch * 0.5),
+        (Dof::ArmSwingR, 15.0),
+        (Dof::ArmSpreadR, 8.0),
+        (Dof::ElbowR, 60.0),
+        (Dof::WristR, -25.0),
+        (Dof::ArmSwingL, 25.0),
+        (Dof::ArmSpreadL, 5.0),
+        (Dof::ArmTwistL, 25.0),
+        (Dof::ElbowL, 75.0),
+        (Dof::WristL, 0.0),
+        (Dof::LegSpreadL, 4.0),
+        (Dof::LegSpreadR, 4.0),
+        (Dof::LegSwingL, 6.0),
+        (Dof::LegSwingR, 6.0),
+        (Dof::KneeL, 12.0),
+        (Dof::KneeR, 12.0),
+    ])
+}
+
+fn idle(guard: &Stance, phase: f32) -> Stance {
+    let breath = (TAU * phase).sin();
+    let sway = (TAU * phase).cos();
+    guard.add(&[
+        (Dof::ChestLean, -2.5 * breath),
+        (Dof::ShrugL, 3.0 * breath),
+        (Dof::ShrugR, 3.0 * breath),
+        (Dof::HeadYaw, 12.0 * sway),
+        (Dof::HeadLean, 2.0 * breath),
+        (Dof::HipsSide, 0.015 * sway),
+        (Dof::HipsRoll, -1.5 * sway),
+        (Dof::ArmSwingR, 4.0 * breath),
+        (Dof::ElbowR, 5.0 * breath),
+        (Dof::KneeL, 4.0 * (1.0 + sway)),
+        (Dof::KneeR, 4.0 * (1.0 - sway)),
+    ])
+}
+
+/// Shape of a locomotion cycle.
+struct GaitShape {
+    hip_swing: f32,
+    knee_lift: f32,
+    stance_knee: f32,
+    lean: f32,
+    arm_swing: f32,
+    elbow: f32,
+    pelvis_turn: f32,
+}
+
+const WALK: GaitShape = GaitShape {
+    hip_swing: 28.0,
+    knee_lift: 55.0,
+    stance_knee: 6.0,
+    lean: 4.0,
+    arm_swing: 30.0,
+    elbow: 25.0,
+    pelvis_turn: 8.0,
+};
+
+const RUN: GaitShape = GaitShape {
+    hip_swing: 42.0,
+    knee_lift: 100.0,
+    stance_knee: 22.0,
+    lean: 14.0,
+    arm_swing: 50.0,
+    elbow: 70.0,
+    pelvis_turn: 12.0,
+};
+
+/// A walk or run cycle. Each leg's hip angle is a sine (forward-most at a
+/// quarter cycle); the knee bends only while the foot swings forward (the rising
+/// half of the sine), peaking at mid-swing to clear the ground; the stance leg
+/// stays nearly straight. Arms swing against the opposite leg.
+fn gait(guard: &Stance, temperament: &Temperament, shape: &GaitShape, phase: f32) -> Stance {
+    let leg = |offset: f32| {
+        let angle = TAU * (phase + offset);
+        let swing = shape.hip_swing * angle.sin();
+        let lift = angle.cos().max(0.0);
+        let knee = shape.stance_knee + shape.knee_lift * lift * lift;
+        (swing, knee, angle.sin())
+    };
+    let (swing_l, knee_l, cycle_l) = leg(0.0);
+    let (swing_r, knee_r, cycle_r) = leg(0.5);
+    let arm = shape.arm_swing * temperament.arm_swing;
+    // The legs hang from the hips, so the forward lean is added back to their
+    // swing to keep the stride centred under the body.
+    guard.with(&[
+        (Dof::LegSwingL, swing_l + shape.lean),
+        (Dof::KneeL, knee_l),
+        (Dof::LegSwingR, swing_r + shape.lean),
+        (Dof::KneeR, knee_r),
+        (Dof::LegSpreadL, 2.0),
+        (Dof::LegSpreadR, 2.0),
+        (Dof::HipsYaw, shape.pelvis_turn * cycle_l),
+        (Dof::SpineYaw, -shape.pelvis_turn * 0.6 * cycle_l),
+        (Dof::ChestYaw, -shape.pelvis_turn * 0.6 * cycle_l),
+        (Dof::HipsLean, shape.lean),
+        (Dof::HeadLean, -shape.lean - temperament.hunch * 0.5),
+        // The weapon arm swings with the left leg's opposite, the shield arm
+        // with the right leg's opposite, at reduced reach because it is loaded.
+        (Dof::ArmSwingR, 10.0 + arm * cycle_l),
+        (Dof::ElbowR, shape.elbow + 15.0 * cycle_l.max(0.0)),
+        (Dof::ArmSwingL, 20.0 + 0.6 * arm * cycle_r),
+        (Dof::ElbowL, shape.elbow + 30.0),
+    ])
+}
+
+/// Easing between two key stances.
+#[derive(Debug, Clone, Copy)]
+enum Ease {
+    /// Slow out, slow in: ordinary motion.
+    Smooth,
+    /// Accelerating: strikes and falls.
+    In,
+    /// Decelerating: recoils and settling.
+    Out,
+}
+
+impl Ease {
+    fn apply(self, t: f32) -> f32 {
+        match self {
+            Ease::Smooth => t * t * (3.0 - 2.0 * t),
+            Ease::In => t * t,
+            Ease::Out => 1.0 - (1.0 - t) * (1.0 - t),
+        }
+    }
+}
+
+/// A key stance at a phase, reached from the previous key with an easing.
+type Key = (f32, Stance, Ease);
+
+fn keyed(keys: &[Key], phase: f32) -> Stance {
+    let next = keys
+        .iter()
+        .position(|key| key.0 >= phase)
+        .unwrap_or(keys.len() - 1);
+    if next == 0 {
+        return keys[0].1;
+    }
+    let (start, from, _) = keys[next - 1];
+    let (end, to, ease) = keys[next];
+    let t = ((phase - start) / (end - start)).clamp(0.0, 1.0);
+    from.lerp(&to, ease.apply(t))
+}
+
+/// Overhead slash: wind the weapon up behind the right shoulder with the torso
+/// turned away, then whip it down and across while stepping into it.
+fn slash_keys(guard: &Stance) -> Vec<Key> {
+    let wind_up = guard.with(&[
+        (Dof::ChestYaw, -25.0),
+        (Dof::SpineYaw, -15.0),
+        (Dof::SpineLean, -8.0),
+        (Dof::HeadYaw, 15.0),
+        (Dof::ArmSwingR, 155.0),
+        (Dof::ArmSpreadR, 25.0),
+        (Dof::ElbowR, 80.0),
+        (Dof::WristR, 10.0),
+        (Dof::ShrugR, 15.0),
+        (Dof::ArmSwingL, 45.0),
+        (Dof::LegSwingR, -12.0),
+        (Dof::LegSwingL, 12.0),
+    ]);
+    let strike = guard.with(&[
+        (Dof::ChestYaw, 30.0),
+        (Dof::SpineYaw, 15.0),
+        (Dof::SpineLean, 18.0),
+        (Dof::HeadLean, -10.0),
+        (Dof::ArmSwingR, 45.0),
+        (Dof::ArmSpreadR, -25.0),
+        (Dof::ElbowR, 5.0),
+        (Dof::WristR, -55.0),
+        (Dof::ArmSwingL, -10.0),
+        (Dof::ArmSpreadL, 25.0),
+        (Dof::HipsForward, 0.15),
+        (Dof::LegSwingL, 30.0),
+        (Dof::KneeL, 35.0),
+        (Dof::LegSwingR, -20.0),
+        (Dof::KneeR, 10.0),
+    ]);
+    vec![
+        (0.0, *guard, Ease::Smooth),
+        (0.35, wind_up, Ease::Smooth),
+        (0.42, wind_up.add(&[(Dof::ArmSwingR, 8.0)]), Ease::Out),
+        (0.56, strike, Ease::In),
+        (0.68, strike.add(&[(Dof::ArmSwingR, -5.0)]), Ease::Out),
+        (1.0, *guard, Ease::Smooth),
+    ]
+}
+
+/// Lunging thrust: draw the weapon back along the hip, then drive it straight
+/// forward at chest height with the arm extended and the front knee bent.
+fn thrust_keys(guard: &Stance) -> Vec<Key> {
+    let draw = guard.with(&[
+        (Dof::ChestYaw, -30.0),
+        (Dof::SpineYaw, -10.0),
+        (Dof::ArmSwingR, -35.0),
+        (Dof::ArmSpreadR, 15.0),
+        (Dof::ElbowR, 110.0),
+        (Dof::WristR, -75.0),
+        (Dof::ArmSwingL, 50.0),
+        (Dof::LegSwingR, -15.0),
+        (Dof::KneeR, 25.0),
+        (Dof::LegSwingL, 15.0),
+        (Dof::KneeL, 25.0),
+        (Dof::HipsForward, -0.08),
+    ]);
+    let lunge = guard.with(&[
+        (Dof::ChestYaw, 20.0),
+        (Dof::SpineLean, 15.0),
+        (Dof::ArmSwingR, 85.0),
+        (Dof::ArmSpreadR, -5.0),
+        (Dof::ElbowR, 5.0),
+        (Dof::WristR, -88.0),
+        (Dof::ArmSwingL, 10.0),
+        (Dof::ArmSpreadL, 30.0),
+        (Dof::LegSwingL, 45.0),
+        (Dof::KneeL, 60.0),
+        (Dof::LegSwingR, -30.0),
+        (Dof::KneeR, 5.0),
+        (Dof::HipsForward, 0.3),
+    ]);
+    vec![
+        (0.0, *guard, Ease::Smooth),
+        (0.35, draw, Ease::Smooth),
+        (0.5, lunge, Ease::In),
+        (0.65, lunge, Ease::Smooth),
+        (1.0, *guard, Ease::Smooth),
+    ]
+}
+
+/// A flinch: snap back from a blow to the chest, arms thrown out, then recover.
+fn hit_keys(guard: &Stance) -> Vec<Key> {
+    let recoil = guard.with(&[
+        (Dof::SpineLean, -20.0),
+        (Dof::ChestLean, -12.0),
+        (Dof::ChestYaw, 15.0),
+        (Dof::HeadLean, -30.0),
+        (Dof::HeadRoll, 10.0),
+        (Dof::ArmSpreadR, 65.0),
+        (Dof::ArmSwingR, 50.0),
+        (Dof::ArmSpreadL, 55.0),
+        (Dof::HipsForward, -0.1),
+        (Dof::KneeL, 25.0),
+        (Dof::KneeR, 25.0),
+        (Dof::LegSwingL, 15.0),
+        (Dof::LegSwingR, 15.0),
+    ]);
+    vec![
+        (0.0, *guard, Ease::Smooth),
+        (0.2, recoil, Ease::Out),
+        (1.0, *guard, Ease::Smooth),
+    ]
+}
+
+/// A backward fall: knees buckle, the body topples with gravity's acceleration,
+/// bounces once on impact and lies still on its back, limbs splayed. The last
+/// fifth of the clip holds the final pose.
+fn die_keys(guard: &Stance) -> Vec<Key> {
+    let buckle = guard.with(&[
+        (Dof::SpineLean, 15.0),
+        (Dof::HeadLean, -30.0),
+        (Dof::ArmSpreadR, 30.0),
+        (Dof::ArmSpreadL, 30.0),
+        (Dof::KneeL, 45.0),
+        (Dof::KneeR, 40.0),
+        (Dof::LegSwingL, 25.0),
+        (Dof::LegSwingR, 20.0),
+        (Dof::HipsForward, -0.05),
+    ]);
+    let lying = Stance([0.0; DOF_COUNT]).with(&[
+        (Dof::HipsLean, -90.0),
+        (Dof::HipsForward, -0.85),
+        (Dof::HeadYaw, 35.0),
+        (Dof::HeadLean, 5.0),
+        (Dof::ArmSwingR, 20.0),
+        (Dof::ArmSpreadR, 70.0),
+        (Dof::ElbowR, 25.0),
+        // The weapon turns to lie along the arm instead of pointing at the sky.
+        (Dof::WristR, -85.0),
+        (Dof::ArmSwingL, 10.0),
+        (Dof::ArmSpreadL, 55.0),
+        (Dof::ElbowL, 40.0),
+        (Dof::LegSwingL, 10.0),
+        (Dof::KneeL, 20.0),
+        (Dof::LegSpreadL, 12.0),
+        (Dof::LegSpreadR, 8.0),
+        (Dof::AnkleL, -20.0),
+        (Dof::AnkleR, -30.0),
+    ]);
+    let bounce = lying.add(&[
+        (Dof::HipsLean, 7.0),
+        (Dof::SpineLean, 6.0),
+        (Dof::HeadLean, 10.0),
+    ]);
+    vec![
+        (0.0, *guard, Ease::Smooth),
+        (0.2, buckle, Ease::Out),
+        (0.62, lying, Ease::In),
+        (0.7, bounce, Ease::Out),
+        (0.8, lying, Ease::In),
+        (1.0, lying, Ease::Smooth),
+    ]
+}
+
+/// Victory: thrust the weapon straight up, pump it twice, and hold it aloft.
+fn victory_keys(guard: &Stance) -> Vec<Key> {
+    let raised = guard.with(&[
+        (Dof::SpineLean, -6.0),
+        (Dof::HeadLean, -20.0),
+        (Dof::ArmSwingR, 165.0),
+        (Dof::ArmSpreadR, 15.0),
+        (Dof::ElbowR, 10.0),
+        (Dof::WristR, -85.0),
+        (Dof::ShrugR, 10.0),
+        (Dof::ArmSwingL, 30.0),
+        (Dof::ArmSpreadL, 55.0),
+        (Dof::ElbowL, 50.0),
+    ]);
+    let pump = raised.add(&[
+        (Dof::ElbowR, 55.0),
+        (Dof::ArmSwingR, -25.0),
+        (Dof::KneeL, 20.0),
+        (Dof::KneeR, 20.0),
+        (Dof::LegSwingL, 10.0),
+        (Dof::LegSwingR, 10.0),
+    ]);
+    vec![
+        (0.0, *guard, Ease::Smooth),
+        (0.2, raised, Ease::Out),
+        (0.35, pump, Ease::Smooth),
+        (0.5, raised, Ease::Out),
+        (0.65, pump, Ease::Smooth),
+        (0.8, raised, Ease::Out),
+        (1.0, raised, Ease::Smooth),
+    ]
+}
+
+struct Sampler<'a> {
+    rig: &'a Rig,
+    temperament: &'a Temperament,
+}
+
+impl Sampler<'_> {
+    fn sample(
+        &self,
+        name: &'static str,
+        duration: f32,
+        looping: bool,
+        grounding: Grounding,
+        stance_at: impl Fn(f32) -> Stance,
+    ) -> Clip {
+        let intervals = (duration * KEYS_PER_SECOND).round() as usize;
+        let mut clip = Clip {
+            name,
+            times: Vec::with_capacity(intervals + 1),
+            rotations: Vec::with_capacity(intervals + 1),
+            hips_translations: Vec::with_capacity(intervals + 1),
+        };
+        for key in 0..=intervals {
+            let phase = key as f32 / intervals as f32;
+            let (mut rotations, shift) = stance_at(phase).to_rotations();
+            if let Some(previous) = clip.rotations.last() {
+                keep_shortest_path(previous, &mut rotations);
+            }
+            let lift = self.ground_lift(&rotations, shift, grounding);
+            clip.times.push(duration * phase);
+            clip.rotations.push(rotations);
+            clip.hips_translations
+                .push(self.rig.local_translation(Joint::Hips) + shift + Vec3::Y * lift);
+        }
+        if looping {
+            clip.rotations[intervals] = clip.rotations[0];
+            clip.hips_translations[intervals] = clip.hips_translations[0];
+        }
+        clip
+    }
+
+    /// How far the hips must move up (negative: down) for the pose to touch the ground.
+    fn ground_lift(
+        &self,
+        rotations: &[Quat; JOINT_COUNT],
+        shift: Vec3,
+        grounding: Grounding,
+    ) -> f32 {
+        let globals = self.rig.global_transforms(rotations, shift);
+        let mut lowest = f32::INFINITY;
+        for foot in [Joint::FootL, Joint::FootR] {
+            let ankle_height = self.rig.position(foot).y;
+            // Sole points relative to the ankle in the bind pose: heel and toe.
+            for sole in [
+                Vec3::new(0.0, -ankle_height, -0.05),
+                Vec3::new(0.0, -ankle_height, 0.16),
+            ] {
+                lowest = lowest.min(globals[foot.index()].transform_point3(sole).y);
+            }
+        }
+        if grounding == Grounding::Body {
+            for joint in Joint::ALL {
+                if !joint.is_held_prop() && !matches!(joint, Joint::FootL | Joint::FootR) {
+                    let height = globals[joint.index()].w_axis.y - self.temperament.body_radius;
+                    lowest = lowest.min(height);
+                }
+            }
+            let head_top = globals[Joint::Head.index()].transform_point3(
+                self.rig.tails[Joint::Head.index()] - self.rig.position(Joint::Head),
+            );
+            lowest = lowest.min(head_top.y - self.temperament.body_radius);
+        }
+        -lowest
+    }
+}
+
+/// Flips quaternions whose sign differs from the previous key's, so LINEAR
+/// interpolation between keys takes the short way round.
+fn keep_shortest_path(previous: &[Quat; JOINT_COUNT], rotations: &mut [Quat; JOINT_COUNT]) {
+    for (rotation, previous) in rotations.iter_mut().zip(previous) {
+        if rotation.dot(*previous) < 0.0 {
+            *rotation = -*rotation;
+        }
+    }
+}
