@@ -79,6 +79,7 @@ fn main() {
     });
 
     let mut generated = String::new();
+    let mut all = Vec::new();
     let mut failures = Vec::new();
     for path in &sources {
         let Some(kind) = stage_of(path) else { continue };
@@ -97,10 +98,17 @@ fn main() {
                     write!(generated, "{word:#x},").unwrap();
                 }
                 generated.push_str("] };\n");
+                all.push(ident);
             }
             Err(err) => failures.push(format!("{file_name}:\n{err}")),
         }
     }
+    writeln!(
+        generated,
+        "/// Every shader above.\npub const ALL: &[Spirv] = &[{}];",
+        all.join(", ")
+    )
+    .unwrap();
     if !failures.is_empty() {
         panic!("shader compilation failed:\n{}", failures.join("\n"));
     }

@@ -5,6 +5,10 @@
 //! `n - N` and every frame before it have completed on the GPU; that number is
 //! what the deferred-release queue and the profiler read back against. Command
 //! buffers are re-recorded every frame from a pool reset as a whole.
+//!
+//! Each slot also has a descriptor pool, reset with it: passes allocate and
+//! write their descriptor sets every frame ([`allocate_set`]), so a buffer that
+//! grew or was replaced is picked up without any bookkeeping.
 
 use ash::vk;
 
@@ -20,6 +24,8 @@ pub struct FrameSlot {
     pub fence: vk::Fence,
     /// Signalled by swapchain acquire; waited on by the submission.
     pub image_available: vk::Semaphore,
+    /// Descriptor sets of this frame, reset when the slot is reused.
+    pub descriptor_pool: vk::DescriptorPool,
 }
 
 /// The rotating frame slots.
@@ -34,6 +40,8 @@ pub struct Frames {
 pub struct FrameStart {
     pub slot: usize,
     pub cmd: vk::CommandBuffer,
+    /// Allocate this frame's descriptor sets here.
+    pub descriptor_pool: vk::DescriptorPool,
     pub number: u64,
     /// Every frame up to and including this number has completed, if any.
     pub completed: Option<u64>,
@@ -68,6 +76,10 @@ impl Frames {
             ctx.device.wait_for_fences(&[slot.fence], true, u64::MAX)?;
             ctx.device
                 .reset_command_pool(slot.pool, vk::CommandPoolResetFlags::empty())?;
+            ctx.device.reset_descriptor_pool(
+                slot.descriptor_pool,
+                vk::DescriptorPoolResetFlags::empty(),
+            )?;
             let begin = vk::CommandBufferBeginInfo::default()
                 .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
             ctx.device.begin_command_buffer(slot.cmd, &begin)?;
@@ -75,6 +87,7 @@ impl Frames {
         Ok(FrameStart {
             slot: slot_index,
             cmd: slot.cmd,
+            descriptor_pool: slot.descriptor_pool,
             number: self.number,
             completed: self.number.checked_sub(FRAMES_IN_FLIGHT as u64),
         })
@@ -121,6 +134,8 @@ impl Frames {
         for slot in self.slots.into_iter().rev() {
             // SAFETY: the device is idle.
             unsafe {
+                ctx.device
+                    .destroy_descriptor_pool(slot.descriptor_pool, None);
                 ctx.device.destroy_semaphore(slot.image_available, None);
                 ctx.device.destroy_fence(slot.fence, None);
                 ctx.device.destroy_command_pool(slot.pool, None);
@@ -144,19 +159,28 @@ fn create_slot(ctx: &Context, index: u32) -> Result<FrameSlot, Error> {
             let cmd = ctx.device.allocate_command_buffers(&alloc)?[0];
             let fence_info = vk::FenceCreateInfo::default().flags(vk::FenceCreateFlags::SIGNALED);
             let fence = ctx.device.create_fence(&fence_info, None)?;
-            match ctx
+            let image_available = match ctx
                 .device
                 .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
             {
-                Ok(image_available) => Ok((cmd, fence, image_available)),
+                Ok(semaphore) => semaphore,
                 Err(err) => {
+                    ctx.device.destroy_fence(fence, None);
+                    return Err(err);
+                }
+            };
+            match create_descriptor_pool(ctx) {
+                Ok(descriptor_pool) => Ok((cmd, fence, image_available, descriptor_pool)),
+                Err(err) => {
+                    ctx.device.destroy_semaphore(image_available, None);
                     ctx.device.destroy_fence(fence, None);
                     Err(err)
                 }
             }
         })();
         match rest {
-            Ok((cmd, fence, image_available)) => {
+            Ok((cmd, fence, image_available, descriptor_pool)) => {
+                ctx.set_name(descriptor_pool, &format!("frame {index} descriptors"));
                 ctx.set_name(pool, &format!("frame {index} command pool"));
                 ctx.set_name(cmd, &format!("frame {index} commands"));
                 ctx.set_name(fence, &format!("frame {index} fence"));
@@ -166,6 +190,7 @@ fn create_slot(ctx: &Context, index: u32) -> Result<FrameSlot, Error> {
                     cmd,
                     fence,
                     image_available,
+                    descriptor_pool,
                 })
             }
             Err(err) => {
@@ -174,4 +199,103 @@ fn create_slot(ctx: &Context, index: u32) -> Result<FrameSlot, Error> {
             }
         }
     }
+}
+
+/// Descriptor sets one frame may allocate, and descriptors of each type.
+const SETS_PER_FRAME: u32 = 64;
+const DESCRIPTORS_PER_TYPE: u32 = 256;
+
+fn create_descriptor_pool(ctx: &Context) -> Result<vk::DescriptorPool, vk::Result> {
+    let sizes = [
+        vk::DescriptorType::UNIFORM_BUFFER,
+        vk::DescriptorType::STORAGE_BUFFER,
+        vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+        vk::DescriptorType::SAMPLED_IMAGE,
+        vk::DescriptorType::STORAGE_IMAGE,
+    ]
+    .map(|ty| vk::DescriptorPoolSize {
+        ty,
+        descriptor_count: DESCRIPTORS_PER_TYPE,
+    });
+    let info = vk::DescriptorPoolCreateInfo::default()
+        .max_sets(SETS_PER_FRAME)
+        .pool_sizes(&sizes);
+    // SAFETY: valid create info.
+    unsafe { ctx.device.create_descriptor_pool(&info, None) }
+}
+
+/// Allocates one descriptor set of `layout` from this frame's pool.
+pub fn allocate_set(
+    ctx: &Context,
+    start: &FrameStart,
+    layout: vk::DescriptorSetLayout,
+) -> Result<vk::DescriptorSet, Error> {
+    let layouts = [layout];
+    let info = vk::DescriptorSetAllocateInfo::default()
+        .descriptor_pool(start.descriptor_pool)
+        .set_layouts(&layouts);
+    // SAFETY: the pool is this frame's and was reset when the slot came round.
+    let sets = unsafe { ctx.device.allocate_descriptor_sets(&info) }?;
+    Ok(sets[0])
+}
+
+/// One descriptor to write with [`write_set`].
+#[derive(Clone, Copy, Debug)]
+pub enum Descriptor {
+    /// A whole buffer as a uniform buffer.
+    Uniform(vk::Buffer),
+    /// A whole buffer as a storage buffer.
+    Storage(vk::Buffer),
+    /// An image view in `SHADER_READ_ONLY_OPTIMAL` with a sampler.
+    Sampled(vk::ImageView, vk::Sampler),
+}
+
+/// Writes `descriptors[i]` to binding `i` of `set`.
+pub fn write_set(ctx: &Context, set: vk::DescriptorSet, descriptors: &[Descriptor]) {
+    let buffer_infos: Vec<[vk::DescriptorBufferInfo; 1]> = descriptors
+        .iter()
+        .map(|d| match d {
+            Descriptor::Uniform(buffer) | Descriptor::Storage(buffer) => {
+                [vk::DescriptorBufferInfo {
+                    buffer: *buffer,
+                    offset: 0,
+                    range: vk::WHOLE_SIZE,
+                }]
+            }
+            Descriptor::Sampled(..) => [vk::DescriptorBufferInfo::default()],
+        })
+        .collect();
+    let image_infos: Vec<[vk::DescriptorImageInfo; 1]> = descriptors
+        .iter()
+        .map(|d| match d {
+            Descriptor::Sampled(view, sampler) => [vk::DescriptorImageInfo {
+                sampler: *sampler,
+                image_view: *view,
+                image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+            }],
+            _ => [vk::DescriptorImageInfo::default()],
+        })
+        .collect();
+    let writes: Vec<vk::WriteDescriptorSet> = descriptors
+        .iter()
+        .enumerate()
+        .map(|(binding, d)| {
+            let write = vk::WriteDescriptorSet::default()
+                .dst_set(set)
+                .dst_binding(binding as u32);
+            match d {
+                Descriptor::Uniform(_) => write
+                    .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
+                    .buffer_info(&buffer_infos[binding]),
+                Descriptor::Storage(_) => write
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .buffer_info(&buffer_infos[binding]),
+                Descriptor::Sampled(..) => write
+                    .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
+                    .image_info(&image_infos[binding]),
+            }
+        })
+        .collect();
+    // SAFETY: every resource outlives the frame that uses the set.
+    unsafe { ctx.device.update_descriptor_sets(&writes, &[]) };
 }

@@ -40,6 +40,7 @@ pub struct Spirv {
 
 /// Every shader of `shaders/`, one constant per stage file.
 pub mod shaders {
+    #[allow(unused_imports)]
     use super::Spirv;
     include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
 }

@@ -1,13 +1,13 @@
 //! Procedural meshes for the first scene and tests, and vertex quantization.
 //!
 //! Meshes are built as plain float triangles ([`MeshData`]) and then quantized
-//! into the 20-byte [`MeshVertex`] every pipeline reads: positions as unorm16
-//! inside the mesh's bounding box (the box goes to [`MeshInfo`]), normals
+//! into the 20-byte [`PackedVertex`] every pipeline reads: positions as unorm16
+//! inside the mesh's bounding box (returned beside them), normals
 //! octahedral-encoded in two snorm16, UVs as half floats.
 
 use glam::{Vec2, Vec3};
 
-use crate::gpu_types::{MeshInfo, MeshVertex};
+use crate::asset::PackedVertex;
 
 /// An indexed triangle mesh in model space, counter-clockwise front faces.
 #[derive(Clone, Debug, Default)]
@@ -112,8 +112,15 @@ pub fn octahedral_decode(e: [i16; 2]) -> Vec3 {
     n.normalize()
 }
 
-/// Quantizes a static mesh: bone 0 with full weight on every vertex.
-pub fn quantize(mesh: &MeshData) -> (Vec<MeshVertex>, MeshInfo) {
+/// The box a mesh's positions are quantized in: minimum corner and size.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QuantBox {
+    pub min: Vec3,
+    pub extent: Vec3,
+}
+
+/// Quantizes a static mesh: bone 0 with full weight, material 0.
+pub fn quantize(mesh: &MeshData) -> (Vec<PackedVertex>, QuantBox) {
     let min = mesh
         .positions
         .iter()
@@ -139,7 +146,7 @@ pub fn quantize(mesh: &MeshData) -> (Vec<MeshVertex>, MeshInfo) {
                 .clamp(Vec3::ZERO, Vec3::splat(65535.0));
             let normal = mesh.normals.get(i).copied().unwrap_or(Vec3::Y);
             let uv = mesh.uvs.get(i).copied().unwrap_or(Vec2::ZERO);
-            MeshVertex {
+            PackedVertex {
                 position: [q.x as u16, q.y as u16, q.z as u16, 0],
                 normal: octahedral_encode(normal),
                 uv: [
@@ -152,11 +159,7 @@ pub fn quantize(mesh: &MeshData) -> (Vec<MeshVertex>, MeshInfo) {
             }
         })
         .collect();
-    let info = MeshInfo {
-        quant_min: [min.x, min.y, min.z, 0.0],
-        quant_extent: [extent.x, extent.y, extent.z, 0.0],
-    };
-    (vertices, info)
+    (vertices, QuantBox { min, extent })
 }
 
 #[cfg(test)]

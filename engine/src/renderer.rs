@@ -106,8 +106,7 @@ impl Renderer {
                 Err(err) => return fail(ctx, globals, err),
             }
         }
-        let global_refs: Vec<&Buffer> = globals.iter().collect();
-        let mesh_pass = match MeshPass::new(ctx, render_pass, &global_refs, scene) {
+        let mesh_pass = match MeshPass::new(ctx, render_pass, scene) {
             Ok(pass) => pass,
             Err(err) => return fail(ctx, globals, err),
         };
@@ -161,6 +160,7 @@ impl Renderer {
             light_color: env.sun_color.extend(0.0).to_array(),
             fog_color: env.fog_color.extend(env.fog_density).to_array(),
             viewport: [w, h, 1.0 / w, 1.0 / h],
+            debug: [0; 4],
         };
         self.globals[slot].write(0, &[globals])
     }
@@ -172,7 +172,7 @@ impl Renderer {
         start: &FrameStart,
         framebuffer: vk::Framebuffer,
         extent: vk::Extent2D,
-    ) {
+    ) -> Result<(), Error> {
         let cmd = start.cmd;
         let clear = [
             vk::ClearValue {
@@ -214,10 +214,11 @@ impl Renderer {
             ctx.device.cmd_set_viewport(cmd, 0, &[viewport]);
             ctx.device.cmd_set_scissor(cmd, 0, &[area]);
         }
-        self.mesh_pass.record(ctx, cmd, start.slot);
+        let drawn = self.mesh_pass.record(ctx, start, &self.globals[start.slot]);
         // SAFETY: matches the begin above.
         unsafe { ctx.device.cmd_end_render_pass(cmd) };
         self.profiler.end(ctx, cmd, scope);
+        drawn
     }
 
     /// Renders one frame into `target`. With `capture`, the colour is copied to
@@ -232,7 +233,7 @@ impl Renderer {
     ) -> Result<(), Error> {
         let start = self.begin_frame(ctx)?;
         self.write_globals(start.slot, camera, target.extent)?;
-        self.record(ctx, &start, target.framebuffer, target.extent);
+        self.record(ctx, &start, target.framebuffer, target.extent)?;
         if capture {
             target.record_readback(ctx, start.cmd);
         }
@@ -270,7 +271,7 @@ impl Renderer {
             &start,
             swapchain.framebuffers[index as usize],
             swapchain.extent,
-        );
+        )?;
         let signal = [swapchain.render_finished[index as usize]];
         self.frames
             .submit(ctx, &start, &[acquire_semaphore], &signal)?;

@@ -3,16 +3,16 @@
 use glam::Vec3;
 
 use crate::camera::Camera;
-use crate::gpu_types::DrawInstance;
+use crate::gpu_types::Instance;
 use crate::mesh::{capsule, ground, MeshData};
 
 /// Static meshes, each drawn for a list of instances.
 #[derive(Clone, Debug, Default)]
 pub struct StaticScene {
     pub meshes: Vec<MeshData>,
-    /// `instances[m]` are the instances of `meshes[m]`; their `mesh` field is
-    /// overwritten with `m` on upload.
-    pub instances: Vec<Vec<DrawInstance>>,
+    /// `instances[m]` are the instances of `meshes[m]`; their `type_index`
+    /// is overwritten with `m` on upload.
+    pub instances: Vec<Vec<Instance>>,
 }
 
 impl StaticScene {
@@ -22,10 +22,11 @@ impl StaticScene {
     }
 }
 
-/// Linear RGB in 0..=1 to RGBA8 (alpha opaque).
-pub fn rgba8(rgb: Vec3) -> [u8; 4] {
+/// Linear RGB in 0..=1 to packed RGBA8 (alpha opaque), as `unpackUnorm4x8`
+/// reads it.
+pub fn rgba8(rgb: Vec3) -> u32 {
     let c = (rgb.clamp(Vec3::ZERO, Vec3::ONE) * 255.0).round();
-    [c.x as u8, c.y as u8, c.z as u8, 255]
+    u32::from_le_bytes([c.x as u8, c.y as u8, c.z as u8, 255])
 }
 
 /// The first scene: a ground plane and `count` capsules in two facing
@@ -48,23 +49,23 @@ pub fn first_scene(count: u32) -> StaticScene {
         } else {
             Vec3::new(0.8, 0.15, 0.12)
         };
-        capsules.push(DrawInstance {
+        capsules.push(Instance {
             position: [x, 0.0, z],
             heading: if team_blue { -1.57 } else { 1.57 },
             scale: 0.9 + 0.2 * (jitter + 0.5),
+            type_index: 0,
             tint: rgba8(base * (0.85 + 0.3 * (jitter + 0.5))),
-            mesh: 0,
-            pad: 0,
+            params: 0,
         });
     }
     let extent = columns as f32 * spacing + 40.0;
-    let ground_instance = DrawInstance {
+    let ground_instance = Instance {
         position: [0.0, 0.0, 0.0],
         heading: 0.0,
         scale: 1.0,
+        type_index: 1,
         tint: rgba8(Vec3::new(0.32, 0.42, 0.22)),
-        mesh: 1,
-        pad: 0,
+        params: 0,
     };
     StaticScene {
         meshes: vec![capsule(0.3, 1.8, 16, 6), ground(extent, 8)],

@@ -5,7 +5,7 @@
 use glam::Vec3;
 use horde::camera::Camera;
 use horde::context::Tier;
-use horde::gpu_types::DrawInstance;
+use horde::gpu_types::Instance;
 use horde::mesh::ground;
 use horde::renderer::Environment;
 use horde::scene::{first_scene, first_scene_camera, rgba8, StaticScene};
@@ -94,10 +94,10 @@ fn lit_ground_reads_back_its_albedo() {
     let albedo = [0.8, 0.4, 0.2];
     let scene = StaticScene {
         meshes: vec![ground(100.0, 1)],
-        instances: vec![vec![DrawInstance {
+        instances: vec![vec![Instance {
             scale: 1.0,
             tint: rgba8(Vec3::from_array(albedo)),
-            ..DrawInstance::default()
+            ..Instance::default()
         }]],
     };
     let camera = Camera::look_at(Vec3::new(0.0, 10.0, 0.01), Vec3::ZERO);
@@ -105,7 +105,7 @@ fn lit_ground_reads_back_its_albedo() {
     let image = render_static(&mut ctx, &scene, &camera, Some(environment), 64, 64, 1);
     finish(ctx);
     // The tint is stored as unorm8, so the expected value goes through it too.
-    let tint = rgba8(Vec3::from_array(albedo));
+    let tint = rgba8(Vec3::from_array(albedo)).to_le_bytes();
     let expected: Vec<u8> = tint[..3]
         .iter()
         .map(|&c| srgb_encode(f32::from(c) / 255.0))

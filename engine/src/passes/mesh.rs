@@ -1,26 +1,30 @@
 //! The mesh pass: static meshes drawn instanced from indirect commands.
 //!
 //! Data layout (all device-local, uploaded once):
-//! - `vertices`: every mesh's [`MeshVertex`]es back to back; `indices`: u32,
+//! - `vertices`: every mesh's [`PackedVertex`]es back to back; `indices`: u32,
 //!   each mesh's indices relative to its own first vertex.
-//! - `meshes`: one [`MeshInfo`] (dequantization box) per mesh, storage buffer
-//!   set 0 binding 1, indexed by the instance's `mesh` field.
-//! - `instances`: [`DrawInstance`]s grouped by mesh, bound as per-instance
-//!   vertex attributes.
+//! - `types`: one [`TypeInfo`] per mesh (dequantization box), uniform buffer.
+//! - `instances`: [`Instance`] records, storage buffer, read by index.
+//! - `instance_list`: u32 entries naming instances, grouped by mesh, bound as a
+//!   per-instance vertex attribute.
 //! - `commands`: one `VkDrawIndexedIndirectCommand` per mesh.
 //!
 //! Drawing: on the desktop tier one `vkCmdDrawIndexedIndirect` covers every
-//! command, and each command's `firstInstance` selects its instance group. On
+//! command, and each command's `firstInstance` selects its list region. On
 //! the mobile tier `firstInstance` must be 0, so each command is its own call
-//! and the instance buffer is bound at the group's byte offset instead.
+//! and the instance list is bound at the region's byte offset instead.
 
 use std::mem::size_of;
 
 use ash::vk;
 
 use crate::context::Context;
-use crate::gpu_types::{mesh_vertex_attributes, mesh_vertex_bindings, DrawInstance};
-use crate::memory::{upload_buffer, Buffer};
+use crate::frames::{allocate_set, write_set, Descriptor, FrameStart};
+use crate::gpu_types::{
+    mesh_vertex_attributes, mesh_vertex_bindings, Instance, MaterialInfo, TypeInfo, MAX_MATERIALS,
+    MAX_TYPES,
+};
+use crate::memory::{upload_buffer, upload_image, Buffer, Image};
 use crate::mesh::quantize;
 use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, Pipeline};
 use crate::scene::StaticScene;
@@ -31,47 +35,86 @@ const COMMAND_STRIDE: u32 = size_of::<vk::DrawIndexedIndirectCommand>() as u32;
 /// GPU buffers and pipeline of the mesh pass.
 pub struct MeshPass {
     pub pipeline: Pipeline,
-    descriptor_pool: vk::DescriptorPool,
-    descriptor_sets: Vec<vk::DescriptorSet>,
-    vertices: Buffer,
-    indices: Buffer,
-    meshes: Buffer,
-    instances: Buffer,
-    commands: Buffer,
-    /// First instance of each command, for binding on the mobile tier.
+    buffers: Vec<Buffer>,
+    atlas: Image,
+    sampler: vk::Sampler,
+    /// First instance-list entry of each command, for the mobile tier.
     first_instances: Vec<u32>,
 }
 
+const VERTICES: usize = 0;
+const INDICES: usize = 1;
+const TYPES: usize = 2;
+const MATERIALS: usize = 3;
+const INSTANCES: usize = 4;
+const INSTANCE_LIST: usize = 5;
+const COMMANDS: usize = 6;
+
 /// The descriptor bindings of `mesh.vert` / `mesh.frag`.
-pub fn set_layout() -> [vk::DescriptorSetLayoutBinding<'static>; 2] {
-    let stages = vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT;
+pub fn set_layout() -> [vk::DescriptorSetLayoutBinding<'static>; 5] {
+    let both = vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT;
     [
-        binding(0, vk::DescriptorType::UNIFORM_BUFFER, stages),
+        binding(0, vk::DescriptorType::UNIFORM_BUFFER, both),
         binding(
             1,
+            vk::DescriptorType::UNIFORM_BUFFER,
+            vk::ShaderStageFlags::VERTEX,
+        ),
+        binding(
+            2,
             vk::DescriptorType::STORAGE_BUFFER,
             vk::ShaderStageFlags::VERTEX,
+        ),
+        binding(
+            3,
+            vk::DescriptorType::UNIFORM_BUFFER,
+            vk::ShaderStageFlags::FRAGMENT,
+        ),
+        binding(
+            4,
+            vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+            vk::ShaderStageFlags::FRAGMENT,
         ),
     ]
 }
 
+/// Creates the linear, clamped sampler of base colour atlases.
+pub fn create_atlas_sampler(ctx: &Context) -> Result<vk::Sampler, Error> {
+    let info = vk::SamplerCreateInfo::default()
+        .mag_filter(vk::Filter::LINEAR)
+        .min_filter(vk::Filter::LINEAR)
+        .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
+        .address_mode_u(vk::SamplerAddressMode::CLAMP_TO_EDGE)
+        .address_mode_v(vk::SamplerAddressMode::CLAMP_TO_EDGE)
+        .address_mode_w(vk::SamplerAddressMode::CLAMP_TO_EDGE)
+        .max_lod(0.0);
+    // SAFETY: valid create info.
+    let sampler = unsafe { ctx.device.create_sampler(&info, None) }?;
+    ctx.set_name(sampler, "atlas sampler");
+    Ok(sampler)
+}
+
 impl MeshPass {
     /// Uploads the scene and creates the pipeline for `render_pass`.
-    /// `globals[slot]` is each frame slot's `FrameGlobals` uniform buffer.
     pub fn new(
         ctx: &mut Context,
         render_pass: vk::RenderPass,
-        globals: &[&Buffer],
         scene: &StaticScene,
     ) -> Result<MeshPass, Error> {
+        if scene.meshes.len() > MAX_TYPES {
+            return Err(Error::Config(format!(
+                "{} meshes exceed the {MAX_TYPES} types the renderer holds",
+                scene.meshes.len()
+            )));
+        }
         let mut vertices = Vec::new();
         let mut indices = Vec::new();
-        let mut infos = Vec::new();
+        let mut types = vec![TypeInfo::default(); MAX_TYPES];
         let mut instances = Vec::new();
         let mut commands = Vec::new();
         let mut first_instances = Vec::new();
         for (mesh_index, mesh) in scene.meshes.iter().enumerate() {
-            let (quantized, info) = quantize(mesh);
+            let (quantized, quant) = quantize(mesh);
             let group = scene
                 .instances
                 .get(mesh_index)
@@ -92,12 +135,16 @@ impl MeshPass {
             first_instances.push(first_instance);
             vertices.extend_from_slice(&quantized);
             indices.extend_from_slice(&mesh.indices);
-            infos.push(info);
-            instances.extend(group.iter().map(|i| DrawInstance {
-                mesh: mesh_index as u32,
+            types[mesh_index].quant_min = quant.min.extend(0.0).to_array();
+            types[mesh_index].quant_extent = quant.extent.extend(0.0).to_array();
+            instances.extend(group.iter().map(|i| Instance {
+                type_index: mesh_index as u32,
                 ..*i
             }));
         }
+        let mut materials = vec![MaterialInfo::default(); MAX_MATERIALS];
+        materials[0].base_color = [1.0; 4];
+        let instance_list: Vec<u32> = (0..instances.len() as u32).collect();
         let command_bytes: Vec<u8> = commands
             .iter()
             .flat_map(|c| {
@@ -112,8 +159,7 @@ impl MeshPass {
             .flat_map(u32::to_le_bytes)
             .collect();
 
-        let mut created: Vec<Buffer> = Vec::new();
-        let uploads: [(&str, vk::BufferUsageFlags, &[u8]); 5] = [
+        let uploads: [(&str, vk::BufferUsageFlags, &[u8]); 7] = [
             (
                 "mesh vertices",
                 vk::BufferUsageFlags::VERTEX_BUFFER,
@@ -125,14 +171,24 @@ impl MeshPass {
                 bytemuck::cast_slice(&indices),
             ),
             (
-                "mesh infos",
-                vk::BufferUsageFlags::STORAGE_BUFFER,
-                bytemuck::cast_slice(&infos),
+                "mesh types",
+                vk::BufferUsageFlags::UNIFORM_BUFFER,
+                bytemuck::cast_slice(&types),
+            ),
+            (
+                "mesh materials",
+                vk::BufferUsageFlags::UNIFORM_BUFFER,
+                bytemuck::cast_slice(&materials),
             ),
             (
                 "mesh instances",
-                vk::BufferUsageFlags::VERTEX_BUFFER,
+                vk::BufferUsageFlags::STORAGE_BUFFER,
                 bytemuck::cast_slice(&instances),
+            ),
+            (
+                "mesh instance list",
+                vk::BufferUsageFlags::VERTEX_BUFFER,
+                bytemuck::cast_slice(&instance_list),
             ),
             (
                 "mesh draw commands",
@@ -140,98 +196,80 @@ impl MeshPass {
                 &command_bytes,
             ),
         ];
+        let mut buffers: Vec<Buffer> = Vec::new();
+        let cleanup = |ctx: &mut Context, buffers: Vec<Buffer>| {
+            buffers.into_iter().rev().for_each(|b| b.destroy(ctx));
+        };
         for (name, usage, data) in uploads {
             match upload_buffer(ctx, name, usage, data) {
-                Ok(buffer) => created.push(buffer),
+                Ok(buffer) => buffers.push(buffer),
                 Err(err) => {
-                    created.into_iter().for_each(|b| b.destroy(ctx));
+                    cleanup(ctx, buffers);
                     return Err(err);
                 }
             }
         }
-        let pipeline = match create_pipeline(ctx, render_pass) {
-            Ok(pipeline) => pipeline,
+        let white = vk::Extent2D {
+            width: 1,
+            height: 1,
+        };
+        let atlas = match upload_image(
+            ctx,
+            "white atlas",
+            white,
+            vk::Format::R8G8B8A8_SRGB,
+            &[255; 4],
+        ) {
+            Ok(atlas) => atlas,
             Err(err) => {
-                created.into_iter().for_each(|b| b.destroy(ctx));
+                cleanup(ctx, buffers);
                 return Err(err);
             }
         };
-        let mut buffers = created.into_iter();
-        let mut next = || buffers.next().expect("five buffers were created");
-        let mut pass = MeshPass {
-            pipeline,
-            descriptor_pool: vk::DescriptorPool::null(),
-            descriptor_sets: Vec::new(),
-            vertices: next(),
-            indices: next(),
-            meshes: next(),
-            instances: next(),
-            commands: next(),
-            first_instances,
-        };
-        if let Err(err) = pass.create_descriptors(ctx, globals) {
-            pass.destroy(ctx);
-            return Err(err);
+        let sampler = create_atlas_sampler(ctx);
+        let pipeline = sampler.and_then(|sampler| match create_pipeline(ctx, render_pass) {
+            Ok(pipeline) => Ok((sampler, pipeline)),
+            Err(err) => {
+                // SAFETY: unused sampler.
+                unsafe { ctx.device.destroy_sampler(sampler, None) };
+                Err(err)
+            }
+        });
+        match pipeline {
+            Ok((sampler, pipeline)) => Ok(MeshPass {
+                pipeline,
+                buffers,
+                atlas,
+                sampler,
+                first_instances,
+            }),
+            Err(err) => {
+                atlas.destroy(ctx);
+                cleanup(ctx, buffers);
+                Err(err)
+            }
         }
-        Ok(pass)
-    }
-
-    fn create_descriptors(&mut self, ctx: &Context, globals: &[&Buffer]) -> Result<(), Error> {
-        let count = globals.len() as u32;
-        let sizes = [
-            vk::DescriptorPoolSize {
-                ty: vk::DescriptorType::UNIFORM_BUFFER,
-                descriptor_count: count,
-            },
-            vk::DescriptorPoolSize {
-                ty: vk::DescriptorType::STORAGE_BUFFER,
-                descriptor_count: count,
-            },
-        ];
-        let info = vk::DescriptorPoolCreateInfo::default()
-            .max_sets(count)
-            .pool_sizes(&sizes);
-        // SAFETY: valid create info.
-        self.descriptor_pool = unsafe { ctx.device.create_descriptor_pool(&info, None) }?;
-        ctx.set_name(self.descriptor_pool, "mesh pass descriptors");
-        let layouts = vec![self.pipeline.set_layouts[0]; globals.len()];
-        let alloc = vk::DescriptorSetAllocateInfo::default()
-            .descriptor_pool(self.descriptor_pool)
-            .set_layouts(&layouts);
-        // SAFETY: the pool has room for exactly these sets.
-        self.descriptor_sets = unsafe { ctx.device.allocate_descriptor_sets(&alloc) }?;
-        for (set, global) in self.descriptor_sets.iter().zip(globals) {
-            let uniform = [vk::DescriptorBufferInfo {
-                buffer: global.raw,
-                offset: 0,
-                range: vk::WHOLE_SIZE,
-            }];
-            let storage = [vk::DescriptorBufferInfo {
-                buffer: self.meshes.raw,
-                offset: 0,
-                range: vk::WHOLE_SIZE,
-            }];
-            let writes = [
-                vk::WriteDescriptorSet::default()
-                    .dst_set(*set)
-                    .dst_binding(0)
-                    .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
-                    .buffer_info(&uniform),
-                vk::WriteDescriptorSet::default()
-                    .dst_set(*set)
-                    .dst_binding(1)
-                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                    .buffer_info(&storage),
-            ];
-            // SAFETY: the buffers outlive the sets.
-            unsafe { ctx.device.update_descriptor_sets(&writes, &[]) };
-        }
-        Ok(())
     }
 
     /// Records the draws. Must be inside the main render pass.
-    pub fn record(&self, ctx: &Context, cmd: vk::CommandBuffer, slot: usize) {
+    pub fn record(&self, ctx: &Context, start: &FrameStart, globals: &Buffer) -> Result<(), Error> {
+        let set = allocate_set(ctx, start, self.pipeline.set_layouts[0])?;
+        write_set(
+            ctx,
+            set,
+            &[
+                Descriptor::Uniform(globals.raw),
+                Descriptor::Uniform(self.buffers[TYPES].raw),
+                Descriptor::Storage(self.buffers[INSTANCES].raw),
+                Descriptor::Uniform(self.buffers[MATERIALS].raw),
+                Descriptor::Sampled(self.atlas.view, self.sampler),
+            ],
+        );
         let device = &ctx.device;
+        let cmd = start.cmd;
+        let vertices = self.buffers[VERTICES].raw;
+        let list = self.buffers[INSTANCE_LIST].raw;
+        let commands = self.buffers[COMMANDS].raw;
         let command_count = self.first_instances.len() as u32;
         // SAFETY: every bound object lives as long as the pass; the command
         // buffer is recording inside a compatible render pass.
@@ -242,59 +280,38 @@ impl MeshPass {
                 vk::PipelineBindPoint::GRAPHICS,
                 self.pipeline.layout,
                 0,
-                &[self.descriptor_sets[slot]],
+                &[set],
                 &[],
             );
-            device.cmd_bind_index_buffer(cmd, self.indices.raw, 0, vk::IndexType::UINT32);
+            device.cmd_bind_index_buffer(cmd, self.buffers[INDICES].raw, 0, vk::IndexType::UINT32);
             if ctx.limits.multi_draw_indirect {
-                device.cmd_bind_vertex_buffers(
-                    cmd,
-                    0,
-                    &[self.vertices.raw, self.instances.raw],
-                    &[0, 0],
-                );
-                device.cmd_draw_indexed_indirect(
-                    cmd,
-                    self.commands.raw,
-                    0,
-                    command_count,
-                    COMMAND_STRIDE,
-                );
+                device.cmd_bind_vertex_buffers(cmd, 0, &[vertices, list], &[0, 0]);
+                device.cmd_draw_indexed_indirect(cmd, commands, 0, command_count, COMMAND_STRIDE);
             } else {
                 for (index, &first) in self.first_instances.iter().enumerate() {
-                    let instance_offset = u64::from(first) * size_of::<DrawInstance>() as u64;
                     device.cmd_bind_vertex_buffers(
                         cmd,
                         0,
-                        &[self.vertices.raw, self.instances.raw],
-                        &[0, instance_offset],
+                        &[vertices, list],
+                        &[0, u64::from(first) * 4],
                     );
                     let offset = index as u64 * u64::from(COMMAND_STRIDE);
-                    device.cmd_draw_indexed_indirect(
-                        cmd,
-                        self.commands.raw,
-                        offset,
-                        1,
-                        COMMAND_STRIDE,
-                    );
+                    device.cmd_draw_indexed_indirect(cmd, commands, offset, 1, COMMAND_STRIDE);
                 }
             }
         }
+        Ok(())
     }
 
     /// Destroys everything in reverse creation order.
     pub fn destroy(self, ctx: &mut Context) {
-        // SAFETY: the device is idle; destroying the pool frees its sets.
-        unsafe {
-            ctx.device
-                .destroy_descriptor_pool(self.descriptor_pool, None)
-        };
         self.pipeline.destroy(ctx);
-        self.commands.destroy(ctx);
-        self.instances.destroy(ctx);
-        self.meshes.destroy(ctx);
-        self.indices.destroy(ctx);
-        self.vertices.destroy(ctx);
+        // SAFETY: the device is idle.
+        unsafe { ctx.device.destroy_sampler(self.sampler, None) };
+        self.atlas.destroy(ctx);
+        for buffer in self.buffers.into_iter().rev() {
+            buffer.destroy(ctx);
+        }
     }
 }
 
