@@ -96,8 +96,9 @@ fn layout_mismatches_are_clear_errors() {
 
     let hidden = [
         binding(0, vk::DescriptorType::UNIFORM_BUFFER, stages),
+        binding(1, vk::DescriptorType::UNIFORM_BUFFER, stages),
         binding(
-            1,
+            2,
             vk::DescriptorType::STORAGE_BUFFER,
             vk::ShaderStageFlags::FRAGMENT,
         ),
