@@ -12,6 +12,7 @@
 //! - [`asset`]: the baked `.horde` asset format.
 
 pub mod asset;
+pub mod atlas;
 pub mod camera;
 pub mod config;
 pub mod context;
@@ -28,6 +29,7 @@ pub mod scene;
 pub mod swapchain;
 pub mod target;
 pub mod window;
+pub mod world;
 
 /// One embedded SPIR-V module, compiled from `shaders/` by `build.rs`.
 #[derive(Clone, Copy, Debug)]

@@ -1,0 +1,92 @@
+// Baked-animation skinning, shared by the unit vertex shader and its compute
+// twin (skin_twin.comp) so tests check the exact code that draws.
+//
+// The includer declares `bone_texture` (sampler2D, read with texelFetch only)
+// and includes types.glsl first. The rules match engine/src/asset/skinning.rs:
+// 1. Looping clips wrap time modulo the duration, others clamp.
+// 2. f = t / D * (N - 1); frames floor(f) and min(floor(f) + 1, N - 1),
+//    blended by fract(f), texel by texel; quaternions are normalized after.
+// 3. Two bones blended linearly by weight (the second gets 1 - weight):
+//    transforming the point by each bone and mixing the results equals
+//    transforming it by the mixed matrix.
+#ifndef HORDE_SKINNING_GLSL
+#define HORDE_SKINNING_GLSL
+
+// 0: mat3x4 (three texels: the matrix rows); 1: quaternion + translation and
+// uniform scale (two texels), RGBA32F or RGBA16F alike.
+layout(constant_id = 0) const uint BONE_ENCODING = 0u;
+
+vec4 bone_texel(uint index) {
+    uint width = uint(textureSize(bone_texture, 0).x);
+    return texelFetch(bone_texture, ivec2(int(index % width), int(index / width)), 0);
+}
+
+struct FramePair {
+    uint first;
+    uint second;
+    float blend;
+};
+
+FramePair frame_lookup(ClipInfo clip, float time) {
+    FramePair pair = FramePair(0u, 0u, 0.0);
+    if (clip.frame_count <= 1u || clip.duration <= 0.0) {
+        return pair;
+    }
+    float t = clip.looping != 0u ? time - clip.duration * floor(time / clip.duration)
+                                 : clamp(time, 0.0, clip.duration);
+    uint last = clip.frame_count - 1u;
+    float frame = t / clip.duration * float(last);
+    pair.first = min(uint(floor(frame)), last);
+    pair.second = min(pair.first + 1u, last);
+    pair.blend = frame - float(pair.first);
+    return pair;
+}
+
+vec3 quat_rotate(vec4 q, vec3 v) {
+    vec3 u = cross(q.xyz, v) * 2.0;
+    return v + q.w * u + cross(q.xyz, u);
+}
+
+// Applies one bone of one frame pair to a point and a normal.
+void apply_bone(ClipInfo clip, uint bone_count, FramePair frames, uint bone,
+                vec3 point, vec3 normal, out vec3 out_point, out vec3 out_normal) {
+    uint texels_per_bone = BONE_ENCODING == 0u ? 3u : 2u;
+    uint a = clip.first_texel + (frames.first * bone_count + bone) * texels_per_bone;
+    uint b = clip.first_texel + (frames.second * bone_count + bone) * texels_per_bone;
+    if (BONE_ENCODING == 0u) {
+        vec4 row0 = mix(bone_texel(a), bone_texel(b), frames.blend);
+        vec4 row1 = mix(bone_texel(a + 1u), bone_texel(b + 1u), frames.blend);
+        vec4 row2 = mix(bone_texel(a + 2u), bone_texel(b + 2u), frames.blend);
+        vec4 p = vec4(point, 1.0);
+        out_point = vec3(dot(row0, p), dot(row1, p), dot(row2, p));
+        out_normal = vec3(dot(row0.xyz, normal), dot(row1.xyz, normal), dot(row2.xyz, normal));
+    } else {
+        vec4 q = mix(bone_texel(a), bone_texel(b), frames.blend);
+        float len = length(q);
+        q = len > 0.0 ? q / len : vec4(0.0, 0.0, 0.0, 1.0);
+        vec4 translation_scale = mix(bone_texel(a + 1u), bone_texel(b + 1u), frames.blend);
+        out_point = translation_scale.w * quat_rotate(q, point) + translation_scale.xyz;
+        // A negative scale mirrors: the normal flips with it.
+        out_normal = sign(translation_scale.w) * quat_rotate(q, normal);
+    }
+}
+
+// Skins a model-space point and normal with two bones at `time` into `clip`.
+vec3 skin(ClipInfo clip, uint bone_count, float time, uvec2 bones, float weight,
+          vec3 point, vec3 normal, out vec3 out_normal) {
+    FramePair frames = frame_lookup(clip, time);
+    vec3 p0;
+    vec3 n0;
+    apply_bone(clip, bone_count, frames, bones.x, point, normal, p0, n0);
+    if (weight >= 1.0) {
+        out_normal = n0;
+        return p0;
+    }
+    vec3 p1;
+    vec3 n1;
+    apply_bone(clip, bone_count, frames, bones.y, point, normal, p1, n1);
+    out_normal = n0 * weight + n1 * (1.0 - weight);
+    return p0 * weight + p1 * (1.0 - weight);
+}
+
+#endif
