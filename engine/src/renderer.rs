@@ -1,31 +1,39 @@
 //! The renderer: records one frame, the same way for the offscreen target and
-//! the window.
+//! the window. The CPU records a constant number of commands whatever the
+//! unit count; every per-unit step runs on the GPU.
 //!
 //! Per frame:
-//! 1. Wait for the frame slot's fence; read its timestamps; release resources
-//!    whose last user has completed.
-//! 2. Write the slot's `FrameGlobals` (camera, light, fog).
-//! 3. Record the passes inside the main render pass, each in a profiler scope.
-//! 4. Offscreen: copy the colour image to the readback buffer. Window: submit
+//! 1. Wait for the frame slot's fence; read its timestamps and draw statistics
+//!    (from `FRAMES_IN_FLIGHT` frames ago, so nothing stalls); release
+//!    resources whose last user has completed.
+//! 2. `upload`: the world's dirty records, through the slot's staging buffer.
+//! 3. `animate`: the animation state machine of every unit.
+//! 4. `cull`: reset the draw commands, cull units and props, pick LODs, fill
+//!    the instance lists; then copy the instance counts to the slot's
+//!    statistics buffer.
+//! 5. `draw`: the main render pass with two indirect draws (units, props).
+//! 6. Offscreen: copy the colour image to the readback buffer. Window: submit
 //!    with the acquire and present semaphores, then present.
-//!
-//! The CPU does a constant amount of work per frame, whatever the scene holds.
 
 use ash::vk;
 use glam::Vec3;
 use gpu_allocator::MemoryLocation;
 
+use crate::anim::Controller;
 use crate::camera::Camera;
-use crate::config::FRAMES_IN_FLIGHT;
+use crate::config::{FRAMES_IN_FLIGHT, LOD_COUNT};
 use crate::context::Context;
 use crate::frames::{FrameStart, Frames};
 use crate::gpu_types::FrameGlobals;
 use crate::memory::{Buffer, DeferredRelease};
-use crate::passes::mesh::MeshPass;
+use crate::passes::animate::{AnimateInputs, AnimatePass};
+use crate::passes::cull::{cull_globals, CullBatch, CullPass, CullTargets};
+use crate::passes::draw::DrawPass;
 use crate::profiler::Profiler;
-use crate::scene::StaticScene;
+use crate::scene::Scene;
 use crate::swapchain::{Acquired, Swapchain};
 use crate::target::{create_render_pass, Offscreen, CLEAR_COLOR};
+use crate::world::World;
 use crate::Error;
 
 /// Lighting and fog of the scene.
@@ -51,6 +59,54 @@ impl Default for Environment {
     }
 }
 
+/// Runtime settings of culling, LOD and the debug views.
+#[derive(Clone, Copy, Debug)]
+pub struct RenderSettings {
+    /// Screen-space error, in pixels, a LOD may show before a finer one is used.
+    pub lod_threshold_px: f32,
+    /// Multiplies the threshold: above 1 coarser LODs come nearer.
+    pub lod_bias: f32,
+    /// Fraction by which a coarser LOD must beat the threshold to be taken.
+    pub lod_hysteresis: f32,
+    /// Nothing farther than this is drawn.
+    pub max_draw_distance: f32,
+    /// Colour every unit and prop by its LOD.
+    pub color_by_lod: bool,
+    /// Cull from this camera instead of the view camera (freeze culling).
+    pub cull_camera: Option<Camera>,
+}
+
+impl Default for RenderSettings {
+    fn default() -> Self {
+        RenderSettings {
+            lod_threshold_px: 1.0,
+            lod_bias: 1.0,
+            lod_hysteresis: 0.25,
+            max_draw_distance: 2000.0,
+            color_by_lod: false,
+            cull_camera: None,
+        }
+    }
+}
+
+/// Units and props the GPU drew in one frame, read back a few frames late.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct DrawStats {
+    /// Frame number the counts belong to.
+    pub frame: u64,
+    pub units_per_lod: [u32; LOD_COUNT as usize],
+    pub props_per_lod: [u32; LOD_COUNT as usize],
+}
+
+impl DrawStats {
+    pub fn units_visible(&self) -> u32 {
+        self.units_per_lod.iter().sum()
+    }
+    pub fn props_visible(&self) -> u32 {
+        self.props_per_lod.iter().sum()
+    }
+}
+
 /// What happened to a window frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WindowFrame {
@@ -68,71 +124,174 @@ pub struct Renderer {
     pub frames: Frames,
     pub profiler: Profiler,
     globals: Vec<Buffer>,
-    pub mesh_pass: MeshPass,
+    stats_readback: Vec<Buffer>,
+    /// Frame number whose statistics each slot's buffer holds.
+    stats_frame: Vec<Option<u64>>,
+    pub world: World,
+    animate: AnimatePass,
+    cull: CullPass,
+    draw: DrawPass,
     pub deferred: DeferredRelease,
     pub environment: Environment,
+    pub settings: RenderSettings,
+    /// The latest statistics read back.
+    pub stats: DrawStats,
+    /// CPU milliseconds the last frame spent recording and submitting, fence
+    /// waits excluded.
+    pub cpu_ms: f64,
 }
 
 impl Renderer {
     /// Creates the renderer for targets of `color_format` whose colour ends in
     /// `color_final_layout` (`TRANSFER_SRC_OPTIMAL` offscreen, `PRESENT_SRC_KHR`
-    /// for a window).
+    /// for a window), loads the scene's types and places its units and props.
     pub fn new(
         ctx: &mut Context,
         color_format: vk::Format,
         color_final_layout: vk::ImageLayout,
-        scene: &StaticScene,
+        scene: &Scene,
     ) -> Result<Renderer, Error> {
-        let render_pass = create_render_pass(ctx, color_format, color_final_layout)?;
-        let mut globals = Vec::new();
-        let fail = |ctx: &mut Context, globals: Vec<Buffer>, err: Error| {
-            globals
-                .into_iter()
-                .rev()
-                .for_each(|b: Buffer| b.destroy(ctx));
+        let unit_types: Vec<&crate::asset::Asset> = scene.unit_types.iter().collect();
+        let prop_types: Vec<&crate::asset::Asset> = scene.prop_types.iter().collect();
+        let controllers: Vec<Controller> = scene
+            .unit_types
+            .iter()
+            .enumerate()
+            .map(|(index, asset)| match scene.controllers.get(index) {
+                Some(Some(controller)) => controller.clone(),
+                _ => Controller::humanoid(
+                    asset.animation.as_ref().map(|a| a.clips.as_slice()).unwrap_or(&[]),
+                ),
+            })
+            .collect();
+        let mut world = World::new(ctx, &unit_types, &prop_types, &controllers)?;
+        let populated = world
+            .spawn_units(&scene.units)
+            .and_then(|_| world.place_props(&scene.props));
+        if let Err(err) = populated {
+            world.destroy(ctx);
+            return Err(err);
+        }
+        let mut made = Vec::new();
+        match Self::with_world(ctx, color_format, color_final_layout, world, &mut made) {
+            Ok(renderer) => Ok(renderer),
+            Err((world, err)) => {
+                for buffer in made.into_iter().rev() {
+                    Buffer::destroy(buffer, ctx);
+                }
+                world.destroy(ctx);
+                Err(err)
+            }
+        }
+    }
+
+    fn with_world(
+        ctx: &mut Context,
+        color_format: vk::Format,
+        color_final_layout: vk::ImageLayout,
+        world: World,
+        made: &mut Vec<Buffer>,
+    ) -> Result<Renderer, (World, Error)> {
+        let render_pass = match create_render_pass(ctx, color_format, color_final_layout) {
+            Ok(render_pass) => render_pass,
+            Err(err) => return Err((world, err)),
+        };
+        let destroy_render_pass = |ctx: &Context| {
             // SAFETY: nothing uses the render pass yet.
             unsafe { ctx.device.destroy_render_pass(render_pass, None) };
-            Err(err)
         };
         for slot in 0..FRAMES_IN_FLIGHT {
-            match Buffer::new(
+            let buffers = Buffer::new(
                 ctx,
                 &format!("frame {slot} globals"),
                 std::mem::size_of::<FrameGlobals>() as u64,
                 vk::BufferUsageFlags::UNIFORM_BUFFER,
                 MemoryLocation::CpuToGpu,
-            ) {
-                Ok(buffer) => globals.push(buffer),
-                Err(err) => return fail(ctx, globals, err),
+            )
+            .and_then(|globals| {
+                made.push(globals);
+                Buffer::new(
+                    ctx,
+                    &format!("frame {slot} draw statistics"),
+                    world.commands.size,
+                    vk::BufferUsageFlags::TRANSFER_DST,
+                    MemoryLocation::GpuToCpu,
+                )
+            });
+            match buffers {
+                Ok(stats) => made.push(stats),
+                Err(err) => {
+                    destroy_render_pass(ctx);
+                    return Err((world, err));
+                }
             }
         }
-        let mesh_pass = match MeshPass::new(ctx, render_pass, scene) {
+        let animate = match AnimatePass::new(ctx) {
             Ok(pass) => pass,
-            Err(err) => return fail(ctx, globals, err),
-        };
-        let frames = match Frames::new(ctx) {
-            Ok(frames) => frames,
             Err(err) => {
-                mesh_pass.destroy(ctx);
-                return fail(ctx, globals, err);
+                destroy_render_pass(ctx);
+                return Err((world, err));
             }
         };
-        let profiler = match Profiler::new(ctx) {
-            Ok(profiler) => profiler,
+        let cull = match CullPass::new(ctx) {
+            Ok(pass) => pass,
             Err(err) => {
-                frames.destroy(ctx);
-                mesh_pass.destroy(ctx);
-                return fail(ctx, globals, err);
+                animate.destroy(ctx);
+                destroy_render_pass(ctx);
+                return Err((world, err));
             }
         };
+        let rest = DrawPass::new(ctx, render_pass, world.encoding).and_then(|draw| {
+            let frames = match Frames::new(ctx) {
+                Ok(frames) => frames,
+                Err(err) => {
+                    draw.destroy(ctx);
+                    return Err(err);
+                }
+            };
+            match Profiler::new(ctx) {
+                Ok(profiler) => Ok((draw, frames, profiler)),
+                Err(err) => {
+                    frames.destroy(ctx);
+                    draw.destroy(ctx);
+                    Err(err)
+                }
+            }
+        });
+        let (draw, frames, profiler) = match rest {
+            Ok(rest) => rest,
+            Err(err) => {
+                cull.destroy(ctx);
+                animate.destroy(ctx);
+                destroy_render_pass(ctx);
+                return Err((world, err));
+            }
+        };
+        let mut globals = Vec::new();
+        let mut stats_readback = Vec::new();
+        for (index, buffer) in made.drain(..).enumerate() {
+            if index % 2 == 0 {
+                globals.push(buffer);
+            } else {
+                stats_readback.push(buffer);
+            }
+        }
         Ok(Renderer {
             render_pass,
             frames,
             profiler,
             globals,
-            mesh_pass,
+            stats_readback,
+            stats_frame: vec![None; FRAMES_IN_FLIGHT as usize],
+            world,
+            animate,
+            cull,
+            draw,
             deferred: DeferredRelease::default(),
             environment: Environment::default(),
+            settings: RenderSettings::default(),
+            stats: DrawStats::default(),
+            cpu_ms: 0.0,
         })
     }
 
@@ -142,7 +301,32 @@ impl Renderer {
             self.deferred.collect(ctx, completed);
         }
         self.profiler.begin_frame(ctx, start.cmd, start.slot);
+        if let Some(frame) = self.stats_frame[start.slot].take() {
+            self.stats = self.read_stats(start.slot, frame);
+        }
         Ok(start)
+    }
+
+    fn read_stats(&self, slot: usize, frame: u64) -> DrawStats {
+        let mut stats = DrawStats {
+            frame,
+            ..DrawStats::default()
+        };
+        let Some(bytes) = self.stats_readback[slot].mapped() else {
+            return stats;
+        };
+        let words: &[u32] = bytemuck::cast_slice(&bytes[..bytes.len() / 4 * 4]);
+        let units = self.world.unit_commands();
+        for (command, chunk) in words.chunks_exact(5).enumerate() {
+            let command = command as u32;
+            let lod = (command % LOD_COUNT) as usize;
+            if units.contains(&command) {
+                stats.units_per_lod[lod] += chunk[1];
+            } else if self.world.prop_commands().contains(&command) {
+                stats.props_per_lod[lod] += chunk[1];
+            }
+        }
+        stats
     }
 
     fn write_globals(
@@ -160,7 +344,7 @@ impl Renderer {
             light_color: env.sun_color.extend(0.0).to_array(),
             fog_color: env.fog_color.extend(env.fog_density).to_array(),
             viewport: [w, h, 1.0 / w, 1.0 / h],
-            debug: [0; 4],
+            debug: [u32::from(self.settings.color_by_lod), 0, 0, 0],
         };
         self.globals[slot].write(0, &[globals])
     }
@@ -168,12 +352,99 @@ impl Renderer {
     /// The one render path: every pass, into `framebuffer`.
     fn record(
         &mut self,
-        ctx: &Context,
+        ctx: &mut Context,
         start: &FrameStart,
         framebuffer: vk::Framebuffer,
         extent: vk::Extent2D,
+        camera: &Camera,
+        dt: f32,
     ) -> Result<(), Error> {
         let cmd = start.cmd;
+        self.write_globals(start.slot, camera, extent)?;
+
+        let scope = self.profiler.begin(ctx, cmd, "upload");
+        let uploaded = self.world.record_uploads(ctx, start, &mut self.deferred);
+        self.profiler.end(ctx, cmd, scope);
+        uploaded?;
+
+        let world = &self.world;
+        let scope = self.profiler.begin(ctx, cmd, "animate");
+        let inputs = AnimateInputs {
+            instances: world.units_buffer().raw,
+            anim_states: world.anim_states_buffer().raw,
+            types: world.type_table.raw,
+            clips: world.clip_table.raw,
+            controller_states: world.controller_states.raw,
+            transitions: world.controller_transitions.raw,
+        };
+        let animated = self.animate.record(ctx, start, &inputs, world.unit_count(), dt);
+        self.profiler.end(ctx, cmd, scope);
+        animated?;
+
+        let settings = &self.settings;
+        let cull_camera = settings.cull_camera.as_ref().unwrap_or(camera);
+        let aspect = extent.width.max(1) as f32 / extent.height.max(1) as f32;
+        let globals = cull_globals(
+            cull_camera,
+            aspect,
+            extent.height.max(1) as f32,
+            settings.lod_threshold_px,
+            settings.lod_bias,
+            settings.lod_hysteresis,
+            settings.max_draw_distance,
+        );
+        let targets = CullTargets {
+            types: &world.type_table,
+            template_commands: &world.command_template,
+            commands: &world.commands,
+            instance_lists: world.lists_buffer(),
+        };
+        let scope = self.profiler.begin(ctx, cmd, "cull");
+        let culled = self.cull.record(
+            ctx,
+            start,
+            &globals,
+            &targets,
+            &[
+                CullBatch::Units {
+                    instances: world.units_buffer(),
+                    anim_states: world.anim_states_buffer(),
+                    count: world.unit_count(),
+                },
+                CullBatch::Props {
+                    instances: world.props_buffer(),
+                    count: world.prop_count(),
+                },
+            ],
+        );
+        self.profiler.end(ctx, cmd, scope);
+        culled?;
+
+        let region = vk::BufferCopy::default().size(world.commands.size);
+        let to_host = vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+            .dst_access_mask(vk::AccessFlags::HOST_READ);
+        // SAFETY: the cull pass's closing barrier orders this copy after its
+        // writes; the barrier makes the copy visible to the host.
+        unsafe {
+            ctx.device.cmd_copy_buffer(
+                cmd,
+                world.commands.raw,
+                self.stats_readback[start.slot].raw,
+                &[region],
+            );
+            ctx.device.cmd_pipeline_barrier(
+                cmd,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::PipelineStageFlags::HOST,
+                vk::DependencyFlags::empty(),
+                &[to_host],
+                &[],
+                &[],
+            );
+        }
+        self.stats_frame[start.slot] = Some(start.number);
+
         let clear = [
             vk::ClearValue {
                 color: vk::ClearColorValue {
@@ -214,30 +485,34 @@ impl Renderer {
             ctx.device.cmd_set_viewport(cmd, 0, &[viewport]);
             ctx.device.cmd_set_scissor(cmd, 0, &[area]);
         }
-        let drawn = self.mesh_pass.record(ctx, start, &self.globals[start.slot]);
+        let drawn = self
+            .draw
+            .record(ctx, start, world, &self.globals[start.slot]);
         // SAFETY: matches the begin above.
         unsafe { ctx.device.cmd_end_render_pass(cmd) };
         self.profiler.end(ctx, cmd, scope);
         drawn
     }
 
-    /// Renders one frame into `target`. With `capture`, the colour is copied to
-    /// the readback buffer and the call waits for the GPU, so
-    /// [`Offscreen::read_rgba`] returns this frame.
+    /// Renders one frame into `target`, advancing animation by `dt` seconds.
+    /// With `capture`, the colour is copied to the readback buffer and the
+    /// call waits for the GPU, so [`Offscreen::read_rgba`] returns this frame.
     pub fn render_offscreen(
         &mut self,
         ctx: &mut Context,
         target: &Offscreen,
         camera: &Camera,
+        dt: f32,
         capture: bool,
     ) -> Result<(), Error> {
         let start = self.begin_frame(ctx)?;
-        self.write_globals(start.slot, camera, target.extent)?;
-        self.record(ctx, &start, target.framebuffer, target.extent)?;
+        let cpu_start = std::time::Instant::now();
+        self.record(ctx, &start, target.framebuffer, target.extent, camera, dt)?;
         if capture {
             target.record_readback(ctx, start.cmd);
         }
         self.frames.submit(ctx, &start, &[], &[])?;
+        self.cpu_ms = cpu_start.elapsed().as_secs_f64() * 1e3;
         if capture {
             self.frames.wait_all(ctx)?;
         }
@@ -250,6 +525,7 @@ impl Renderer {
         ctx: &mut Context,
         swapchain: &Swapchain,
         camera: &Camera,
+        dt: f32,
     ) -> Result<WindowFrame, Error> {
         if swapchain.is_empty() {
             return Ok(WindowFrame::Skipped);
@@ -260,21 +536,18 @@ impl Renderer {
             Acquired::Image(index) => index,
             Acquired::Skip => {
                 // Nothing waits on this slot's work: close the command buffer
-                // empty and submit it so the slot's fence is signalled again.
+                // and submit it so the slot's fence is signalled again.
                 self.frames.submit(ctx, &start, &[], &[])?;
                 return Ok(WindowFrame::Skipped);
             }
         };
-        self.write_globals(start.slot, camera, swapchain.extent)?;
-        self.record(
-            ctx,
-            &start,
-            swapchain.framebuffers[index as usize],
-            swapchain.extent,
-        )?;
+        let framebuffer = swapchain.framebuffers[index as usize];
+        let cpu_start = std::time::Instant::now();
+        self.record(ctx, &start, framebuffer, swapchain.extent, camera, dt)?;
         let signal = [swapchain.render_finished[index as usize]];
         self.frames
             .submit(ctx, &start, &[acquire_semaphore], &signal)?;
+        self.cpu_ms = cpu_start.elapsed().as_secs_f64() * 1e3;
         Ok(if swapchain.present(ctx, index)? {
             WindowFrame::PresentedNeedsRecreate
         } else {
@@ -290,11 +563,15 @@ impl Renderer {
         self.profiler.destroy(ctx);
         self.frames.destroy(ctx);
         self.deferred.destroy(ctx);
-        self.mesh_pass.destroy(ctx);
-        for buffer in self.globals.into_iter().rev() {
-            buffer.destroy(ctx);
+        self.draw.destroy(ctx);
+        self.cull.destroy(ctx);
+        self.animate.destroy(ctx);
+        for (globals, stats) in self.globals.into_iter().zip(self.stats_readback).rev() {
+            stats.destroy(ctx);
+            globals.destroy(ctx);
         }
         // SAFETY: nothing uses the render pass any more.
         unsafe { ctx.device.destroy_render_pass(self.render_pass, None) };
+        self.world.destroy(ctx);
     }
 }

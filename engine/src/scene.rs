@@ -1,25 +1,23 @@
-//! CPU descriptions of what to draw, and the built-in first scene.
+//! What a renderer starts with: unit and prop types, the units and props
+//! placed, and a camera. Includes the built-in first scene.
 
 use glam::Vec3;
 
+use crate::anim::Controller;
+use crate::asset::{Asset, AssetKind, Bounds, ErrorReport, Material, MeshLod, Submesh};
 use crate::camera::Camera;
-use crate::gpu_types::Instance;
-use crate::mesh::{capsule, ground, MeshData};
+use crate::mesh::{capsule, ground, quantize, MeshData};
+use crate::world::{PropPlacement, UnitSpawn};
 
-/// Static meshes, each drawn for a list of instances.
+/// Types and initial contents of a world.
 #[derive(Clone, Debug, Default)]
-pub struct StaticScene {
-    pub meshes: Vec<MeshData>,
-    /// `instances[m]` are the instances of `meshes[m]`; their `type_index`
-    /// is overwritten with `m` on upload.
-    pub instances: Vec<Vec<Instance>>,
-}
-
-impl StaticScene {
-    /// Total instances over all meshes.
-    pub fn instance_count(&self) -> usize {
-        self.instances.iter().map(Vec::len).sum()
-    }
+pub struct Scene {
+    pub unit_types: Vec<Asset>,
+    /// One controller per unit type; `None` builds `Controller::humanoid`.
+    pub controllers: Vec<Option<Controller>>,
+    pub prop_types: Vec<Asset>,
+    pub units: Vec<UnitSpawn>,
+    pub props: Vec<PropPlacement>,
 }
 
 /// Linear RGB in 0..=1 to packed RGBA8 (alpha opaque), as `unpackUnorm4x8`
@@ -29,12 +27,55 @@ pub fn rgba8(rgb: Vec3) -> u32 {
     u32::from_le_bytes([c.x as u8, c.y as u8, c.z as u8, 255])
 }
 
+/// A one-LOD static prop asset from a procedural mesh, white material.
+pub fn static_asset(name: &str, mesh: &MeshData) -> Asset {
+    let (vertices, quant) = quantize(mesh);
+    let max = quant.min + quant.extent;
+    let center = quant.min + quant.extent * 0.5;
+    let radius = mesh
+        .positions
+        .iter()
+        .map(|p| p.distance(center))
+        .fold(0.0f32, f32::max);
+    Asset {
+        name: name.to_owned(),
+        kind: AssetKind::Prop,
+        bone_names: Vec::new(),
+        animation: None,
+        lods: vec![MeshLod {
+            vertices,
+            indices: mesh.indices.clone(),
+            submeshes: vec![Submesh {
+                first_index: 0,
+                index_count: mesh.indices.len() as u32,
+                material: 0,
+            }],
+            error: 0.0,
+        }],
+        materials: vec![Material {
+            name: "white".to_owned(),
+            base_color_factor: [1.0; 4],
+            base_color_texture: None,
+        }],
+        textures: Vec::new(),
+        bounds: Bounds {
+            quant_min: quant.min.to_array(),
+            quant_max: max.to_array(),
+            sphere_center: center.to_array(),
+            sphere_radius: radius,
+            height: quant.extent.y,
+        },
+        report: ErrorReport::default(),
+    }
+}
+
 /// The first scene: a ground plane and `count` capsules in two facing
-/// formations, red and blue, with a little deterministic variety.
-pub fn first_scene(count: u32) -> StaticScene {
+/// formations, red and blue, with a little deterministic variety. Capsules
+/// and ground are prop types.
+pub fn first_scene(count: u32) -> Scene {
     let columns = (count as f32).sqrt().ceil().max(1.0) as u32;
     let spacing = 1.6;
-    let mut capsules = Vec::with_capacity(count as usize);
+    let mut props = Vec::with_capacity(count as usize + 1);
     for index in 0..count {
         let (row, column) = (index / columns, index % columns);
         let team_blue = column >= columns / 2;
@@ -49,27 +90,29 @@ pub fn first_scene(count: u32) -> StaticScene {
         } else {
             Vec3::new(0.8, 0.15, 0.12)
         };
-        capsules.push(Instance {
-            position: [x, 0.0, z],
+        props.push(PropPlacement {
+            prop_type: 0,
+            position: Vec3::new(x, 0.0, z),
             heading: if team_blue { -1.57 } else { 1.57 },
             scale: 0.9 + 0.2 * (jitter + 0.5),
-            type_index: 0,
             tint: rgba8(base * (0.85 + 0.3 * (jitter + 0.5))),
-            params: 0,
         });
     }
     let extent = columns as f32 * spacing + 40.0;
-    let ground_instance = Instance {
-        position: [0.0, 0.0, 0.0],
+    props.push(PropPlacement {
+        prop_type: 1,
+        position: Vec3::ZERO,
         heading: 0.0,
         scale: 1.0,
-        type_index: 1,
         tint: rgba8(Vec3::new(0.32, 0.42, 0.22)),
-        params: 0,
-    };
-    StaticScene {
-        meshes: vec![capsule(0.3, 1.8, 16, 6), ground(extent, 8)],
-        instances: vec![capsules, vec![ground_instance]],
+    });
+    Scene {
+        prop_types: vec![
+            static_asset("capsule", &capsule(0.3, 1.8, 16, 6)),
+            static_asset("ground", &ground(extent, 8)),
+        ],
+        props,
+        ..Scene::default()
     }
 }
 

@@ -25,7 +25,8 @@ use winit::window::{Window, WindowId};
 use crate::camera::Camera;
 use crate::context::{Context, ContextDesc};
 use crate::renderer::{Renderer, WindowFrame};
-use crate::scene::StaticScene;
+use crate::scene::Scene;
+use crate::world::World;
 use crate::swapchain::{choose_format, Swapchain};
 use crate::Error;
 
@@ -47,6 +48,10 @@ pub enum WindowAction {
 /// Actions keyed by frame number (counting skipped frames too).
 pub type WindowScript = Vec<(u64, WindowAction)>;
 
+/// Called once per frame before recording, with the frame's `dt` in
+/// seconds: the place to give units orders.
+pub type FrameHook = Box<dyn FnMut(&mut World, f32)>;
+
 /// How to run the window.
 pub struct WindowOptions {
     pub title: String,
@@ -54,9 +59,10 @@ pub struct WindowOptions {
     pub height: u32,
     pub present_mode: vk::PresentModeKHR,
     pub context: ContextDesc,
-    pub scene: StaticScene,
+    pub scene: Scene,
     pub camera: Camera,
     pub script: WindowScript,
+    pub on_frame: Option<FrameHook>,
 }
 
 /// What a window run did, for tests and logs.
@@ -94,6 +100,7 @@ struct App {
     frame: u64,
     dragging: bool,
     last_cursor: Option<(f64, f64)>,
+    last_frame: Option<std::time::Instant>,
 }
 
 /// Opens a window and renders until it is closed (or the script closes it).
@@ -116,6 +123,7 @@ pub fn run_window(options: WindowOptions) -> Result<WindowReport, Error> {
         frame: 0,
         dragging: false,
         last_cursor: None,
+        last_frame: None,
     };
     event_loop
         .run_app(&mut app)

@@ -19,8 +19,8 @@
 //! - **Draw commands**: one `VkDrawIndexedIndirectCommand` per (type, LOD),
 //!   command `type * LOD_COUNT + lod`; a template with zero instance counts is
 //!   copied over them every frame before culling. Each (type, LOD) owns a
-//!   region of its instance-list buffer as large as the type's capacity, so
-//!   culling can never overflow it.
+//!   region of the one instance-list buffer as large as the type's capacity,
+//!   so culling can never overflow it.
 //!
 //! # Updates
 //! The CPU keeps a mirror of every [`Instance`]. Spawns, updates and despawns
@@ -38,6 +38,7 @@ use glam::Vec3;
 use gpu_allocator::MemoryLocation;
 
 use crate::asset::{Asset, AssetKind, BoneEncoding, PackedVertex};
+use crate::anim::{self, Controller};
 use crate::atlas;
 use crate::config::{FRAMES_IN_FLIGHT, LOD_COUNT};
 use crate::context::Context;
@@ -52,18 +53,6 @@ use crate::Error;
 const COMMAND_BYTES: u64 = std::mem::size_of::<vk::DrawIndexedIndirectCommand>() as u64;
 /// Smallest per-type instance capacity.
 const MIN_TYPE_CAPACITY: u32 = 64;
-
-/// Animation controllers of every unit type, packed for the GPU.
-#[derive(Clone, Debug, Default)]
-pub struct ControllerTables {
-    pub states: Vec<AnimStateDef>,
-    pub transitions: Vec<AnimTransitionDef>,
-    /// Per unit type: first state, state count, first any-state transition,
-    /// any-state transition count (global indices).
-    pub ranges: Vec<[u32; 4]>,
-    /// Per unit type: the state a freshly spawned unit starts in.
-    pub initial: Vec<AnimState>,
-}
 
 /// Identifies a unit for updates and despawning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -147,8 +136,7 @@ pub struct World {
     units: Growable,
     anim_states: Growable,
     props: Growable,
-    unit_lists: Growable,
-    prop_lists: Growable,
+    lists: Growable,
     staging: Vec<Staging>,
     cpu_units: Vec<Instance>,
     cpu_props: Vec<Instance>,
@@ -173,7 +161,7 @@ impl World {
         ctx: &mut Context,
         unit_types: &[&Asset],
         prop_types: &[&Asset],
-        controllers: &ControllerTables,
+        controllers: &[Controller],
     ) -> Result<World, Error> {
         let type_count = unit_types.len() + prop_types.len();
         if type_count > MAX_TYPES {
@@ -181,15 +169,26 @@ impl World {
                 "{type_count} types exceed the renderer's {MAX_TYPES}"
             )));
         }
-        if controllers.ranges.len() != unit_types.len()
-            || controllers.initial.len() != unit_types.len()
-        {
+        if controllers.len() != unit_types.len() {
             return Err(Error::Config(format!(
-                "{} unit types but controllers for {}",
+                "{} unit types but {} controllers",
                 unit_types.len(),
-                controllers.ranges.len()
+                controllers.len()
             )));
         }
+        let packed_controllers = anim::pack(&controllers.iter().collect::<Vec<_>>())?;
+        let initial_states: Vec<AnimState> = controllers
+            .iter()
+            .zip(unit_types)
+            .map(|(controller, asset)| {
+                let clips = asset
+                    .animation
+                    .as_ref()
+                    .map(|a| a.clips.as_slice())
+                    .unwrap_or(&[]);
+                anim::initial_state(controller, clips)
+            })
+            .collect();
         let encoding = unit_types
             .iter()
             .find_map(|a| a.animation.as_ref().map(|anim| anim.encoding))
@@ -297,7 +296,7 @@ impl World {
                 }
                 bone_rows.extend_from_slice(&animation.texels);
                 bone_height += animation.texture_height;
-                info.controller = controllers.ranges[type_index];
+                info.controller = packed_controllers.ranges[type_index];
             }
             types.push(WorldType {
                 name: asset.name.clone(),
@@ -353,19 +352,18 @@ impl World {
         clip_table.resize(MAX_CLIPS, ClipInfo::default());
         let mut material_table = materials;
         material_table.resize(MAX_MATERIALS, MaterialInfo::default());
-        let mut states = controllers.states.clone();
+        let mut states = packed_controllers.states;
         if states.is_empty() {
             states.push(AnimStateDef::default());
         }
-        let mut transitions = controllers.transitions.clone();
+        let mut transitions = packed_controllers.transitions;
         if transitions.is_empty() {
             transitions.push(AnimTransitionDef::default());
         }
 
         layout_regions(&mut types, &mut type_table);
         let template = command_template(ctx, &types);
-        let unit_entries = region_entries(&types, true);
-        let prop_entries = region_entries(&types, false);
+        let list_entries = region_entries(&types);
         let (bone_format, bone_data, bone_extent) = if bone_height == 0 {
             (
                 vk::Format::R32G32B32A32_SFLOAT,
@@ -478,8 +476,7 @@ impl World {
                 ("units", 32 * 1024, storage | transfer),
                 ("unit animation states", 16 * 1024, storage | transfer),
                 ("props", 32 * 1024, storage | transfer),
-                ("unit instance lists", u64::from(unit_entries) * 4, lists),
-                ("prop instance lists", u64::from(prop_entries) * 4, lists),
+                ("instance lists", u64::from(list_entries) * 4, lists),
             ] {
                 created.push(Released::Buffer(Buffer::new(
                     ctx,
@@ -520,8 +517,7 @@ impl World {
             Some(Released::Buffer(buffer)) => buffer,
             _ => unreachable!("resources are created in field order"),
         };
-        let (units, anim_states, props, unit_lists, prop_lists) =
-            (buffer(), buffer(), buffer(), buffer(), buffer());
+        let (units, anim_states, props, lists) = (buffer(), buffer(), buffer(), buffer());
         Ok(World {
             types,
             unit_type_count: unit_types.len() as u32,
@@ -549,13 +545,9 @@ impl World {
                 buffer: props,
                 capacity: 1024,
             },
-            unit_lists: Growable {
-                buffer: unit_lists,
-                capacity: unit_entries,
-            },
-            prop_lists: Growable {
-                buffer: prop_lists,
-                capacity: prop_entries,
+            lists: Growable {
+                buffer: lists,
+                capacity: list_entries,
             },
             staging: (0..FRAMES_IN_FLIGHT).map(|_| Staging::default()).collect(),
             cpu_units: Vec::new(),
@@ -564,7 +556,7 @@ impl World {
             dirty_units: Vec::new(),
             dirty_props: Vec::new(),
             new_anim_states: Vec::new(),
-            initial_states: controllers.initial.clone(),
+            initial_states,
             pending_copies: Vec::new(),
             tables_dirty: false,
         })
@@ -599,11 +591,9 @@ impl World {
     pub fn props_buffer(&self) -> &Buffer {
         &self.props.buffer
     }
-    pub fn unit_lists_buffer(&self) -> &Buffer {
-        &self.unit_lists.buffer
-    }
-    pub fn prop_lists_buffer(&self) -> &Buffer {
-        &self.prop_lists.buffer
+    /// Instance lists of every (type, LOD) region, units and props alike.
+    pub fn lists_buffer(&self) -> &Buffer {
+        &self.lists.buffer
     }
 
     /// Commands of unit types: `0..unit_type_count * LOD_COUNT`.
@@ -921,8 +911,7 @@ impl World {
     ) -> Result<(), Error> {
         let units = self.cpu_units.len() as u32;
         let props = self.cpu_props.len() as u32;
-        let unit_entries = region_entries(&self.types, true);
-        let prop_entries = region_entries(&self.types, false);
+        let list_entries = region_entries(&self.types);
         let storage = vk::BufferUsageFlags::STORAGE_BUFFER
             | vk::BufferUsageFlags::TRANSFER_DST
             | vk::BufferUsageFlags::TRANSFER_SRC;
@@ -933,8 +922,7 @@ impl World {
             (&mut self.units, units, 32u64, storage, true),
             (&mut self.anim_states, units, 16, storage, true),
             (&mut self.props, props, 32, storage, true),
-            (&mut self.unit_lists, unit_entries, 4, lists, false),
-            (&mut self.prop_lists, prop_entries, 4, lists, false),
+            (&mut self.lists, list_entries, 4, lists, false),
         ] {
             if needed <= growable.capacity {
                 continue;
@@ -982,8 +970,7 @@ impl World {
             units,
             anim_states,
             props,
-            unit_lists,
-            prop_lists,
+            lists,
             staging,
             pending_copies,
             ..
@@ -994,7 +981,7 @@ impl World {
         for buffer in staging.into_iter().filter_map(|s| s.buffer) {
             buffer.destroy(ctx);
         }
-        for growable in [prop_lists, unit_lists, props, anim_states, units] {
+        for growable in [lists, props, anim_states, units] {
             growable.buffer.destroy(ctx);
         }
         atlas.destroy(ctx);
@@ -1054,11 +1041,10 @@ fn runs(sorted: &[u32]) -> Vec<Range<u32>> {
     runs
 }
 
-/// Instance-list entries the unit (or prop) types need.
-fn region_entries(types: &[WorldType], units: bool) -> u32 {
+/// Instance-list entries all types need.
+fn region_entries(types: &[WorldType]) -> u32 {
     types
         .iter()
-        .filter(|t| (t.kind == AssetKind::Unit) == units)
         .map(|t| t.capacity * LOD_COUNT)
         .sum::<u32>()
         .max(1)
@@ -1067,19 +1053,14 @@ fn region_entries(types: &[WorldType], units: bool) -> u32 {
 /// Assigns each (type, LOD) its command and instance-list region, and writes
 /// the type table.
 fn layout_regions(types: &mut [WorldType], table: &mut [TypeInfo]) {
-    let (mut unit_base, mut prop_base) = (0u32, 0u32);
+    let mut base = 0u32;
     for (type_index, world_type) in types.iter_mut().enumerate() {
-        let base = if world_type.kind == AssetKind::Unit {
-            &mut unit_base
-        } else {
-            &mut prop_base
-        };
         for lod in 0..LOD_COUNT as usize {
-            world_type.info.instance_base[lod] = *base + lod as u32 * world_type.capacity;
+            world_type.info.instance_base[lod] = base + lod as u32 * world_type.capacity;
             world_type.info.command[lod] = type_index as u32 * LOD_COUNT + lod as u32;
         }
         world_type.info.materials[1] = world_type.capacity;
-        *base += world_type.capacity * LOD_COUNT;
+        base += world_type.capacity * LOD_COUNT;
         table[type_index] = world_type.info;
     }
 }

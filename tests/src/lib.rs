@@ -146,15 +146,18 @@ pub fn compare_with_reference_as(
     }
 }
 
-/// Renders `frames` frames of `scene` offscreen and returns the last one.
-pub fn render_static(
+/// Renders `frames` frames of `scene` offscreen, `dt` seconds apart, and
+/// returns the last one. `setup` may change settings before the first frame.
+#[allow(clippy::too_many_arguments)]
+pub fn render_scene(
     ctx: &mut Context,
-    scene: &horde::scene::StaticScene,
+    scene: &horde::scene::Scene,
     camera: &horde::camera::Camera,
-    environment: Option<horde::renderer::Environment>,
+    setup: impl FnOnce(&mut horde::renderer::Renderer),
     width: u32,
     height: u32,
     frames: u32,
+    dt: f32,
 ) -> image::RgbaImage {
     use ash::vk;
     use horde::renderer::Renderer;
@@ -167,14 +170,12 @@ pub fn render_static(
         scene,
     )
     .expect("create renderer");
-    if let Some(environment) = environment {
-        renderer.environment = environment;
-    }
+    setup(&mut renderer);
     let target = Offscreen::new(ctx, renderer.render_pass, vk::Extent2D { width, height })
         .expect("create offscreen target");
     for frame in 0..frames {
         renderer
-            .render_offscreen(ctx, &target, camera, frame + 1 == frames)
+            .render_offscreen(ctx, &target, camera, dt, frame + 1 == frames)
             .expect("render frame");
     }
     let image = target.read_rgba().expect("read back");

@@ -5,13 +5,13 @@
 use glam::Vec3;
 use horde::camera::Camera;
 use horde::context::Tier;
-use horde::gpu_types::Instance;
 use horde::mesh::ground;
 use horde::renderer::Environment;
-use horde::scene::{first_scene, first_scene_camera, rgba8, StaticScene};
+use horde::scene::{first_scene, first_scene_camera, rgba8, static_asset, Scene};
+use horde::world::PropPlacement;
 use horde::target::CLEAR_COLOR;
 use horde_tests::{
-    compare_with_reference, compare_with_reference_as, finish, gpu_context, render_static,
+    compare_with_reference, compare_with_reference_as, finish, gpu_context, render_scene,
     Tolerance,
 };
 
@@ -29,14 +29,15 @@ fn srgb_encode(linear: f32) -> u8 {
 #[test]
 fn first_scene_matches_reference() {
     let mut ctx = gpu_context(None);
-    let image = render_static(
+    let image = render_scene(
         &mut ctx,
         &first_scene(UNITS),
         &first_scene_camera(UNITS),
-        None,
+        |_| {},
         480,
         270,
         3,
+        1.0 / 60.0,
     );
     finish(ctx);
     compare_with_reference("first_scene", &image, Tolerance::RENDER);
@@ -45,14 +46,15 @@ fn first_scene_matches_reference() {
 #[test]
 fn mobile_tier_matches_the_desktop_reference() {
     let mut ctx = gpu_context(Some(Tier::Mobile));
-    let image = render_static(
+    let image = render_scene(
         &mut ctx,
         &first_scene(UNITS),
         &first_scene_camera(UNITS),
-        None,
+        |_| {},
         480,
         270,
         3,
+        1.0 / 60.0,
     );
     finish(ctx);
     compare_with_reference_as(
@@ -67,7 +69,7 @@ fn mobile_tier_matches_the_desktop_reference() {
 fn empty_scene_reads_back_the_clear_colour() {
     let mut ctx = gpu_context(None);
     let camera = Camera::look_at(Vec3::new(0.0, 5.0, 10.0), Vec3::ZERO);
-    let image = render_static(&mut ctx, &StaticScene::default(), &camera, None, 64, 32, 1);
+    let image = render_scene(&mut ctx, &Scene::default(), &camera, |_| {}, 64, 32, 1, 0.0);
     finish(ctx);
     let expected = [
         srgb_encode(CLEAR_COLOR[0]),
@@ -92,17 +94,20 @@ fn lit_ground_reads_back_its_albedo() {
         fog_density: 0.0,
     };
     let albedo = [0.8, 0.4, 0.2];
-    let scene = StaticScene {
-        meshes: vec![ground(100.0, 1)],
-        instances: vec![vec![Instance {
+    let scene = Scene {
+        prop_types: vec![static_asset("ground", &ground(100.0, 1))],
+        props: vec![PropPlacement {
+            prop_type: 0,
+            position: Vec3::ZERO,
+            heading: 0.0,
             scale: 1.0,
             tint: rgba8(Vec3::from_array(albedo)),
-            ..Instance::default()
-        }]],
+        }],
+        ..Scene::default()
     };
     let camera = Camera::look_at(Vec3::new(0.0, 10.0, 0.01), Vec3::ZERO);
     let mut ctx = gpu_context(None);
-    let image = render_static(&mut ctx, &scene, &camera, Some(environment), 64, 64, 1);
+    let image = render_scene(&mut ctx, &scene, &camera, |r| r.environment = environment, 64, 64, 1, 0.0);
     finish(ctx);
     // The tint is stored as unorm8, so the expected value goes through it too.
     let tint = rgba8(Vec3::from_array(albedo)).to_le_bytes();
@@ -147,7 +152,7 @@ fn profiler_reports_the_draw_pass() {
     .expect("target");
     for _ in 0..4 {
         renderer
-            .render_offscreen(&mut ctx, &target, &first_scene_camera(64), false)
+            .render_offscreen(&mut ctx, &target, &first_scene_camera(64), 0.016, false)
             .expect("frame");
     }
     let available = renderer.profiler.available();
@@ -159,9 +164,9 @@ fn profiler_reports_the_draw_pass() {
     if available {
         let ms: f64 = draw.parse().expect("a number of milliseconds");
         assert!(ms >= 0.0);
-        assert_eq!(stats.len(), 1);
-        assert_eq!(stats[0].name, "draw");
-        assert!(stats[0].samples >= 2);
+        let names: Vec<&str> = stats.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["animate", "cull", "draw", "upload"]);
+        assert!(stats.iter().all(|s| s.samples >= 2));
     } else {
         assert_eq!(draw, "n/a");
     }

@@ -64,6 +64,7 @@ fn window_presents_resizes_minimizes_and_closes_cleanly() {
             (110, WindowAction::Restore),
             (170, WindowAction::Close),
         ],
+        on_frame: None,
     });
     if let Some(xvfb) = xvfb.as_mut() {
         let _ = xvfb.kill();

@@ -2,4 +2,5 @@
 //! thin command-line fronts over these modules, so tests can drive them directly.
 
 pub mod bake;
+pub mod crowd;
 pub mod gen;

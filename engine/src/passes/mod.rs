@@ -1,3 +1,3 @@
 //! GPU passes, one file each, in frame order.
 
-pub mod mesh;
+pub mod draw;

@@ -1,8 +1,10 @@
-//! The viewer: opens a window on the scene, or renders it headless to a PNG.
+//! The viewer: two armies of baked, animated units on a field of props, in a
+//! window or rendered headless to a PNG and a JSON report.
 //!
 //! ```text
-//! viewer                                   # window; drag to orbit, scroll to zoom
-//! viewer --headless --frames 8 --screenshot out.png
+//! viewer                                        # window: drag to orbit, scroll to zoom
+//! viewer --headless --frames 60 --screenshot out.png --report out.json
+//! viewer --units 100000 --samples --camera overview
 //! ```
 
 use std::path::PathBuf;
@@ -10,11 +12,14 @@ use std::path::PathBuf;
 use anyhow::{bail, Context as _, Result};
 use ash::vk;
 use clap::{Parser, ValueEnum};
+use horde::asset::BoneEncoding;
 use horde::context::{Context, ContextDesc, Tier};
-use horde::renderer::Renderer;
+use horde::profiler::percentile;
+use horde::renderer::{DrawStats, Renderer};
 use horde::scene::{first_scene, first_scene_camera};
 use horde::target::{write_png_atomic, Offscreen, OFFSCREEN_FORMAT};
 use horde::window::{run_window, WindowOptions};
+use horde_tools::crowd::{crowd_camera, crowd_scene, Battle, CameraPreset, CrowdOptions};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum PresentMode {
@@ -23,30 +28,61 @@ enum PresentMode {
     Immediate,
 }
 
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Encoding {
+    Mat3x4,
+    Quat32,
+    Quat16,
+}
+
 #[derive(Debug, Parser)]
-#[command(
-    version,
-    about = "horde viewer: a window on the scene, or a headless render to PNG"
-)]
+#[command(version, about = "horde viewer: a GPU-driven crowd in a window, or headless to PNG and JSON")]
 struct Args {
     /// Render offscreen instead of opening a window.
     #[arg(long)]
     headless: bool,
-    /// Frames to render headless before the screenshot.
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    /// Frames to render headless (animation advances 1/30 s per frame).
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     frames: u32,
     /// Where to write the last headless frame as PNG.
     #[arg(long)]
     screenshot: Option<PathBuf>,
+    /// Where to write the headless run's report (GPU ms per pass, CPU ms, visible units) as JSON.
+    #[arg(long)]
+    report: Option<PathBuf>,
     /// Width in pixels.
-    #[arg(long, default_value_t = 1280, value_parser = clap::value_parser!(u32).range(1..=16384))]
+    #[arg(long, default_value_t = 1280, value_parser = clap::value_parser!(u32).range(16..=16384))]
     width: u32,
     /// Height in pixels.
-    #[arg(long, default_value_t = 720, value_parser = clap::value_parser!(u32).range(1..=16384))]
+    #[arg(long, default_value_t = 720, value_parser = clap::value_parser!(u32).range(16..=16384))]
     height: u32,
-    /// Instances in the scene.
-    #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u32).range(1..=4_000_000))]
+    /// Units in the two armies.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(0..=16_000_000))]
     units: u32,
+    /// Bone texture encoding the unit types are baked with.
+    #[arg(long, value_enum, default_value_t = Encoding::Mat3x4)]
+    encoding: Encoding,
+    /// Use the third-party samples in ../shared/gltf-samples (Knight, skeletons, CesiumMan, Fox).
+    #[arg(long)]
+    samples: bool,
+    /// Camera preset.
+    #[arg(long, value_enum, default_value_t = CameraPreset::Overview)]
+    camera: CameraPreset,
+    /// Show the foundation's first scene (instanced capsules) instead of the crowd.
+    #[arg(long)]
+    first_scene: bool,
+    /// Colour units and props by LOD.
+    #[arg(long)]
+    color_by_lod: bool,
+    /// Multiplies the LOD error threshold: above 1 coarser LODs come nearer.
+    #[arg(long, default_value_t = 1.0)]
+    lod_bias: f32,
+    /// Nothing farther is drawn (metres).
+    #[arg(long, default_value_t = 2000.0)]
+    max_distance: f32,
+    /// Seed of the army layout and the battle script.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
     /// GPU by index or name substring (also HORDE_DEVICE).
     #[arg(long)]
     device: Option<String>,
@@ -73,10 +109,55 @@ fn context_desc(args: &Args) -> Result<ContextDesc> {
     Ok(desc)
 }
 
+fn check_args(args: &Args) -> Result<()> {
+    if !(args.lod_bias.is_finite() && args.lod_bias > 0.0) {
+        bail!("--lod-bias must be a positive number, not {}", args.lod_bias);
+    }
+    if !(args.max_distance.is_finite() && args.max_distance > 0.0) {
+        bail!("--max-distance must be a positive number, not {}", args.max_distance);
+    }
+    Ok(())
+}
+
+fn scene_and_camera(args: &Args) -> Result<(horde::scene::Scene, horde::camera::Camera)> {
+    if args.first_scene {
+        return Ok((first_scene(args.units), first_scene_camera(args.units)));
+    }
+    let encoding = match args.encoding {
+        Encoding::Mat3x4 => BoneEncoding::Mat3x4F32,
+        Encoding::Quat32 => BoneEncoding::QuatF32,
+        Encoding::Quat16 => BoneEncoding::QuatF16,
+    };
+    let scene = crowd_scene(&CrowdOptions {
+        units: args.units,
+        encoding,
+        samples: args.samples,
+        seed: args.seed,
+    })?;
+    Ok((scene, crowd_camera(args.camera, args.units)))
+}
+
+/// The headless run's report.
+#[derive(serde::Serialize)]
+struct Report {
+    device: String,
+    driver: String,
+    tier: String,
+    units: u32,
+    props: u32,
+    encoding: String,
+    frames: u32,
+    width: u32,
+    height: u32,
+    gpu_ms: Vec<horde::profiler::ScopeStats>,
+    cpu_ms_median: f64,
+    cpu_ms_p95: f64,
+    visible: DrawStats,
+}
+
 fn run_headless(args: &Args) -> Result<()> {
+    let (scene, camera) = scene_and_camera(args)?;
     let mut ctx = Context::new(&context_desc(args)?)?;
-    let scene = first_scene(args.units);
-    let camera = first_scene_camera(args.units);
     let extent = vk::Extent2D {
         width: args.width,
         height: args.height,
@@ -88,6 +169,9 @@ fn run_headless(args: &Args) -> Result<()> {
             vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
             &scene,
         )?;
+        renderer.settings.color_by_lod = args.color_by_lod;
+        renderer.settings.lod_bias = args.lod_bias;
+        renderer.settings.max_draw_distance = args.max_distance;
         let target = match Offscreen::new(&mut ctx, renderer.render_pass, extent) {
             Ok(target) => target,
             Err(err) => {
@@ -96,23 +180,59 @@ fn run_headless(args: &Args) -> Result<()> {
             }
         };
         let rendered = (|| -> Result<()> {
+            let mut battle = Battle::new(args.seed);
+            let dt = 1.0 / 30.0;
+            let mut cpu_ms = Vec::new();
+            let warmup = (args.frames / 4).min(30);
             for frame in 0..args.frames {
+                if frame == warmup {
+                    renderer.profiler.clear_history();
+                }
+                battle.step(&mut renderer.world, dt);
                 let last = frame + 1 == args.frames;
-                renderer.render_offscreen(&mut ctx, &target, &camera, last)?;
+                renderer.render_offscreen(&mut ctx, &target, &camera, dt, last)?;
+                if frame >= warmup {
+                    cpu_ms.push(renderer.cpu_ms);
+                }
             }
+            // Statistics arrive a few frames late: two empty-handed frames
+            // would change the picture, so read what the last frames left.
+            let stats = renderer.stats;
             for (name, ms) in renderer.profiler.last_frame() {
                 log::info!("gpu {name}: {ms:.3} ms");
             }
+            log::info!(
+                "visible units per LOD {:?}, props {}",
+                stats.units_per_lod,
+                stats.props_visible()
+            );
             if let Some(path) = &args.screenshot {
                 let image = target.read_rgba()?;
                 write_png_atomic(&image, path)?;
-                println!(
-                    "wrote {} ({}x{}, {} frames)",
-                    path.display(),
-                    extent.width,
-                    extent.height,
-                    args.frames
-                );
+                println!("wrote {} ({}x{}, {} frames)", path.display(), extent.width, extent.height, args.frames);
+            }
+            if let Some(path) = &args.report {
+                cpu_ms.sort_by(f64::total_cmp);
+                let report = Report {
+                    device: ctx.device_name.clone(),
+                    driver: ctx.driver_info.clone(),
+                    tier: ctx.tier.name().to_owned(),
+                    units: renderer.world.live_units(),
+                    props: renderer.world.prop_count(),
+                    encoding: renderer.world.encoding.name().to_owned(),
+                    frames: args.frames,
+                    width: args.width,
+                    height: args.height,
+                    gpu_ms: renderer.profiler.stats(),
+                    cpu_ms_median: percentile(&cpu_ms, 0.5),
+                    cpu_ms_p95: percentile(&cpu_ms, 0.95),
+                    visible: stats,
+                };
+                let json = serde_json::to_string_pretty(&report)?;
+                let temp = path.with_extension("json.tmp");
+                std::fs::write(&temp, json).with_context(|| format!("writing {}", temp.display()))?;
+                std::fs::rename(&temp, path).with_context(|| format!("writing {}", path.display()))?;
+                println!("wrote {}", path.display());
             }
             Ok(())
         })();
@@ -128,11 +248,7 @@ fn run_headless(args: &Args) -> Result<()> {
         bail!("leaked GPU allocations: {leaks:?}");
     }
     if validation.errors() > 0 {
-        bail!(
-            "{} validation errors: {:?}",
-            validation.errors(),
-            validation.messages()
-        );
+        bail!("{} validation errors: {:?}", validation.errors(), validation.messages());
     }
     Ok(())
 }
@@ -140,6 +256,7 @@ fn run_headless(args: &Args) -> Result<()> {
 fn main() -> Result<()> {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
     let args = Args::parse();
+    check_args(&args)?;
     if args.headless {
         return run_headless(&args).context("headless render failed");
     }
@@ -148,21 +265,20 @@ fn main() -> Result<()> {
         PresentMode::Mailbox => vk::PresentModeKHR::MAILBOX,
         PresentMode::Immediate => vk::PresentModeKHR::IMMEDIATE,
     };
+    let (scene, camera) = scene_and_camera(&args)?;
+    let mut battle = Battle::new(args.seed);
     let report = run_window(WindowOptions {
         title: "horde".to_owned(),
         width: args.width,
         height: args.height,
         present_mode,
         context: context_desc(&args)?,
-        scene: first_scene(args.units),
-        camera: first_scene_camera(args.units),
+        scene,
+        camera,
         script: Vec::new(),
+        on_frame: Some(Box::new(move |world, dt| battle.step(world, dt))),
     })
     .context("window run failed")?;
-    log::info!(
-        "presented {} frames on {}",
-        report.frames_presented,
-        report.device_name
-    );
+    log::info!("presented {} frames on {}", report.frames_presented, report.device_name);
     Ok(())
 }
