@@ -18,6 +18,7 @@
 #define CONDITION_ATTACK 5u
 #define CONDITION_HIT 6u
 #define STATE_NO_ANY 1u
+#define STATE_PLAY_ONCE 2u
 
 struct FrameGlobals {
     mat4 view_proj;

@@ -116,7 +116,8 @@ impl AnimParams {
 /// - `time_current`, `time_previous`: seconds into each clip.
 /// - `blend`: bits 0..16 crossfade progress (f16, 1 = only the current clip),
 ///   16..24 fade duration in 1/50 s, 24..26 the unit's LOD last frame (written
-///   by the cull pass, for hysteresis).
+///   by the cull pass, for hysteresis), bit 26 set when the previous clip
+///   wraps (loops) rather than holding its last frame; 27..32 zero.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable, PartialEq)]
 pub struct AnimState {
@@ -188,7 +189,7 @@ pub struct AnimStateDef {
     pub clip: u32,
     /// Playback speed multiplier.
     pub speed: f32,
-    /// Bit 0: any-state transitions do not leave this state (death).
+    /// [`STATE_NO_ANY`] | [`STATE_PLAY_ONCE`].
     pub flags: u32,
     /// Bits 0..16 first transition (global), 16..32 transition count.
     pub transitions: u32,
@@ -374,3 +375,6 @@ pub mod condition {
 
 /// [`AnimStateDef::flags`] bit: any-state transitions do not apply.
 pub const STATE_NO_ANY: u32 = 1;
+/// [`AnimStateDef::flags`] bit: the state plays its clip once and holds the
+/// last frame, even when the clip loops (attack, hit, death).
+pub const STATE_PLAY_ONCE: u32 = 2;

@@ -11,6 +11,7 @@
 //!   winit window.
 //! - [`asset`]: the baked `.horde` asset format.
 
+pub mod anim;
 pub mod asset;
 pub mod atlas;
 pub mod camera;

@@ -1,0 +1,640 @@
+//! Animation controllers: the data of the per-unit animation state machine, and
+//! its CPU reference.
+//!
+//! A [`Controller`] is a small Unity-Animator-like graph for one unit type:
+//! states (a clip local to the type, a playback speed, flags) and transitions
+//! (target state, condition, threshold, fade seconds). The rules are data; the
+//! animate pass (`shaders/animate.comp`, `passes/animate.rs`) interprets them on
+//! the GPU for every unit every frame. [`pack`] concatenates the controllers of
+//! all types into the two GPU tables, and [`step`] is the CPU reference of one
+//! frame of one unit: it repeats the shader's arithmetic in the same order, so a
+//! test can compare the GPU with it bit for bit.
+//!
+//! One frame of a unit (`dt` seconds):
+//! 1. Advance. The current clip's time grows by `dt × state speed`, the previous
+//!    clip's (fading out) by `dt` (1×: the previous state is not stored). A
+//!    looping clip wraps modulo its duration; any other clip, and any clip of a
+//!    state with [`STATE_PLAY_ONCE`], holds at its duration (death holds its
+//!    last frame). The crossfade progress grows by `dt / fade` up to 1; a fade
+//!    of 0 means 1 at once.
+//! 2. Evaluate. The any-state transitions come first, unless the state has
+//!    [`STATE_NO_ANY`], skipping those that target the current state; then the
+//!    state's own transitions, in order. The first whose condition holds fires;
+//!    at most one fires per frame.
+//! 3. Fire. The current clip becomes the previous one (with its time and
+//!    whether it loops), the target state's clip starts at time 0, the progress
+//!    restarts at 0 (1 when the fade is 0), and the fade is stored in 1/50 s.
+//!    `ATTACK` and `HIT` consume their command: the serial is remembered in the
+//!    state, so the same command never fires twice. A command that cannot fire
+//!    yet (a hit during a hit, an attack while dead) stays pending, like a
+//!    Unity trigger.
+//!
+//! Bad data never reads out of bounds: a type index past [`MAX_TYPES`]
+//! (despawned units), a state past the type's states, or a type without clips
+//! leaves the unit unchanged; a transition whose target does not exist never
+//! fires; a clip index past the type's clips reads its last clip.
+
+use crate::asset::Clip;
+use crate::gpu_types::{
+    condition, AnimState, AnimStateDef, AnimTransitionDef, ClipInfo, Instance, TypeInfo,
+    MAX_ANIM_STATES, MAX_ANIM_TRANSITIONS, MAX_CLIPS, MAX_TYPES, STATE_NO_ANY, STATE_PLAY_ONCE,
+};
+use crate::Error;
+
+/// Seconds per step of the stored fade duration.
+pub const FADE_STEP: f32 = 0.02;
+/// Fade steps per second (the inverse of [`FADE_STEP`]).
+const FADE_STEPS_PER_SECOND: f32 = 50.0;
+/// [`AnimState::blend`] bits the cull pass owns: the LOD of last frame.
+pub const LOD_BITS: u32 = 0x0300_0000;
+/// [`AnimState::blend`] bit: the previous clip wraps rather than holds.
+pub const PREVIOUS_LOOPS_BIT: u32 = 0x0400_0000;
+/// Most states one controller may have (8 bits in [`AnimState::clips`]).
+pub const MAX_STATES_PER_CONTROLLER: usize = 256;
+/// Most clips a controller may name (8 bits in [`AnimState::clips`]).
+pub const MAX_CLIPS_PER_TYPE: usize = 256;
+
+/// One unit type's state machine, with indices local to it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Controller {
+    /// State 0 is the initial state. `transitions` holds the first transition
+    /// (an index into [`Controller::transitions`]) | count << 16.
+    pub states: Vec<AnimStateDef>,
+    /// The states' own transitions, each state's run contiguous.
+    pub transitions: Vec<AnimTransitionDef>,
+    /// Transitions checked first from every state without [`STATE_NO_ANY`].
+    pub any_state: Vec<AnimTransitionDef>,
+    /// One name per state, for tools and tests.
+    pub state_names: Vec<String>,
+}
+
+/// A role of the humanoid controller and the clip-name keywords that fill it.
+struct Role {
+    keywords: &'static [&'static str],
+}
+
+const IDLE: Role = Role {
+    keywords: &["idle", "survey", "stand"],
+};
+const WALK: Role = Role {
+    keywords: &["walk"],
+};
+const RUN: Role = Role { keywords: &["run"] };
+const ATTACK: Role = Role {
+    keywords: &["attack", "slash", "chop", "stab", "thrust"],
+};
+const HIT: Role = Role {
+    keywords: &["hit", "damage"],
+};
+const DIE: Role = Role {
+    keywords: &["death", "die", "dying"],
+};
+
+/// Speed above which a humanoid runs rather than walks (units/s).
+pub const RUN_SPEED: f32 = 2.5;
+/// Speed above which a humanoid walks rather than stands (units/s).
+pub const WALK_SPEED: f32 = 0.1;
+
+impl Role {
+    /// How well `name` fits: 0 equal to a keyword, 1 starting with one, 2
+    /// containing one (case-insensitive); `None` when no keyword occurs.
+    fn rank(&self, name: &str) -> Option<u32> {
+        let name = name.to_lowercase();
+        self.keywords
+            .iter()
+            .filter_map(|keyword| {
+                if name == *keyword {
+                    Some(0)
+                } else if name.starts_with(keyword) {
+                    Some(1)
+                } else if name.contains(keyword) {
+                    Some(2)
+                } else {
+                    None
+                }
+            })
+            .min()
+    }
+
+    /// The best-fitting clip other than `except`: lowest rank, then first in
+    /// file order.
+    fn find(&self, clips: &[Clip], except: Option<usize>) -> Option<usize> {
+        clips
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| Some(*index) != except)
+            .filter_map(|(index, clip)| self.rank(&clip.name).map(|rank| (rank, index)))
+            .min()
+            .map(|(_, index)| index)
+    }
+}
+
+impl Controller {
+    /// The humanoid controller over a type's clips, picked by name keywords:
+    /// idle (idle, survey, stand), walk, run, attack (attack, slash, chop, stab,
+    /// thrust; a second variant when two such clips exist), hit (hit, damage)
+    /// and die (death, die, dying). A missing idle uses clip 0; run falls back
+    /// to walk, every other missing role to idle. Attack, hit and die play once
+    /// whatever the clip's loop flag ([`STATE_PLAY_ONCE`]); die also ignores
+    /// the any-state transitions ([`STATE_NO_ANY`]).
+    ///
+    /// States: idle, walk, run, attack (and attack 2), hit, die. Any state:
+    /// DEAD → die (0.2 s), HIT → hit (0.1 s). Idle: ATTACK → attack (0.15 s),
+    /// speed > 2.5 → run, speed > 0.1 → walk (0.25 s). Walk: ATTACK → attack,
+    /// speed > 2.5 → run, speed ≤ 0.1 → idle. Run: ATTACK → attack, speed ≤ 2.5
+    /// → walk. Attack and hit: clip end → idle (0.2 s). Die: ALIVE → idle
+    /// (0.3 s).
+    pub fn humanoid(clips: &[Clip]) -> Controller {
+        let idle_clip = IDLE.find(clips, None).unwrap_or(0);
+        let walk_clip = WALK.find(clips, None).unwrap_or(idle_clip);
+        let run_clip = RUN.find(clips, None).unwrap_or(walk_clip);
+        let attack_clip = ATTACK.find(clips, None);
+        let second_attack_clip = attack_clip.and_then(|first| ATTACK.find(clips, Some(first)));
+        let hit_clip = HIT.find(clips, None).unwrap_or(idle_clip);
+        let die_clip = DIE.find(clips, None).unwrap_or(idle_clip);
+
+        let mut builder = Builder::default();
+        let idle = builder.state("idle", idle_clip, 0);
+        let walk = builder.state("walk", walk_clip, 0);
+        let run = builder.state("run", run_clip, 0);
+        let attack = builder.state("attack", attack_clip.unwrap_or(idle_clip), STATE_PLAY_ONCE);
+        let second_attack = second_attack_clip
+            .map(|clip| builder.state("attack 2", clip, STATE_PLAY_ONCE));
+        let hit = builder.state("hit", hit_clip, STATE_PLAY_ONCE);
+        let die = builder.state("die", die_clip, STATE_PLAY_ONCE | STATE_NO_ANY);
+
+        let attacks = match second_attack {
+            Some(second) => vec![(attack, 0.0), (second, 1.0)],
+            None => vec![(attack, -1.0)],
+        };
+        let attack_transitions = || {
+            attacks
+                .iter()
+                .map(|&(target, variant)| transition(target, condition::ATTACK, variant, 0.15))
+                .collect::<Vec<_>>()
+        };
+        builder.controller.any_state = vec![
+            transition(die, condition::DEAD, 0.0, 0.2),
+            transition(hit, condition::HIT, 0.0, 0.1),
+        ];
+        let mut from_idle = attack_transitions();
+        from_idle.push(transition(run, condition::SPEED_ABOVE, RUN_SPEED, 0.25));
+        from_idle.push(transition(walk, condition::SPEED_ABOVE, WALK_SPEED, 0.25));
+        builder.transitions(idle, &from_idle);
+        let mut from_walk = attack_transitions();
+        from_walk.push(transition(run, condition::SPEED_ABOVE, RUN_SPEED, 0.25));
+        from_walk.push(transition(idle, condition::SPEED_BELOW, WALK_SPEED, 0.25));
+        builder.transitions(walk, &from_walk);
+        let mut from_run = attack_transitions();
+        from_run.push(transition(walk, condition::SPEED_BELOW, RUN_SPEED, 0.25));
+        builder.transitions(run, &from_run);
+        let back_to_idle = [transition(idle, condition::CLIP_END, 0.0, 0.2)];
+        for &(attack_state, _) in &attacks {
+            builder.transitions(attack_state, &back_to_idle);
+        }
+        builder.transitions(hit, &back_to_idle);
+        builder.transitions(die, &[transition(idle, condition::ALIVE, 0.0, 0.3)]);
+        builder.controller
+    }
+
+    /// The index of the state called `name`.
+    pub fn state_named(&self, name: &str) -> Option<u32> {
+        self.state_names
+            .iter()
+            .position(|n| n == name)
+            .map(|index| index as u32)
+    }
+
+    /// Checks every index, range and number [`pack`] and the shader rely on.
+    pub fn validate(&self) -> Result<(), Error> {
+        let fail = |what: String| Err(Error::Config(format!("animation controller: {what}")));
+        if self.states.is_empty() || self.states.len() > MAX_STATES_PER_CONTROLLER {
+            return fail(format!(
+                "{} states, expected 1..={MAX_STATES_PER_CONTROLLER}",
+                self.states.len()
+            ));
+        }
+        let check_transition = |t: &AnimTransitionDef, owner: &str| {
+            if t.target as usize >= self.states.len() {
+                return fail(format!("{owner}: target state {} does not exist", t.target));
+            }
+            if t.condition > condition::HIT {
+                return fail(format!("{owner}: unknown condition {}", t.condition));
+            }
+            if !t.threshold.is_finite() {
+                return fail(format!("{owner}: threshold {} is not finite", t.threshold));
+            }
+            if t.condition == condition::ATTACK && t.threshold >= 16.0 {
+                return fail(format!("{owner}: attack variant {} is past 15", t.threshold));
+            }
+            let max_fade = 255.0 * FADE_STEP;
+            if !(0.0..=max_fade).contains(&t.fade) {
+                return fail(format!("{owner}: fade {} is outside 0..={max_fade} s", t.fade));
+            }
+            Ok(())
+        };
+        for t in &self.any_state {
+            check_transition(t, "any-state transition")?;
+        }
+        for (index, state) in self.states.iter().enumerate() {
+            if state.clip as usize >= MAX_CLIPS_PER_TYPE {
+                return fail(format!("state {index}: clip {} is past 255", state.clip));
+            }
+            if !(state.speed.is_finite() && state.speed >= 0.0) {
+                return fail(format!("state {index}: speed {} is not ≥ 0", state.speed));
+            }
+            let range = local_range(state.transitions);
+            let Some(own) = self.transitions.get(range) else {
+                return fail(format!("state {index}: transitions out of range"));
+            };
+            for t in own {
+                check_transition(t, &format!("state {index}"))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Assembles a controller state by state.
+#[derive(Default)]
+struct Builder {
+    controller: Controller,
+}
+
+impl Builder {
+    fn state(&mut self, name: &str, clip: usize, flags: u32) -> u32 {
+        self.controller.states.push(AnimStateDef {
+            clip: clip as u32,
+            speed: 1.0,
+            flags,
+            transitions: 0,
+        });
+        self.controller.state_names.push(name.to_owned());
+        self.controller.states.len() as u32 - 1
+    }
+
+    /// Appends the transitions of `state` (each state's are given once).
+    fn transitions(&mut self, state: u32, list: &[AnimTransitionDef]) {
+        let first = self.controller.transitions.len() as u32;
+        self.controller.transitions.extend_from_slice(list);
+        if let Some(def) = self.controller.states.get_mut(state as usize) {
+            def.transitions = first | (list.len() as u32) << 16;
+        }
+    }
+}
+
+fn transition(target: u32, condition: u32, threshold: f32, fade: f32) -> AnimTransitionDef {
+    AnimTransitionDef {
+        target,
+        condition,
+        threshold,
+        fade,
+    }
+}
+
+/// The transition indices of a packed `first | count << 16` word.
+fn local_range(word: u32) -> std::ops::Range<usize> {
+    let first = (word & 0xffff) as usize;
+    first..first + (word >> 16) as usize
+}
+
+/// Every type's controller concatenated, as the GPU reads them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PackedControllers {
+    /// Storage buffer `Controllers`: the states of every type, in type order,
+    /// with global transition indices.
+    pub states: Vec<AnimStateDef>,
+    /// Storage buffer `Transitions`: per type, its any-state transitions, then
+    /// its states' transitions.
+    pub transitions: Vec<AnimTransitionDef>,
+    /// Per controller, the value of [`TypeInfo::controller`]: first state,
+    /// state count, first any-state transition, any-state count.
+    pub ranges: Vec<[u32; 4]>,
+}
+
+/// Validates and concatenates `controllers` for the GPU.
+pub fn pack(controllers: &[&Controller]) -> Result<PackedControllers, Error> {
+    let mut packed = PackedControllers::default();
+    for controller in controllers {
+        controller.validate()?;
+        let first_state = packed.states.len() as u32;
+        let first_any = packed.transitions.len() as u32;
+        packed.transitions.extend_from_slice(&controller.any_state);
+        let first_own = packed.transitions.len() as u32;
+        packed.transitions.extend_from_slice(&controller.transitions);
+        packed
+            .states
+            .extend(controller.states.iter().map(|state| AnimStateDef {
+                transitions: state.transitions + first_own,
+                ..*state
+            }));
+        packed.ranges.push([
+            first_state,
+            controller.states.len() as u32,
+            first_any,
+            controller.any_state.len() as u32,
+        ]);
+        if packed.states.len() > MAX_ANIM_STATES
+            || packed.transitions.len() > MAX_ANIM_TRANSITIONS
+        {
+            return Err(Error::Config(format!(
+                "animation controllers need {} states and {} transitions; the renderer holds \
+                 {MAX_ANIM_STATES} and {MAX_ANIM_TRANSITIONS}",
+                packed.states.len(),
+                packed.transitions.len()
+            )));
+        }
+    }
+    Ok(packed)
+}
+
+/// The state of a unit that just spawned: state 0 (idle) on its clip, no fade.
+pub fn initial_state(controller: &Controller, clips: &[Clip]) -> AnimState {
+    let def = controller.states.first().copied().unwrap_or_default();
+    let looping = clips.get(def.clip as usize).is_some_and(|clip| clip.looping)
+        && def.flags & STATE_PLAY_ONCE == 0;
+    AnimFields {
+        state: 0,
+        current_clip: def.clip & 0xff,
+        previous_clip: def.clip & 0xff,
+        attack_seen: 0,
+        hit_seen: 0,
+        time_current: 0.0,
+        time_previous: 0.0,
+        blend: 1.0,
+        fade_steps: 0,
+        previous_loops: looping,
+        lod: 0,
+    }
+    .encode()
+}
+
+/// The fields of an [`AnimState`], unpacked.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AnimFields {
+    /// Controller state, local to the type.
+    pub state: u32,
+    /// Clip of the state, local to the type.
+    pub current_clip: u32,
+    /// Clip fading out, local to the type.
+    pub previous_clip: u32,
+    /// Attack command serial last consumed.
+    pub attack_seen: u32,
+    /// Hit command serial last consumed.
+    pub hit_seen: u32,
+    /// Seconds into the current clip.
+    pub time_current: f32,
+    /// Seconds into the previous clip.
+    pub time_previous: f32,
+    /// Crossfade progress: 0 only the previous clip, 1 only the current one.
+    pub blend: f32,
+    /// Fade duration in steps of [`FADE_STEP`] seconds.
+    pub fade_steps: u32,
+    /// The previous clip wraps rather than holds.
+    pub previous_loops: bool,
+    /// The LOD of last frame (the cull pass's).
+    pub lod: u32,
+}
+
+impl AnimFields {
+    /// Unpacks `state`.
+    pub fn decode(state: AnimState) -> AnimFields {
+        AnimFields {
+            state: state.clips & 0xff,
+            current_clip: (state.clips >> 8) & 0xff,
+            previous_clip: (state.clips >> 16) & 0xff,
+            attack_seen: (state.clips >> 24) & 0xf,
+            hit_seen: state.clips >> 28,
+            time_current: state.time_current,
+            time_previous: state.time_previous,
+            blend: half::f16::from_bits(state.blend as u16).to_f32(),
+            fade_steps: (state.blend >> 16) & 0xff,
+            previous_loops: state.blend & PREVIOUS_LOOPS_BIT != 0,
+            lod: (state.blend & LOD_BITS) >> 24,
+        }
+    }
+
+    /// Packs the fields; each is masked to its bits.
+    pub fn encode(self) -> AnimState {
+        AnimState {
+            clips: (self.state & 0xff)
+                | (self.current_clip & 0xff) << 8
+                | (self.previous_clip & 0xff) << 16
+                | (self.attack_seen & 0xf) << 24
+                | (self.hit_seen & 0xf) << 28,
+            time_current: self.time_current,
+            time_previous: self.time_previous,
+            blend: u32::from(half::f16::from_f32(self.blend).to_bits())
+                | (self.fade_steps & 0xff) << 16
+                | (self.lod << 24 & LOD_BITS)
+                | if self.previous_loops {
+                    PREVIOUS_LOOPS_BIT
+                } else {
+                    0
+                },
+        }
+    }
+
+    /// The fade duration in seconds.
+    pub fn fade_seconds(&self) -> f32 {
+        self.fade_steps as f32 * FADE_STEP
+    }
+}
+
+/// The GPU tables [`step`] reads, as uploaded.
+#[derive(Clone, Copy, Debug)]
+pub struct AnimTables<'a> {
+    /// Uniform buffer `Types`.
+    pub types: &'a [TypeInfo],
+    /// Uniform buffer `Clips` (entries past the end read as zero, like the
+    /// zero padding of the uniform buffer).
+    pub clips: &'a [ClipInfo],
+    /// Storage buffer `Controllers` ([`PackedControllers::states`]).
+    pub states: &'a [AnimStateDef],
+    /// Storage buffer `Transitions` ([`PackedControllers::transitions`]).
+    pub transitions: &'a [AnimTransitionDef],
+}
+
+/// One frame of one unit, exactly as `shaders/animate.comp` computes it:
+/// despawned units and bad type indices are returned unchanged.
+pub fn step_unit(instance: &Instance, state: AnimState, dt: f32, tables: &AnimTables) -> AnimState {
+    if instance.type_index as usize >= MAX_TYPES {
+        return state;
+    }
+    match tables.types.get(instance.type_index as usize) {
+        Some(type_info) => step(state, instance.params, dt, type_info, tables),
+        None => state,
+    }
+}
+
+/// The animation parameters of [`Instance::params`], as the shader reads them.
+struct Params {
+    speed: f32,
+    dead: bool,
+    attack_serial: u32,
+    hit_serial: u32,
+    attack_variant: u32,
+}
+
+/// The clip `local` of a type; an index past the type's clips reads its last.
+fn clip_of(skeleton: [u32; 4], local: u32, tables: &AnimTables) -> ClipInfo {
+    let global = skeleton[1].wrapping_add(local.min(skeleton[2].wrapping_sub(1)));
+    let global = global.min(MAX_CLIPS as u32 - 1);
+    tables
+        .clips
+        .get(global as usize)
+        .copied()
+        .unwrap_or_default()
+}
+
+/// Keeps a clip time within [0, duration]: looping clips wrap, others hold.
+fn wrap_or_hold(time: f32, duration: f32, loops: bool) -> f32 {
+    // Written as `!(d > 0)` so that a NaN duration holds at 0, as in GLSL.
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
+    if !(duration > 0.0) {
+        return 0.0;
+    }
+    if !loops {
+        return time.min(duration);
+    }
+    let mut wrapped = time;
+    if wrapped >= duration {
+        wrapped -= duration;
+    }
+    if wrapped >= duration {
+        wrapped -= duration * (wrapped / duration).floor();
+    }
+    wrapped
+}
+
+/// Whether `transition` may fire now (its target exists and its condition holds).
+fn can_fire(
+    transition: &AnimTransitionDef,
+    controller: [u32; 4],
+    params: &Params,
+    clip_ended: bool,
+    fields: &AnimFields,
+    tables: &AnimTables,
+) -> bool {
+    let target_exists = transition.target < controller[1]
+        && (controller[0].wrapping_add(transition.target) as usize) < tables.states.len();
+    if !target_exists {
+        return false;
+    }
+    match transition.condition {
+        condition::CLIP_END => clip_ended,
+        condition::SPEED_ABOVE => params.speed > transition.threshold,
+        condition::SPEED_BELOW => params.speed <= transition.threshold,
+        condition::DEAD => params.dead,
+        condition::ALIVE => !params.dead,
+        condition::ATTACK => {
+            params.attack_serial != fields.attack_seen
+                && (transition.threshold < 0.0
+                    || transition.threshold as u32 == params.attack_variant)
+        }
+        condition::HIT => params.hit_serial != fields.hit_seen,
+        _ => false,
+    }
+}
+
+/// One frame of one unit of type `type_info`, with `params` its
+/// [`Instance::params`]: the CPU reference of `shaders/animate.comp`.
+pub fn step(
+    state: AnimState,
+    params: u32,
+    dt: f32,
+    type_info: &TypeInfo,
+    tables: &AnimTables,
+) -> AnimState {
+    let controller = type_info.controller;
+    let skeleton = type_info.skeleton;
+    let mut fields = AnimFields::decode(state);
+    let def_index = controller[0].wrapping_add(fields.state) as usize;
+    let state_def = match tables.states.get(def_index) {
+        Some(def) if fields.state < controller[1] && skeleton[2] != 0 => *def,
+        _ => return state,
+    };
+    let current = clip_of(skeleton, fields.current_clip, tables);
+    let previous = clip_of(skeleton, fields.previous_clip, tables);
+    let current_loops = current.looping != 0 && state_def.flags & STATE_PLAY_ONCE == 0;
+
+    // 1. Advance.
+    let time_current = fields.time_current + dt * state_def.speed;
+    fields.time_current = wrap_or_hold(time_current, current.duration, current_loops);
+    let time_previous = fields.time_previous + dt;
+    fields.time_previous = wrap_or_hold(time_previous, previous.duration, fields.previous_loops);
+    fields.blend = if fields.fade_steps != 0 {
+        let fade_seconds = fields.fade_steps as f32 * FADE_STEP;
+        (fields.blend + dt / fade_seconds).min(1.0)
+    } else {
+        1.0
+    };
+
+    // 2. Evaluate.
+    let params = Params {
+        speed: half::f16::from_bits(params as u16).to_f32(),
+        dead: params & 0x10000 != 0,
+        attack_serial: (params >> 20) & 0xf,
+        hit_serial: (params >> 24) & 0xf,
+        attack_variant: params >> 28,
+    };
+    let clip_ended = !current_loops && fields.time_current >= current.duration;
+    let fires = |index: u32, skip_current: bool| {
+        tables.transitions.get(index as usize).map(|transition| {
+            !(skip_current && transition.target == fields.state)
+                && can_fire(transition, controller, &params, clip_ended, &fields, tables)
+        })
+    };
+    let mut fired = None;
+    if state_def.flags & STATE_NO_ANY == 0 {
+        for i in 0..controller[3] {
+            let index = controller[2].wrapping_add(i);
+            match fires(index, true) {
+                None => break,
+                Some(true) => {
+                    fired = Some(index);
+                    break;
+                }
+                Some(false) => {}
+            }
+        }
+    }
+    if fired.is_none() {
+        let first = state_def.transitions & 0xffff;
+        for i in 0..state_def.transitions >> 16 {
+            let index = first + i;
+            match fires(index, false) {
+                None => break,
+                Some(true) => {
+                    fired = Some(index);
+                    break;
+                }
+                Some(false) => {}
+            }
+        }
+    }
+
+    // 3. Fire.
+    if let Some(transition) = fired.and_then(|index| tables.transitions.get(index as usize)) {
+        if transition.condition == condition::ATTACK {
+            fields.attack_seen = params.attack_serial;
+        }
+        if transition.condition == condition::HIT {
+            fields.hit_seen = params.hit_serial;
+        }
+        fields.previous_clip = fields.current_clip;
+        fields.time_previous = fields.time_current;
+        fields.previous_loops = current_loops;
+        fields.state = transition.target;
+        let target_index = controller[0].wrapping_add(fields.state) as usize;
+        fields.current_clip = tables
+            .states
+            .get(target_index)
+            .map_or(0, |def| def.clip & 0xff);
+        fields.time_current = 0.0;
+        let steps = transition.fade * FADE_STEPS_PER_SECOND + 0.5;
+        fields.fade_steps = steps.clamp(0.0, 255.0) as u32;
+        fields.blend = if fields.fade_steps == 0 { 1.0 } else { 0.0 };
+    }
+    fields.encode()
+}

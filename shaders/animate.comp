@@ -1,0 +1,195 @@
+#version 450
+// The animate pass: one thread per unit advances the unit's animation state
+// machine by one frame. engine/src/passes/animate.rs documents the data layout
+// and the rules; engine/src/anim.rs `step` is the CPU reference, written
+// operation for operation like this file (`precise` forbids fused multiply-adds
+// so both round the same way).
+#include "types.glsl"
+
+layout(local_size_x_id = 0) in;
+
+layout(set = 0, binding = 0, std430) readonly buffer Instances { Instance instances[]; };
+layout(set = 0, binding = 1, std430) buffer AnimStates { AnimState anim_states[]; };
+layout(set = 0, binding = 2, std140) uniform Types { TypeInfo types[MAX_TYPES]; };
+layout(set = 0, binding = 3, std140) uniform Clips { ClipInfo clips[MAX_CLIPS]; };
+layout(set = 0, binding = 4, std430) readonly buffer Controllers { AnimStateDef controller_states[]; };
+layout(set = 0, binding = 5, std430) readonly buffer Transitions { AnimTransitionDef transitions[]; };
+
+layout(push_constant) uniform Push {
+    float dt;
+    uint unit_count;
+} push;
+
+// Seconds per step of the stored fade duration (1/50 s).
+#define FADE_STEP 0.02
+#define FADE_STEPS_PER_SECOND 50.0
+// AnimState.blend bits the cull pass owns (the LOD of last frame).
+#define LOD_BITS 0x03000000u
+// AnimState.blend bit: the previous clip wraps rather than holds.
+#define PREVIOUS_LOOPS_BIT 0x04000000u
+#define NO_TRANSITION 0xffffffffu
+
+// The clip `local` of a type; an index past the type's clips reads its last.
+ClipInfo clip_of(uvec4 skeleton, uint local) {
+    uint global_index = skeleton.y + min(local, skeleton.z - 1u);
+    return clips[min(global_index, uint(MAX_CLIPS) - 1u)];
+}
+
+// Keeps a clip time within [0, duration]: looping clips wrap, others hold.
+float wrap_or_hold(float time, float duration, bool loops) {
+    if (!(duration > 0.0)) {
+        return 0.0;
+    }
+    if (!loops) {
+        return min(time, duration);
+    }
+    precise float wrapped = time;
+    if (wrapped >= duration) {
+        wrapped = wrapped - duration;
+    }
+    if (wrapped >= duration) {
+        wrapped = wrapped - duration * floor(wrapped / duration);
+    }
+    return wrapped;
+}
+
+// The animation parameters of Instance.params (AnimParams in gpu_types.rs).
+struct Params {
+    float speed;
+    bool dead;
+    uint attack_serial;
+    uint hit_serial;
+    uint attack_variant;
+};
+
+// Whether `transition` may fire now (its target exists and its condition holds).
+bool can_fire(AnimTransitionDef transition, uvec4 controller, Params params, bool clip_ended,
+              uint attack_seen, uint hit_seen) {
+    if (transition.target >= controller.y ||
+        controller.x + transition.target >= uint(controller_states.length())) {
+        return false;
+    }
+    switch (transition.condition) {
+    case CONDITION_CLIP_END:
+        return clip_ended;
+    case CONDITION_SPEED_ABOVE:
+        return params.speed > transition.threshold;
+    case CONDITION_SPEED_BELOW:
+        return params.speed <= transition.threshold;
+    case CONDITION_DEAD:
+        return params.dead;
+    case CONDITION_ALIVE:
+        return !params.dead;
+    case CONDITION_ATTACK:
+        return params.attack_serial != attack_seen &&
+               (transition.threshold < 0.0 || uint(transition.threshold) == params.attack_variant);
+    case CONDITION_HIT:
+        return params.hit_serial != hit_seen;
+    default:
+        return false;
+    }
+}
+
+void main() {
+    uint unit = gl_GlobalInvocationID.x;
+    if (unit >= push.unit_count) {
+        return;
+    }
+    uint type_index = instances[unit].type_index;
+    // Despawned units (INACTIVE_TYPE) and bad type indices are left alone.
+    if (type_index >= uint(MAX_TYPES)) {
+        return;
+    }
+    uvec4 controller = types[type_index].controller;
+    uvec4 skeleton = types[type_index].skeleton;
+    AnimState anim = anim_states[unit];
+    uint state = anim.clips & 0xffu;
+    if (state >= controller.y || skeleton.z == 0u ||
+        controller.x + state >= uint(controller_states.length())) {
+        return;
+    }
+    AnimStateDef state_def = controller_states[controller.x + state];
+    uint current_clip = (anim.clips >> 8) & 0xffu;
+    uint previous_clip = (anim.clips >> 16) & 0xffu;
+    uint attack_seen = (anim.clips >> 24) & 0xfu;
+    uint hit_seen = anim.clips >> 28;
+    uint fade_steps = (anim.blend >> 16) & 0xffu;
+    bool previous_loops = (anim.blend & PREVIOUS_LOOPS_BIT) != 0u;
+
+    ClipInfo current = clip_of(skeleton, current_clip);
+    ClipInfo previous = clip_of(skeleton, previous_clip);
+    bool current_loops = current.looping != 0u && (state_def.flags & STATE_PLAY_ONCE) == 0u;
+
+    // 1. Advance: the current clip at the state's speed, the previous clip at
+    //    1x, the crossfade by dt / fade.
+    precise float time_current = anim.time_current + push.dt * state_def.speed;
+    time_current = wrap_or_hold(time_current, current.duration, current_loops);
+    precise float time_previous = anim.time_previous + push.dt;
+    time_previous = wrap_or_hold(time_previous, previous.duration, previous_loops);
+    precise float blend = 1.0;
+    if (fade_steps != 0u) {
+        precise float fade_seconds = float(fade_steps) * FADE_STEP;
+        blend = min(unpackHalf2x16(anim.blend).x + push.dt / fade_seconds, 1.0);
+    }
+
+    // 2. Evaluate: any-state transitions first, then the state's own, in
+    //    order; the first that can fire does.
+    uint word = instances[unit].params;
+    Params params = Params(unpackHalf2x16(word).x, (word & 0x10000u) != 0u, (word >> 20) & 0xfu,
+                           (word >> 24) & 0xfu, word >> 28);
+    bool clip_ended = !current_loops && time_current >= current.duration;
+    uint fired = NO_TRANSITION;
+    if ((state_def.flags & STATE_NO_ANY) == 0u) {
+        for (uint i = 0u; i < controller.w && fired == NO_TRANSITION; ++i) {
+            uint index = controller.z + i;
+            if (index >= uint(transitions.length())) {
+                break;
+            }
+            AnimTransitionDef transition = transitions[index];
+            if (transition.target != state &&
+                can_fire(transition, controller, params, clip_ended, attack_seen, hit_seen)) {
+                fired = index;
+            }
+        }
+    }
+    uint first = state_def.transitions & 0xffffu;
+    uint count = state_def.transitions >> 16;
+    for (uint i = 0u; i < count && fired == NO_TRANSITION; ++i) {
+        uint index = first + i;
+        if (index >= uint(transitions.length())) {
+            break;
+        }
+        if (can_fire(transitions[index], controller, params, clip_ended, attack_seen, hit_seen)) {
+            fired = index;
+        }
+    }
+
+    // 3. Fire: the current clip becomes the previous one and the target's clip
+    //    starts from 0; a command condition remembers the serial it consumed.
+    if (fired != NO_TRANSITION) {
+        AnimTransitionDef transition = transitions[fired];
+        if (transition.condition == CONDITION_ATTACK) {
+            attack_seen = params.attack_serial;
+        }
+        if (transition.condition == CONDITION_HIT) {
+            hit_seen = params.hit_serial;
+        }
+        previous_clip = current_clip;
+        time_previous = time_current;
+        previous_loops = current_loops;
+        state = transition.target;
+        current_clip = controller_states[controller.x + state].clip & 0xffu;
+        time_current = 0.0;
+        precise float steps = transition.fade * FADE_STEPS_PER_SECOND + 0.5;
+        fade_steps = uint(clamp(steps, 0.0, 255.0));
+        blend = fade_steps == 0u ? 1.0 : 0.0;
+    }
+
+    anim.clips = state | (current_clip << 8) | (previous_clip << 16) | (attack_seen << 24) |
+                 (hit_seen << 28);
+    anim.time_current = time_current;
+    anim.time_previous = time_previous;
+    anim.blend = (packHalf2x16(vec2(blend, 0.0)) & 0xffffu) | (fade_steps << 16) |
+                 (anim.blend & LOD_BITS) | (previous_loops ? PREVIOUS_LOOPS_BIT : 0u);
+    anim_states[unit] = anim;
+}
