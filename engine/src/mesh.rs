@@ -62,6 +62,31 @@ pub fn capsule(radius: f32, height: f32, segments: u32, rings: u32) -> MeshData 
     mesh
 }
 
+/// A UV sphere of radius 1 about the origin.
+pub fn sphere(segments: u32, rings: u32) -> MeshData {
+    let (segments, rings) = (segments.max(3), rings.max(2));
+    let mut mesh = MeshData::default();
+    for ring in 0..=rings {
+        let phi = std::f32::consts::PI * ring as f32 / rings as f32;
+        for segment in 0..=segments {
+            let theta = std::f32::consts::TAU * segment as f32 / segments as f32;
+            let normal = Vec3::new(phi.sin() * theta.cos(), phi.cos(), phi.sin() * theta.sin());
+            mesh.positions.push(normal);
+            mesh.normals.push(normal);
+            mesh.uvs.push(Vec2::new(segment as f32 / segments as f32, ring as f32 / rings as f32));
+        }
+    }
+    let stride = segments + 1;
+    for ring in 0..rings {
+        for segment in 0..segments {
+            let a = ring * stride + segment;
+            let b = a + stride;
+            mesh.indices.extend_from_slice(&[a, a + 1, b, a + 1, b + 1, b]);
+        }
+    }
+    mesh
+}
+
 /// A flat square on y = 0 centred on the origin, facing +Y, `cells` quads a side.
 pub fn ground(size: f32, cells: u32) -> MeshData {
     let cells = cells.max(1);

@@ -74,6 +74,8 @@ pub struct RenderSettings {
     pub color_by_lod: bool,
     /// Cull from this camera instead of the view camera (freeze culling).
     pub cull_camera: Option<Camera>,
+    /// Draw every visible instance's bounding sphere.
+    pub show_bounds: bool,
 }
 
 impl Default for RenderSettings {
@@ -85,6 +87,7 @@ impl Default for RenderSettings {
             max_draw_distance: 2000.0,
             color_by_lod: false,
             cull_camera: None,
+            show_bounds: false,
         }
     }
 }
@@ -444,6 +447,9 @@ impl Renderer {
             );
         }
         self.stats_frame[start.slot] = Some(start.number);
+        if self.settings.show_bounds {
+            world.record_bounds_counts(ctx, cmd);
+        }
 
         let clear = [
             vk::ClearValue {
@@ -485,9 +491,13 @@ impl Renderer {
             ctx.device.cmd_set_viewport(cmd, 0, &[viewport]);
             ctx.device.cmd_set_scissor(cmd, 0, &[area]);
         }
-        let drawn = self
-            .draw
-            .record(ctx, start, world, &self.globals[start.slot]);
+        let drawn = self.draw.record(
+            ctx,
+            start,
+            world,
+            &self.globals[start.slot],
+            self.settings.show_bounds,
+        );
         // SAFETY: matches the begin above.
         unsafe { ctx.device.cmd_end_render_pass(cmd) };
         self.profiler.end(ctx, cmd, scope);

@@ -9,7 +9,9 @@
 //!   before the next frame (after the device is idle).
 //! - A 0×0 size (minimized) leaves the swapchain empty; frames are skipped,
 //!   not drawn, until the window has a size again.
-//! - Drag with the left mouse button to orbit, scroll to zoom, Esc to quit.
+//! - Drag with the left mouse button to orbit, scroll to zoom, Esc to quit;
+//!   L colours by LOD, B shows bounding spheres, F freezes culling, + and -
+//!   change the LOD bias.
 //! - A [`WindowScript`] drives the same code paths from tests: resizes,
 //!   minimize/restore and close at given frame numbers.
 
@@ -24,7 +26,7 @@ use winit::window::{Window, WindowId};
 
 use crate::camera::Camera;
 use crate::context::{Context, ContextDesc};
-use crate::renderer::{Renderer, WindowFrame};
+use crate::renderer::{RenderSettings, Renderer, WindowFrame};
 use crate::scene::Scene;
 use crate::world::World;
 use crate::swapchain::{choose_format, Swapchain};
@@ -288,10 +290,20 @@ impl App {
                 .recreate(&mut running.ctx, running.window_extent)?;
             running.needs_recreate = false;
         }
+        let now = std::time::Instant::now();
+        // Long stalls (a drag of the window, a debugger) do not jump animation.
+        let dt = self
+            .last_frame
+            .map_or(0.0, |last| (now - last).as_secs_f32().min(0.1));
+        self.last_frame = Some(now);
+        if let Some(hook) = self.options.on_frame.as_mut() {
+            hook(&mut running.renderer.world, dt);
+        }
         let outcome = running.renderer.render_window(
             &mut running.ctx,
             &running.swapchain,
             &self.options.camera,
+            dt,
         )?;
         match outcome {
             WindowFrame::Presented => self.report.frames_presented += 1,
@@ -345,6 +357,31 @@ impl App {
     }
 }
 
+/// Debug keys: L colours by LOD, B shows bounding spheres, F freezes culling
+/// at the current camera, + and - scale the LOD bias.
+fn toggle(settings: &mut RenderSettings, key: &str, camera: &Camera) {
+    match key {
+        "l" | "L" => settings.color_by_lod = !settings.color_by_lod,
+        "b" | "B" => settings.show_bounds = !settings.show_bounds,
+        "f" | "F" => {
+            settings.cull_camera = match settings.cull_camera {
+                Some(_) => None,
+                None => Some(*camera),
+            }
+        }
+        "+" | "=" => settings.lod_bias = (settings.lod_bias * 1.25).min(64.0),
+        "-" => settings.lod_bias = (settings.lod_bias / 1.25).max(1.0 / 64.0),
+        _ => return,
+    }
+    log::info!(
+        "settings: colour by LOD {}, bounds {}, culling frozen {}, LOD bias {:.2}",
+        settings.color_by_lod,
+        settings.show_bounds,
+        settings.cull_camera.is_some(),
+        settings.lod_bias
+    );
+}
+
 impl ApplicationHandler for App {
     fn resumed(&mut self, event_loop: &ActiveEventLoop) {
         if self.running.is_none() && self.error.is_none() {
@@ -362,6 +399,11 @@ impl ApplicationHandler for App {
                     && event.logical_key == Key::Named(NamedKey::Escape) =>
             {
                 event_loop.exit()
+            }
+            WindowEvent::KeyboardInput { event, .. } if event.state == ElementState::Pressed => {
+                if let (Some(running), Key::Character(text)) = (self.running.as_mut(), &event.logical_key) {
+                    toggle(&mut running.renderer.settings, text, &self.options.camera);
+                }
             }
             WindowEvent::Resized(size) => {
                 if let Some(running) = self.running.as_mut() {

@@ -40,6 +40,7 @@ use gpu_allocator::MemoryLocation;
 use crate::asset::{Asset, AssetKind, BoneEncoding, PackedVertex};
 use crate::anim::{self, Controller};
 use crate::atlas;
+use crate::mesh::quantize;
 use crate::config::{FRAMES_IN_FLIGHT, LOD_COUNT};
 use crate::context::Context;
 use crate::frames::FrameStart;
@@ -133,6 +134,10 @@ pub struct World {
     pub atlas: Image,
     pub command_template: Buffer,
     pub commands: Buffer,
+    /// The debug view's sphere mesh, after every type's LODs.
+    pub bounds_mesh: LodRange,
+    /// Commands drawing the sphere mesh with each real command's instances.
+    pub bounds_commands: Buffer,
     units: Growable,
     anim_states: Growable,
     props: Growable,
@@ -361,8 +366,18 @@ impl World {
             transitions.push(AnimTransitionDef::default());
         }
 
+        let sphere = quantize(&crate::mesh::sphere(16, 10)).0;
+        let bounds_mesh = LodRange {
+            first_index: indices.len() as u32,
+            index_count: crate::mesh::sphere(16, 10).indices.len() as u32,
+            vertex_offset: vertices.len() as i32,
+        };
+        indices.extend_from_slice(&crate::mesh::sphere(16, 10).indices);
+        vertices.extend_from_slice(&sphere);
+
         layout_regions(&mut types, &mut type_table);
-        let template = command_template(ctx, &types);
+        let template = command_template(ctx, &types, None);
+        let bounds_template = command_template(ctx, &types, Some(bounds_mesh));
         let list_entries = region_entries(&types);
         let (bone_format, bone_data, bone_extent) = if bone_height == 0 {
             (
@@ -458,6 +473,12 @@ impl World {
                 vk::BufferUsageFlags::INDIRECT_BUFFER | storage | transfer,
                 bytemuck::cast_slice(&template),
             )?;
+            upload(
+                ctx,
+                "bounds draw commands",
+                vk::BufferUsageFlags::INDIRECT_BUFFER | transfer,
+                bytemuck::cast_slice(&bounds_template),
+            )?;
             created.push(Released::Image(upload_image(
                 ctx,
                 "bone texture",
@@ -504,8 +525,8 @@ impl World {
         };
         let (vertices, indices, type_table, clip_table, material_table) =
             (buffer(), buffer(), buffer(), buffer(), buffer());
-        let (controller_states, controller_transitions, command_template, commands) =
-            (buffer(), buffer(), buffer(), buffer());
+        let (controller_states, controller_transitions, command_template, commands, bounds_commands) =
+            (buffer(), buffer(), buffer(), buffer(), buffer());
         drop(buffer);
         let mut image = || match resources.next() {
             Some(Released::Image(image)) => image,
@@ -533,6 +554,8 @@ impl World {
             atlas,
             command_template,
             commands,
+            bounds_mesh,
+            bounds_commands,
             units: Growable {
                 buffer: units,
                 capacity: 1024,
@@ -767,11 +790,13 @@ impl World {
         }
         let mut type_table = Vec::new();
         let mut template = Vec::new();
+        let mut bounds_template = Vec::new();
         if self.tables_dirty {
             let mut table = vec![TypeInfo::default(); MAX_TYPES];
             layout_regions(&mut self.types, &mut table);
             type_table = table;
-            template = command_template(ctx, &self.types);
+            template = command_template(ctx, &self.types, None);
+            bounds_template = command_template(ctx, &self.types, Some(self.bounds_mesh));
         }
         self.dirty_units.sort_unstable();
         self.dirty_units.dedup();
@@ -784,7 +809,7 @@ impl World {
         self.new_anim_states.dedup_by_key(|(index, _)| *index);
 
         let bytes = (type_table.len() * std::mem::size_of::<TypeInfo>()
-            + template.len() * 4
+            + (template.len() + bounds_template.len()) * 4
             + (self.dirty_units.len() + self.dirty_props.len()) * 32
             + self.new_anim_states.len() * 16) as u64;
         let staging = prepare_staging(&mut self.staging[start.slot], ctx, start, bytes, deferred)?;
@@ -821,6 +846,12 @@ impl World {
                 staging,
                 bytemuck::cast_slice(&template),
                 self.command_template.raw,
+                0,
+            )?;
+            write(
+                staging,
+                bytemuck::cast_slice(&bounds_template),
+                self.bounds_commands.raw,
                 0,
             )?;
             self.tables_dirty = false;
@@ -953,6 +984,41 @@ impl World {
         Ok(())
     }
 
+    /// Copies this frame's instance counts into the bounds-view commands.
+    /// Call after the cull pass; ends with a barrier for the indirect draw.
+    pub fn record_bounds_counts(&self, ctx: &Context, cmd: vk::CommandBuffer) {
+        let count = self.types.len() as u64 * u64::from(LOD_COUNT);
+        // instanceCount is the second word of each 20-byte command.
+        let regions: Vec<vk::BufferCopy> = (0..count)
+            .map(|command| vk::BufferCopy {
+                src_offset: command * COMMAND_BYTES + 4,
+                dst_offset: command * COMMAND_BYTES + 4,
+                size: 4,
+            })
+            .collect();
+        if regions.is_empty() {
+            return;
+        }
+        let barrier = vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+            .dst_access_mask(vk::AccessFlags::INDIRECT_COMMAND_READ);
+        // SAFETY: both buffers hold `count` commands; the cull pass's closing
+        // barrier orders this copy after its writes.
+        unsafe {
+            ctx.device
+                .cmd_copy_buffer(cmd, self.commands.raw, self.bounds_commands.raw, &regions);
+            ctx.device.cmd_pipeline_barrier(
+                cmd,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::PipelineStageFlags::DRAW_INDIRECT,
+                vk::DependencyFlags::empty(),
+                &[barrier],
+                &[],
+                &[],
+            );
+        }
+    }
+
     /// Destroys every buffer and image. The device must be idle.
     pub fn destroy(self, ctx: &mut Context) {
         let World {
@@ -967,6 +1033,7 @@ impl World {
             atlas,
             command_template,
             commands,
+            bounds_commands,
             units,
             anim_states,
             props,
@@ -987,6 +1054,7 @@ impl World {
         atlas.destroy(ctx);
         bone_texture.destroy(ctx);
         for buffer in [
+            bounds_commands,
             commands,
             command_template,
             controller_transitions,
@@ -1068,11 +1136,16 @@ fn layout_regions(types: &mut [WorldType], table: &mut [TypeInfo]) {
 /// Draw commands with zero instances: the per-frame reset source. On the
 /// mobile tier `firstInstance` stays 0 and the draw binds the list at an
 /// offset instead.
-fn command_template(ctx: &Context, types: &[WorldType]) -> Vec<u32> {
+/// With `mesh`, every command draws that mesh instead (the bounds view).
+fn command_template(ctx: &Context, types: &[WorldType], mesh: Option<LodRange>) -> Vec<u32> {
     let mut words = Vec::with_capacity(types.len() * LOD_COUNT as usize * 5);
     for world_type in types {
         for lod in 0..LOD_COUNT as usize {
-            let range = world_type.lods.get(lod).copied().unwrap_or_default();
+            let own = world_type.lods.get(lod).copied();
+            let range = match (own, mesh) {
+                (Some(_), Some(mesh)) => mesh,
+                (own, _) => own.unwrap_or_default(),
+            };
             let first_instance = if ctx.limits.draw_indirect_first_instance {
                 world_type.info.instance_base[lod]
             } else {

@@ -37,6 +37,7 @@ const COMMAND_STRIDE: u32 = size_of::<vk::DrawIndexedIndirectCommand>() as u32;
 pub struct DrawPass {
     prop_pipeline: Pipeline,
     unit_pipeline: Pipeline,
+    bounds_pipeline: Pipeline,
     atlas_sampler: vk::Sampler,
     bone_sampler: vk::Sampler,
 }
@@ -86,26 +87,35 @@ pub fn create_bone_sampler(ctx: &Context) -> Result<vk::Sampler, Error> {
     create_sampler(ctx, vk::Filter::NEAREST, "bone texture sampler")
 }
 
+/// Which of the three pipelines.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Props,
+    Units,
+    Bounds,
+}
+
 fn create_pipeline(
     ctx: &Context,
     render_pass: vk::RenderPass,
-    skinned: bool,
+    kind: Kind,
     encoding: BoneEncoding,
 ) -> Result<Pipeline, Error> {
-    let set0 = set_layout(skinned);
+    let set0 = set_layout(kind == Kind::Units);
     let bindings = mesh_vertex_bindings();
     let attributes = mesh_vertex_attributes();
-    let (name, vertex) = if skinned {
-        ("draw units", &shaders::UNIT_VERT)
-    } else {
-        ("draw props", &shaders::MESH_VERT)
+    let (name, vertex, fragment) = match kind {
+        Kind::Units => ("draw units", &shaders::UNIT_VERT, &shaders::MESH_FRAG),
+        Kind::Props => ("draw props", &shaders::MESH_VERT, &shaders::MESH_FRAG),
+        Kind::Bounds => ("draw bounds", &shaders::BOUNDS_VERT, &shaders::BOUNDS_FRAG),
     };
+    let bounds = kind == Kind::Bounds;
     let encoding_constant = u32::from(encoding != BoneEncoding::Mat3x4F32);
     graphics_pipeline(
         ctx,
         name,
         vertex,
-        &shaders::MESH_FRAG,
+        fragment,
         &LayoutDesc {
             sets: &[&set0],
             push_constant_size: 0,
@@ -114,10 +124,10 @@ fn create_pipeline(
             vertex_bindings: &bindings,
             vertex_attributes: &attributes,
             render_pass,
-            cull_mode: vk::CullModeFlags::BACK,
+            cull_mode: if bounds { vk::CullModeFlags::NONE } else { vk::CullModeFlags::BACK },
             depth_compare: vk::CompareOp::GREATER,
-            depth_write: true,
-            alpha_blend: false,
+            depth_write: !bounds,
+            alpha_blend: bounds,
         },
         &[encoding_constant],
     )
@@ -146,36 +156,38 @@ impl DrawPass {
                 ctx.device.destroy_sampler(atlas_sampler, None);
             }
         };
-        let prop_pipeline = match create_pipeline(ctx, render_pass, false, encoding) {
-            Ok(pipeline) => pipeline,
-            Err(err) => {
-                destroy_samplers();
-                return Err(err);
-            }
-        };
-        match create_pipeline(ctx, render_pass, true, encoding) {
-            Ok(unit_pipeline) => Ok(DrawPass {
-                prop_pipeline,
-                unit_pipeline,
-                atlas_sampler,
-                bone_sampler,
-            }),
-            Err(err) => {
-                prop_pipeline.destroy(ctx);
-                destroy_samplers();
-                Err(err)
+        let mut pipelines = Vec::new();
+        for kind in [Kind::Props, Kind::Units, Kind::Bounds] {
+            match create_pipeline(ctx, render_pass, kind, encoding) {
+                Ok(pipeline) => pipelines.push(pipeline),
+                Err(err) => {
+                    pipelines.into_iter().rev().for_each(|p: Pipeline| p.destroy(ctx));
+                    destroy_samplers();
+                    return Err(err);
+                }
             }
         }
+        let mut pipelines = pipelines.into_iter();
+        let mut next = || pipelines.next().expect("three pipelines were created");
+        Ok(DrawPass {
+            prop_pipeline: next(),
+            unit_pipeline: next(),
+            bounds_pipeline: next(),
+            atlas_sampler,
+            bone_sampler,
+        })
     }
 
-    /// Records the unit and prop draws. Must be inside the main render pass,
-    /// after the cull pass's barrier.
+    /// Records the unit and prop draws, and with `show_bounds` their bounding
+    /// spheres (after [`World::record_bounds_counts`]). Must be inside the
+    /// main render pass, after the cull pass's barrier.
     pub fn record(
         &self,
         ctx: &Context,
         start: &FrameStart,
         world: &World,
         globals: &Buffer,
+        show_bounds: bool,
     ) -> Result<(), Error> {
         let shared = [
             Descriptor::Uniform(globals.raw),
@@ -195,18 +207,29 @@ impl DrawPass {
         if world.unit_count() > 0 {
             let set = allocate_set(ctx, start, self.unit_pipeline.set_layouts[0])?;
             write_set(ctx, set, &shared);
-            self.draw(ctx, start.cmd, &self.unit_pipeline, set, world, true);
+            self.draw(ctx, start.cmd, &self.unit_pipeline, set, world, &world.commands, true);
         }
         if world.prop_count() > 0 {
             let set = allocate_set(ctx, start, self.prop_pipeline.set_layouts[0])?;
             let mut props = shared;
             props[2] = Descriptor::Storage(world.props_buffer().raw);
             write_set(ctx, set, &props[..5]);
-            self.draw(ctx, start.cmd, &self.prop_pipeline, set, world, false);
+            self.draw(ctx, start.cmd, &self.prop_pipeline, set, world, &world.commands, false);
+        }
+        if show_bounds {
+            for (units, instances) in [(true, world.units_buffer()), (false, world.props_buffer())] {
+                let set = allocate_set(ctx, start, self.bounds_pipeline.set_layouts[0])?;
+                let mut descriptors = shared;
+                descriptors[2] = Descriptor::Storage(instances.raw);
+                write_set(ctx, set, &descriptors[..5]);
+                let pipeline = &self.bounds_pipeline;
+                self.draw(ctx, start.cmd, pipeline, set, world, &world.bounds_commands, units);
+            }
         }
         Ok(())
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn draw(
         &self,
         ctx: &Context,
@@ -214,6 +237,7 @@ impl DrawPass {
         pipeline: &Pipeline,
         set: vk::DescriptorSet,
         world: &World,
+        command_buffer: &Buffer,
         units: bool,
     ) {
         let list = world.lists_buffer();
@@ -235,7 +259,7 @@ impl DrawPass {
                 device.cmd_bind_vertex_buffers(cmd, 0, &[world.vertices.raw, list.raw], &[0, 0]);
                 device.cmd_draw_indexed_indirect(
                     cmd,
-                    world.commands.raw,
+                    command_buffer.raw,
                     u64::from(commands.start) * u64::from(COMMAND_STRIDE),
                     commands.end - commands.start,
                     COMMAND_STRIDE,
@@ -256,7 +280,7 @@ impl DrawPass {
                     );
                     device.cmd_draw_indexed_indirect(
                         cmd,
-                        world.commands.raw,
+                        command_buffer.raw,
                         u64::from(command) * u64::from(COMMAND_STRIDE),
                         1,
                         COMMAND_STRIDE,
@@ -268,6 +292,7 @@ impl DrawPass {
 
     /// Destroys the pipelines and samplers.
     pub fn destroy(self, ctx: &Context) {
+        self.bounds_pipeline.destroy(ctx);
         self.unit_pipeline.destroy(ctx);
         self.prop_pipeline.destroy(ctx);
         // SAFETY: the device is idle.

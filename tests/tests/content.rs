@@ -1,0 +1,58 @@
+//! The generated default content bakes: each unit type and prop in `assets/`
+//! goes through `bake` without errors, and the fitted two-bone reduction does
+//! at least as well as the naive one.
+
+use std::path::Path;
+
+use horde::asset::AssetKind;
+use horde_tests::repo_root;
+use horde_tools::bake::{self, BakeOptions};
+
+fn quiet(_: &str) {}
+
+#[test]
+fn generated_units_bake_with_fitted_two_bone_weights() {
+    for name in ["knight", "skeleton"] {
+        let path = repo_root().join(format!("assets/{name}.glb"));
+        let baked = bake::bake_unit(Path::new(&path), &[], &BakeOptions::default(), &quiet)
+            .unwrap_or_else(|err| panic!("baking {name}: {err}"));
+        let asset = &baked.asset;
+        let report = &asset.report;
+        let animation = asset.animation.as_ref().expect("a unit");
+        let clips: Vec<&str> = animation.clips.iter().map(|c| c.name.as_str()).collect();
+        println!(
+            "{name}: {} bones, clips {clips:?}, LOD triangles {:?}; two-bone naive max {:.4} rms {:.4}, \
+             fitted max {:.4} rms {:.4} (model height {:.2})",
+            animation.bone_count,
+            asset.lods.iter().map(|l| l.indices.len() / 3).collect::<Vec<_>>(),
+            report.two_bone_naive.max,
+            report.two_bone_naive.rms,
+            report.two_bone_fitted.max,
+            report.two_bone_fitted.rms,
+            report.model_height
+        );
+        assert_eq!(asset.kind, AssetKind::Unit);
+        assert_eq!(asset.lods.len(), 3, "{name}: three LODs");
+        for clip in ["idle", "walk", "run", "attack_slash", "attack_thrust", "hit", "die", "victory"] {
+            assert!(clips.contains(&clip), "{name}: clip {clip} missing from {clips:?}");
+        }
+        assert!(
+            report.two_bone_fitted.rms <= report.two_bone_naive.rms,
+            "{name}: fitted {:?} is worse than naive {:?}",
+            report.two_bone_fitted,
+            report.two_bone_naive
+        );
+        assert!(report.two_bone_fitted.rms > 0.0, "{name}: the content should need the reduction");
+    }
+}
+
+#[test]
+fn generated_props_bake() {
+    for name in ["rock", "pillar", "banner", "tree", "fence"] {
+        let path = repo_root().join(format!("assets/{name}.glb"));
+        let baked = bake::bake_prop(Path::new(&path), &BakeOptions::default(), &quiet)
+            .unwrap_or_else(|err| panic!("baking {name}: {err}"));
+        assert_eq!(baked.asset.kind, AssetKind::Prop);
+        assert!(baked.asset.lods[0].indices.len() >= 3, "{name} has triangles");
+    }
+}
