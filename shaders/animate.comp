@@ -90,6 +90,25 @@ bool can_fire(AnimTransitionDef transition, uvec4 controller, Params params, boo
     }
 }
 
+// The first of `count` transitions from `first` that can fire, or
+// NO_TRANSITION; the end of the table ends the search. `skip_current` skips
+// transitions into the current state (for the any-state list).
+uint first_firing(uint first, uint count, bool skip_current, uint state, uvec4 controller,
+                  Params params, bool clip_ended, uint attack_seen, uint hit_seen) {
+    for (uint i = 0u; i < count; ++i) {
+        uint index = first + i;
+        if (index >= uint(transitions.length())) {
+            break;
+        }
+        AnimTransitionDef transition = transitions[index];
+        if (!(skip_current && transition.target == state) &&
+            can_fire(transition, controller, params, clip_ended, attack_seen, hit_seen)) {
+            return index;
+        }
+    }
+    return NO_TRANSITION;
+}
+
 void main() {
     uint unit = gl_GlobalInvocationID.x;
     if (unit >= push.unit_count) {
@@ -140,28 +159,12 @@ void main() {
     bool clip_ended = !current_loops && time_current >= current.duration;
     uint fired = NO_TRANSITION;
     if ((state_def.flags & STATE_NO_ANY) == 0u) {
-        for (uint i = 0u; i < controller.w && fired == NO_TRANSITION; ++i) {
-            uint index = controller.z + i;
-            if (index >= uint(transitions.length())) {
-                break;
-            }
-            AnimTransitionDef transition = transitions[index];
-            if (transition.target != state &&
-                can_fire(transition, controller, params, clip_ended, attack_seen, hit_seen)) {
-                fired = index;
-            }
-        }
+        fired = first_firing(controller.z, controller.w, true, state, controller, params,
+                             clip_ended, attack_seen, hit_seen);
     }
-    uint first = state_def.transitions & 0xffffu;
-    uint count = state_def.transitions >> 16;
-    for (uint i = 0u; i < count && fired == NO_TRANSITION; ++i) {
-        uint index = first + i;
-        if (index >= uint(transitions.length())) {
-            break;
-        }
-        if (can_fire(transitions[index], controller, params, clip_ended, attack_seen, hit_seen)) {
-            fired = index;
-        }
+    if (fired == NO_TRANSITION) {
+        fired = first_firing(state_def.transitions & 0xffffu, state_def.transitions >> 16, false,
+                             state, controller, params, clip_ended, attack_seen, hit_seen);
     }
 
     // 3. Fire: the current clip becomes the previous one and the target's clip

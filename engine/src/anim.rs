@@ -158,8 +158,8 @@ impl Controller {
         let walk = builder.state("walk", walk_clip, 0);
         let run = builder.state("run", run_clip, 0);
         let attack = builder.state("attack", attack_clip.unwrap_or(idle_clip), STATE_PLAY_ONCE);
-        let second_attack = second_attack_clip
-            .map(|clip| builder.state("attack 2", clip, STATE_PLAY_ONCE));
+        let second_attack =
+            second_attack_clip.map(|clip| builder.state("attack 2", clip, STATE_PLAY_ONCE));
         let hit = builder.state("hit", hit_clip, STATE_PLAY_ONCE);
         let die = builder.state("die", die_clip, STATE_PLAY_ONCE | STATE_NO_ANY);
 
@@ -225,11 +225,17 @@ impl Controller {
                 return fail(format!("{owner}: threshold {} is not finite", t.threshold));
             }
             if t.condition == condition::ATTACK && t.threshold >= 16.0 {
-                return fail(format!("{owner}: attack variant {} is past 15", t.threshold));
+                return fail(format!(
+                    "{owner}: attack variant {} is past 15",
+                    t.threshold
+                ));
             }
             let max_fade = 255.0 * FADE_STEP;
             if !(0.0..=max_fade).contains(&t.fade) {
-                return fail(format!("{owner}: fade {} is outside 0..={max_fade} s", t.fade));
+                return fail(format!(
+                    "{owner}: fade {} is outside 0..={max_fade} s",
+                    t.fade
+                ));
             }
             Ok(())
         };
@@ -321,7 +327,9 @@ pub fn pack(controllers: &[&Controller]) -> Result<PackedControllers, Error> {
         let first_any = packed.transitions.len() as u32;
         packed.transitions.extend_from_slice(&controller.any_state);
         let first_own = packed.transitions.len() as u32;
-        packed.transitions.extend_from_slice(&controller.transitions);
+        packed
+            .transitions
+            .extend_from_slice(&controller.transitions);
         packed
             .states
             .extend(controller.states.iter().map(|state| AnimStateDef {
@@ -334,8 +342,7 @@ pub fn pack(controllers: &[&Controller]) -> Result<PackedControllers, Error> {
             first_any,
             controller.any_state.len() as u32,
         ]);
-        if packed.states.len() > MAX_ANIM_STATES
-            || packed.transitions.len() > MAX_ANIM_TRANSITIONS
+        if packed.states.len() > MAX_ANIM_STATES || packed.transitions.len() > MAX_ANIM_TRANSITIONS
         {
             return Err(Error::Config(format!(
                 "animation controllers need {} states and {} transitions; the renderer holds \
@@ -351,7 +358,9 @@ pub fn pack(controllers: &[&Controller]) -> Result<PackedControllers, Error> {
 /// The state of a unit that just spawned: state 0 (idle) on its clip, no fade.
 pub fn initial_state(controller: &Controller, clips: &[Clip]) -> AnimState {
     let def = controller.states.first().copied().unwrap_or_default();
-    let looping = clips.get(def.clip as usize).is_some_and(|clip| clip.looping)
+    let looping = clips
+        .get(def.clip as usize)
+        .is_some_and(|clip| clip.looping)
         && def.flags & STATE_PLAY_ONCE == 0;
     AnimFields {
         state: 0,
@@ -579,39 +588,27 @@ pub fn step(
         attack_variant: params >> 28,
     };
     let clip_ended = !current_loops && fields.time_current >= current.duration;
-    let fires = |index: u32, skip_current: bool| {
-        tables.transitions.get(index as usize).map(|transition| {
-            !(skip_current && transition.target == fields.state)
+    // The first of `count` transitions from `first` that can fire; the end of
+    // the table ends the search.
+    let first_firing = |first: u32, count: u32, skip_current: bool| {
+        for i in 0..count {
+            let index = first.wrapping_add(i);
+            let transition = tables.transitions.get(index as usize)?;
+            if !(skip_current && transition.target == fields.state)
                 && can_fire(transition, controller, &params, clip_ended, &fields, tables)
-        })
+            {
+                return Some(index);
+            }
+        }
+        None
     };
     let mut fired = None;
     if state_def.flags & STATE_NO_ANY == 0 {
-        for i in 0..controller[3] {
-            let index = controller[2].wrapping_add(i);
-            match fires(index, true) {
-                None => break,
-                Some(true) => {
-                    fired = Some(index);
-                    break;
-                }
-                Some(false) => {}
-            }
-        }
+        fired = first_firing(controller[2], controller[3], true);
     }
     if fired.is_none() {
-        let first = state_def.transitions & 0xffff;
-        for i in 0..state_def.transitions >> 16 {
-            let index = first + i;
-            match fires(index, false) {
-                None => break,
-                Some(true) => {
-                    fired = Some(index);
-                    break;
-                }
-                Some(false) => {}
-            }
-        }
+        let own = state_def.transitions;
+        fired = first_firing(own & 0xffff, own >> 16, false);
     }
 
     // 3. Fire.

@@ -1,0 +1,758 @@
+//! Animate pass tests: the GPU state machine equals the CPU reference
+//! (`horde::anim::step`) over 1,000 frames of random commands on both tiers;
+//! the reference behaves as the humanoid controller promises; the humanoid
+//! controller maps real clip names sensibly; bad controllers are errors.
+
+use std::path::PathBuf;
+
+use ash::vk;
+use gpu_allocator::MemoryLocation;
+use horde::anim::{
+    initial_state, pack, step, step_unit, AnimFields, AnimTables, Controller, PackedControllers,
+};
+use horde::asset::Clip;
+use horde::context::{Context, Tier};
+use horde::frames::Frames;
+use horde::gpu_types::{
+    condition, AnimParams, AnimState, AnimStateDef, AnimTransitionDef, ClipInfo, Instance,
+    TypeInfo, INACTIVE_TYPE, MAX_CLIPS, MAX_TYPES,
+};
+use horde::memory::{upload_buffer, Buffer};
+use horde::passes::animate::{AnimateInputs, AnimatePass};
+use horde_tests::{finish, gpu_context};
+
+/// A small deterministic generator (xorshift64*), so failures reproduce.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn unit(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len() as u64) as usize]
+    }
+}
+
+/// A sample model: beside the repository, or under `HORDE_GLTF_SAMPLES` when
+/// the checkout is elsewhere (a git worktree).
+fn sample_path(relative: &str) -> PathBuf {
+    let beside = horde_tests::samples_dir().join(relative);
+    match std::env::var_os("HORDE_GLTF_SAMPLES") {
+        Some(root) if !beside.exists() => PathBuf::from(root).join(relative),
+        _ => beside,
+    }
+}
+
+fn clip_names(relative: &str) -> Vec<String> {
+    let path = sample_path(relative);
+    let gltf = gltf::Gltf::open(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+    gltf.animations()
+        .map(|animation| animation.name().unwrap_or_default().to_owned())
+        .collect()
+}
+
+fn clip(name: &str, duration: f32, looping: bool) -> Clip {
+    Clip {
+        name: name.to_owned(),
+        first_texel: 0,
+        frame_count: (duration * 30.0) as u32 + 1,
+        duration,
+        looping,
+    }
+}
+
+/// Clips with the given names and random durations and loop flags.
+fn random_clips(names: &[String], rng: &mut Rng, shortest: f32, longest: f32) -> Vec<Clip> {
+    names
+        .iter()
+        .map(|name| {
+            let duration = shortest + (longest - shortest) * rng.unit();
+            clip(name, duration, rng.below(2) == 0)
+        })
+        .collect()
+}
+
+fn names(list: &[&str]) -> Vec<String> {
+    list.iter().map(|name| (*name).to_owned()).collect()
+}
+
+/// Every table the pass reads, for a set of unit types.
+struct Tables {
+    types: Vec<TypeInfo>,
+    clips: Vec<ClipInfo>,
+    packed: PackedControllers,
+}
+
+impl Tables {
+    fn new(clip_sets: &[Vec<Clip>], controllers: &[Controller]) -> Tables {
+        let packed = pack(&controllers.iter().collect::<Vec<_>>()).expect("pack controllers");
+        let mut types = vec![TypeInfo::default(); MAX_TYPES];
+        let mut clips = vec![ClipInfo::default(); MAX_CLIPS];
+        let mut first_clip = 0;
+        for (index, set) in clip_sets.iter().enumerate() {
+            types[index].skeleton = [20, first_clip as u32, set.len() as u32, 3];
+            types[index].controller = packed.ranges[index];
+            for (slot, source) in clips[first_clip..].iter_mut().zip(set) {
+                *slot = ClipInfo {
+                    first_texel: source.first_texel,
+                    frame_count: source.frame_count,
+                    duration: source.duration,
+                    looping: u32::from(source.looping),
+                };
+            }
+            first_clip += set.len();
+        }
+        Tables {
+            types,
+            clips,
+            packed,
+        }
+    }
+
+    fn view(&self) -> AnimTables<'_> {
+        AnimTables {
+            types: &self.types,
+            clips: &self.clips,
+            states: &self.packed.states,
+            transitions: &self.packed.transitions,
+        }
+    }
+}
+
+const UNITS: usize = 5003;
+const FRAMES: u32 = 1000;
+const COMPARE_EVERY: u32 = 50;
+
+fn uniform_and_storage_buffers(
+    ctx: &mut Context,
+    tables: &Tables,
+    instances: &[Instance],
+    states: &[AnimState],
+) -> Vec<Buffer> {
+    let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
+    let uniform = vk::BufferUsageFlags::UNIFORM_BUFFER;
+    let contents: [(&str, vk::BufferUsageFlags, &[u8]); 6] = [
+        ("instances", storage, bytemuck::cast_slice(instances)),
+        (
+            "anim states",
+            storage | vk::BufferUsageFlags::TRANSFER_SRC,
+            bytemuck::cast_slice(states),
+        ),
+        ("types", uniform, bytemuck::cast_slice(&tables.types)),
+        ("clips", uniform, bytemuck::cast_slice(&tables.clips)),
+        (
+            "controller states",
+            storage,
+            bytemuck::cast_slice(&tables.packed.states),
+        ),
+        (
+            "transitions",
+            storage,
+            bytemuck::cast_slice(&tables.packed.transitions),
+        ),
+    ];
+    contents
+        .iter()
+        .map(|(name, usage, data)| upload_buffer(ctx, name, *usage, data).expect(name))
+        .collect()
+}
+
+/// One random command for a unit: a new speed, death or revival, an attack
+/// (variant 0, 1, or 2 which no controller has), or a hit.
+fn random_command(params: u32, rng: &mut Rng) -> u32 {
+    let mut p = AnimParams::unpack(params);
+    match rng.below(10) {
+        0..=3 => p.speed = rng.pick(&[0.0, 0.05, 0.1, 0.5, 1.5, 2.5, 2.6, 4.0]),
+        4 => p.dead = !p.dead,
+        5..=7 => {
+            p.attack_serial = p.attack_serial.wrapping_add(1);
+            p.attack_variant = rng.pick(&[0, 0, 1, 1, 2]);
+        }
+        _ => p.hit_serial = p.hit_serial.wrapping_add(1),
+    }
+    p.pack()
+}
+
+fn describe(state: AnimState) -> String {
+    format!("{state:?} = {:?}", AnimFields::decode(state))
+}
+
+/// Runs 1,000 frames of random commands through the pass and the reference,
+/// comparing every state bit for bit every 50 frames and at the end.
+fn gpu_matches_reference(tier: Option<Tier>) {
+    let mut ctx = gpu_context(tier);
+    let mut rng = Rng(0x0005_eed0_fa11_0a75);
+    let clip_sets = vec![
+        random_clips(&clip_names("KayKit_Knight/Knight.glb"), &mut rng, 0.3, 2.0),
+        random_clips(&clip_names("Fox/Fox.glb"), &mut rng, 0.3, 2.0),
+        random_clips(
+            &names(&[
+                "Idle",
+                "Walk",
+                "Run",
+                "Attack_Slash",
+                "Attack_Thrust",
+                "Hit",
+                "Death",
+            ]),
+            &mut rng,
+            0.1,
+            0.6,
+        ),
+        vec![clip("Pose", 0.0, true), clip("Stab", 0.4, false)],
+    ];
+    let controllers: Vec<Controller> = clip_sets.iter().map(|c| Controller::humanoid(c)).collect();
+    let tables = Tables::new(&clip_sets, &controllers);
+
+    let mut instances: Vec<Instance> = (0..UNITS)
+        .map(|_| Instance {
+            type_index: if rng.below(20) == 0 {
+                INACTIVE_TYPE
+            } else {
+                rng.below(clip_sets.len() as u64) as u32
+            },
+            params: random_command(0, &mut rng),
+            ..Instance::default()
+        })
+        .collect();
+    let mut states: Vec<AnimState> = instances
+        .iter()
+        .map(|instance| {
+            let type_index = (instance.type_index as usize).min(clip_sets.len() - 1);
+            let mut fields = AnimFields::decode(initial_state(
+                &controllers[type_index],
+                &clip_sets[type_index],
+            ));
+            fields.lod = rng.below(3) as u32;
+            fields.encode()
+        })
+        .collect();
+
+    let buffers = uniform_and_storage_buffers(&mut ctx, &tables, &instances, &states);
+    let inputs = AnimateInputs {
+        instances: buffers[0].raw,
+        anim_states: buffers[1].raw,
+        types: buffers[2].raw,
+        clips: buffers[3].raw,
+        controller_states: buffers[4].raw,
+        transitions: buffers[5].raw,
+    };
+    let readback = Buffer::new(
+        &mut ctx,
+        "anim states readback",
+        std::mem::size_of_val(states.as_slice()) as u64,
+        vk::BufferUsageFlags::TRANSFER_DST,
+        MemoryLocation::GpuToCpu,
+    )
+    .expect("readback buffer");
+    let pass = AnimatePass::new(&ctx).expect("animate pass");
+    let mut frames = Frames::new(&ctx).expect("frames");
+
+    let synthetic = &controllers[2];
+    let mut entered = vec![false; synthetic.states.len()];
+    let mut compared = 0;
+    for frame in 0..FRAMES {
+        let dt = match rng.below(50) {
+            0 => 0.0,
+            1 => 0.25,
+            2 => 3.0,
+            3..=20 => 1.0 / 30.0,
+            _ => 1.0 / 60.0,
+        };
+        let start = frames.begin(&ctx).expect("begin frame");
+        let cmd = start.cmd;
+        let after_previous_frame = vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+            .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE);
+        // SAFETY: `cmd` is recording; the barrier orders last frame's shader
+        // reads of the instances and the readback copy before this frame's
+        // transfer writes.
+        unsafe {
+            ctx.device.cmd_pipeline_barrier(
+                cmd,
+                vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::DependencyFlags::empty(),
+                &[after_previous_frame],
+                &[],
+                &[],
+            );
+        }
+        // One write per changed unit: two writes to one word would race.
+        let mut changed = std::collections::BTreeSet::new();
+        for _ in 0..rng.below(UNITS as u64 / 25) {
+            changed.insert(rng.below(UNITS as u64) as usize);
+        }
+        for unit in changed {
+            let params = random_command(instances[unit].params, &mut rng);
+            instances[unit].params = params;
+            let offset = (unit * std::mem::size_of::<Instance>()
+                + std::mem::offset_of!(Instance, params)) as u64;
+            // SAFETY: the write lies inside the instances buffer, which has
+            // TRANSFER_DST usage; the pass's barrier orders it before the dispatch.
+            unsafe {
+                ctx.device
+                    .cmd_update_buffer(cmd, inputs.instances, offset, &params.to_le_bytes())
+            };
+        }
+        pass.record(&ctx, &start, &inputs, UNITS as u32, dt)
+            .expect("record animate");
+        let compare = (frame + 1) % COMPARE_EVERY == 0 || frame + 1 == FRAMES;
+        if compare {
+            let to_copy = vk::MemoryBarrier::default()
+                .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+                .dst_access_mask(vk::AccessFlags::TRANSFER_READ);
+            let to_host = vk::MemoryBarrier::default()
+                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                .dst_access_mask(vk::AccessFlags::HOST_READ);
+            let region = vk::BufferCopy::default().size(readback.size);
+            // SAFETY: both buffers are alive and large enough; the barriers
+            // order the dispatch, the copy and the host read.
+            unsafe {
+                ctx.device.cmd_pipeline_barrier(
+                    cmd,
+                    vk::PipelineStageFlags::COMPUTE_SHADER,
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::DependencyFlags::empty(),
+                    &[to_copy],
+                    &[],
+                    &[],
+                );
+                ctx.device
+                    .cmd_copy_buffer(cmd, inputs.anim_states, readback.raw, &[region]);
+                ctx.device.cmd_pipeline_barrier(
+                    cmd,
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::PipelineStageFlags::HOST,
+                    vk::DependencyFlags::empty(),
+                    &[to_host],
+                    &[],
+                    &[],
+                );
+            }
+        }
+        frames.submit(&ctx, &start, &[], &[]).expect("submit");
+
+        let view = tables.view();
+        for (instance, state) in instances.iter().zip(states.iter_mut()) {
+            *state = step_unit(instance, *state, dt, &view);
+            if instance.type_index == 2 {
+                entered[AnimFields::decode(*state).state as usize] = true;
+            }
+        }
+        if compare {
+            frames.wait_all(&ctx).expect("wait");
+            let gpu: &[AnimState] = bytemuck::cast_slice(readback.mapped().expect("mapped"));
+            let mismatches: Vec<String> = (0..UNITS)
+                .filter(|&unit| gpu[unit] != states[unit])
+                .take(5)
+                .map(|unit| {
+                    format!(
+                        "unit {unit} (type {}, params {:?}):\n  gpu {}\n  cpu {}",
+                        instances[unit].type_index,
+                        AnimParams::unpack(instances[unit].params),
+                        describe(gpu[unit]),
+                        describe(states[unit])
+                    )
+                })
+                .collect();
+            assert!(
+                mismatches.is_empty(),
+                "frame {frame}: GPU and CPU reference differ:\n{}",
+                mismatches.join("\n")
+            );
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, FRAMES / COMPARE_EVERY);
+    let missed: Vec<&String> = synthetic
+        .state_names
+        .iter()
+        .zip(&entered)
+        .filter(|(_, entered)| !**entered)
+        .map(|(name, _)| name)
+        .collect();
+    assert!(missed.is_empty(), "states never entered: {missed:?}");
+
+    frames.wait_all(&ctx).expect("wait");
+    frames.destroy(&ctx);
+    pass.destroy(&ctx);
+    readback.destroy(&mut ctx);
+    for buffer in buffers.into_iter().rev() {
+        buffer.destroy(&mut ctx);
+    }
+    finish(ctx);
+}
+
+#[test]
+fn gpu_matches_the_cpu_reference_on_desktop() {
+    gpu_matches_reference(None);
+}
+
+#[test]
+fn gpu_matches_the_cpu_reference_on_mobile() {
+    gpu_matches_reference(Some(Tier::Mobile));
+}
+
+/// One unit of the humanoid controller over fixed clips, stepped on the CPU.
+struct Unit {
+    controller: Controller,
+    tables: Tables,
+    state: AnimState,
+    params: AnimParams,
+}
+
+impl Unit {
+    fn new() -> Unit {
+        let clips = vec![
+            clip("Idle", 1.0, true),
+            clip("Walk", 0.8, true),
+            clip("Run", 0.6, true),
+            // Loops in the file; the controller plays it once anyway.
+            clip("Attack_Chop", 0.5, true),
+            clip("Hit", 0.3, false),
+            clip("Death", 1.2, false),
+        ];
+        let controller = Controller::humanoid(&clips);
+        let tables = Tables::new(
+            std::slice::from_ref(&clips),
+            std::slice::from_ref(&controller),
+        );
+        let state = initial_state(&controller, &clips);
+        Unit {
+            controller,
+            tables,
+            state,
+            params: AnimParams::default(),
+        }
+    }
+
+    fn frame(&mut self, dt: f32) -> AnimFields {
+        self.state = step(
+            self.state,
+            self.params.pack(),
+            dt,
+            &self.tables.types[0],
+            &self.tables.view(),
+        );
+        self.fields()
+    }
+
+    /// Steps at 60 fps for `seconds`.
+    fn run(&mut self, seconds: f32) -> AnimFields {
+        for _ in 0..(seconds * 60.0).round() as u32 {
+            self.frame(1.0 / 60.0);
+        }
+        self.fields()
+    }
+
+    fn fields(&self) -> AnimFields {
+        AnimFields::decode(self.state)
+    }
+
+    fn state_name(&self) -> &str {
+        &self.controller.state_names[self.fields().state as usize]
+    }
+}
+
+#[test]
+fn attack_plays_once_then_crossfades_back_to_idle() {
+    let mut unit = Unit::new();
+    let start = unit.frame(1.0 / 60.0);
+    assert_eq!(unit.state_name(), "idle");
+    assert_eq!((start.blend, start.fade_steps), (1.0, 0));
+
+    unit.params.attack_serial = 1;
+    let started = unit.frame(1.0 / 60.0);
+    assert_eq!(unit.state_name(), "attack");
+    assert_eq!((started.current_clip, started.previous_clip), (3, 0));
+    assert_eq!((started.time_current, started.blend), (0.0, 0.0));
+    assert_eq!(started.attack_seen, 1);
+    assert!((started.fade_seconds() - 0.15).abs() <= 0.011);
+
+    let playing = unit.run(0.3);
+    assert_eq!(unit.state_name(), "attack");
+    assert!((playing.time_current - 0.3).abs() < 1e-4, "{playing:?}");
+
+    // The clip loops in the file, but the attack ends at 0.5 s and returns.
+    let mut frames = 0;
+    while unit.state_name() == "attack" {
+        unit.frame(1.0 / 60.0);
+        frames += 1;
+        assert!(frames < 30, "the attack never ended");
+    }
+    let back = unit.fields();
+    assert_eq!(unit.state_name(), "idle");
+    assert_eq!((back.current_clip, back.previous_clip), (0, 3));
+    assert_eq!((back.time_previous, back.blend), (0.5, 0.0));
+    assert!(!back.previous_loops);
+    assert!((back.fade_seconds() - 0.2).abs() <= 0.011);
+
+    // The attack clip holds its last frame while it fades out, and the same
+    // command does not fire again.
+    let fading = unit.run(0.1);
+    assert_eq!(fading.time_previous, 0.5);
+    assert!(fading.blend > 0.4 && fading.blend < 0.6, "{fading:?}");
+    let settled = unit.run(2.0);
+    assert_eq!(unit.state_name(), "idle");
+    assert_eq!(settled.blend, 1.0);
+}
+
+#[test]
+fn dead_units_hold_the_last_frame_ignore_hits_and_revive_to_idle() {
+    let mut unit = Unit::new();
+    unit.params.speed = 3.0;
+    unit.run(0.5);
+    assert_eq!(unit.state_name(), "run");
+
+    unit.params.dead = true;
+    let dying = unit.frame(1.0 / 60.0);
+    assert_eq!(unit.state_name(), "die");
+    assert_eq!(dying.current_clip, 5);
+    let dead = unit.run(3.0);
+    assert_eq!(unit.state_name(), "die");
+    assert_eq!(dead.time_current, 1.2, "death holds its last frame");
+
+    unit.params.hit_serial = 1;
+    unit.params.attack_serial = 1;
+    let still_dead = unit.run(1.0);
+    assert_eq!(unit.state_name(), "die");
+    assert_eq!((still_dead.hit_seen, still_dead.attack_seen), (0, 0));
+    assert_eq!(still_dead.time_current, 1.2);
+
+    unit.params = AnimParams::default();
+    let revived = unit.frame(1.0 / 60.0);
+    assert_eq!(unit.state_name(), "idle");
+    assert_eq!((revived.current_clip, revived.previous_clip), (0, 5));
+    assert!((revived.fade_seconds() - 0.3).abs() <= 0.011);
+}
+
+#[test]
+fn pending_commands_fire_once_the_state_allows_them() {
+    let mut unit = Unit::new();
+    unit.params.dead = true;
+    unit.run(0.5);
+    unit.params.hit_serial = 3;
+    unit.run(0.5);
+    assert_eq!(unit.state_name(), "die");
+    unit.params.dead = false;
+    unit.frame(1.0 / 60.0);
+    assert_eq!(unit.state_name(), "idle");
+    let hit = unit.frame(1.0 / 60.0);
+    assert_eq!(unit.state_name(), "hit");
+    assert_eq!(hit.hit_seen, 3);
+    unit.run(1.0);
+    assert_eq!(unit.state_name(), "idle");
+}
+
+#[test]
+fn speed_thresholds_pick_walk_and_run() {
+    let mut unit = Unit::new();
+    let cases = [
+        (0.05, "idle"),
+        (1.0, "walk"),
+        (3.0, "run"),
+        (2.5, "walk"),
+        (0.1, "idle"),
+        (2.6, "run"),
+        (0.0, "walk"),
+        (0.0, "idle"),
+    ];
+    for (speed, expected) in cases {
+        unit.params.speed = speed;
+        unit.frame(1.0 / 60.0);
+        assert_eq!(unit.state_name(), expected, "at speed {speed}");
+    }
+}
+
+#[test]
+fn crossfade_blends_over_the_fade_time_and_both_clips_advance() {
+    let mut unit = Unit::new();
+    unit.run(0.5);
+    let before = unit.fields();
+    assert!((before.time_current - 0.5).abs() < 1e-4);
+    unit.params.speed = 1.0;
+    let started = unit.frame(1.0 / 60.0);
+    assert_eq!(unit.state_name(), "walk");
+    assert_eq!((started.current_clip, started.previous_clip), (1, 0));
+    assert_eq!(started.blend, 0.0);
+    let fade = started.fade_seconds();
+    assert!((fade - 0.25).abs() <= 0.011, "fade {fade}");
+    let mut last = started;
+    let mut seconds = 0.0;
+    while last.blend < 1.0 {
+        let dt = 1.0 / 60.0;
+        let next = unit.frame(dt);
+        seconds += dt;
+        assert!(next.blend > last.blend, "the blend rises every frame");
+        assert!((next.blend - (seconds / fade).min(1.0)).abs() < 0.02);
+        assert!((next.time_current - last.time_current - dt).abs() < 1e-5);
+        assert!((next.time_previous - last.time_previous - dt).abs() < 1e-5);
+        last = next;
+        assert!(seconds < 1.0, "the crossfade never finished");
+    }
+    assert!((seconds - fade).abs() < 1.5 / 60.0, "took {seconds} s");
+    let looped = unit.run(1.0);
+    assert!(looped.time_current < 0.8, "walk wraps: {looped:?}");
+}
+
+#[test]
+fn lod_bits_survive_every_transition() {
+    let mut unit = Unit::new();
+    let mut fields = unit.fields();
+    fields.lod = 2;
+    unit.state = fields.encode();
+    let script: [fn(&mut AnimParams); 5] = [
+        |p| p.speed = 3.0,
+        |p| p.attack_serial = 1,
+        |p| p.hit_serial = 1,
+        |p| p.dead = true,
+        |p| p.dead = false,
+    ];
+    for command in script {
+        command(&mut unit.params);
+        for _ in 0..40 {
+            assert_eq!(unit.frame(1.0 / 30.0).lod, 2);
+        }
+    }
+    assert_eq!(unit.state.blend & horde::anim::LOD_BITS, 2 << 24);
+}
+
+#[test]
+fn inactive_units_are_left_alone() {
+    let unit = Unit::new();
+    let instance = Instance {
+        type_index: INACTIVE_TYPE,
+        params: AnimParams {
+            dead: true,
+            ..AnimParams::default()
+        }
+        .pack(),
+        ..Instance::default()
+    };
+    let state = unit.state;
+    assert_eq!(step_unit(&instance, state, 0.5, &unit.tables.view()), state);
+}
+
+fn clip_names_of(clips: &[Clip], controller: &Controller) -> Vec<(String, String)> {
+    controller
+        .state_names
+        .iter()
+        .zip(&controller.states)
+        .map(|(state, def)| (state.clone(), clips[def.clip as usize].name.clone()))
+        .collect()
+}
+
+/// The humanoid controller over a sample's clip names.
+fn humanoid_of(sample: &str) -> (Vec<Clip>, Controller) {
+    let clips: Vec<Clip> = clip_names(sample)
+        .iter()
+        .map(|name| clip(name, 1.0, true))
+        .collect();
+    let controller = Controller::humanoid(&clips);
+    (clips, controller)
+}
+
+fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+        .collect()
+}
+
+#[test]
+fn humanoid_maps_the_knight_clips() {
+    let (clips, controller) = humanoid_of("KayKit_Knight/Knight.glb");
+    assert_eq!(
+        clip_names_of(&clips, &controller),
+        pairs(&[
+            ("idle", "Idle"),
+            ("walk", "Walking_A"),
+            ("run", "Running_A"),
+            ("attack", "1H_Melee_Attack_Chop"),
+            ("attack 2", "1H_Melee_Attack_Slice_Diagonal"),
+            ("hit", "Hit_A"),
+            ("die", "Death_A"),
+        ])
+    );
+    controller.validate().expect("valid");
+}
+
+#[test]
+fn humanoid_maps_the_fox_clips_with_fallbacks() {
+    let (clips, controller) = humanoid_of("Fox/Fox.glb");
+    assert_eq!(
+        clip_names_of(&clips, &controller),
+        pairs(&[
+            ("idle", "Survey"),
+            ("walk", "Walk"),
+            ("run", "Run"),
+            ("attack", "Survey"),
+            ("hit", "Survey"),
+            ("die", "Survey"),
+        ])
+    );
+    // One attack state takes every variant.
+    let attack = controller.state_named("attack").expect("attack state");
+    assert!(controller
+        .transitions
+        .iter()
+        .any(|t| t.target == attack && t.condition == condition::ATTACK && t.threshold < 0.0));
+}
+
+#[test]
+fn humanoid_without_clips_is_still_a_valid_controller() {
+    let controller = Controller::humanoid(&[]);
+    controller.validate().expect("valid");
+    assert_eq!(controller.states.iter().map(|s| s.clip).max(), Some(0));
+}
+
+#[test]
+fn bad_controllers_are_errors() {
+    let good = Controller::humanoid(&[clip("Idle", 1.0, true)]);
+    let mut bad_target = good.clone();
+    bad_target.any_state[0].target = 99;
+    let mut bad_fade = good.clone();
+    bad_fade.transitions[0].fade = f32::NAN;
+    let mut bad_range = good.clone();
+    bad_range.states[0].transitions = 500 | 3 << 16;
+    let mut bad_speed = good.clone();
+    bad_speed.states[1].speed = -1.0;
+    let mut bad_condition = good.clone();
+    bad_condition.transitions[1].condition = 42;
+    let empty = Controller::default();
+    let too_many = Controller {
+        states: vec![AnimStateDef::default(); 300],
+        ..Controller::default()
+    };
+    for (what, controller) in [
+        ("target", &bad_target),
+        ("fade", &bad_fade),
+        ("range", &bad_range),
+        ("speed", &bad_speed),
+        ("condition", &bad_condition),
+        ("empty", &empty),
+        ("too many states", &too_many),
+    ] {
+        assert!(pack(&[&good, controller]).is_err(), "{what} was accepted");
+    }
+    let huge = Controller {
+        states: vec![AnimStateDef::default(); 200],
+        transitions: vec![AnimTransitionDef::default(); 10],
+        ..Controller::default()
+    };
+    let err = pack(&[&huge, &huge, &huge]).unwrap_err().to_string();
+    assert!(err.contains("states"), "{err}");
+    assert!(pack(&[&good, &good]).is_ok());
+}
