@@ -714,6 +714,20 @@ impl World {
             .map(|u| AnimParams::unpack(u.params))
     }
 
+    /// Overwrites units' animation states (a posed contact sheet, a test).
+    /// The animate pass carries on from them.
+    pub fn set_anim_states(&mut self, states: &[(UnitId, AnimState)]) {
+        for &(UnitId(index), state) in states {
+            let alive = self
+                .cpu_units
+                .get(index as usize)
+                .is_some_and(|u| u.type_index != INACTIVE_TYPE);
+            if alive {
+                self.new_anim_states.push((index, state));
+            }
+        }
+    }
+
     /// Removes units; their slots are reused by later spawns.
     pub fn despawn_units(&mut self, ids: &[UnitId]) {
         for &UnitId(index) in ids {
