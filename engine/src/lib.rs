@@ -15,6 +15,7 @@ pub mod asset;
 pub mod camera;
 pub mod config;
 pub mod context;
+pub mod cull_reference;
 pub mod frames;
 pub mod gpu_types;
 pub mod memory;
