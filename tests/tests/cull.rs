@@ -508,9 +508,11 @@ const ROTATED_TYPE: u32 = 2;
 const BAD_COMMAND_TYPE: u32 = 3;
 const BAD_REGION_TYPE: u32 = 4;
 
-/// Hand-checked cases: (type, position, scale, heading, previous LOD state,
-/// expected LOD or `None` when culled).
-fn edge_cases() -> Vec<(u32, [f32; 3], f32, f32, u32, Option<u32>)> {
+/// A hand-checked case: type, position, scale, heading, previous LOD state,
+/// and the expected LOD (`None` when culled).
+type EdgeCase = (u32, [f32; 3], f32, f32, u32, Option<u32>);
+
+fn edge_cases() -> Vec<EdgeCase> {
     let mut cases = vec![
         // Tangent from outside (distance exactly -r) is visible; beyond is not.
         (FRUSTUM_TYPE, [-65.0, 0.0, -10.0], 1.0, 0.0, 0, Some(0)),
