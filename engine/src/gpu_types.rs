@@ -215,17 +215,20 @@ const _: () = assert!(size_of::<AnimTransitionDef>() == 16);
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable, PartialEq)]
 pub struct CullGlobals {
-    /// Frustum planes (left, right, bottom, top, near; the far plane is at
-    /// infinity): xyz inward normal, w offset; inside when `dot(n, p) + w >= 0`.
+    /// Frustum planes (left, right, bottom, top, near, far): xyz inward
+    /// normal, w offset; inside when `dot(n, p) + w >= 0`. The far plane lies
+    /// at the max draw distance ahead of the camera.
     pub planes: [[f32; 4]; 6],
     /// xyz camera position; w pixels per unit of size at distance 1
     /// (viewport height / (2 tan(fov_y / 2))).
     pub camera: [f32; 4],
     /// x LOD error threshold in pixels (already divided by the LOD bias),
-    /// y hysteresis fraction, z max draw distance, w unused.
+    /// y hysteresis fraction, z max draw distance (for reference: the far
+    /// plane, `planes[5]`, carries it), w unused.
     pub lod: [f32; 4],
-    /// x instance count (high-water mark), y 1 for units / 0 for props,
-    /// z, w unused.
+    /// Unused: the cull pass takes the instance count and the units/props
+    /// mode per dispatch as push constants, so units and props share one
+    /// `CullGlobals` per frame.
     pub counts: [u32; 4],
 }
 const _: () = assert!(size_of::<CullGlobals>() == 144);

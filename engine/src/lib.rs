@@ -17,6 +17,7 @@ pub mod atlas;
 pub mod camera;
 pub mod config;
 pub mod context;
+pub mod cull_reference;
 pub mod frames;
 pub mod gpu_types;
 pub mod memory;
