@@ -73,7 +73,10 @@ pub fn sphere(segments: u32, rings: u32) -> MeshData {
             let normal = Vec3::new(phi.sin() * theta.cos(), phi.cos(), phi.sin() * theta.sin());
             mesh.positions.push(normal);
             mesh.normals.push(normal);
-            mesh.uvs.push(Vec2::new(segment as f32 / segments as f32, ring as f32 / rings as f32));
+            mesh.uvs.push(Vec2::new(
+                segment as f32 / segments as f32,
+                ring as f32 / rings as f32,
+            ));
         }
     }
     let stride = segments + 1;
@@ -81,7 +84,8 @@ pub fn sphere(segments: u32, rings: u32) -> MeshData {
         for segment in 0..segments {
             let a = ring * stride + segment;
             let b = a + stride;
-            mesh.indices.extend_from_slice(&[a, a + 1, b, a + 1, b + 1, b]);
+            mesh.indices
+                .extend_from_slice(&[a, a + 1, b, a + 1, b + 1, b]);
         }
     }
     mesh

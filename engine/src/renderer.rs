@@ -163,7 +163,11 @@ impl Renderer {
             .map(|(index, asset)| match scene.controllers.get(index) {
                 Some(Some(controller)) => controller.clone(),
                 _ => Controller::humanoid(
-                    asset.animation.as_ref().map(|a| a.clips.as_slice()).unwrap_or(&[]),
+                    asset
+                        .animation
+                        .as_ref()
+                        .map(|a| a.clips.as_slice())
+                        .unwrap_or(&[]),
                 ),
             })
             .collect();
@@ -380,7 +384,9 @@ impl Renderer {
             controller_states: world.controller_states.raw,
             transitions: world.controller_transitions.raw,
         };
-        let animated = self.animate.record(ctx, start, &inputs, world.unit_count(), dt);
+        let animated = self
+            .animate
+            .record(ctx, start, &inputs, world.unit_count(), dt);
         self.profiler.end(ctx, cmd, scope);
         animated?;
 

@@ -28,8 +28,8 @@ use crate::camera::Camera;
 use crate::context::{Context, ContextDesc};
 use crate::renderer::{RenderSettings, Renderer, WindowFrame};
 use crate::scene::Scene;
-use crate::world::World;
 use crate::swapchain::{choose_format, Swapchain};
+use crate::world::World;
 use crate::Error;
 
 /// Something a script does to the window at a given frame.
@@ -401,7 +401,9 @@ impl ApplicationHandler for App {
                 event_loop.exit()
             }
             WindowEvent::KeyboardInput { event, .. } if event.state == ElementState::Pressed => {
-                if let (Some(running), Key::Character(text)) = (self.running.as_mut(), &event.logical_key) {
+                if let (Some(running), Key::Character(text)) =
+                    (self.running.as_mut(), &event.logical_key)
+                {
                     toggle(&mut running.renderer.settings, text, &self.options.camera);
                 }
             }

@@ -37,10 +37,9 @@ use ash::vk;
 use glam::Vec3;
 use gpu_allocator::MemoryLocation;
 
-use crate::asset::{Asset, AssetKind, BoneEncoding, PackedVertex};
 use crate::anim::{self, Controller};
+use crate::asset::{Asset, AssetKind, BoneEncoding, PackedVertex};
 use crate::atlas;
-use crate::mesh::quantize;
 use crate::config::{FRAMES_IN_FLIGHT, LOD_COUNT};
 use crate::context::Context;
 use crate::frames::FrameStart;
@@ -49,6 +48,7 @@ use crate::gpu_types::{
     TypeInfo, INACTIVE_TYPE, MAX_CLIPS, MAX_MATERIALS, MAX_TYPES,
 };
 use crate::memory::{upload_buffer, upload_image, Buffer, DeferredRelease, Image, Released};
+use crate::mesh::quantize;
 use crate::Error;
 
 const COMMAND_BYTES: u64 = std::mem::size_of::<vk::DrawIndexedIndirectCommand>() as u64;
@@ -525,8 +525,13 @@ impl World {
         };
         let (vertices, indices, type_table, clip_table, material_table) =
             (buffer(), buffer(), buffer(), buffer(), buffer());
-        let (controller_states, controller_transitions, command_template, commands, bounds_commands) =
-            (buffer(), buffer(), buffer(), buffer(), buffer());
+        let (
+            controller_states,
+            controller_transitions,
+            command_template,
+            commands,
+            bounds_commands,
+        ) = (buffer(), buffer(), buffer(), buffer(), buffer());
         drop(buffer);
         let mut image = || match resources.next() {
             Some(Released::Image(image)) => image,
@@ -795,12 +800,31 @@ impl World {
     ) -> Result<(), Error> {
         let cmd = start.cmd;
         self.grow_buffers(ctx, start.number, deferred)?;
+        let grew = !self.pending_copies.is_empty();
         for (old, new, bytes) in self.pending_copies.drain(..) {
             let region = vk::BufferCopy::default().size(bytes);
             // SAFETY: both buffers are alive; the old one is released only
             // after this frame completes.
             unsafe { ctx.device.cmd_copy_buffer(cmd, old.raw, new, &[region]) };
             deferred.push(start.number, Released::Buffer(old));
+        }
+        if grew {
+            // The staging copies below write into the grown buffers too.
+            let barrier = vk::MemoryBarrier::default()
+                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE);
+            // SAFETY: a plain global barrier on a recording command buffer.
+            unsafe {
+                ctx.device.cmd_pipeline_barrier(
+                    cmd,
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::DependencyFlags::empty(),
+                    &[barrier],
+                    &[],
+                    &[],
+                );
+            }
         }
         let mut type_table = Vec::new();
         let mut template = Vec::new();

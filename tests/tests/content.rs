@@ -33,8 +33,20 @@ fn generated_units_bake_with_fitted_two_bone_weights() {
         );
         assert_eq!(asset.kind, AssetKind::Unit);
         assert_eq!(asset.lods.len(), 3, "{name}: three LODs");
-        for clip in ["idle", "walk", "run", "attack_slash", "attack_thrust", "hit", "die", "victory"] {
-            assert!(clips.contains(&clip), "{name}: clip {clip} missing from {clips:?}");
+        for clip in [
+            "idle",
+            "walk",
+            "run",
+            "attack_slash",
+            "attack_thrust",
+            "hit",
+            "die",
+            "victory",
+        ] {
+            assert!(
+                clips.contains(&clip),
+                "{name}: clip {clip} missing from {clips:?}"
+            );
         }
         assert!(
             report.two_bone_fitted.rms <= report.two_bone_naive.rms,
@@ -42,7 +54,10 @@ fn generated_units_bake_with_fitted_two_bone_weights() {
             report.two_bone_fitted,
             report.two_bone_naive
         );
-        assert!(report.two_bone_fitted.rms > 0.0, "{name}: the content should need the reduction");
+        assert!(
+            report.two_bone_fitted.rms > 0.0,
+            "{name}: the content should need the reduction"
+        );
     }
 }
 
@@ -53,6 +68,9 @@ fn generated_props_bake() {
         let baked = bake::bake_prop(Path::new(&path), &BakeOptions::default(), &quiet)
             .unwrap_or_else(|err| panic!("baking {name}: {err}"));
         assert_eq!(baked.asset.kind, AssetKind::Prop);
-        assert!(baked.asset.lods[0].indices.len() >= 3, "{name} has triangles");
+        assert!(
+            baked.asset.lods[0].indices.len() >= 3,
+            "{name} has triangles"
+        );
     }
 }

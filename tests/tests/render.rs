@@ -8,11 +8,10 @@ use horde::context::Tier;
 use horde::mesh::ground;
 use horde::renderer::Environment;
 use horde::scene::{first_scene, first_scene_camera, rgba8, static_asset, Scene};
-use horde::world::PropPlacement;
 use horde::target::CLEAR_COLOR;
+use horde::world::PropPlacement;
 use horde_tests::{
-    compare_with_reference, compare_with_reference_as, finish, gpu_context, render_scene,
-    Tolerance,
+    compare_with_reference, compare_with_reference_as, finish, gpu_context, render_scene, Tolerance,
 };
 
 const UNITS: u32 = 1024;
@@ -107,7 +106,16 @@ fn lit_ground_reads_back_its_albedo() {
     };
     let camera = Camera::look_at(Vec3::new(0.0, 10.0, 0.01), Vec3::ZERO);
     let mut ctx = gpu_context(None);
-    let image = render_scene(&mut ctx, &scene, &camera, |r| r.environment = environment, 64, 64, 1, 0.0);
+    let image = render_scene(
+        &mut ctx,
+        &scene,
+        &camera,
+        |r| r.environment = environment,
+        64,
+        64,
+        1,
+        0.0,
+    );
     finish(ctx);
     // The tint is stored as unorm8, so the expected value goes through it too.
     let tint = rgba8(Vec3::from_array(albedo)).to_le_bytes();

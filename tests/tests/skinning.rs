@@ -15,7 +15,7 @@ use horde::context::Context;
 use horde::frames::{write_set, Descriptor};
 use horde::gpu_types::{ClipInfo, MAX_CLIPS};
 use horde::memory::{submit_and_wait, upload_buffer, upload_image, Buffer};
-use horde::passes::mesh::create_atlas_sampler;
+use horde::passes::draw::create_bone_sampler;
 use horde::pipeline::{binding, compute_pipeline, LayoutDesc};
 use horde::shaders;
 use horde_tests::{finish, gpu_context, samples_dir};
@@ -86,7 +86,7 @@ fn gpu_skin(ctx: &mut Context, baked: &Baked, samples: &[(u32, f32)]) -> Vec<Vec
         height: animation.texture_height,
     };
     let bones = upload_image(ctx, "twin bones", extent, format, &animation.texels).expect("bones");
-    let sampler = create_atlas_sampler(ctx).expect("sampler");
+    let sampler = create_bone_sampler(ctx).expect("sampler");
     let out_bytes = (lod.vertices.len() * 16) as u64;
     let output = Buffer::new(
         ctx,

@@ -89,7 +89,13 @@ pub fn unit_types(options: &CrowdOptions) -> Result<Vec<Asset>> {
     if !options.samples {
         return ["knight", "skeleton"]
             .iter()
-            .map(|name| bake_unit(&root.join(format!("assets/{name}.glb")), &[], options.encoding))
+            .map(|name| {
+                bake_unit(
+                    &root.join(format!("assets/{name}.glb")),
+                    &[],
+                    options.encoding,
+                )
+            })
             .collect();
     }
     let samples = root.join("../shared/gltf-samples");
@@ -106,7 +112,11 @@ pub fn unit_types(options: &CrowdOptions) -> Result<Vec<Asset>> {
             &[&knight],
             options.encoding,
         )?,
-        bake_unit(&samples.join("CesiumMan/CesiumMan.glb"), &[], options.encoding)?,
+        bake_unit(
+            &samples.join("CesiumMan/CesiumMan.glb"),
+            &[],
+            options.encoding,
+        )?,
         bake_unit(&samples.join("Fox/Fox.glb"), &[], options.encoding)?,
     ])
 }
@@ -174,7 +184,11 @@ pub fn crowd_scene(options: &CrowdOptions) -> Result<Scene> {
         units.push(UnitSpawn {
             unit_type,
             position: Vec3::new(x, 0.0, z),
-            heading: if army == 0 { std::f32::consts::FRAC_PI_2 } else { -std::f32::consts::FRAC_PI_2 },
+            heading: if army == 0 {
+                std::f32::consts::FRAC_PI_2
+            } else {
+                -std::f32::consts::FRAC_PI_2
+            },
             scale: UNIT_HEIGHT / height * (0.92 + 0.16 * rng.unit()),
             tint: rgba8(team * (0.85 + 0.15 * rng.unit())),
             params,
@@ -269,7 +283,9 @@ impl Battle {
         let mut updates = Vec::with_capacity(orders as usize);
         for _ in 0..orders as u32 {
             let id = UnitId(self.rng.below(count));
-            let Some(mut params) = world.params(id) else { continue };
+            let Some(mut params) = world.params(id) else {
+                continue;
+            };
             let roll = self.rng.unit();
             if params.dead {
                 if roll < 0.3 {

@@ -124,7 +124,11 @@ fn create_pipeline(
             vertex_bindings: &bindings,
             vertex_attributes: &attributes,
             render_pass,
-            cull_mode: if bounds { vk::CullModeFlags::NONE } else { vk::CullModeFlags::BACK },
+            cull_mode: if bounds {
+                vk::CullModeFlags::NONE
+            } else {
+                vk::CullModeFlags::BACK
+            },
             depth_compare: vk::CompareOp::GREATER,
             depth_write: !bounds,
             alpha_blend: bounds,
@@ -161,7 +165,10 @@ impl DrawPass {
             match create_pipeline(ctx, render_pass, kind, encoding) {
                 Ok(pipeline) => pipelines.push(pipeline),
                 Err(err) => {
-                    pipelines.into_iter().rev().for_each(|p: Pipeline| p.destroy(ctx));
+                    pipelines
+                        .into_iter()
+                        .rev()
+                        .for_each(|p: Pipeline| p.destroy(ctx));
                     destroy_samplers();
                     return Err(err);
                 }
@@ -207,23 +214,48 @@ impl DrawPass {
         if world.unit_count() > 0 {
             let set = allocate_set(ctx, start, self.unit_pipeline.set_layouts[0])?;
             write_set(ctx, set, &shared);
-            self.draw(ctx, start.cmd, &self.unit_pipeline, set, world, &world.commands, true);
+            self.draw(
+                ctx,
+                start.cmd,
+                &self.unit_pipeline,
+                set,
+                world,
+                &world.commands,
+                true,
+            );
         }
         if world.prop_count() > 0 {
             let set = allocate_set(ctx, start, self.prop_pipeline.set_layouts[0])?;
             let mut props = shared;
             props[2] = Descriptor::Storage(world.props_buffer().raw);
             write_set(ctx, set, &props[..5]);
-            self.draw(ctx, start.cmd, &self.prop_pipeline, set, world, &world.commands, false);
+            self.draw(
+                ctx,
+                start.cmd,
+                &self.prop_pipeline,
+                set,
+                world,
+                &world.commands,
+                false,
+            );
         }
         if show_bounds {
-            for (units, instances) in [(true, world.units_buffer()), (false, world.props_buffer())] {
+            for (units, instances) in [(true, world.units_buffer()), (false, world.props_buffer())]
+            {
                 let set = allocate_set(ctx, start, self.bounds_pipeline.set_layouts[0])?;
                 let mut descriptors = shared;
                 descriptors[2] = Descriptor::Storage(instances.raw);
                 write_set(ctx, set, &descriptors[..5]);
                 let pipeline = &self.bounds_pipeline;
-                self.draw(ctx, start.cmd, pipeline, set, world, &world.bounds_commands, units);
+                self.draw(
+                    ctx,
+                    start.cmd,
+                    pipeline,
+                    set,
+                    world,
+                    &world.bounds_commands,
+                    units,
+                );
             }
         }
         Ok(())
@@ -241,7 +273,11 @@ impl DrawPass {
         units: bool,
     ) {
         let list = world.lists_buffer();
-        let commands = if units { world.unit_commands() } else { world.prop_commands() };
+        let commands = if units {
+            world.unit_commands()
+        } else {
+            world.prop_commands()
+        };
         let device = &ctx.device;
         // SAFETY: every bound object lives as long as the world; the command
         // buffer is recording inside a compatible render pass.

@@ -25,7 +25,10 @@ use horde::world::UnitSpawn;
 use horde_tools::crowd::{unit_types, CrowdOptions};
 
 #[derive(Debug, Parser)]
-#[command(version, about = "Render a contact sheet of every generated unit type in every clip")]
+#[command(
+    version,
+    about = "Render a contact sheet of every generated unit type in every clip"
+)]
 struct Args {
     /// Output PNG.
     #[arg(short, long, default_value = "contact_sheet.png")]
@@ -65,7 +68,12 @@ fn main() -> Result<()> {
             let clips = asset.animation.as_ref().map(|a| a.clips.len()).unwrap_or(0);
             Some(Controller {
                 states: (0..clips as u32)
-                    .map(|clip| AnimStateDef { clip, speed: 0.0, flags: 0, transitions: 0 })
+                    .map(|clip| AnimStateDef {
+                        clip,
+                        speed: 0.0,
+                        flags: 0,
+                        transitions: 0,
+                    })
                     .collect(),
                 transitions: Vec::new(),
                 any_state: Vec::new(),
@@ -86,7 +94,10 @@ fn main() -> Result<()> {
     let mut units = Vec::new();
     let mut poses = Vec::new();
     for (type_index, asset) in types.iter().enumerate() {
-        let animation = asset.animation.as_ref().context("a unit type without animation")?;
+        let animation = asset
+            .animation
+            .as_ref()
+            .context("a unit type without animation")?;
         for (clip_index, clip) in animation.clips.iter().enumerate() {
             for (phase_index, phase) in PHASES.iter().enumerate() {
                 let x = (type_index * (PHASES.len() + 1) + phase_index) as f32 * SPACING;
@@ -125,15 +136,28 @@ fn main() -> Result<()> {
         ..ContextDesc::default()
     };
     let mut ctx = Context::new(&desc)?;
-    let tile = vk::Extent2D { width: args.tile_width, height: args.tile_height };
+    let tile = vk::Extent2D {
+        width: args.tile_width,
+        height: args.tile_height,
+    };
     let sheet_width = tile.width * types.len() as u32;
     let sheet_height = tile.height * rows as u32;
     let mut sheet = image::RgbaImage::new(sheet_width, sheet_height);
     let result = (|| -> Result<()> {
-        let mut renderer =
-            Renderer::new(&mut ctx, OFFSCREEN_FORMAT, vk::ImageLayout::TRANSFER_SRC_OPTIMAL, &scene)?;
-        let ids: Vec<_> = (0..renderer.world.unit_count()).map(horde::world::UnitId).collect();
-        let states: Vec<_> = ids.iter().zip(&poses).map(|(id, pose)| (*id, pose.encode())).collect();
+        let mut renderer = Renderer::new(
+            &mut ctx,
+            OFFSCREEN_FORMAT,
+            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+            &scene,
+        )?;
+        let ids: Vec<_> = (0..renderer.world.unit_count())
+            .map(horde::world::UnitId)
+            .collect();
+        let states: Vec<_> = ids
+            .iter()
+            .zip(&poses)
+            .map(|(id, pose)| (*id, pose.encode()))
+            .collect();
         renderer.world.set_anim_states(&states);
         // Full detail in every tile.
         renderer.settings.lod_bias = 1.0 / 64.0;
@@ -176,7 +200,11 @@ fn main() -> Result<()> {
     ctx.destroy();
     result?;
     if validation.errors() > 0 {
-        bail!("{} validation errors: {:?}", validation.errors(), validation.messages());
+        bail!(
+            "{} validation errors: {:?}",
+            validation.errors(),
+            validation.messages()
+        );
     }
     write_png_atomic(&sheet, &args.output)?;
     let names: Vec<&str> = types.iter().map(|t| t.name.as_str()).collect();

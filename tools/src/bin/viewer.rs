@@ -36,7 +36,10 @@ enum Encoding {
 }
 
 #[derive(Debug, Parser)]
-#[command(version, about = "horde viewer: a GPU-driven crowd in a window, or headless to PNG and JSON")]
+#[command(
+    version,
+    about = "horde viewer: a GPU-driven crowd in a window, or headless to PNG and JSON"
+)]
 struct Args {
     /// Render offscreen instead of opening a window.
     #[arg(long)]
@@ -111,10 +114,16 @@ fn context_desc(args: &Args) -> Result<ContextDesc> {
 
 fn check_args(args: &Args) -> Result<()> {
     if !(args.lod_bias.is_finite() && args.lod_bias > 0.0) {
-        bail!("--lod-bias must be a positive number, not {}", args.lod_bias);
+        bail!(
+            "--lod-bias must be a positive number, not {}",
+            args.lod_bias
+        );
     }
     if !(args.max_distance.is_finite() && args.max_distance > 0.0) {
-        bail!("--max-distance must be a positive number, not {}", args.max_distance);
+        bail!(
+            "--max-distance must be a positive number, not {}",
+            args.max_distance
+        );
     }
     Ok(())
 }
@@ -209,7 +218,13 @@ fn run_headless(args: &Args) -> Result<()> {
             if let Some(path) = &args.screenshot {
                 let image = target.read_rgba()?;
                 write_png_atomic(&image, path)?;
-                println!("wrote {} ({}x{}, {} frames)", path.display(), extent.width, extent.height, args.frames);
+                println!(
+                    "wrote {} ({}x{}, {} frames)",
+                    path.display(),
+                    extent.width,
+                    extent.height,
+                    args.frames
+                );
             }
             if let Some(path) = &args.report {
                 cpu_ms.sort_by(f64::total_cmp);
@@ -230,8 +245,10 @@ fn run_headless(args: &Args) -> Result<()> {
                 };
                 let json = serde_json::to_string_pretty(&report)?;
                 let temp = path.with_extension("json.tmp");
-                std::fs::write(&temp, json).with_context(|| format!("writing {}", temp.display()))?;
-                std::fs::rename(&temp, path).with_context(|| format!("writing {}", path.display()))?;
+                std::fs::write(&temp, json)
+                    .with_context(|| format!("writing {}", temp.display()))?;
+                std::fs::rename(&temp, path)
+                    .with_context(|| format!("writing {}", path.display()))?;
                 println!("wrote {}", path.display());
             }
             Ok(())
@@ -248,7 +265,11 @@ fn run_headless(args: &Args) -> Result<()> {
         bail!("leaked GPU allocations: {leaks:?}");
     }
     if validation.errors() > 0 {
-        bail!("{} validation errors: {:?}", validation.errors(), validation.messages());
+        bail!(
+            "{} validation errors: {:?}",
+            validation.errors(),
+            validation.messages()
+        );
     }
     Ok(())
 }
@@ -279,6 +300,10 @@ fn main() -> Result<()> {
         on_frame: Some(Box::new(move |world, dt| battle.step(world, dt))),
     })
     .context("window run failed")?;
-    log::info!("presented {} frames on {}", report.frames_presented, report.device_name);
+    log::info!(
+        "presented {} frames on {}",
+        report.frames_presented,
+        report.device_name
+    );
     Ok(())
 }
