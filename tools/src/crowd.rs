@@ -17,7 +17,8 @@ use glam::Vec3;
 use horde::asset::{Asset, BoneEncoding};
 use horde::camera::Camera;
 use horde::gpu_types::AnimParams;
-use horde::scene::{rgba8, Scene};
+use horde::mesh::ground;
+use horde::scene::{rgba8, static_asset, Scene};
 use horde::world::{PropPlacement, UnitId, UnitSpawn, World};
 
 use crate::bake::{self, BakeOptions};
@@ -138,7 +139,8 @@ const UNIT_HEIGHT: f32 = 1.8;
 /// Builds the two armies and the props around them.
 pub fn crowd_scene(options: &CrowdOptions) -> Result<Scene> {
     let unit_types = unit_types(options)?;
-    let prop_types = prop_types()?;
+    let mut prop_types = prop_types()?;
+    let scattered_types = prop_types.len() as u32;
     let mut rng = Rng::new(options.seed);
     let per_army = options.units.div_ceil(2).max(1);
     let columns = (per_army as f32).sqrt().ceil().max(1.0) as u32;
@@ -199,7 +201,7 @@ pub fn crowd_scene(options: &CrowdOptions) -> Result<Scene> {
     let prop_count = (options.units / 25).clamp(40, 40_000);
     let mut props = Vec::with_capacity(prop_count as usize);
     for _ in 0..prop_count {
-        let prop_type = rng.below(prop_types.len() as u32);
+        let prop_type = rng.below(scattered_types);
         // Props stand around the armies, not inside the formations.
         let mut position = Vec3::new(
             (rng.unit() * 2.0 - 1.0) * extent_x,
@@ -222,6 +224,16 @@ pub fn crowd_scene(options: &CrowdOptions) -> Result<Scene> {
             tint: rgba8(Vec3::splat(0.85 + 0.15 * rng.unit())),
         });
     }
+    // The field: one flat prop under everything.
+    let field = (extent_x.max(extent_z) + 60.0) * 2.0;
+    props.push(PropPlacement {
+        prop_type: prop_types.len() as u32,
+        position: Vec3::ZERO,
+        heading: 0.0,
+        scale: 1.0,
+        tint: rgba8(Vec3::new(0.36, 0.45, 0.24)),
+    });
+    prop_types.push(static_asset("field", &ground(field, 16)));
     Ok(Scene {
         controllers: vec![None; unit_types.len()],
         unit_types,

@@ -37,7 +37,7 @@ struct Args {
     #[arg(long, default_value_t = 640, value_parser = clap::value_parser!(u32).range(64..=4096))]
     tile_width: u32,
     /// Height of one tile in pixels.
-    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(32..=4096))]
+    #[arg(long, default_value_t = 240, value_parser = clap::value_parser!(u32).range(32..=4096))]
     tile_height: u32,
     /// Use the third-party samples instead of the generated content.
     #[arg(long)]
@@ -49,8 +49,13 @@ struct Args {
 
 /// Poses shown per clip, as fractions of its duration.
 const PHASES: [f32; 4] = [0.0, 0.25, 0.5, 0.75];
-/// Metres between units in a tile and between tiles.
+/// Metres between the units of a tile.
 const SPACING: f32 = 2.2;
+/// Metres between tiles: far beyond the draw distance, so a tile's camera
+/// sees only its own units.
+const TILE_DISTANCE: f32 = 60.0;
+/// Draw distance of every tile's camera.
+const DRAW_DISTANCE: f32 = 20.0;
 
 fn main() -> Result<()> {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
@@ -89,8 +94,8 @@ fn main() -> Result<()> {
     if rows == 0 {
         bail!("the unit types have no clips");
     }
-    // Unit (type t, clip c, phase p) stands at x = (t * (phases + 1) + p) * spacing,
-    // z = -c * spacing * 3, so each tile's camera sees only its row.
+    // Unit (type t, clip c, phase p) stands at x = t * tile + p * spacing,
+    // z = -c * tile.
     let mut units = Vec::new();
     let mut poses = Vec::new();
     for (type_index, asset) in types.iter().enumerate() {
@@ -100,10 +105,10 @@ fn main() -> Result<()> {
             .context("a unit type without animation")?;
         for (clip_index, clip) in animation.clips.iter().enumerate() {
             for (phase_index, phase) in PHASES.iter().enumerate() {
-                let x = (type_index * (PHASES.len() + 1) + phase_index) as f32 * SPACING;
+                let x = type_index as f32 * TILE_DISTANCE + phase_index as f32 * SPACING;
                 units.push(UnitSpawn {
                     unit_type: type_index as u32,
-                    position: Vec3::new(x, 0.0, -(clip_index as f32) * SPACING * 3.0),
+                    position: Vec3::new(x, 0.0, -(clip_index as f32) * TILE_DISTANCE),
                     heading: 0.6,
                     scale: 1.8 / asset.bounds.height.max(1e-3),
                     tint: rgba8(Vec3::ONE),
@@ -159,8 +164,9 @@ fn main() -> Result<()> {
             .map(|(id, pose)| (*id, pose.encode()))
             .collect();
         renderer.world.set_anim_states(&states);
-        // Full detail in every tile.
+        // Full detail in every tile, and nothing of the neighbouring tiles.
         renderer.settings.lod_bias = 1.0 / 64.0;
+        renderer.settings.max_draw_distance = DRAW_DISTANCE;
         let target = match Offscreen::new(&mut ctx, renderer.render_pass, tile) {
             Ok(target) => target,
             Err(err) => {
@@ -172,11 +178,11 @@ fn main() -> Result<()> {
             for (type_index, asset) in types.iter().enumerate() {
                 let clips = asset.animation.as_ref().map(|a| a.clips.len()).unwrap_or(0);
                 for clip_index in 0..clips {
-                    let center_x = (type_index * (PHASES.len() + 1)) as f32 * SPACING
+                    let center_x = type_index as f32 * TILE_DISTANCE
                         + (PHASES.len() - 1) as f32 * SPACING / 2.0;
-                    let z = -(clip_index as f32) * SPACING * 3.0;
+                    let z = -(clip_index as f32) * TILE_DISTANCE;
                     let mut camera = Camera::look_at(
-                        Vec3::new(center_x, 1.6, z + 6.2),
+                        Vec3::new(center_x, 1.5, z + 4.4),
                         Vec3::new(center_x, 0.8, z),
                     );
                     camera.fov_y = 40f32.to_radians();
