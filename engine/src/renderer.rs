@@ -64,7 +64,8 @@ impl Default for Environment {
 pub struct RenderSettings {
     /// Screen-space error, in pixels, a LOD may show before a finer one is used.
     pub lod_threshold_px: f32,
-    /// Multiplies the threshold: above 1 coarser LODs come nearer.
+    /// Divides the threshold, as Unity's LOD bias: above 1 finer LODs reach
+    /// farther, below 1 coarser LODs come nearer.
     pub lod_bias: f32,
     /// Fraction by which a coarser LOD must beat the threshold to be taken.
     pub lod_hysteresis: f32,

@@ -165,7 +165,7 @@ fn main() -> Result<()> {
             .collect();
         renderer.world.set_anim_states(&states);
         // Full detail in every tile, and nothing of the neighbouring tiles.
-        renderer.settings.lod_bias = 1.0 / 64.0;
+        renderer.settings.lod_bias = 64.0;
         renderer.settings.max_draw_distance = DRAW_DISTANCE;
         let target = match Offscreen::new(&mut ctx, renderer.render_pass, tile) {
             Ok(target) => target,

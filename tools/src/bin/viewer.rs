@@ -77,7 +77,7 @@ struct Args {
     /// Colour units and props by LOD.
     #[arg(long)]
     color_by_lod: bool,
-    /// Multiplies the LOD error threshold: above 1 coarser LODs come nearer.
+    /// LOD bias (as in Unity): above 1 finer LODs reach farther, below 1 coarser LODs come nearer.
     #[arg(long, default_value_t = 1.0)]
     lod_bias: f32,
     /// Nothing farther is drawn (metres).
