@@ -222,8 +222,7 @@ fn warrior_with_knight_clips_within_reported_error() {
 #[test]
 fn warrior_without_clips_is_refused() {
     let path = sample_path("KayKit_Skeleton_Warrior/Skeleton_Warrior.glb");
-    let error = bake::bake_unit(&path, &[], &BakeOptions::default(), &quiet)
-        .expect_err("error");
+    let error = bake::bake_unit(&path, &[], &BakeOptions::default(), &quiet).expect_err("error");
     assert!(error.to_string().contains("no animation clips"), "{error}");
     assert!(
         error.to_string().contains("Skeleton_Warrior.glb"),
@@ -417,7 +416,10 @@ impl Default for SyntheticData {
                 [0.5, 0.5, 0.0, 0.0],
                 [1.0, 0.0, 0.0, 0.0],
             ],
-            rotations: [[0.0, 0.0, 0.0, 1.0], [0.0, 0.0, FRAC_1_SQRT_2, FRAC_1_SQRT_2]],
+            rotations: [
+                [0.0, 0.0, 0.0, 1.0],
+                [0.0, 0.0, FRAC_1_SQRT_2, FRAC_1_SQRT_2],
+            ],
         }
     }
 }

@@ -16,7 +16,10 @@ use std::time::Instant;
 #[command(about = "Time the bake of one character per bone encoding and report asset sizes")]
 struct Cli {
     /// Character glTF.
-    #[arg(long, default_value = "../shared/gltf-samples/KayKit_Knight/Knight.glb")]
+    #[arg(
+        long,
+        default_value = "../shared/gltf-samples/KayKit_Knight/Knight.glb"
+    )]
     character: PathBuf,
     /// Animation libraries bound by joint name.
     #[arg(long)]
@@ -35,7 +38,10 @@ fn main() -> anyhow::Result<()> {
     let libraries: Vec<&Path> = cli.animations.iter().map(PathBuf::as_path).collect();
     let mut results = Vec::new();
     for encoding in BoneEncoding::ALL {
-        let options = BakeOptions { encoding, ..BakeOptions::default() };
+        let options = BakeOptions {
+            encoding,
+            ..BakeOptions::default()
+        };
         let mut seconds = Vec::with_capacity(cli.runs);
         let mut last = None;
         for _ in 0..cli.runs.max(1) {
@@ -88,7 +94,9 @@ fn main() -> anyhow::Result<()> {
     });
     let text = serde_json::to_string_pretty(&document)?;
     match &cli.output {
-        Some(path) => std::fs::write(path, text + "\n").with_context(|| path.display().to_string())?,
+        Some(path) => {
+            std::fs::write(path, text + "\n").with_context(|| path.display().to_string())?
+        }
         None => println!("{text}"),
     }
     Ok(())
