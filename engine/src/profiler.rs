@@ -30,7 +30,7 @@ pub struct Scope {
 }
 
 /// Summary of one scope over the recorded history.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ScopeStats {
     pub name: String,
     pub median_ms: f64,

@@ -28,7 +28,7 @@ use crate::gpu_types::FrameGlobals;
 use crate::memory::{Buffer, DeferredRelease};
 use crate::passes::animate::{AnimateInputs, AnimatePass};
 use crate::passes::cull::{cull_globals, CullBatch, CullPass, CullTargets};
-use crate::passes::draw::DrawPass;
+use crate::passes::draw::{DrawOptions, DrawPass};
 use crate::profiler::Profiler;
 use crate::scene::Scene;
 use crate::swapchain::{Acquired, Swapchain};
@@ -77,6 +77,9 @@ pub struct RenderSettings {
     pub cull_camera: Option<Camera>,
     /// Draw every visible instance's bounding sphere.
     pub show_bounds: bool,
+    /// Skin units; when off they are drawn static in their bind pose through
+    /// the prop pipeline (the benchmark's skinned-versus-static comparison).
+    pub skinning: bool,
 }
 
 impl Default for RenderSettings {
@@ -89,12 +92,13 @@ impl Default for RenderSettings {
             color_by_lod: false,
             cull_camera: None,
             show_bounds: false,
+            skinning: true,
         }
     }
 }
 
 /// Units and props the GPU drew in one frame, read back a few frames late.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DrawStats {
     /// Frame number the counts belong to.
     pub frame: u64,
@@ -503,7 +507,10 @@ impl Renderer {
             start,
             world,
             &self.globals[start.slot],
-            self.settings.show_bounds,
+            &DrawOptions {
+                show_bounds: self.settings.show_bounds,
+                skinning: self.settings.skinning,
+            },
         );
         // SAFETY: matches the begin above.
         unsafe { ctx.device.cmd_end_render_pass(cmd) };

@@ -61,8 +61,16 @@ impl Rng {
     }
 }
 
-/// The repository root (where `assets/` is).
+/// The repository root (where `assets/` is): `HORDE_ROOT`, else the
+/// working directory when it holds `assets/`, else the checkout this binary
+/// was built in.
 pub fn repo_root() -> PathBuf {
+    if let Some(root) = std::env::var_os("HORDE_ROOT") {
+        return PathBuf::from(root);
+    }
+    if Path::new("assets/knight.glb").exists() {
+        return PathBuf::from(".");
+    }
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 

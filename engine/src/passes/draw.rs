@@ -42,6 +42,16 @@ pub struct DrawPass {
     bone_sampler: vk::Sampler,
 }
 
+/// Per-frame choices of the draw pass.
+#[derive(Clone, Copy, Debug)]
+pub struct DrawOptions {
+    /// Also draw every visible instance's bounding sphere.
+    pub show_bounds: bool,
+    /// Skin units; when off they are drawn in their bind pose with the prop
+    /// pipeline.
+    pub skinning: bool,
+}
+
 /// Descriptor bindings. Props use 0..=4; units add 5..=7.
 ///
 /// 0 `Globals` (uniform), 1 `Types` (uniform), 2 `Instances` (storage),
@@ -194,7 +204,7 @@ impl DrawPass {
         start: &FrameStart,
         world: &World,
         globals: &Buffer,
-        show_bounds: bool,
+        options: &DrawOptions,
     ) -> Result<(), Error> {
         let shared = [
             Descriptor::Uniform(globals.raw),
@@ -211,7 +221,12 @@ impl DrawPass {
             ctx.device
                 .cmd_bind_index_buffer(start.cmd, world.indices.raw, 0, vk::IndexType::UINT32)
         };
-        if world.unit_count() > 0 {
+        if world.unit_count() > 0 && !options.skinning {
+            let set = allocate_set(ctx, start, self.prop_pipeline.set_layouts[0])?;
+            write_set(ctx, set, &shared[..5]);
+            let pipeline = &self.prop_pipeline;
+            self.draw(ctx, start.cmd, pipeline, set, world, &world.commands, true);
+        } else if world.unit_count() > 0 {
             let set = allocate_set(ctx, start, self.unit_pipeline.set_layouts[0])?;
             write_set(ctx, set, &shared);
             self.draw(
@@ -239,7 +254,7 @@ impl DrawPass {
                 false,
             );
         }
-        if show_bounds {
+        if options.show_bounds {
             for (units, instances) in [(true, world.units_buffer()), (false, world.props_buffer())]
             {
                 let set = allocate_set(ctx, start, self.bounds_pipeline.set_layouts[0])?;

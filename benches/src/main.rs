@@ -1,3 +1,0 @@
-//! Benchmark harness entry point.
-
-fn main() {}
