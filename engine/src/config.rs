@@ -8,8 +8,9 @@
 pub const CULL_WORKGROUP_SIZE: u32 = 256;
 /// Workgroup size that fits the mobile tier's 128-invocation limit.
 pub const CULL_WORKGROUP_SIZE_MOBILE: u32 = 64;
-/// Levels of detail per unit type (the last may be an impostor).
-pub const LOD_COUNT: u32 = 3;
+/// Levels of detail per type: the full mesh and three simplifications. The
+/// instance-list entry and the LOD state keep it in 2 bits.
+pub const LOD_COUNT: u32 = 4;
 /// Width in texels of bone textures; rows hold clip, then frame, then bone.
 pub const BONE_TEXTURE_WIDTH: u32 = 1024;
 /// Frames the CPU may record ahead of the GPU.

@@ -32,7 +32,11 @@ fn generated_units_bake_with_fitted_two_bone_weights() {
             report.model_height
         );
         assert_eq!(asset.kind, AssetKind::Unit);
-        assert_eq!(asset.lods.len(), 3, "{name}: three LODs");
+        assert_eq!(
+            asset.lods.len(),
+            horde::config::LOD_COUNT as usize,
+            "{name}: every LOD"
+        );
         for clip in [
             "idle",
             "walk",

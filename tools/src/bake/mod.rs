@@ -115,7 +115,7 @@ impl Default for BakeOptions {
             name: None,
             sample_rate: 30.0,
             encoding: BoneEncoding::Mat3x4F32,
-            lod_ratios: vec![1.0, 0.3, 0.1],
+            lod_ratios: vec![1.0, 0.3, 0.1, 0.03],
             lod_target_error: 0.05,
             clips: Vec::new(),
             looping: Vec::new(),
