@@ -138,15 +138,15 @@ fn resize(texture: &Texture, width: u32, height: u32) -> Vec<u8> {
             for sy in y0..y1 {
                 for sx in x0..x1 {
                     let src = ((sy * texture.width + sx) * 4) as usize;
-                    for c in 0..4 {
-                        sum[c] += u32::from(texture.rgba8[src + c]);
+                    for (total, &value) in sum.iter_mut().zip(&texture.rgba8[src..src + 4]) {
+                        *total += u32::from(value);
                     }
                 }
             }
             let count = (y1 - y0) * (x1 - x0);
             let dst = ((y * width + x) * 4) as usize;
-            for c in 0..4 {
-                out[dst + c] = (sum[c] / count) as u8;
+            for (out, total) in out[dst..dst + 4].iter_mut().zip(sum) {
+                *out = (total / count) as u8;
             }
         }
     }

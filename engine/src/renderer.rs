@@ -126,6 +126,18 @@ pub enum WindowFrame {
     Skipped,
 }
 
+/// What [`Renderer::create_passes`] makes.
+struct Passes {
+    render_pass: vk::RenderPass,
+    frames: Frames,
+    profiler: Profiler,
+    globals: Vec<Buffer>,
+    stats_readback: Vec<Buffer>,
+    animate: AnimatePass,
+    cull: CullPass,
+    draw: DrawPass,
+}
+
 /// Everything that draws a frame.
 pub struct Renderer {
     pub render_pass: vk::RenderPass,
@@ -185,9 +197,25 @@ impl Renderer {
             return Err(err);
         }
         let mut made = Vec::new();
-        match Self::with_world(ctx, color_format, color_final_layout, world, &mut made) {
-            Ok(renderer) => Ok(renderer),
-            Err((world, err)) => {
+        match Self::create_passes(ctx, color_format, color_final_layout, &world, &mut made) {
+            Ok(passes) => Ok(Renderer {
+                render_pass: passes.render_pass,
+                frames: passes.frames,
+                profiler: passes.profiler,
+                globals: passes.globals,
+                stats_readback: passes.stats_readback,
+                stats_frame: vec![None; FRAMES_IN_FLIGHT as usize],
+                world,
+                animate: passes.animate,
+                cull: passes.cull,
+                draw: passes.draw,
+                deferred: DeferredRelease::default(),
+                environment: Environment::default(),
+                settings: RenderSettings::default(),
+                stats: DrawStats::default(),
+                cpu_ms: 0.0,
+            }),
+            Err(err) => {
                 for buffer in made.into_iter().rev() {
                     Buffer::destroy(buffer, ctx);
                 }
@@ -197,17 +225,16 @@ impl Renderer {
         }
     }
 
-    fn with_world(
+    /// Everything but the world. Buffers made before a failure are left in
+    /// `made` for the caller to destroy.
+    fn create_passes(
         ctx: &mut Context,
         color_format: vk::Format,
         color_final_layout: vk::ImageLayout,
-        world: World,
+        world: &World,
         made: &mut Vec<Buffer>,
-    ) -> Result<Renderer, (World, Error)> {
-        let render_pass = match create_render_pass(ctx, color_format, color_final_layout) {
-            Ok(render_pass) => render_pass,
-            Err(err) => return Err((world, err)),
-        };
+    ) -> Result<Passes, Error> {
+        let render_pass = create_render_pass(ctx, color_format, color_final_layout)?;
         let destroy_render_pass = |ctx: &Context| {
             // SAFETY: nothing uses the render pass yet.
             unsafe { ctx.device.destroy_render_pass(render_pass, None) };
@@ -234,7 +261,7 @@ impl Renderer {
                 Ok(stats) => made.push(stats),
                 Err(err) => {
                     destroy_render_pass(ctx);
-                    return Err((world, err));
+                    return Err(err);
                 }
             }
         }
@@ -242,7 +269,7 @@ impl Renderer {
             Ok(pass) => pass,
             Err(err) => {
                 destroy_render_pass(ctx);
-                return Err((world, err));
+                return Err(err);
             }
         };
         let cull = match CullPass::new(ctx) {
@@ -250,7 +277,7 @@ impl Renderer {
             Err(err) => {
                 animate.destroy(ctx);
                 destroy_render_pass(ctx);
-                return Err((world, err));
+                return Err(err);
             }
         };
         let rest = DrawPass::new(ctx, render_pass, world.encoding).and_then(|draw| {
@@ -276,7 +303,7 @@ impl Renderer {
                 cull.destroy(ctx);
                 animate.destroy(ctx);
                 destroy_render_pass(ctx);
-                return Err((world, err));
+                return Err(err);
             }
         };
         let mut globals = Vec::new();
@@ -288,22 +315,15 @@ impl Renderer {
                 stats_readback.push(buffer);
             }
         }
-        Ok(Renderer {
+        Ok(Passes {
             render_pass,
             frames,
             profiler,
             globals,
             stats_readback,
-            stats_frame: vec![None; FRAMES_IN_FLIGHT as usize],
-            world,
             animate,
             cull,
             draw,
-            deferred: DeferredRelease::default(),
-            environment: Environment::default(),
-            settings: RenderSettings::default(),
-            stats: DrawStats::default(),
-            cpu_ms: 0.0,
         })
     }
 

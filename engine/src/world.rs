@@ -519,30 +519,14 @@ impl World {
             return Err(err);
         }
         let mut resources = created.into_iter();
-        let mut buffer = || match resources.next() {
-            Some(Released::Buffer(buffer)) => buffer,
-            _ => unreachable!("resources are created in field order"),
-        };
+        let mut buffer = || take_buffer(&mut resources);
         let (vertices, indices, type_table, clip_table, material_table) =
             (buffer(), buffer(), buffer(), buffer(), buffer());
-        let (
-            controller_states,
-            controller_transitions,
-            command_template,
-            commands,
-            bounds_commands,
-        ) = (buffer(), buffer(), buffer(), buffer(), buffer());
-        drop(buffer);
-        let mut image = || match resources.next() {
-            Some(Released::Image(image)) => image,
-            _ => unreachable!("resources are created in field order"),
-        };
-        let (bone_texture, atlas) = (image(), image());
-        drop(image);
-        let mut buffer = || match resources.next() {
-            Some(Released::Buffer(buffer)) => buffer,
-            _ => unreachable!("resources are created in field order"),
-        };
+        let (controller_states, controller_transitions, command_template, commands) =
+            (buffer(), buffer(), buffer(), buffer());
+        let bounds_commands = buffer();
+        let (bone_texture, atlas) = (take_image(&mut resources), take_image(&mut resources));
+        let mut buffer = || take_buffer(&mut resources);
         let (units, anim_states, props, lists) = (buffer(), buffer(), buffer(), buffer());
         Ok(World {
             types,
@@ -1133,6 +1117,22 @@ fn prepare_staging<'a>(
         }
     }
     Ok(staging)
+}
+
+/// The next resource of a list created in field order: a buffer.
+fn take_buffer(resources: &mut impl Iterator<Item = Released>) -> Buffer {
+    match resources.next() {
+        Some(Released::Buffer(buffer)) => buffer,
+        _ => unreachable!("resources are created in field order"),
+    }
+}
+
+/// The next resource of a list created in field order: an image.
+fn take_image(resources: &mut impl Iterator<Item = Released>) -> Image {
+    match resources.next() {
+        Some(Released::Image(image)) => image,
+        _ => unreachable!("resources are created in field order"),
+    }
 }
 
 /// Consecutive runs of sorted, deduplicated indices.

@@ -260,7 +260,7 @@ fn world_grows_and_despawns_with_exact_counts() {
             })
             .collect()
     };
-    let mut frame = |renderer: &mut Renderer, ctx: &mut Context| {
+    let frame = |renderer: &mut Renderer, ctx: &mut Context| {
         // Statistics come back FRAMES_IN_FLIGHT frames late: render enough.
         for _ in 0..3 {
             renderer

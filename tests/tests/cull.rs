@@ -18,6 +18,7 @@ use std::mem::size_of;
 use ash::vk;
 use glam::Vec3;
 use horde::camera::Camera;
+use horde::config::LOD_COUNT;
 use horde::context::{Context, Tier};
 use horde::cull_reference::{cull, ReferenceBatch, ReferenceOutput, UNIT_LOD_SHIFT};
 use horde::frames::Frames;
@@ -73,7 +74,7 @@ impl Scene {
         let mut regions = Vec::new();
         let mut next_base = 2;
         for (type_info, &capacity) in types.iter_mut().zip(capacities) {
-            for lod in 0..type_info.skeleton[3].clamp(1, 3) as usize {
+            for lod in 0..type_info.skeleton[3].clamp(1, LOD_COUNT) as usize {
                 type_info.command[lod] = regions.len() as u32;
                 type_info.instance_base[lod] = next_base;
                 type_info.materials[1] = capacity;
@@ -88,7 +89,7 @@ impl Scene {
         }
         let mut shuffled = vec![(0, 0); regions.len()];
         for type_info in &mut types {
-            for lod in 0..type_info.skeleton[3].clamp(1, 3) as usize {
+            for lod in 0..type_info.skeleton[3].clamp(1, LOD_COUNT) as usize {
                 let old = type_info.command[lod] as usize;
                 type_info.command[lod] = order[old];
                 shuffled[order[old] as usize] = regions[old];
@@ -112,18 +113,19 @@ impl Scene {
 
 /// A unit or prop type whose sphere is centred on the +Y axis.
 fn random_type(rng: &mut Rng) -> TypeInfo {
-    let lod_count = 1 + rng.below(3);
+    let lod_count = 1 + rng.below(LOD_COUNT);
     let error1 = rng.range(0.004, 0.03);
+    let error2 = error1 * rng.range(2.0, 6.0);
     TypeInfo {
         sphere: [0.0, rng.range(0.2, 2.0), 0.0, rng.range(0.4, 3.0)],
-        lod_error: [0.0, error1, error1 * rng.range(2.0, 6.0), 0.0],
-        // One type claims 4 LODs: the pass clamps it to LOD_COUNT.
+        lod_error: [0.0, error1, error2, error2 * rng.range(2.0, 6.0)],
+        // Some types claim more LODs than LOD_COUNT: the pass clamps them.
         skeleton: [
             0,
             0,
             0,
-            if lod_count == 3 {
-                3 + rng.below(2)
+            if lod_count == LOD_COUNT {
+                LOD_COUNT + rng.below(2)
             } else {
                 lod_count
             },

@@ -57,7 +57,7 @@ impl Rng {
 
     /// Uniform in `0..n` (n > 0).
     pub fn below(&mut self, n: u32) -> u32 {
-        ((self.next_u64() >> 32) * u64::from(n) >> 32) as u32
+        (((self.next_u64() >> 32) * u64::from(n)) >> 32) as u32
     }
 }
 
@@ -285,7 +285,7 @@ pub struct Battle {
 impl Battle {
     pub fn new(seed: u64) -> Battle {
         Battle {
-            rng: Rng::new(seed ^ 0xba77_1e),
+            rng: Rng::new(seed ^ 0x00ba_771e),
             rate: 0.25,
             owed: 0.0,
         }
