@@ -247,6 +247,44 @@ pub fn full_range(aspect: vk::ImageAspectFlags) -> vk::ImageSubresourceRange {
     }
 }
 
+/// Records a global memory barrier: writes of `src_access` in `src_stage`
+/// become visible to `dst_access` in `dst_stage`.
+pub fn memory_barrier(
+    ctx: &Context,
+    cmd: vk::CommandBuffer,
+    (src_stage, src_access): (vk::PipelineStageFlags, vk::AccessFlags),
+    (dst_stage, dst_access): (vk::PipelineStageFlags, vk::AccessFlags),
+) {
+    let barrier = vk::MemoryBarrier::default()
+        .src_access_mask(src_access)
+        .dst_access_mask(dst_access);
+    // SAFETY: a plain global barrier on a command buffer in the recording state.
+    unsafe {
+        ctx.device.cmd_pipeline_barrier(
+            cmd,
+            src_stage,
+            dst_stage,
+            vk::DependencyFlags::empty(),
+            &[barrier],
+            &[],
+            &[],
+        );
+    }
+}
+
+/// The barrier after a copy whose result the host reads.
+pub fn transfer_to_host_barrier(ctx: &Context, cmd: vk::CommandBuffer) {
+    memory_barrier(
+        ctx,
+        cmd,
+        (
+            vk::PipelineStageFlags::TRANSFER,
+            vk::AccessFlags::TRANSFER_WRITE,
+        ),
+        (vk::PipelineStageFlags::HOST, vk::AccessFlags::HOST_READ),
+    );
+}
+
 /// Records commands into a one-shot command buffer, submits it and waits.
 /// For load-time work only: it stalls the queue.
 pub fn submit_and_wait(ctx: &Context, record: impl FnOnce(vk::CommandBuffer)) -> Result<(), Error> {

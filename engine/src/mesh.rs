@@ -18,6 +18,21 @@ pub struct MeshData {
     pub indices: Vec<u32>,
 }
 
+/// Triangles joining `bands + 1` rows of `segments + 1` vertices, top row
+/// first, counter-clockwise seen from outside.
+fn latitude_band_indices(bands: u32, segments: u32) -> Vec<u32> {
+    let stride = segments + 1;
+    let mut indices = Vec::with_capacity((bands * segments * 6) as usize);
+    for band in 0..bands {
+        for segment in 0..segments {
+            let a = band * stride + segment;
+            let b = a + stride;
+            indices.extend_from_slice(&[a, a + 1, b, a + 1, b + 1, b]);
+        }
+    }
+    indices
+}
+
 /// A capsule standing on y = 0: `radius`, total `height`, `segments` around
 /// and `rings` per hemisphere.
 pub fn capsule(radius: f32, height: f32, segments: u32, rings: u32) -> MeshData {
@@ -50,15 +65,7 @@ pub fn capsule(radius: f32, height: f32, segments: u32, rings: u32) -> MeshData 
             ));
         }
     }
-    let stride = segments + 1;
-    for row in 0..row_count - 1 {
-        for segment in 0..segments {
-            let a = row * stride + segment;
-            let b = a + stride;
-            mesh.indices
-                .extend_from_slice(&[a, a + 1, b, a + 1, b + 1, b]);
-        }
-    }
+    mesh.indices = latitude_band_indices(row_count - 1, segments);
     mesh
 }
 
@@ -79,15 +86,7 @@ pub fn sphere(segments: u32, rings: u32) -> MeshData {
             ));
         }
     }
-    let stride = segments + 1;
-    for ring in 0..rings {
-        for segment in 0..segments {
-            let a = ring * stride + segment;
-            let b = a + stride;
-            mesh.indices
-                .extend_from_slice(&[a, a + 1, b, a + 1, b + 1, b]);
-        }
-    }
+    mesh.indices = latitude_band_indices(rings, segments);
     mesh
 }
 

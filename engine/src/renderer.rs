@@ -25,7 +25,7 @@ use crate::config::{FRAMES_IN_FLIGHT, LOD_COUNT};
 use crate::context::Context;
 use crate::frames::{FrameStart, Frames};
 use crate::gpu_types::FrameGlobals;
-use crate::memory::{Buffer, DeferredRelease};
+use crate::memory::{transfer_to_host_barrier, Buffer, DeferredRelease};
 use crate::passes::animate::{AnimateInputs, AnimatePass};
 use crate::passes::cull::{cull_globals, CullBatch, CullPass, CullTargets};
 use crate::passes::draw::{DrawOptions, DrawPass};
@@ -455,11 +455,8 @@ impl Renderer {
         culled?;
 
         let region = vk::BufferCopy::default().size(world.commands.size);
-        let to_host = vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-            .dst_access_mask(vk::AccessFlags::HOST_READ);
         // SAFETY: the cull pass's closing barrier orders this copy after its
-        // writes; the barrier makes the copy visible to the host.
+        // writes.
         unsafe {
             ctx.device.cmd_copy_buffer(
                 cmd,
@@ -467,16 +464,8 @@ impl Renderer {
                 self.stats_readback[start.slot].raw,
                 &[region],
             );
-            ctx.device.cmd_pipeline_barrier(
-                cmd,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::HOST,
-                vk::DependencyFlags::empty(),
-                &[to_host],
-                &[],
-                &[],
-            );
         }
+        transfer_to_host_barrier(ctx, cmd);
         self.stats_frame[start.slot] = Some(start.number);
         if self.settings.show_bounds {
             world.record_bounds_counts(ctx, cmd);

@@ -10,7 +10,7 @@ use ash::vk;
 use gpu_allocator::MemoryLocation;
 
 use crate::context::Context;
-use crate::memory::{Buffer, Image};
+use crate::memory::{transfer_to_host_barrier, Buffer, Image};
 use crate::Error;
 
 /// Depth format: 32-bit float for reverse-Z; every Vulkan device supports it
@@ -211,11 +211,8 @@ impl Offscreen {
                 height: self.extent.height,
                 depth: 1,
             });
-        let to_host = vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-            .dst_access_mask(vk::AccessFlags::HOST_READ);
         // SAFETY: the render pass's outgoing dependency orders the copy after
-        // the colour writes; the barrier makes the copy visible to the host.
+        // the colour writes.
         unsafe {
             ctx.device.cmd_copy_image_to_buffer(
                 cmd,
@@ -224,16 +221,8 @@ impl Offscreen {
                 self.readback.raw,
                 &[region],
             );
-            ctx.device.cmd_pipeline_barrier(
-                cmd,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::HOST,
-                vk::DependencyFlags::empty(),
-                &[to_host],
-                &[],
-                &[],
-            );
         }
+        transfer_to_host_barrier(ctx, cmd);
     }
 
     /// The read-back pixels as an RGBA8 image (sRGB-encoded, as displayed).

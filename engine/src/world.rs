@@ -47,7 +47,9 @@ use crate::gpu_types::{
     AnimParams, AnimState, AnimStateDef, AnimTransitionDef, ClipInfo, Instance, MaterialInfo,
     TypeInfo, INACTIVE_TYPE, MAX_CLIPS, MAX_MATERIALS, MAX_TYPES,
 };
-use crate::memory::{upload_buffer, upload_image, Buffer, DeferredRelease, Image, Released};
+use crate::memory::{
+    memory_barrier, upload_buffer, upload_image, Buffer, DeferredRelease, Image, Released,
+};
 use crate::mesh::quantize;
 use crate::Error;
 
@@ -794,21 +796,11 @@ impl World {
         }
         if grew {
             // The staging copies below write into the grown buffers too.
-            let barrier = vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE);
-            // SAFETY: a plain global barrier on a recording command buffer.
-            unsafe {
-                ctx.device.cmd_pipeline_barrier(
-                    cmd,
-                    vk::PipelineStageFlags::TRANSFER,
-                    vk::PipelineStageFlags::TRANSFER,
-                    vk::DependencyFlags::empty(),
-                    &[barrier],
-                    &[],
-                    &[],
-                );
-            }
+            let transfer = (
+                vk::PipelineStageFlags::TRANSFER,
+                vk::AccessFlags::TRANSFER_WRITE,
+            );
+            memory_barrier(ctx, cmd, transfer, transfer);
         }
         let mut type_table = Vec::new();
         let mut template = Vec::new();
@@ -926,32 +918,26 @@ impl World {
                 };
             }
         }
-        // Uploads (and last frame's shader reads, by execution order) before
-        // this frame's compute and vertex work.
-        let barrier = vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-            .dst_access_mask(
+        // Uploads before this frame's compute, vertex and fragment work.
+        memory_barrier(
+            ctx,
+            cmd,
+            (
+                vk::PipelineStageFlags::TRANSFER,
+                vk::AccessFlags::TRANSFER_WRITE,
+            ),
+            (
+                vk::PipelineStageFlags::COMPUTE_SHADER
+                    | vk::PipelineStageFlags::VERTEX_SHADER
+                    | vk::PipelineStageFlags::FRAGMENT_SHADER
+                    | vk::PipelineStageFlags::TRANSFER,
                 vk::AccessFlags::SHADER_READ
                     | vk::AccessFlags::SHADER_WRITE
                     | vk::AccessFlags::UNIFORM_READ
                     | vk::AccessFlags::TRANSFER_READ
                     | vk::AccessFlags::TRANSFER_WRITE,
-            );
-        // SAFETY: a plain global barrier on a recording command buffer.
-        unsafe {
-            ctx.device.cmd_pipeline_barrier(
-                cmd,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::COMPUTE_SHADER
-                    | vk::PipelineStageFlags::VERTEX_SHADER
-                    | vk::PipelineStageFlags::FRAGMENT_SHADER
-                    | vk::PipelineStageFlags::TRANSFER,
-                vk::DependencyFlags::empty(),
-                &[barrier],
-                &[],
-                &[],
-            );
-        }
+            ),
+        );
         Ok(())
     }
 
@@ -1021,24 +1007,24 @@ impl World {
         if regions.is_empty() {
             return;
         }
-        let barrier = vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-            .dst_access_mask(vk::AccessFlags::INDIRECT_COMMAND_READ);
         // SAFETY: both buffers hold `count` commands; the cull pass's closing
         // barrier orders this copy after its writes.
         unsafe {
             ctx.device
                 .cmd_copy_buffer(cmd, self.commands.raw, self.bounds_commands.raw, &regions);
-            ctx.device.cmd_pipeline_barrier(
-                cmd,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::DRAW_INDIRECT,
-                vk::DependencyFlags::empty(),
-                &[barrier],
-                &[],
-                &[],
-            );
         }
+        memory_barrier(
+            ctx,
+            cmd,
+            (
+                vk::PipelineStageFlags::TRANSFER,
+                vk::AccessFlags::TRANSFER_WRITE,
+            ),
+            (
+                vk::PipelineStageFlags::DRAW_INDIRECT,
+                vk::AccessFlags::INDIRECT_COMMAND_READ,
+            ),
+        );
     }
 
     /// Destroys every buffer and image. The device must be idle.

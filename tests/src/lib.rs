@@ -146,6 +146,27 @@ pub fn compare_with_reference_as(
     }
 }
 
+/// A renderer for `scene` and an offscreen target of `width` x `height`.
+pub fn offscreen_renderer(
+    ctx: &mut Context,
+    scene: &horde::scene::Scene,
+    width: u32,
+    height: u32,
+) -> (horde::renderer::Renderer, horde::target::Offscreen) {
+    use horde::target::{Offscreen, OFFSCREEN_FORMAT};
+    let renderer = horde::renderer::Renderer::new(
+        ctx,
+        OFFSCREEN_FORMAT,
+        ash::vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+        scene,
+    )
+    .expect("create renderer");
+    let extent = ash::vk::Extent2D { width, height };
+    let target =
+        Offscreen::new(ctx, renderer.render_pass, extent).expect("create offscreen target");
+    (renderer, target)
+}
+
 /// Renders `frames` frames of `scene` offscreen, `dt` seconds apart, and
 /// returns the last one. `setup` may change settings before the first frame.
 #[allow(clippy::too_many_arguments)]
@@ -159,20 +180,8 @@ pub fn render_scene(
     frames: u32,
     dt: f32,
 ) -> image::RgbaImage {
-    use ash::vk;
-    use horde::renderer::Renderer;
-    use horde::target::{Offscreen, OFFSCREEN_FORMAT};
-
-    let mut renderer = Renderer::new(
-        ctx,
-        OFFSCREEN_FORMAT,
-        vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-        scene,
-    )
-    .expect("create renderer");
+    let (mut renderer, target) = offscreen_renderer(ctx, scene, width, height);
     setup(&mut renderer);
-    let target = Offscreen::new(ctx, renderer.render_pass, vk::Extent2D { width, height })
-        .expect("create offscreen target");
     for frame in 0..frames {
         renderer
             .render_offscreen(ctx, &target, camera, dt, frame + 1 == frames)

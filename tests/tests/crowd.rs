@@ -5,7 +5,6 @@
 
 use std::path::Path;
 
-use ash::vk;
 use glam::Vec3;
 use horde::asset::{Asset, BoneEncoding};
 use horde::camera::Camera;
@@ -13,11 +12,11 @@ use horde::context::{Context, Tier};
 use horde::gpu_types::AnimParams;
 use horde::renderer::Renderer;
 use horde::scene::{rgba8, static_asset, Scene};
-use horde::target::{Offscreen, OFFSCREEN_FORMAT};
+use horde::target::Offscreen;
 use horde::world::{PropPlacement, UnitId, UnitSpawn};
 use horde_tests::{
-    compare_with_reference, compare_with_reference_as, finish, gpu_context, repo_root, samples_dir,
-    Tolerance,
+    compare_with_reference, compare_with_reference_as, finish, gpu_context, offscreen_renderer,
+    repo_root, samples_dir, Tolerance,
 };
 use horde_tools::bake::{self, BakeOptions};
 
@@ -105,23 +104,8 @@ fn render_samples(
     setup: impl FnOnce(&mut Renderer),
 ) -> (image::RgbaImage, Renderer, Offscreen) {
     let scene = sample_scene(BoneEncoding::Mat3x4F32);
-    let mut renderer = Renderer::new(
-        ctx,
-        OFFSCREEN_FORMAT,
-        vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-        &scene,
-    )
-    .expect("renderer");
+    let (mut renderer, target) = offscreen_renderer(ctx, &scene, 480, 270);
     setup(&mut renderer);
-    let target = Offscreen::new(
-        ctx,
-        renderer.render_pass,
-        vk::Extent2D {
-            width: 480,
-            height: 270,
-        },
-    )
-    .expect("target");
     let camera = sample_camera();
     let dt = 1.0 / 30.0;
     for _ in 0..20 {
@@ -226,22 +210,7 @@ fn world_grows_and_despawns_with_exact_counts() {
         unit_types: vec![knight],
         ..Scene::default()
     };
-    let mut renderer = Renderer::new(
-        &mut ctx,
-        OFFSCREEN_FORMAT,
-        vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-        &scene,
-    )
-    .expect("renderer");
-    let target = Offscreen::new(
-        &mut ctx,
-        renderer.render_pass,
-        vk::Extent2D {
-            width: 64,
-            height: 64,
-        },
-    )
-    .expect("target");
+    let (mut renderer, target) = offscreen_renderer(&mut ctx, &scene, 64, 64);
     // A camera high above sees a 100 m square of units.
     let camera = Camera::look_at(Vec3::new(0.0, 400.0, 0.1), Vec3::ZERO);
     let spawn = |count: u32, offset: u32| -> Vec<UnitSpawn> {

@@ -11,7 +11,8 @@ use horde::scene::{first_scene, first_scene_camera, rgba8, static_asset, Scene};
 use horde::target::CLEAR_COLOR;
 use horde::world::PropPlacement;
 use horde_tests::{
-    compare_with_reference, compare_with_reference_as, finish, gpu_context, render_scene, Tolerance,
+    compare_with_reference, compare_with_reference_as, finish, gpu_context, offscreen_renderer,
+    render_scene, Tolerance,
 };
 
 const UNITS: u32 = 1024;
@@ -25,9 +26,9 @@ fn srgb_encode(linear: f32) -> u8 {
     (s.clamp(0.0, 1.0) * 255.0).round() as u8
 }
 
-#[test]
-fn first_scene_matches_reference() {
-    let mut ctx = gpu_context(None);
+/// The first scene, 3 frames at 480x270, on `tier`.
+fn render_first_scene(tier: Option<Tier>) -> image::RgbaImage {
+    let mut ctx = gpu_context(tier);
     let image = render_scene(
         &mut ctx,
         &first_scene(UNITS),
@@ -39,23 +40,17 @@ fn first_scene_matches_reference() {
         1.0 / 60.0,
     );
     finish(ctx);
-    compare_with_reference("first_scene", &image, Tolerance::RENDER);
+    image
+}
+
+#[test]
+fn first_scene_matches_reference() {
+    compare_with_reference("first_scene", &render_first_scene(None), Tolerance::RENDER);
 }
 
 #[test]
 fn mobile_tier_matches_the_desktop_reference() {
-    let mut ctx = gpu_context(Some(Tier::Mobile));
-    let image = render_scene(
-        &mut ctx,
-        &first_scene(UNITS),
-        &first_scene_camera(UNITS),
-        |_| {},
-        480,
-        270,
-        3,
-        1.0 / 60.0,
-    );
-    finish(ctx);
+    let image = render_first_scene(Some(Tier::Mobile));
     compare_with_reference_as(
         "first_scene",
         "first_scene_mobile",
@@ -136,28 +131,8 @@ fn lit_ground_reads_back_its_albedo() {
 
 #[test]
 fn profiler_reports_the_draw_pass() {
-    use ash::vk;
-    use horde::renderer::Renderer;
-    use horde::target::{Offscreen, OFFSCREEN_FORMAT};
-
     let mut ctx = gpu_context(None);
-    let scene = first_scene(64);
-    let mut renderer = Renderer::new(
-        &mut ctx,
-        OFFSCREEN_FORMAT,
-        vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-        &scene,
-    )
-    .expect("renderer");
-    let target = Offscreen::new(
-        &mut ctx,
-        renderer.render_pass,
-        vk::Extent2D {
-            width: 64,
-            height: 64,
-        },
-    )
-    .expect("target");
+    let (mut renderer, target) = offscreen_renderer(&mut ctx, &first_scene(64), 64, 64);
     for _ in 0..4 {
         renderer
             .render_offscreen(&mut ctx, &target, &first_scene_camera(64), 0.016, false)
