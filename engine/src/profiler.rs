@@ -54,14 +54,7 @@ impl Profiler {
     /// Creates the query pool, or a profiler that reports "n/a" when the
     /// device has no timestamps.
     pub fn new(ctx: &Context) -> Result<Profiler, Error> {
-        let mut profiler = Profiler {
-            pool: None,
-            period_ns: 0.0,
-            slot_scopes: vec![Vec::new(); FRAMES_IN_FLIGHT as usize],
-            current_slot: 0,
-            last: Vec::new(),
-            history: BTreeMap::new(),
-        };
+        let mut profiler = Profiler::without_timestamps();
         let Some(period) = ctx.limits.timestamp_period_ns else {
             log::info!("profiler: the device has no timestamps; GPU times report n/a");
             return Ok(profiler);
@@ -75,6 +68,18 @@ impl Profiler {
         profiler.pool = Some(pool);
         profiler.period_ns = f64::from(period);
         Ok(profiler)
+    }
+
+    /// A profiler that times nothing and reports "n/a".
+    fn without_timestamps() -> Profiler {
+        Profiler {
+            pool: None,
+            period_ns: 0.0,
+            slot_scopes: vec![Vec::new(); FRAMES_IN_FLIGHT as usize],
+            current_slot: 0,
+            last: Vec::new(),
+            history: BTreeMap::new(),
+        }
     }
 
     /// True when the device records timestamps.
@@ -226,7 +231,27 @@ pub fn percentile(sorted: &[f64], q: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::percentile;
+    use super::{percentile, Profiler};
+
+    #[test]
+    fn without_timestamps_every_pass_reports_na() {
+        let mut profiler = Profiler::without_timestamps();
+        profiler.record(&["draw"], &[0, 0]);
+        assert!(!profiler.available());
+        assert_eq!(profiler.format_ms("draw"), "n/a");
+        assert_eq!(profiler.format_ms("cull"), "n/a");
+    }
+
+    #[test]
+    fn ticks_scale_by_the_timestamp_period() {
+        let mut profiler = Profiler::without_timestamps();
+        profiler.period_ns = 2.0;
+        profiler.record(&["cull", "draw"], &[100, 600, 1_000, 501_000]);
+        assert_eq!(profiler.last_frame(), &[("cull", 0.001), ("draw", 1.0)]);
+        let stats = profiler.stats();
+        assert_eq!(stats.len(), 2);
+        assert_eq!(stats[1].median_ms, 1.0);
+    }
 
     #[test]
     fn percentiles_of_sorted_samples() {
