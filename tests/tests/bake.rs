@@ -114,6 +114,10 @@ fn check_sample(
             .all(|pair| pair[1].indices.len() <= pair[0].indices.len()),
         "{name}: every LOD is at most as detailed as the one before"
     );
+    assert!(
+        lods.iter().all(|lod| lod.indices.len() >= 3),
+        "{name}: an empty LOD"
+    );
     if has_more_than_two_influences(&baked) {
         assert!(
             report.two_bone_fitted.rms < report.two_bone_naive.rms,

@@ -138,12 +138,17 @@ pub fn build(
         let mut submeshes = Vec::new();
         let mut lod_error = 0.0f32;
         for group in &model.groups {
+            // Each coarser LOD may stray twice as far as the one before: the
+            // renderer picks LODs by projected error, so a coarser LOD is only
+            // seen from farther away, and a fixed bound would stop the last
+            // LODs at the same triangle count.
+            let level_error = target_error * 2f32.powi(level.saturating_sub(1) as i32);
             let simplified = if level == 0 || ratio >= 1.0 {
                 group.indices.clone()
             } else {
                 let target =
                     (((group.indices.len() / 3) as f32 * ratio).round() as usize * 3).max(3);
-                let simplify = |options: meshopt::SimplifyOptions| {
+                let simplify = |options: meshopt::SimplifyOptions, level_error: f32| {
                     let mut error = 0.0;
                     let result = meshopt::simplify_with_attributes_and_locks(
                         &group.indices,
@@ -153,7 +158,7 @@ pub fn build(
                         attribute_stride * size_of::<f32>(),
                         &unlocked,
                         target,
-                        target_error,
+                        level_error,
                         options,
                         Some(&mut error),
                     );
@@ -164,10 +169,18 @@ pub fn build(
                 // many UV seams that the target may be out of reach; only then
                 // are collapses across seams allowed (the cost is texture swim
                 // at a distance, and it shows in the recorded error).
-                let (mut result, mut error) = simplify(meshopt::SimplifyOptions::Prune);
+                // A part can collapse to nothing at a large bound: halve the
+                // bound until something is left, down to LOD 1's.
+                let mut bound = level_error;
+                let (mut result, mut error) = simplify(meshopt::SimplifyOptions::Prune, bound);
+                while result.is_empty() && bound > target_error {
+                    bound = (bound / 2.0).max(target_error);
+                    (result, error) = simplify(meshopt::SimplifyOptions::Prune, bound);
+                }
                 if result.len() > target * 3 / 2 {
                     let (permissive, permissive_error) = simplify(
                         meshopt::SimplifyOptions::Prune | meshopt::SimplifyOptions::Permissive,
+                        bound,
                     );
                     if permissive.len() < result.len() {
                         (result, error) = (permissive, permissive_error);

@@ -93,7 +93,8 @@ pub struct BakeOptions {
     pub encoding: BoneEncoding,
     /// Triangle ratio of each LOD, LOD 0 (1.0) first.
     pub lod_ratios: Vec<f32>,
-    /// Largest relative simplification error meshopt may introduce per LOD.
+    /// Largest relative simplification error meshopt may introduce in LOD 1;
+    /// each further LOD may double it.
     pub lod_target_error: f32,
     /// Clips to keep (all if empty), with their new names.
     pub clips: Vec<ClipSelection>,

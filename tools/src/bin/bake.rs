@@ -90,7 +90,7 @@ struct BakeArgs {
     /// Triangle ratio of each LOD, comma-separated, LOD 0 first (overrides --lods).
     #[arg(long = "lod-ratios", value_delimiter = ',')]
     lod_ratios: Vec<f32>,
-    /// Largest relative simplification error per LOD.
+    /// Largest relative simplification error of LOD 1 (each further LOD may double it).
     #[arg(long = "lod-error", default_value_t = 0.05)]
     lod_error: f32,
     /// Bone texture width in texels (the mobile tier needs height <= 4096).
