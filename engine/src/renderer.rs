@@ -29,6 +29,7 @@ use crate::memory::{transfer_to_host_barrier, Buffer, DeferredRelease};
 use crate::passes::animate::{AnimateInputs, AnimatePass};
 use crate::passes::cull::{cull_globals, CullBatch, CullPass, CullTargets};
 use crate::passes::draw::{DrawOptions, DrawPass};
+use crate::passes::upload::UploadPass;
 use crate::profiler::Profiler;
 use crate::scene::Scene;
 use crate::swapchain::{Acquired, Swapchain};
@@ -128,6 +129,7 @@ pub enum WindowFrame {
 
 /// What [`Renderer::create_passes`] makes.
 struct Passes {
+    upload: UploadPass,
     render_pass: vk::RenderPass,
     frames: Frames,
     profiler: Profiler,
@@ -148,6 +150,7 @@ pub struct Renderer {
     /// Frame number whose statistics each slot's buffer holds.
     stats_frame: Vec<Option<u64>>,
     pub world: World,
+    upload: UploadPass,
     animate: AnimatePass,
     cull: CullPass,
     draw: DrawPass,
@@ -206,6 +209,7 @@ impl Renderer {
                 stats_readback: passes.stats_readback,
                 stats_frame: vec![None; FRAMES_IN_FLIGHT as usize],
                 world,
+                upload: passes.upload,
                 animate: passes.animate,
                 cull: passes.cull,
                 draw: passes.draw,
@@ -265,9 +269,17 @@ impl Renderer {
                 }
             }
         }
+        let upload = match UploadPass::new(ctx) {
+            Ok(pass) => pass,
+            Err(err) => {
+                destroy_render_pass(ctx);
+                return Err(err);
+            }
+        };
         let animate = match AnimatePass::new(ctx) {
             Ok(pass) => pass,
             Err(err) => {
+                upload.destroy(ctx);
                 destroy_render_pass(ctx);
                 return Err(err);
             }
@@ -276,6 +288,7 @@ impl Renderer {
             Ok(pass) => pass,
             Err(err) => {
                 animate.destroy(ctx);
+                upload.destroy(ctx);
                 destroy_render_pass(ctx);
                 return Err(err);
             }
@@ -302,6 +315,7 @@ impl Renderer {
             Err(err) => {
                 cull.destroy(ctx);
                 animate.destroy(ctx);
+                upload.destroy(ctx);
                 destroy_render_pass(ctx);
                 return Err(err);
             }
@@ -316,6 +330,7 @@ impl Renderer {
             }
         }
         Ok(Passes {
+            upload,
             render_pass,
             frames,
             profiler,
@@ -395,7 +410,9 @@ impl Renderer {
         self.write_globals(start.slot, camera, extent)?;
 
         let scope = self.profiler.begin(ctx, cmd, "upload");
-        let uploaded = self.world.record_uploads(ctx, start, &mut self.deferred);
+        let uploaded = self
+            .world
+            .record_uploads(ctx, start, &mut self.deferred, &self.upload);
         self.profiler.end(ctx, cmd, scope);
         uploaded?;
 
@@ -599,6 +616,7 @@ impl Renderer {
         self.draw.destroy(ctx);
         self.cull.destroy(ctx);
         self.animate.destroy(ctx);
+        self.upload.destroy(ctx);
         for (globals, stats) in self.globals.into_iter().zip(self.stats_readback).rev() {
             stats.destroy(ctx);
             globals.destroy(ctx);

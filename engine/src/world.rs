@@ -25,8 +25,9 @@
 //! # Updates
 //! The CPU keeps a mirror of every [`Instance`]. Spawns, updates and despawns
 //! change the mirror and mark records dirty; once per frame
-//! [`World::record_uploads`] copies only the dirty records (coalesced into
-//! runs) through the frame slot's staging buffer. Nothing is re-uploaded in
+//! [`World::record_uploads`] sends only the dirty records through the frame
+//! slot's staging buffer: long runs of neighbours by copy, scattered ones by
+//! one compute dispatch (`passes/upload.rs`). Nothing is re-uploaded in
 //! full, and the CPU does no per-unit work for units that did not change.
 //! When a capacity is exceeded the buffers grow (doubling); GPU-owned state is
 //! copied on the GPU and the old buffers go to the deferred-release queue.
@@ -51,6 +52,7 @@ use crate::memory::{
     memory_barrier, upload_buffer, upload_image, Buffer, DeferredRelease, Image, Released,
 };
 use crate::mesh::quantize;
+use crate::passes::upload::{Scatter, UploadPass};
 use crate::Error;
 
 const COMMAND_BYTES: u64 = std::mem::size_of::<vk::DrawIndexedIndirectCommand>() as u64;
@@ -783,8 +785,28 @@ impl World {
         ctx: &mut Context,
         start: &FrameStart,
         deferred: &mut DeferredRelease,
+        upload: &UploadPass,
     ) -> Result<(), Error> {
         let cmd = start.cmd;
+        // Last frame's reads of the buffers written below (vertex shaders,
+        // indirect draws, compute, the statistics copy) come first.
+        memory_barrier(
+            ctx,
+            cmd,
+            (
+                vk::PipelineStageFlags::DRAW_INDIRECT
+                    | vk::PipelineStageFlags::VERTEX_INPUT
+                    | vk::PipelineStageFlags::VERTEX_SHADER
+                    | vk::PipelineStageFlags::FRAGMENT_SHADER
+                    | vk::PipelineStageFlags::COMPUTE_SHADER
+                    | vk::PipelineStageFlags::TRANSFER,
+                vk::AccessFlags::empty(),
+            ),
+            (
+                vk::PipelineStageFlags::TRANSFER | vk::PipelineStageFlags::COMPUTE_SHADER,
+                vk::AccessFlags::empty(),
+            ),
+        );
         self.grow_buffers(ctx, start.number, deferred)?;
         let grew = !self.pending_copies.is_empty();
         for (old, new, bytes) in self.pending_copies.drain(..) {
@@ -822,10 +844,11 @@ impl World {
         self.new_anim_states.sort_by_key(|(index, _)| *index);
         self.new_anim_states.dedup_by_key(|(index, _)| *index);
 
+        // Records, plus a destination index each when they are scattered.
         let bytes = (type_table.len() * std::mem::size_of::<TypeInfo>()
             + (template.len() + bounds_template.len()) * 4
-            + (self.dirty_units.len() + self.dirty_props.len()) * 32
-            + self.new_anim_states.len() * 16) as u64;
+            + (self.dirty_units.len() + self.dirty_props.len()) * (32 + 4)
+            + self.new_anim_states.len() * (16 + 4)) as u64;
         let staging = prepare_staging(&mut self.staging[start.slot], ctx, start, bytes, deferred)?;
         let mut copies: Vec<(vk::Buffer, vk::BufferCopy)> = Vec::new();
         let mut write = |staging: &mut Staging,
@@ -870,40 +893,39 @@ impl World {
             )?;
             self.tables_dirty = false;
         }
-        for run in runs(&self.dirty_units) {
-            let records = &self.cpu_units[run.start as usize..run.end as usize];
-            write(
-                staging,
-                bytemuck::cast_slice(records),
-                self.units.buffer.raw,
-                u64::from(run.start) * 32,
-            )?;
-        }
-        for run in runs(&self.dirty_props) {
-            let records = &self.cpu_props[run.start as usize..run.end as usize];
-            write(
-                staging,
-                bytemuck::cast_slice(records),
-                self.props.buffer.raw,
-                u64::from(run.start) * 32,
-            )?;
-        }
-        let anim_indices: Vec<u32> = self.new_anim_states.iter().map(|(i, _)| *i).collect();
-        let mut at = 0;
-        for run in runs(&anim_indices) {
-            let len = (run.end - run.start) as usize;
-            let states: Vec<AnimState> = self.new_anim_states[at..at + len]
-                .iter()
-                .map(|(_, s)| *s)
-                .collect();
-            at += len;
-            write(
-                staging,
-                bytemuck::cast_slice(&states),
-                self.anim_states.buffer.raw,
-                u64::from(run.start) * 16,
-            )?;
-        }
+        let mut scatters = Vec::new();
+        let units: Vec<(u32, Instance)> = self
+            .dirty_units
+            .iter()
+            .map(|&i| (i, self.cpu_units[i as usize]))
+            .collect();
+        stage(
+            staging,
+            &units,
+            &self.units.buffer,
+            &mut copies,
+            &mut scatters,
+        )?;
+        let props: Vec<(u32, Instance)> = self
+            .dirty_props
+            .iter()
+            .map(|&i| (i, self.cpu_props[i as usize]))
+            .collect();
+        stage(
+            staging,
+            &props,
+            &self.props.buffer,
+            &mut copies,
+            &mut scatters,
+        )?;
+        let anim_buffer = &self.anim_states.buffer;
+        stage(
+            staging,
+            &self.new_anim_states,
+            anim_buffer,
+            &mut copies,
+            &mut scatters,
+        )?;
         self.dirty_units.clear();
         self.dirty_props.clear();
         self.new_anim_states.clear();
@@ -917,14 +939,30 @@ impl World {
                         .cmd_copy_buffer(cmd, buffer.raw, group[0].0, &regions)
                 };
             }
+            if !scatters.is_empty() {
+                // The scatter binds whole buffers that copies above also wrote.
+                memory_barrier(
+                    ctx,
+                    cmd,
+                    (
+                        vk::PipelineStageFlags::TRANSFER,
+                        vk::AccessFlags::TRANSFER_WRITE,
+                    ),
+                    (
+                        vk::PipelineStageFlags::COMPUTE_SHADER,
+                        vk::AccessFlags::SHADER_WRITE,
+                    ),
+                );
+            }
+            upload.record(ctx, start, buffer, &scatters)?;
         }
         // Uploads before this frame's compute, vertex and fragment work.
         memory_barrier(
             ctx,
             cmd,
             (
-                vk::PipelineStageFlags::TRANSFER,
-                vk::AccessFlags::TRANSFER_WRITE,
+                vk::PipelineStageFlags::TRANSFER | vk::PipelineStageFlags::COMPUTE_SHADER,
+                vk::AccessFlags::TRANSFER_WRITE | vk::AccessFlags::SHADER_WRITE,
             ),
             (
                 vk::PipelineStageFlags::COMPUTE_SHADER
@@ -1078,6 +1116,67 @@ impl World {
     }
 }
 
+/// Runs at least this long are copied; shorter ones are scattered.
+const COPY_RUN: u32 = 8;
+
+/// Stages `items` (sorted by index, unique) for `destination`: long runs of
+/// consecutive indices as copy regions, the rest as `[index, words...]`
+/// entries for one scatter.
+fn stage<T: bytemuck::Pod>(
+    staging: &mut Staging,
+    items: &[(u32, T)],
+    destination: &Buffer,
+    copies: &mut Vec<(vk::Buffer, vk::BufferCopy)>,
+    scatters: &mut Vec<Scatter>,
+) -> Result<(), Error> {
+    let Some(buffer) = staging.buffer.as_mut() else {
+        return Ok(());
+    };
+    let record_bytes = std::mem::size_of::<T>() as u64;
+    let mut scattered: Vec<u32> = Vec::new();
+    let mut count = 0u32;
+    let mut start = 0;
+    while start < items.len() {
+        let mut end = start + 1;
+        while end < items.len() && items[end].0 == items[end - 1].0 + 1 {
+            end += 1;
+        }
+        let run = &items[start..end];
+        if run.len() as u32 >= COPY_RUN {
+            let records: Vec<T> = run.iter().map(|(_, record)| *record).collect();
+            buffer.write(staging.used, &records)?;
+            copies.push((
+                destination.raw,
+                vk::BufferCopy {
+                    src_offset: staging.used,
+                    dst_offset: u64::from(run[0].0) * record_bytes,
+                    size: records.len() as u64 * record_bytes,
+                },
+            ));
+            staging.used += records.len() as u64 * record_bytes;
+        } else {
+            for (index, record) in run {
+                scattered.push(*index);
+                scattered.extend_from_slice(bytemuck::cast_slice(std::slice::from_ref(record)));
+                count += 1;
+            }
+        }
+        start = end;
+    }
+    if count > 0 {
+        buffer.write(staging.used, &scattered)?;
+        scatters.push(Scatter {
+            offset: staging.used,
+            count,
+            words: (record_bytes / 4) as u32,
+            destination: destination.raw,
+            destination_bytes: destination.size,
+        });
+        staging.used += scattered.len() as u64 * 4;
+    }
+    Ok(())
+}
+
 /// Empties a slot's staging buffer and grows it to hold `bytes`.
 fn prepare_staging<'a>(
     staging: &'a mut Staging,
@@ -1094,7 +1193,7 @@ fn prepare_staging<'a>(
             ctx,
             &format!("frame {} uploads", start.slot),
             size,
-            vk::BufferUsageFlags::TRANSFER_SRC,
+            vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::STORAGE_BUFFER,
             MemoryLocation::CpuToGpu,
         )?;
         if let Some(old) = staging.buffer.replace(buffer) {
@@ -1119,18 +1218,6 @@ fn take_image(resources: &mut impl Iterator<Item = Released>) -> Image {
         Some(Released::Image(image)) => image,
         _ => unreachable!("resources are created in field order"),
     }
-}
-
-/// Consecutive runs of sorted, deduplicated indices.
-fn runs(sorted: &[u32]) -> Vec<Range<u32>> {
-    let mut runs: Vec<Range<u32>> = Vec::new();
-    for &index in sorted {
-        match runs.last_mut() {
-            Some(run) if run.end == index => run.end += 1,
-            _ => runs.push(index..index + 1),
-        }
-    }
-    runs
 }
 
 /// Instance-list entries all types need.
@@ -1189,15 +1276,4 @@ fn command_template(ctx: &Context, types: &[WorldType], mesh: Option<LodRange>) 
     }
     debug_assert_eq!(words.len() as u64 * 4 % COMMAND_BYTES, 0);
     words
-}
-
-#[cfg(test)]
-mod tests {
-    use super::runs;
-
-    #[test]
-    fn runs_coalesce_consecutive_indices() {
-        assert_eq!(runs(&[1, 2, 3, 7, 9, 10]), vec![1..4, 7..8, 9..11]);
-        assert!(runs(&[]).is_empty());
-    }
 }

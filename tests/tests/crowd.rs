@@ -263,3 +263,95 @@ fn world_grows_and_despawns_with_exact_counts() {
     target.destroy(&mut ctx);
     finish(ctx);
 }
+
+#[test]
+fn sparse_updates_reach_the_gpu_exactly() {
+    use gpu_allocator::MemoryLocation;
+    use horde::memory::{submit_and_wait, transfer_to_host_barrier, Buffer};
+    use horde::world::UnitId;
+
+    let mut ctx = gpu_context(None);
+    let knight = bake_unit(
+        &repo_root().join("assets/knight.glb"),
+        BoneEncoding::Mat3x4F32,
+    );
+    let scene = Scene {
+        controllers: vec![None],
+        unit_types: vec![knight],
+        units: (0..5000)
+            .map(|i| UnitSpawn {
+                unit_type: 0,
+                position: Vec3::new((i % 70) as f32, 0.0, (i / 70) as f32),
+                heading: 0.0,
+                scale: 1.0,
+                tint: rgba8(Vec3::ONE),
+                params: AnimParams::default(),
+            })
+            .collect(),
+        ..Scene::default()
+    };
+    let (mut renderer, target) = offscreen_renderer(&mut ctx, &scene, 32, 32);
+    let camera = sample_camera();
+    // Scattered single units (the scatter pass) and a long run (a copy),
+    // changed over several frames, some units several times.
+    let mut seed = 12345u32;
+    for frame in 0..6u32 {
+        let mut params = Vec::new();
+        let mut moves = Vec::new();
+        for _ in 0..400 {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            let id = UnitId(seed % 5000);
+            params.push((
+                id,
+                AnimParams {
+                    speed: (seed >> 20) as f32 / 256.0,
+                    ..AnimParams::default()
+                },
+            ));
+            moves.push((
+                id,
+                Vec3::new(frame as f32, 1.0, (seed >> 8) as f32 / 1e5),
+                0.5,
+            ));
+        }
+        for index in 1000 + frame * 100..1000 + frame * 100 + 64 {
+            moves.push((UnitId(index), Vec3::splat(index as f32), 1.0));
+        }
+        renderer.world.set_params(&params);
+        renderer.world.set_transforms(&moves);
+        renderer
+            .render_offscreen(&mut ctx, &target, &camera, 1.0 / 30.0, frame == 5)
+            .expect("frame");
+    }
+    let units = renderer.world.units_buffer();
+    let readback = Buffer::new(
+        &mut ctx,
+        "units readback",
+        units.size,
+        ash::vk::BufferUsageFlags::TRANSFER_DST,
+        MemoryLocation::GpuToCpu,
+    )
+    .expect("readback");
+    let (source, size) = (units.raw, units.size);
+    submit_and_wait(&ctx, |cmd| {
+        let region = ash::vk::BufferCopy::default().size(size);
+        // SAFETY: both buffers are alive and large enough; the GPU is idle.
+        unsafe {
+            ctx.device
+                .cmd_copy_buffer(cmd, source, readback.raw, &[region])
+        };
+        transfer_to_host_barrier(&ctx, cmd);
+    })
+    .expect("read back");
+    let mirror: &[u8] = bytemuck::cast_slice(renderer.world.units());
+    let gpu = &readback.mapped().expect("mapped")[..mirror.len()];
+    let first_difference = mirror.iter().zip(gpu).position(|(a, b)| a != b);
+    readback.destroy(&mut ctx);
+    renderer.destroy(&mut ctx);
+    target.destroy(&mut ctx);
+    finish(ctx);
+    assert_eq!(
+        first_difference, None,
+        "GPU units differ from the CPU mirror (byte offset)"
+    );
+}

@@ -3,3 +3,4 @@
 pub mod animate;
 pub mod cull;
 pub mod draw;
+pub mod upload;
