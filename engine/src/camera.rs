@@ -47,6 +47,18 @@ impl Camera {
         self.projection(aspect) * self.view()
     }
 
+    /// Moves camera and target together over the ground: `forward` along the
+    /// view direction projected on the ground, `right` across it, both in
+    /// multiples of the distance to the target (so speed follows zoom).
+    pub fn pan(&mut self, forward: f32, right: f32) {
+        let offset = self.target - self.position;
+        let ground = Vec3::new(offset.x, 0.0, offset.z).normalize_or(Vec3::NEG_Z);
+        let side = ground.cross(Vec3::Y);
+        let step = (ground * forward + side * right) * offset.length();
+        self.position += step;
+        self.target += step;
+    }
+
     /// An orbit step: rotates the camera about its target by `yaw` and `pitch`
     /// radians and scales its distance by `zoom`.
     pub fn orbit(&mut self, yaw: f32, pitch: f32, zoom: f32) {

@@ -9,9 +9,11 @@
 //!   before the next frame (after the device is idle).
 //! - A 0×0 size (minimized) leaves the swapchain empty; frames are skipped,
 //!   not drawn, until the window has a size again.
-//! - Drag with the left mouse button to orbit, scroll to zoom, Esc to quit;
-//!   L colours by LOD, B shows bounding spheres, F freezes culling, + and -
-//!   change the LOD bias.
+//! - Drag with the left mouse button to orbit, scroll to zoom, WASD or the
+//!   arrow keys to move, Esc to quit; L colours by LOD, B shows bounding
+//!   spheres, F freezes culling, + and - change the LOD bias.
+//! - Twice a second the title shows frames per second, GPU milliseconds per
+//!   pass and the units visible per LOD.
 //! - A [`WindowScript`] drives the same code paths from tests: resizes,
 //!   minimize/restore and close at given frame numbers.
 
@@ -103,6 +105,8 @@ struct App {
     dragging: bool,
     last_cursor: Option<(f64, f64)>,
     last_frame: Option<std::time::Instant>,
+    /// When the title was last updated, and frames presented since.
+    title_update: Option<(std::time::Instant, u64)>,
 }
 
 /// Opens a window and renders until it is closed (or the script closes it).
@@ -126,6 +130,7 @@ pub fn run_window(options: WindowOptions) -> Result<WindowReport, Error> {
         dragging: false,
         last_cursor: None,
         last_frame: None,
+        title_update: None,
     };
     event_loop
         .run_app(&mut app)
@@ -305,6 +310,28 @@ impl App {
             &self.options.camera,
             dt,
         )?;
+        let (since, presented) = *self
+            .title_update
+            .get_or_insert((now, self.report.frames_presented));
+        let elapsed = (now - since).as_secs_f64();
+        if elapsed >= 0.5 {
+            let renderer = &running.renderer;
+            let passes: Vec<String> = renderer
+                .profiler
+                .last_frame()
+                .iter()
+                .map(|(name, ms)| format!("{name} {ms:.2}"))
+                .collect();
+            running.window.set_title(&format!(
+                "{} | {:.0} fps | GPU ms: {} | units per LOD {:?}, props {}",
+                self.options.title,
+                (self.report.frames_presented - presented) as f64 / elapsed,
+                passes.join(", "),
+                renderer.stats.units_per_lod,
+                renderer.stats.props_visible()
+            ));
+            self.title_update = Some((now, self.report.frames_presented));
+        }
         match outcome {
             WindowFrame::Presented => self.report.frames_presented += 1,
             WindowFrame::PresentedNeedsRecreate => {
