@@ -14,12 +14,6 @@ layout(local_size_x_id = 0) in;
 // Distance below which the projected error stops growing (avoids dividing by 0).
 layout(constant_id = 1) const float MIN_LOD_DISTANCE = 0.0009765625;
 
-layout(set = 0, binding = 6, std140) uniform Clips { ClipInfo clips[MAX_CLIPS]; };
-// The pose keys need the bone encoding; skinning.glsl reads no texture here.
-#define BONE_ENCODING_ID 2
-#define SKINNING_KEYS_ONLY
-#include "skinning.glsl"
-
 layout(set = 0, binding = 0, std140) uniform Cull { CullGlobals cull; };
 layout(set = 0, binding = 1, std140) uniform Types { TypeInfo types[MAX_TYPES]; };
 layout(set = 0, binding = 2, std430) buffer Instances { Instance instances[]; };
@@ -33,9 +27,7 @@ struct DrawCommand {
     uint first_instance;
 };
 layout(set = 0, binding = 4, std430) buffer Commands { DrawCommand commands[]; };
-// Entries: x = source index | lod << 30; units also carry the pose keys of
-// their current (y, base; w.x, blend) and previous (z; w.y) clips.
-layout(set = 0, binding = 5, std430) writeonly buffer InstanceLists { uvec4 instance_lists[]; };
+layout(set = 0, binding = 5, std430) writeonly buffer InstanceLists { uint instance_lists[]; };
 
 layout(push_constant) uniform Dispatch {
     // Instances to cull; threads at or past it do nothing.
@@ -73,7 +65,7 @@ uint coarsest_fitting(TypeInfo type_info, uint lod_count, float size_px, float d
 // Appends `entry` to the region of `command`, one atomic per subgroup and
 // command: lanes with the same command agree on a leader, the leader reserves
 // room for all of them, and each lane takes the slot of its rank.
-void append(uint command, uint list_base, uint capacity, uvec4 entry) {
+void append(uint command, uint list_base, uint capacity, uint entry) {
     for (;;) {
         uint leader_command = subgroupBroadcastFirst(command);
         if (command == leader_command) {
@@ -97,20 +89,6 @@ void append(uint command, uint list_base, uint capacity, uvec4 entry) {
             return;
         }
     }
-}
-
-// The pose keys of a unit's current and previous clip (see skinning.glsl):
-// bases in x and y, blends as two halves in z. Clip indices past the table
-// read its last entry, like the animate pass.
-uvec3 unit_pose_keys(TypeInfo type_info, AnimState anim) {
-    uint bone_count = type_info.skeleton.x;
-    uint last_clip = uint(MAX_CLIPS) - 1u;
-    ClipInfo current = clips[min(type_info.skeleton.y + ((anim.clips >> 8u) & 0xffu), last_clip)];
-    ClipInfo previous = clips[min(type_info.skeleton.y + ((anim.clips >> 16u) & 0xffu), last_clip)];
-    PoseKey current_key = pose_key(current, bone_count, anim.time_current);
-    PoseKey previous_key = pose_key(previous, bone_count, anim.time_previous);
-    return uvec3(current_key.base, previous_key.base,
-                 packHalf2x16(vec2(current_key.blend, previous_key.blend)));
 }
 
 void main() {
@@ -182,9 +160,5 @@ void main() {
     if (command >= uint(commands.length())) {
         return;
     }
-    uvec4 entry = uvec4(index | (lod << INSTANCE_INDEX_BITS), 0u, 0u, 0u);
-    if (units) {
-        entry.yzw = unit_pose_keys(type_info, anim_states[index]);
-    }
-    append(command, list_base, capacity, entry);
+    append(command, list_base, capacity, index | (lod << INSTANCE_INDEX_BITS));
 }

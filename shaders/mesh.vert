@@ -17,7 +17,7 @@ layout(location = 4) flat out uint out_material;
 layout(location = 5) flat out uint out_lod;
 
 void main() {
-    Instance inst = instances[in_instance.x & INSTANCE_INDEX_MASK];
+    Instance inst = instances[in_instance & INSTANCE_INDEX_MASK];
     TypeInfo type_info = types[inst.type_index];
     vec3 model_position = type_info.quant_min.xyz + in_position.xyz * type_info.quant_extent.xyz;
     vec3 world = rotate_y(model_position * inst.scale, inst.heading) + inst.position;
@@ -26,6 +26,6 @@ void main() {
     out_uv = in_uv;
     out_tint = unpackUnorm4x8(inst.tint);
     out_material = type_info.materials.x + in_material;
-    out_lod = in_instance.x >> INSTANCE_INDEX_BITS;
+    out_lod = in_instance >> INSTANCE_INDEX_BITS;
     gl_Position = globals.view_proj * vec4(world, 1.0);
 }

@@ -9,7 +9,6 @@ layout(location = 2) in vec2 in_uv;
 layout(location = 3) in uvec2 in_bones;
 layout(location = 4) in float in_weight;   // weight of in_bones.x
 layout(location = 5) in uint in_material;  // material local to the type
-// Instance-list entry: x = index | lod << 30; units: y, z, w pose keys.
-layout(location = 6) in uvec4 in_instance;
+layout(location = 6) in uint in_instance;  // instance-list entry: index | lod << 30
 
 #endif

@@ -1,9 +1,8 @@
 #version 450
-// Skinned units: the instance-list entry names the unit and carries the pose
-// keys the cull pass computed for its current and previous clip, so the bone
-// texels are fetched without a trip through the animation state and the clip
-// table. Skin with two bones (crossfading the two clips while a transition is
-// in progress), then rotate about +Y, scale and translate.
+// Skinned units: fetch the unit and its animation state named by the
+// instance list, skin the vertex with two bones from the baked bone texture
+// (crossfading two clips when a transition is in progress), then rotate about
+// +Y, scale and translate.
 #include "types.glsl"
 #include "common.glsl"
 #include "mesh_inputs.glsl"
@@ -12,7 +11,8 @@ layout(set = 0, binding = 0) uniform Globals { FrameGlobals globals; };
 layout(set = 0, binding = 1, std140) uniform Types { TypeInfo types[MAX_TYPES]; };
 layout(set = 0, binding = 2, std430) readonly buffer Instances { Instance instances[]; };
 layout(set = 0, binding = 5, std430) readonly buffer AnimStates { AnimState anim_states[]; };
-layout(set = 0, binding = 6) uniform sampler2D bone_texture;
+layout(set = 0, binding = 6, std140) uniform Clips { ClipInfo clips[MAX_CLIPS]; };
+layout(set = 0, binding = 7) uniform sampler2D bone_texture;
 
 #include "skinning.glsl"
 
@@ -24,23 +24,25 @@ layout(location = 4) flat out uint out_material;
 layout(location = 5) flat out uint out_lod;
 
 void main() {
-    uint index = in_instance.x & INSTANCE_INDEX_MASK;
+    uint index = in_instance & INSTANCE_INDEX_MASK;
     Instance inst = instances[index];
-    float blend = unpackHalf2x16(anim_states[index].blend).x;
+    AnimState anim = anim_states[index];
     TypeInfo type_info = types[inst.type_index];
     vec3 model_position = type_info.quant_min.xyz + in_position.xyz * type_info.quant_extent.xyz;
     vec3 model_normal = octahedral_decode(in_normal);
     uint bone_count = type_info.skeleton.x;
-    vec2 frame_blends = unpackHalf2x16(in_instance.w);
+    uint first_clip = type_info.skeleton.y;
 
+    ClipInfo current = clips[first_clip + ((anim.clips >> 8u) & 0xffu)];
     vec3 normal;
-    vec3 position = skin_keyed(PoseKey(in_instance.y, frame_blends.x), bone_count, in_bones,
-                               in_weight, model_position, model_normal, normal);
+    vec3 position = skin(current, bone_count, anim.time_current, in_bones, in_weight,
+                         model_position, model_normal, normal);
+    float blend = unpackHalf2x16(anim.blend).x;
     if (blend < 1.0) {
+        ClipInfo previous = clips[first_clip + ((anim.clips >> 16u) & 0xffu)];
         vec3 previous_normal;
-        vec3 previous_position = skin_keyed(PoseKey(in_instance.z, frame_blends.y), bone_count,
-                                            in_bones, in_weight, model_position, model_normal,
-                                            previous_normal);
+        vec3 previous_position = skin(previous, bone_count, anim.time_previous, in_bones, in_weight,
+                                      model_position, model_normal, previous_normal);
         position = mix(previous_position, position, blend);
         normal = mix(previous_normal, normal, blend);
     }
@@ -51,6 +53,6 @@ void main() {
     out_uv = in_uv;
     out_tint = unpackUnorm4x8(inst.tint);
     out_material = type_info.materials.x + in_material;
-    out_lod = in_instance.x >> INSTANCE_INDEX_BITS;
+    out_lod = in_instance >> INSTANCE_INDEX_BITS;
     gl_Position = globals.view_proj * vec4(world, 1.0);
 }

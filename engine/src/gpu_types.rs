@@ -26,9 +26,8 @@ pub const MAX_ANIM_STATES: usize = 512;
 pub const MAX_ANIM_TRANSITIONS: usize = 1024;
 /// `Instance::type_index` of a despawned unit: the passes skip it.
 pub const INACTIVE_TYPE: u32 = 0xffff;
-/// Instance-list entries are four words: x holds the source index in its low
-/// 30 bits and the LOD in the top 2; for units, y and z are the pose-key bases
-/// of the current and previous clip and w their frame blends as two halves.
+/// Instance-list entries hold the source index in their low 30 bits and the
+/// LOD in the top 2.
 pub const INSTANCE_INDEX_BITS: u32 = 30;
 
 /// Per-frame constants, uniform buffer `Globals` at set 0 binding 0.
@@ -234,10 +233,7 @@ pub struct CullGlobals {
 }
 const _: () = assert!(size_of::<CullGlobals>() == 144);
 
-/// Bytes of one instance-list entry.
-pub const INSTANCE_ENTRY_BYTES: u64 = 16;
-
-/// Vertex binding 0: mesh vertices; binding 1: instance-list entries.
+/// Vertex binding 0: mesh vertices; binding 1: instance-list entries (u32).
 pub fn mesh_vertex_bindings() -> [vk::VertexInputBindingDescription; 2] {
     [
         vk::VertexInputBindingDescription {
@@ -247,7 +243,7 @@ pub fn mesh_vertex_bindings() -> [vk::VertexInputBindingDescription; 2] {
         },
         vk::VertexInputBindingDescription {
             binding: 1,
-            stride: INSTANCE_ENTRY_BYTES as u32,
+            stride: 4,
             input_rate: vk::VertexInputRate::INSTANCE,
         },
     ]
@@ -285,7 +281,7 @@ pub fn mesh_vertex_attributes() -> [vk::VertexInputAttributeDescription; 7] {
         attribute(3, 0, vk::Format::R8G8_UINT, offset_of!(PackedVertex, bones)),
         attribute(4, 0, vk::Format::R8_UNORM, offset_of!(PackedVertex, weight)),
         attribute(5, 0, vk::Format::R8_UINT, offset_of!(PackedVertex, pad)),
-        attribute(6, 1, vk::Format::R32G32B32A32_UINT, 0),
+        attribute(6, 1, vk::Format::R32_UINT, 0),
     ]
 }
 

@@ -284,7 +284,7 @@ impl Renderer {
                 return Err(err);
             }
         };
-        let cull = match CullPass::new(ctx, world.encoding) {
+        let cull = match CullPass::new(ctx) {
             Ok(pass) => pass,
             Err(err) => {
                 animate.destroy(ctx);
@@ -449,7 +449,6 @@ impl Renderer {
             template_commands: &world.command_template,
             commands: &world.commands,
             instance_lists: world.lists_buffer(),
-            clips: &world.clip_table,
         };
         let scope = self.profiler.begin(ctx, cmd, "cull");
         let culled = self.cull.record(

@@ -46,7 +46,7 @@ use crate::context::Context;
 use crate::frames::FrameStart;
 use crate::gpu_types::{
     AnimParams, AnimState, AnimStateDef, AnimTransitionDef, ClipInfo, Instance, MaterialInfo,
-    TypeInfo, INACTIVE_TYPE, INSTANCE_ENTRY_BYTES, MAX_CLIPS, MAX_MATERIALS, MAX_TYPES,
+    TypeInfo, INACTIVE_TYPE, MAX_CLIPS, MAX_MATERIALS, MAX_TYPES,
 };
 use crate::memory::{
     memory_barrier, upload_buffer, upload_image, Buffer, DeferredRelease, Image, Released,
@@ -501,11 +501,7 @@ impl World {
                 ("units", 32 * 1024, storage | transfer),
                 ("unit animation states", 16 * 1024, storage | transfer),
                 ("props", 32 * 1024, storage | transfer),
-                (
-                    "instance lists",
-                    u64::from(list_entries) * INSTANCE_ENTRY_BYTES,
-                    lists,
-                ),
+                ("instance lists", u64::from(list_entries) * 4, lists),
             ] {
                 created.push(Released::Buffer(Buffer::new(
                     ctx,
@@ -1003,13 +999,7 @@ impl World {
             (&mut self.units, units, 32u64, storage, true),
             (&mut self.anim_states, units, 16, storage, true),
             (&mut self.props, props, 32, storage, true),
-            (
-                &mut self.lists,
-                list_entries,
-                INSTANCE_ENTRY_BYTES,
-                lists,
-                false,
-            ),
+            (&mut self.lists, list_entries, 4, lists, false),
         ] {
             if needed <= growable.capacity {
                 continue;

@@ -17,15 +17,13 @@ use std::mem::size_of;
 
 use ash::vk;
 use glam::Vec3;
-use horde::asset::BoneEncoding;
 use horde::camera::Camera;
 use horde::config::LOD_COUNT;
 use horde::context::{Context, Tier};
 use horde::cull_reference::{cull, ReferenceBatch, ReferenceOutput, UNIT_LOD_SHIFT};
 use horde::frames::Frames;
 use horde::gpu_types::{
-    AnimState, ClipInfo, CullGlobals, Instance, TypeInfo, INACTIVE_TYPE, INSTANCE_INDEX_BITS,
-    MAX_CLIPS, MAX_TYPES,
+    AnimState, CullGlobals, Instance, TypeInfo, INACTIVE_TYPE, INSTANCE_INDEX_BITS, MAX_TYPES,
 };
 use horde::memory::{upload_buffer, Buffer};
 use horde::passes::cull::{cull_globals, CullBatch, CullPass, CullTargets};
@@ -196,7 +194,6 @@ struct Harness {
     template: Buffer,
     commands: Buffer,
     lists: Buffer,
-    clips: Buffer,
     units: Buffer,
     anim_states: Buffer,
     props: Buffer,
@@ -238,16 +235,10 @@ impl Harness {
             storage | vk::BufferUsageFlags::INDIRECT_BUFFER,
             bytemuck::cast_slice(&garbage),
         );
-        // Four words an entry; only the first (index and LOD) is compared.
         let lists = upload(
             "instance lists",
             storage | vk::BufferUsageFlags::VERTEX_BUFFER,
-            bytemuck::cast_slice(&vec![SENTINEL; scene.list_len as usize * 4]),
-        );
-        let clips = upload(
-            "clips",
-            vk::BufferUsageFlags::UNIFORM_BUFFER,
-            bytemuck::cast_slice(&vec![ClipInfo::default(); MAX_CLIPS]),
+            bytemuck::cast_slice(&vec![SENTINEL; scene.list_len as usize]),
         );
         let units = upload("units", storage, bytemuck::cast_slice(&scene.units));
         let anim_states = upload(
@@ -271,13 +262,12 @@ impl Harness {
             })
             .collect();
         Harness {
-            pass: CullPass::new(ctx, BoneEncoding::Mat3x4F32).expect("create the cull pass"),
+            pass: CullPass::new(ctx).expect("create the cull pass"),
             frames: Frames::new(ctx).expect("frames"),
             types,
             template,
             commands,
             lists,
-            clips,
             units,
             anim_states,
             props,
@@ -300,7 +290,6 @@ impl Harness {
             template_commands: &self.template,
             commands: &self.commands,
             instance_lists: &self.lists,
-            clips: &self.clips,
         };
         let batches = [
             CullBatch::Units {
@@ -349,10 +338,7 @@ impl Harness {
         self.frames.wait_all(ctx).expect("wait for the frame");
         Readback {
             commands: read(&self.readback[0]),
-            lists: read(&self.readback[1])
-                .chunks_exact(4)
-                .map(|entry| entry[0])
-                .collect(),
+            lists: read(&self.readback[1]),
             units: read(&self.readback[2]),
             anim_states: read(&self.readback[3]),
             props: read(&self.readback[4]),
@@ -369,7 +355,6 @@ impl Harness {
             self.props,
             self.anim_states,
             self.units,
-            self.clips,
             self.lists,
             self.commands,
             self.template,

@@ -16,10 +16,7 @@
 //! - `commands`: `VkDrawIndexedIndirectCommand`s (20 B each). Only
 //!   `instanceCount` changes; `template_commands` holds the same commands with
 //!   `instanceCount = 0` and is copied over `commands` at the start of the pass.
-//! - `instance_lists`: 16-byte entries, x = `source index | lod << 30`; for
-//!   units y, z and w carry the pose keys of the current and previous clip
-//!   (`skinning.glsl`), so the vertex shader need not walk the animation
-//!   state and the clip table per vertex. Each (type, LOD)
+//! - `instance_lists`: u32 entries `source index | lod << 30`, each (type, LOD)
 //!   region filled from its start; the draw reads them as a per-instance vertex
 //!   attribute.
 //! - [`CullGlobals`] (uniform, one host-visible buffer per frame slot): six
@@ -63,14 +60,11 @@ use std::mem::size_of;
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 
-use crate::asset::BoneEncoding;
 use crate::config::{CULL_WORKGROUP_SIZE, CULL_WORKGROUP_SIZE_MOBILE, FRAMES_IN_FLIGHT};
 use crate::context::{Context, Tier};
 use crate::cull_reference::MIN_LOD_DISTANCE;
 use crate::frames::{allocate_set, write_set, Descriptor, FrameStart};
-use crate::gpu_types::{
-    AnimState, ClipInfo, CullGlobals, Instance, TypeInfo, MAX_CLIPS, MAX_TYPES,
-};
+use crate::gpu_types::{AnimState, CullGlobals, Instance, TypeInfo, MAX_TYPES};
 use crate::memory::Buffer;
 use crate::pipeline::{binding, compute_pipeline, LayoutDesc, Pipeline};
 use crate::{shaders, Error};
@@ -99,8 +93,6 @@ pub struct CullTargets<'a> {
     pub commands: &'a Buffer,
     /// Instance-list entries of every region (STORAGE, VERTEX).
     pub instance_lists: &'a Buffer,
-    /// Uniform `ClipInfo[MAX_CLIPS]`, for the units' pose keys.
-    pub clips: &'a Buffer,
 }
 
 /// One dispatch: the first `count` instances of a buffer.
@@ -117,7 +109,7 @@ pub enum CullBatch<'a> {
 }
 
 /// The descriptor bindings of `cull.comp`, in `write_set` order.
-fn set_layout() -> [vk::DescriptorSetLayoutBinding<'static>; 7] {
+fn set_layout() -> [vk::DescriptorSetLayoutBinding<'static>; 6] {
     let compute = vk::ShaderStageFlags::COMPUTE;
     [
         binding(0, vk::DescriptorType::UNIFORM_BUFFER, compute),
@@ -126,7 +118,6 @@ fn set_layout() -> [vk::DescriptorSetLayoutBinding<'static>; 7] {
         binding(3, vk::DescriptorType::STORAGE_BUFFER, compute),
         binding(4, vk::DescriptorType::STORAGE_BUFFER, compute),
         binding(5, vk::DescriptorType::STORAGE_BUFFER, compute),
-        binding(6, vk::DescriptorType::UNIFORM_BUFFER, compute),
     ]
 }
 
@@ -156,8 +147,7 @@ fn check_subgroup_support(ctx: &Context) -> Result<(), Error> {
 
 impl CullPass {
     /// Creates the pipeline (workgroup size by tier) and the uniform buffers.
-    /// `encoding` is the bone encoding of the units' pose keys.
-    pub fn new(ctx: &mut Context, encoding: BoneEncoding) -> Result<CullPass, Error> {
+    pub fn new(ctx: &mut Context) -> Result<CullPass, Error> {
         check_subgroup_support(ctx)?;
         let workgroup_size = match ctx.tier {
             Tier::Desktop => CULL_WORKGROUP_SIZE,
@@ -178,11 +168,7 @@ impl CullPass {
                 sets: &[&set0],
                 push_constant_size: PUSH_CONSTANT_SIZE,
             },
-            &[
-                workgroup_size,
-                MIN_LOD_DISTANCE.to_bits(),
-                u32::from(encoding != BoneEncoding::Mat3x4F32),
-            ],
+            &[workgroup_size, MIN_LOD_DISTANCE.to_bits()],
         )?;
         let mut pass = CullPass {
             pipeline,
@@ -249,7 +235,6 @@ impl CullPass {
                     Descriptor::Storage(anim_states.raw),
                     Descriptor::Storage(targets.commands.raw),
                     Descriptor::Storage(targets.instance_lists.raw),
-                    Descriptor::Uniform(targets.clips.raw),
                 ],
             );
             sets.push(set);
@@ -377,13 +362,6 @@ fn check_targets(targets: &CullTargets) -> Result<(), Error> {
         return Err(Error::Config(format!(
             "cull: type table '{}' has {} bytes, the shader reads {types_size}",
             targets.types.name, targets.types.size
-        )));
-    }
-    let clips_size = (MAX_CLIPS * size_of::<ClipInfo>()) as u64;
-    if targets.clips.size < clips_size {
-        return Err(Error::Config(format!(
-            "cull: clip table '{}' has {} bytes, the shader reads {clips_size}",
-            targets.clips.name, targets.clips.size
         )));
     }
     if targets.template_commands.size < targets.commands.size {

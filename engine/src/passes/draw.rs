@@ -7,9 +7,9 @@
 //! the vertex shader fetches from a storage buffer, with the LOD in its top
 //! bits for the LOD colour view.
 //!
-//! - Units: `unit.vert` skins with two bones from the bone texture at the pose
-//!   keys the cull pass wrote into the instance-list entry (a second clip
-//!   while crossfading); the bone encoding is a specialization constant. Props: `mesh.vert`, unskinned. Both use `mesh.frag`: atlas
+//! - Units: `unit.vert` skins with two bones from the bone texture, sampling a
+//!   second clip while crossfading; the bone encoding is a specialization
+//!   constant. Props: `mesh.vert`, unskinned. Both use `mesh.frag`: atlas
 //!   texture × material factor × instance tint, sun + ambient, fog.
 //! - Desktop tier: one `vkCmdDrawIndexedIndirect` for all unit commands and
 //!   one for all prop commands; each command's `firstInstance` selects its
@@ -25,7 +25,7 @@ use crate::asset::BoneEncoding;
 use crate::config::LOD_COUNT;
 use crate::context::Context;
 use crate::frames::{allocate_set, write_set, Descriptor, FrameStart};
-use crate::gpu_types::{mesh_vertex_attributes, mesh_vertex_bindings, INSTANCE_ENTRY_BYTES};
+use crate::gpu_types::{mesh_vertex_attributes, mesh_vertex_bindings};
 use crate::memory::Buffer;
 use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, Pipeline};
 use crate::world::World;
@@ -52,11 +52,11 @@ pub struct DrawOptions {
     pub skinning: bool,
 }
 
-/// Descriptor bindings. Props use 0..=4; units add 5 and 6.
+/// Descriptor bindings. Props use 0..=4; units add 5..=7.
 ///
 /// 0 `Globals` (uniform), 1 `Types` (uniform), 2 `Instances` (storage),
 /// 3 `Materials` (uniform), 4 base colour atlas, 5 `AnimStates` (storage),
-/// 6 the bone texture.
+/// 6 `Clips` (uniform), 7 bone texture.
 pub fn set_layout(skinned: bool) -> Vec<vk::DescriptorSetLayoutBinding<'static>> {
     let vertex = vk::ShaderStageFlags::VERTEX;
     let fragment = vk::ShaderStageFlags::FRAGMENT;
@@ -70,7 +70,8 @@ pub fn set_layout(skinned: bool) -> Vec<vk::DescriptorSetLayoutBinding<'static>>
     if skinned {
         bindings.extend([
             binding(5, vk::DescriptorType::STORAGE_BUFFER, vertex),
-            binding(6, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, vertex),
+            binding(6, vk::DescriptorType::UNIFORM_BUFFER, vertex),
+            binding(7, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, vertex),
         ]);
     }
     bindings
@@ -212,6 +213,7 @@ impl DrawPass {
             Descriptor::Uniform(world.material_table.raw),
             Descriptor::Sampled(world.atlas.view, self.atlas_sampler),
             Descriptor::Storage(world.anim_states_buffer().raw),
+            Descriptor::Uniform(world.clip_table.raw),
             Descriptor::Sampled(world.bone_texture.view, self.bone_sampler),
         ];
         // SAFETY: the index buffer lives as long as the world.
@@ -320,8 +322,7 @@ impl DrawPass {
                     if lod >= world_type.lods.len() {
                         continue;
                     }
-                    let list_offset =
-                        u64::from(world_type.info.instance_base[lod]) * INSTANCE_ENTRY_BYTES;
+                    let list_offset = u64::from(world_type.info.instance_base[lod]) * 4;
                     device.cmd_bind_vertex_buffers(
                         cmd,
                         0,
