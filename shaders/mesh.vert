@@ -25,7 +25,7 @@ void main() {
     out_normal = rotate_y(octahedral_decode(in_normal), inst.heading);
     out_uv = in_uv;
     out_tint = unpackUnorm4x8(inst.tint);
-    out_material = type_info.materials.x + in_material;
+    out_material = type_info.materials.x + in_skin.w;
     out_lod = in_instance >> INSTANCE_INDEX_BITS;
     gl_Position = globals.view_proj * vec4(world, 1.0);
 }

@@ -6,9 +6,10 @@
 layout(location = 0) in vec4 in_position;  // unorm16 inside the type's box
 layout(location = 1) in vec2 in_normal;    // octahedral, snorm16
 layout(location = 2) in vec2 in_uv;
-layout(location = 3) in uvec2 in_bones;
-layout(location = 4) in float in_weight;   // weight of in_bones.x
-layout(location = 5) in uint in_material;  // material local to the type
-layout(location = 6) in uint in_instance;  // instance-list entry: index | lod << 30
+// Two bone indices, the first bone's weight in 1/255, and the material local
+// to the type: one 4-byte attribute, because vertex attribute fetch, not
+// shading, bounds the draw of small skinned meshes.
+layout(location = 3) in uvec4 in_skin;
+layout(location = 4) in uint in_instance;  // instance-list entry: index | lod << 30
 
 #endif

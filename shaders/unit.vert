@@ -35,13 +35,13 @@ void main() {
 
     ClipInfo current = clips[first_clip + ((anim.clips >> 8u) & 0xffu)];
     vec3 normal;
-    vec3 position = skin(current, bone_count, anim.time_current, in_bones, in_weight,
+    vec3 position = skin(current, bone_count, anim.time_current, in_skin.xy, float(in_skin.z) / 255.0,
                          model_position, model_normal, normal);
     float blend = unpackHalf2x16(anim.blend).x;
     if (blend < 1.0) {
         ClipInfo previous = clips[first_clip + ((anim.clips >> 16u) & 0xffu)];
         vec3 previous_normal;
-        vec3 previous_position = skin(previous, bone_count, anim.time_previous, in_bones, in_weight,
+        vec3 previous_position = skin(previous, bone_count, anim.time_previous, in_skin.xy, float(in_skin.z) / 255.0,
                                       model_position, model_normal, previous_normal);
         position = mix(previous_position, position, blend);
         normal = mix(previous_normal, normal, blend);
@@ -52,7 +52,7 @@ void main() {
     out_normal = rotate_y(normal, inst.heading);
     out_uv = in_uv;
     out_tint = unpackUnorm4x8(inst.tint);
-    out_material = type_info.materials.x + in_material;
+    out_material = type_info.materials.x + in_skin.w;
     out_lod = in_instance >> INSTANCE_INDEX_BITS;
     gl_Position = globals.view_proj * vec4(world, 1.0);
 }

@@ -233,6 +233,12 @@ pub struct CullGlobals {
 }
 const _: () = assert!(size_of::<CullGlobals>() == 144);
 
+// Bones, weight and material are read as one R8G8B8A8_UINT attribute.
+const _: () = assert!(
+    offset_of!(PackedVertex, weight) == offset_of!(PackedVertex, bones) + 2
+        && offset_of!(PackedVertex, pad) == offset_of!(PackedVertex, bones) + 3
+);
+
 /// Vertex binding 0: mesh vertices; binding 1: instance-list entries (u32).
 pub fn mesh_vertex_bindings() -> [vk::VertexInputBindingDescription; 2] {
     [
@@ -251,7 +257,7 @@ pub fn mesh_vertex_bindings() -> [vk::VertexInputBindingDescription; 2] {
 
 /// Attribute locations and formats matching `shaders/mesh_inputs.glsl`. The
 /// pipeline helper keeps only the locations a vertex shader declares.
-pub fn mesh_vertex_attributes() -> [vk::VertexInputAttributeDescription; 7] {
+pub fn mesh_vertex_attributes() -> [vk::VertexInputAttributeDescription; 5] {
     let attribute =
         |location, binding, format, offset: usize| vk::VertexInputAttributeDescription {
             location,
@@ -278,10 +284,14 @@ pub fn mesh_vertex_attributes() -> [vk::VertexInputAttributeDescription; 7] {
             vk::Format::R16G16_SFLOAT,
             offset_of!(PackedVertex, uv),
         ),
-        attribute(3, 0, vk::Format::R8G8_UINT, offset_of!(PackedVertex, bones)),
-        attribute(4, 0, vk::Format::R8_UNORM, offset_of!(PackedVertex, weight)),
-        attribute(5, 0, vk::Format::R8_UINT, offset_of!(PackedVertex, pad)),
-        attribute(6, 1, vk::Format::R32_UINT, 0),
+        // bones, weight and material (the `pad` byte) as one attribute.
+        attribute(
+            3,
+            0,
+            vk::Format::R8G8B8A8_UINT,
+            offset_of!(PackedVertex, bones),
+        ),
+        attribute(4, 1, vk::Format::R32_UINT, 0),
     ]
 }
 
