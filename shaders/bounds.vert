@@ -17,7 +17,7 @@ void main() {
     Instance inst = instances[in_instance & INSTANCE_INDEX_MASK];
     vec4 sphere = types[inst.type_index].sphere;
     vec3 center = rotate_y(sphere.xyz * inst.scale, inst.heading) + inst.position;
-    vec3 unit_sphere = in_position.xyz * 2.0 - 1.0;
+    vec3 unit_sphere = vertex_position() * 2.0 - 1.0;
     out_normal = unit_sphere;
     out_lod = in_instance >> INSTANCE_INDEX_BITS;
     gl_Position = globals.view_proj * vec4(center + unit_sphere * sphere.w * inst.scale, 1.0);

@@ -19,11 +19,11 @@ layout(location = 5) flat out uint out_lod;
 void main() {
     Instance inst = instances[in_instance & INSTANCE_INDEX_MASK];
     TypeInfo type_info = types[inst.type_index];
-    vec3 model_position = type_info.quant_min.xyz + in_position.xyz * type_info.quant_extent.xyz;
+    vec3 model_position = type_info.quant_min.xyz + vertex_position() * type_info.quant_extent.xyz;
     vec3 world = rotate_y(model_position * inst.scale, inst.heading) + inst.position;
     out_world_position = world;
-    out_normal = rotate_y(octahedral_decode(in_normal), inst.heading);
-    out_uv = in_uv;
+    out_normal = rotate_y(octahedral_decode(vertex_normal()), inst.heading);
+    out_uv = vertex_uv();
     out_tint = unpackUnorm4x8(inst.tint);
     out_material = type_info.materials.x + in_skin.w;
     out_lod = in_instance >> INSTANCE_INDEX_BITS;

@@ -3,13 +3,26 @@
 #ifndef HORDE_MESH_INPUTS_GLSL
 #define HORDE_MESH_INPUTS_GLSL
 
-layout(location = 0) in vec4 in_position;  // unorm16 inside the type's box
-layout(location = 1) in vec2 in_normal;    // octahedral, snorm16
-layout(location = 2) in vec2 in_uv;
-// Two bone indices, the first bone's weight in 1/255, and the material local
-// to the type: one 4-byte attribute, because vertex attribute fetch, not
-// shading, bounds the draw of small skinned meshes.
-layout(location = 3) in uvec4 in_skin;
-layout(location = 4) in uint in_instance;  // instance-list entry: index | lod << 30
+// Vertex attribute fetch, not shading, bounds the draw of many small
+// instanced meshes, so the 20-byte vertex is read as two attributes and
+// unpacked here: position (unorm16 x3 inside the type's box, then a zero),
+// octahedral normal (snorm16 x2) and UV (half x2) in the first; two bone
+// indices, the first bone's weight in 1/255, and the material local to the
+// type in the second.
+layout(location = 0) in uvec4 in_vertex;
+layout(location = 1) in uvec4 in_skin;
+layout(location = 2) in uint in_instance;  // instance-list entry: index | lod << 30
+
+vec3 vertex_position() {
+    return vec3(unpackUnorm2x16(in_vertex.x), unpackUnorm2x16(in_vertex.y).x);
+}
+
+vec2 vertex_normal() {
+    return unpackSnorm2x16(in_vertex.z);
+}
+
+vec2 vertex_uv() {
+    return unpackHalf2x16(in_vertex.w);
+}
 
 #endif

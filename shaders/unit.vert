@@ -28,8 +28,8 @@ void main() {
     Instance inst = instances[index];
     AnimState anim = anim_states[index];
     TypeInfo type_info = types[inst.type_index];
-    vec3 model_position = type_info.quant_min.xyz + in_position.xyz * type_info.quant_extent.xyz;
-    vec3 model_normal = octahedral_decode(in_normal);
+    vec3 model_position = type_info.quant_min.xyz + vertex_position() * type_info.quant_extent.xyz;
+    vec3 model_normal = octahedral_decode(vertex_normal());
     uint bone_count = type_info.skeleton.x;
     uint first_clip = type_info.skeleton.y;
 
@@ -50,7 +50,7 @@ void main() {
     vec3 world = rotate_y(position * inst.scale, inst.heading) + inst.position;
     out_world_position = world;
     out_normal = rotate_y(normal, inst.heading);
-    out_uv = in_uv;
+    out_uv = vertex_uv();
     out_tint = unpackUnorm4x8(inst.tint);
     out_material = type_info.materials.x + in_skin.w;
     out_lod = in_instance >> INSTANCE_INDEX_BITS;

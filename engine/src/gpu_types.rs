@@ -233,7 +233,13 @@ pub struct CullGlobals {
 }
 const _: () = assert!(size_of::<CullGlobals>() == 144);
 
-// Bones, weight and material are read as one R8G8B8A8_UINT attribute.
+// The vertex is read as two attributes: position, normal and UV as four
+// words, then bones, weight and material as four bytes.
+const _: () = assert!(
+    offset_of!(PackedVertex, normal) == 8
+        && offset_of!(PackedVertex, uv) == 12
+        && offset_of!(PackedVertex, bones) == 16
+);
 const _: () = assert!(
     offset_of!(PackedVertex, weight) == offset_of!(PackedVertex, bones) + 2
         && offset_of!(PackedVertex, pad) == offset_of!(PackedVertex, bones) + 3
@@ -257,7 +263,7 @@ pub fn mesh_vertex_bindings() -> [vk::VertexInputBindingDescription; 2] {
 
 /// Attribute locations and formats matching `shaders/mesh_inputs.glsl`. The
 /// pipeline helper keeps only the locations a vertex shader declares.
-pub fn mesh_vertex_attributes() -> [vk::VertexInputAttributeDescription; 5] {
+pub fn mesh_vertex_attributes() -> [vk::VertexInputAttributeDescription; 3] {
     let attribute =
         |location, binding, format, offset: usize| vk::VertexInputAttributeDescription {
             location,
@@ -266,32 +272,21 @@ pub fn mesh_vertex_attributes() -> [vk::VertexInputAttributeDescription; 5] {
             offset: offset as u32,
         };
     [
+        // Position, normal and UV as four words, unpacked in the shader.
         attribute(
             0,
             0,
-            vk::Format::R16G16B16A16_UNORM,
+            vk::Format::R32G32B32A32_UINT,
             offset_of!(PackedVertex, position),
         ),
+        // Bones, weight and material (the `pad` byte).
         attribute(
             1,
-            0,
-            vk::Format::R16G16_SNORM,
-            offset_of!(PackedVertex, normal),
-        ),
-        attribute(
-            2,
-            0,
-            vk::Format::R16G16_SFLOAT,
-            offset_of!(PackedVertex, uv),
-        ),
-        // bones, weight and material (the `pad` byte) as one attribute.
-        attribute(
-            3,
             0,
             vk::Format::R8G8B8A8_UINT,
             offset_of!(PackedVertex, bones),
         ),
-        attribute(4, 1, vk::Format::R32_UINT, 0),
+        attribute(2, 1, vk::Format::R32_UINT, 0),
     ]
 }
 

@@ -51,7 +51,7 @@ fn mesh_shaders_declare_what_the_pass_binds() {
             (0, 2, vk::DescriptorType::STORAGE_BUFFER)
         ]
     );
-    assert_eq!(reflection.input_locations, vec![0, 1, 2, 3, 4]);
+    assert_eq!(reflection.input_locations, vec![0, 1, 2]);
 }
 
 #[test]
