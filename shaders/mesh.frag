@@ -5,8 +5,8 @@
 #include "common.glsl"
 
 layout(set = 0, binding = 0) uniform Globals { FrameGlobals globals; };
-layout(set = 0, binding = 4, std140) uniform Materials { MaterialInfo materials[MAX_MATERIALS]; };
-layout(set = 0, binding = 5) uniform sampler2D atlas;
+layout(set = 0, binding = 3, std140) uniform Materials { MaterialInfo materials[MAX_MATERIALS]; };
+layout(set = 0, binding = 4) uniform sampler2D atlas;
 
 layout(location = 0) in vec3 in_world_position;
 layout(location = 1) in vec3 in_normal;

@@ -17,7 +17,6 @@ layout(location = 4) flat out uint out_material;
 layout(location = 5) flat out uint out_lod;
 
 void main() {
-    uvec4 skinning = vertex_skin();
     Instance inst = instances[in_instance & INSTANCE_INDEX_MASK];
     TypeInfo type_info = types[inst.type_index];
     vec3 model_position = type_info.quant_min.xyz + vertex_position() * type_info.quant_extent.xyz;
@@ -26,7 +25,7 @@ void main() {
     out_normal = rotate_y(octahedral_decode(vertex_normal()), inst.heading);
     out_uv = vertex_uv();
     out_tint = unpackUnorm4x8(inst.tint);
-    out_material = type_info.materials.x + skinning.w;
+    out_material = type_info.materials.x + in_skin.w;
     out_lod = in_instance >> INSTANCE_INDEX_BITS;
     gl_Position = globals.view_proj * vec4(world, 1.0);
 }

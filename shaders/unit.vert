@@ -10,9 +10,9 @@
 layout(set = 0, binding = 0) uniform Globals { FrameGlobals globals; };
 layout(set = 0, binding = 1, std140) uniform Types { TypeInfo types[MAX_TYPES]; };
 layout(set = 0, binding = 2, std430) readonly buffer Instances { Instance instances[]; };
-layout(set = 0, binding = 6, std430) readonly buffer AnimStates { AnimState anim_states[]; };
-layout(set = 0, binding = 7, std140) uniform Clips { ClipInfo clips[MAX_CLIPS]; };
-layout(set = 0, binding = 8) uniform sampler2D bone_texture;
+layout(set = 0, binding = 5, std430) readonly buffer AnimStates { AnimState anim_states[]; };
+layout(set = 0, binding = 6, std140) uniform Clips { ClipInfo clips[MAX_CLIPS]; };
+layout(set = 0, binding = 7) uniform sampler2D bone_texture;
 
 #include "skinning.glsl"
 
@@ -24,7 +24,6 @@ layout(location = 4) flat out uint out_material;
 layout(location = 5) flat out uint out_lod;
 
 void main() {
-    uvec4 skinning = vertex_skin();
     uint index = in_instance & INSTANCE_INDEX_MASK;
     Instance inst = instances[index];
     AnimState anim = anim_states[index];
@@ -36,13 +35,13 @@ void main() {
 
     ClipInfo current = clips[first_clip + ((anim.clips >> 8u) & 0xffu)];
     vec3 normal;
-    vec3 position = skin(current, bone_count, anim.time_current, skinning.xy, float(skinning.z) / 255.0,
+    vec3 position = skin(current, bone_count, anim.time_current, in_skin.xy, float(in_skin.z) / 255.0,
                          model_position, model_normal, normal);
     float blend = unpackHalf2x16(anim.blend).x;
     if (blend < 1.0) {
         ClipInfo previous = clips[first_clip + ((anim.clips >> 16u) & 0xffu)];
         vec3 previous_normal;
-        vec3 previous_position = skin(previous, bone_count, anim.time_previous, skinning.xy, float(skinning.z) / 255.0,
+        vec3 previous_position = skin(previous, bone_count, anim.time_previous, in_skin.xy, float(in_skin.z) / 255.0,
                                       model_position, model_normal, previous_normal);
         position = mix(previous_position, position, blend);
         normal = mix(previous_normal, normal, blend);
@@ -53,7 +52,7 @@ void main() {
     out_normal = rotate_y(normal, inst.heading);
     out_uv = vertex_uv();
     out_tint = unpackUnorm4x8(inst.tint);
-    out_material = type_info.materials.x + skinning.w;
+    out_material = type_info.materials.x + in_skin.w;
     out_lod = in_instance >> INSTANCE_INDEX_BITS;
     gl_Position = globals.view_proj * vec4(world, 1.0);
 }

@@ -233,8 +233,8 @@ pub struct CullGlobals {
 }
 const _: () = assert!(size_of::<CullGlobals>() == 144);
 
-// The shaders pull a vertex as five words: position xy, position z and w,
-// normal, UV, then bones, weight and material as four bytes.
+// The vertex is read as two attributes: position, normal and UV as four
+// words, then bones, weight and material as four bytes.
 const _: () = assert!(
     offset_of!(PackedVertex, normal) == 8
         && offset_of!(PackedVertex, uv) == 12
@@ -245,24 +245,49 @@ const _: () = assert!(
         && offset_of!(PackedVertex, pad) == offset_of!(PackedVertex, bones) + 3
 );
 
-/// Vertex binding 0: instance-list entries (u32, per instance). Vertices are
-/// pulled from a storage buffer by the shaders (`mesh_inputs.glsl`).
-pub fn mesh_vertex_bindings() -> [vk::VertexInputBindingDescription; 1] {
-    [vk::VertexInputBindingDescription {
-        binding: 0,
-        stride: 4,
-        input_rate: vk::VertexInputRate::INSTANCE,
-    }]
+/// Vertex binding 0: mesh vertices; binding 1: instance-list entries (u32).
+pub fn mesh_vertex_bindings() -> [vk::VertexInputBindingDescription; 2] {
+    [
+        vk::VertexInputBindingDescription {
+            binding: 0,
+            stride: size_of::<PackedVertex>() as u32,
+            input_rate: vk::VertexInputRate::VERTEX,
+        },
+        vk::VertexInputBindingDescription {
+            binding: 1,
+            stride: 4,
+            input_rate: vk::VertexInputRate::INSTANCE,
+        },
+    ]
 }
 
-/// The instance-list entry at location 0.
-pub fn mesh_vertex_attributes() -> [vk::VertexInputAttributeDescription; 1] {
-    [vk::VertexInputAttributeDescription {
-        location: 0,
-        binding: 0,
-        format: vk::Format::R32_UINT,
-        offset: 0,
-    }]
+/// Attribute locations and formats matching `shaders/mesh_inputs.glsl`. The
+/// pipeline helper keeps only the locations a vertex shader declares.
+pub fn mesh_vertex_attributes() -> [vk::VertexInputAttributeDescription; 3] {
+    let attribute =
+        |location, binding, format, offset: usize| vk::VertexInputAttributeDescription {
+            location,
+            binding,
+            format,
+            offset: offset as u32,
+        };
+    [
+        // Position, normal and UV as four words, unpacked in the shader.
+        attribute(
+            0,
+            0,
+            vk::Format::R32G32B32A32_UINT,
+            offset_of!(PackedVertex, position),
+        ),
+        // Bones, weight and material (the `pad` byte).
+        attribute(
+            1,
+            0,
+            vk::Format::R8G8B8A8_UINT,
+            offset_of!(PackedVertex, bones),
+        ),
+        attribute(2, 1, vk::Format::R32_UINT, 0),
+    ]
 }
 
 /// Member offsets of each shared struct, by GLSL name, for the layout test.

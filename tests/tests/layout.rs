@@ -48,11 +48,10 @@ fn mesh_shaders_declare_what_the_pass_binds() {
         vec![
             (0, 0, vk::DescriptorType::UNIFORM_BUFFER),
             (0, 1, vk::DescriptorType::UNIFORM_BUFFER),
-            (0, 2, vk::DescriptorType::STORAGE_BUFFER),
-            (0, 3, vk::DescriptorType::STORAGE_BUFFER)
+            (0, 2, vk::DescriptorType::STORAGE_BUFFER)
         ]
     );
-    assert_eq!(reflection.input_locations, vec![0]);
+    assert_eq!(reflection.input_locations, vec![0, 1, 2]);
 }
 
 #[test]

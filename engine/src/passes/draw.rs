@@ -52,11 +52,11 @@ pub struct DrawOptions {
     pub skinning: bool,
 }
 
-/// Descriptor bindings. Props use 0..=5; units add 6..=8.
+/// Descriptor bindings. Props use 0..=4; units add 5..=7.
 ///
 /// 0 `Globals` (uniform), 1 `Types` (uniform), 2 `Instances` (storage),
-/// 3 `Vertices` (storage, pulled by index), 4 `Materials` (uniform), 5 base
-/// colour atlas, 6 `AnimStates` (storage), 7 `Clips` (uniform), 8 bone texture.
+/// 3 `Materials` (uniform), 4 base colour atlas, 5 `AnimStates` (storage),
+/// 6 `Clips` (uniform), 7 bone texture.
 pub fn set_layout(skinned: bool) -> Vec<vk::DescriptorSetLayoutBinding<'static>> {
     let vertex = vk::ShaderStageFlags::VERTEX;
     let fragment = vk::ShaderStageFlags::FRAGMENT;
@@ -64,15 +64,14 @@ pub fn set_layout(skinned: bool) -> Vec<vk::DescriptorSetLayoutBinding<'static>>
         binding(0, vk::DescriptorType::UNIFORM_BUFFER, vertex | fragment),
         binding(1, vk::DescriptorType::UNIFORM_BUFFER, vertex),
         binding(2, vk::DescriptorType::STORAGE_BUFFER, vertex),
-        binding(3, vk::DescriptorType::STORAGE_BUFFER, vertex),
-        binding(4, vk::DescriptorType::UNIFORM_BUFFER, fragment),
-        binding(5, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, fragment),
+        binding(3, vk::DescriptorType::UNIFORM_BUFFER, fragment),
+        binding(4, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, fragment),
     ];
     if skinned {
         bindings.extend([
-            binding(6, vk::DescriptorType::STORAGE_BUFFER, vertex),
-            binding(7, vk::DescriptorType::UNIFORM_BUFFER, vertex),
-            binding(8, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, vertex),
+            binding(5, vk::DescriptorType::STORAGE_BUFFER, vertex),
+            binding(6, vk::DescriptorType::UNIFORM_BUFFER, vertex),
+            binding(7, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, vertex),
         ]);
     }
     bindings
@@ -211,7 +210,6 @@ impl DrawPass {
             Descriptor::Uniform(globals.raw),
             Descriptor::Uniform(world.type_table.raw),
             Descriptor::Storage(world.units_buffer().raw),
-            Descriptor::Storage(world.vertices.raw),
             Descriptor::Uniform(world.material_table.raw),
             Descriptor::Sampled(world.atlas.view, self.atlas_sampler),
             Descriptor::Storage(world.anim_states_buffer().raw),
@@ -225,7 +223,7 @@ impl DrawPass {
         };
         if world.unit_count() > 0 && !options.skinning {
             let set = allocate_set(ctx, start, self.prop_pipeline.set_layouts[0])?;
-            write_set(ctx, set, &shared[..6]);
+            write_set(ctx, set, &shared[..5]);
             let pipeline = &self.prop_pipeline;
             self.draw(ctx, start.cmd, pipeline, set, world, &world.commands, true);
         } else if world.unit_count() > 0 {
@@ -245,7 +243,7 @@ impl DrawPass {
             let set = allocate_set(ctx, start, self.prop_pipeline.set_layouts[0])?;
             let mut props = shared;
             props[2] = Descriptor::Storage(world.props_buffer().raw);
-            write_set(ctx, set, &props[..6]);
+            write_set(ctx, set, &props[..5]);
             self.draw(
                 ctx,
                 start.cmd,
@@ -262,7 +260,7 @@ impl DrawPass {
                 let set = allocate_set(ctx, start, self.bounds_pipeline.set_layouts[0])?;
                 let mut descriptors = shared;
                 descriptors[2] = Descriptor::Storage(instances.raw);
-                write_set(ctx, set, &descriptors[..6]);
+                write_set(ctx, set, &descriptors[..5]);
                 let pipeline = &self.bounds_pipeline;
                 self.draw(
                     ctx,
@@ -309,7 +307,7 @@ impl DrawPass {
                 &[],
             );
             if ctx.limits.multi_draw_indirect {
-                device.cmd_bind_vertex_buffers(cmd, 0, &[list.raw], &[0]);
+                device.cmd_bind_vertex_buffers(cmd, 0, &[world.vertices.raw, list.raw], &[0, 0]);
                 device.cmd_draw_indexed_indirect(
                     cmd,
                     command_buffer.raw,
@@ -325,7 +323,12 @@ impl DrawPass {
                         continue;
                     }
                     let list_offset = u64::from(world_type.info.instance_base[lod]) * 4;
-                    device.cmd_bind_vertex_buffers(cmd, 0, &[list.raw], &[list_offset]);
+                    device.cmd_bind_vertex_buffers(
+                        cmd,
+                        0,
+                        &[world.vertices.raw, list.raw],
+                        &[0, list_offset],
+                    );
                     device.cmd_draw_indexed_indirect(
                         cmd,
                         command_buffer.raw,
