@@ -528,6 +528,14 @@ impl Context {
         Ok(context)
     }
 
+    /// Threads per workgroup of the per-unit compute passes on this tier.
+    pub fn unit_workgroup_size(&self) -> u32 {
+        match self.tier {
+            Tier::Desktop => crate::config::CULL_WORKGROUP_SIZE,
+            Tier::Mobile => crate::config::CULL_WORKGROUP_SIZE_MOBILE,
+        }
+    }
+
     /// Validation messages counted so far. The handle stays valid after
     /// [`Context::destroy`], so leaks reported at device destruction count.
     pub fn validation_counts(&self) -> Arc<ValidationCounts> {

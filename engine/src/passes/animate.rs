@@ -46,8 +46,7 @@ use std::mem::size_of;
 
 use ash::vk;
 
-use crate::config::{CULL_WORKGROUP_SIZE, CULL_WORKGROUP_SIZE_MOBILE};
-use crate::context::{Context, Tier};
+use crate::context::Context;
 use crate::frames::{allocate_set, write_set, Descriptor, FrameStart};
 #[cfg(doc)]
 use crate::gpu_types::{AnimState, AnimStateDef, AnimTransitionDef, ClipInfo, Instance, TypeInfo};
@@ -105,10 +104,7 @@ fn set_layout() -> [vk::DescriptorSetLayoutBinding<'static>; 6] {
 impl AnimatePass {
     /// Creates the pipeline with the tier's workgroup size.
     pub fn new(ctx: &Context) -> Result<AnimatePass, Error> {
-        let workgroup_size = match ctx.tier {
-            Tier::Desktop => CULL_WORKGROUP_SIZE,
-            Tier::Mobile => CULL_WORKGROUP_SIZE_MOBILE,
-        };
+        let workgroup_size = ctx.unit_workgroup_size();
         let bindings = set_layout();
         let layout = LayoutDesc {
             sets: &[&bindings],

@@ -60,8 +60,8 @@ use std::mem::size_of;
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 
-use crate::config::{CULL_WORKGROUP_SIZE, CULL_WORKGROUP_SIZE_MOBILE, FRAMES_IN_FLIGHT};
-use crate::context::{Context, Tier};
+use crate::config::FRAMES_IN_FLIGHT;
+use crate::context::Context;
 use crate::cull_reference::MIN_LOD_DISTANCE;
 use crate::frames::{allocate_set, write_set, Descriptor, FrameStart};
 use crate::gpu_types::{AnimState, CullGlobals, Instance, TypeInfo, MAX_TYPES};
@@ -149,10 +149,7 @@ impl CullPass {
     /// Creates the pipeline (workgroup size by tier) and the uniform buffers.
     pub fn new(ctx: &mut Context) -> Result<CullPass, Error> {
         check_subgroup_support(ctx)?;
-        let workgroup_size = match ctx.tier {
-            Tier::Desktop => CULL_WORKGROUP_SIZE,
-            Tier::Mobile => CULL_WORKGROUP_SIZE_MOBILE,
-        };
+        let workgroup_size = ctx.unit_workgroup_size();
         if workgroup_size > ctx.limits.max_compute_invocations {
             return Err(Error::Config(format!(
                 "cull workgroup of {workgroup_size} exceeds the device's {} invocations",

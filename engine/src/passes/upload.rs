@@ -15,8 +15,7 @@ use std::mem::size_of;
 use ash::vk;
 use bytemuck::{Pod, Zeroable};
 
-use crate::config::{CULL_WORKGROUP_SIZE, CULL_WORKGROUP_SIZE_MOBILE};
-use crate::context::{Context, Tier};
+use crate::context::Context;
 use crate::frames::{allocate_set, write_set, Descriptor, FrameStart};
 use crate::memory::Buffer;
 use crate::pipeline::{binding, compute_pipeline, LayoutDesc, Pipeline};
@@ -52,10 +51,7 @@ pub struct UploadPass {
 impl UploadPass {
     /// Creates the pipeline with the tier's workgroup size.
     pub fn new(ctx: &Context) -> Result<UploadPass, Error> {
-        let workgroup_size = match ctx.tier {
-            Tier::Desktop => CULL_WORKGROUP_SIZE,
-            Tier::Mobile => CULL_WORKGROUP_SIZE_MOBILE,
-        };
+        let workgroup_size = ctx.unit_workgroup_size();
         let compute = vk::ShaderStageFlags::COMPUTE;
         let set0 = [
             binding(0, vk::DescriptorType::STORAGE_BUFFER, compute),
