@@ -607,7 +607,10 @@ impl Renderer {
 
     /// Waits for the GPU and destroys everything in reverse creation order.
     pub fn destroy(self, ctx: &mut Context) {
-        if let Err(err) = self.frames.wait_all(ctx) {
+        // Idle the whole device, not just the frame fences: presentation may
+        // still hold a frame's "render finished" semaphore.
+        // SAFETY: waiting has no preconditions.
+        if let Err(err) = unsafe { ctx.device.device_wait_idle() } {
             log::error!("waiting for the last frames: {err}");
         }
         self.profiler.destroy(ctx);
