@@ -33,7 +33,7 @@ use crate::passes::upload::UploadPass;
 use crate::profiler::Profiler;
 use crate::scene::Scene;
 use crate::swapchain::{Acquired, Swapchain};
-use crate::target::{create_render_pass, Offscreen, CLEAR_COLOR};
+use crate::target::{create_render_pass, Offscreen, CLEAR_COLOR, OFFSCREEN_FORMAT};
 use crate::world::World;
 use crate::Error;
 
@@ -603,6 +603,28 @@ impl Renderer {
         } else {
             WindowFrame::Presented
         })
+    }
+
+    /// A renderer for `scene` and an offscreen target of `extent` to draw it
+    /// into; on failure nothing is left behind.
+    pub fn new_offscreen(
+        ctx: &mut Context,
+        scene: &Scene,
+        extent: vk::Extent2D,
+    ) -> Result<(Renderer, Offscreen), Error> {
+        let renderer = Renderer::new(
+            ctx,
+            OFFSCREEN_FORMAT,
+            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+            scene,
+        )?;
+        match Offscreen::new(ctx, renderer.render_pass, extent) {
+            Ok(target) => Ok((renderer, target)),
+            Err(err) => {
+                renderer.destroy(ctx);
+                Err(err)
+            }
+        }
     }
 
     /// Waits for the GPU and destroys everything in reverse creation order.

@@ -153,18 +153,9 @@ pub fn offscreen_renderer(
     width: u32,
     height: u32,
 ) -> (horde::renderer::Renderer, horde::target::Offscreen) {
-    use horde::target::{Offscreen, OFFSCREEN_FORMAT};
-    let renderer = horde::renderer::Renderer::new(
-        ctx,
-        OFFSCREEN_FORMAT,
-        ash::vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-        scene,
-    )
-    .expect("create renderer");
     let extent = ash::vk::Extent2D { width, height };
-    let target =
-        Offscreen::new(ctx, renderer.render_pass, extent).expect("create offscreen target");
-    (renderer, target)
+    horde::renderer::Renderer::new_offscreen(ctx, scene, extent)
+        .expect("create renderer and target")
 }
 
 /// Renders `frames` frames of `scene` offscreen, `dt` seconds apart, and

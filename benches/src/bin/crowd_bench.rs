@@ -22,7 +22,6 @@ use horde::asset::BoneEncoding;
 use horde::context::{Context, ContextDesc};
 use horde::profiler::{percentile, ScopeStats};
 use horde::renderer::{DrawStats, Renderer};
-use horde::target::{Offscreen, OFFSCREEN_FORMAT};
 use horde_tools::crowd::{crowd_camera, crowd_scene, CameraPreset, CrowdOptions};
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -128,23 +127,11 @@ fn measure(
         seed: 1,
     })?;
     let camera = crowd_camera(CameraPreset::Overview, units);
-    let mut renderer = Renderer::new(
-        ctx,
-        OFFSCREEN_FORMAT,
-        vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-        &scene,
-    )?;
     let extent = vk::Extent2D {
         width: args.width,
         height: args.height,
     };
-    let target = match Offscreen::new(ctx, renderer.render_pass, extent) {
-        Ok(target) => target,
-        Err(err) => {
-            renderer.destroy(ctx);
-            return Err(err.into());
-        }
-    };
+    let (mut renderer, target) = Renderer::new_offscreen(ctx, &scene, extent)?;
     let result = (|| -> Result<Vec<Measurement>> {
         let dt = 1.0 / 60.0;
         let mut measurements = Vec::new();

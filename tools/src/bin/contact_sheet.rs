@@ -20,7 +20,7 @@ use horde::context::{Context, ContextDesc};
 use horde::gpu_types::{AnimParams, AnimStateDef};
 use horde::renderer::Renderer;
 use horde::scene::{rgba8, Scene};
-use horde::target::{write_png_atomic, Offscreen, OFFSCREEN_FORMAT};
+use horde::target::write_png_atomic;
 use horde::world::UnitSpawn;
 use horde_tools::crowd::{unit_types, CrowdOptions};
 
@@ -149,12 +149,7 @@ fn main() -> Result<()> {
     let sheet_height = tile.height * rows as u32;
     let mut sheet = image::RgbaImage::new(sheet_width, sheet_height);
     let result = (|| -> Result<()> {
-        let mut renderer = Renderer::new(
-            &mut ctx,
-            OFFSCREEN_FORMAT,
-            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-            &scene,
-        )?;
+        let (mut renderer, target) = Renderer::new_offscreen(&mut ctx, &scene, tile)?;
         let ids: Vec<_> = (0..renderer.world.unit_count())
             .map(horde::world::UnitId)
             .collect();
@@ -167,13 +162,6 @@ fn main() -> Result<()> {
         // Full detail in every tile, and nothing of the neighbouring tiles.
         renderer.settings.lod_bias = 64.0;
         renderer.settings.max_draw_distance = DRAW_DISTANCE;
-        let target = match Offscreen::new(&mut ctx, renderer.render_pass, tile) {
-            Ok(target) => target,
-            Err(err) => {
-                renderer.destroy(&mut ctx);
-                return Err(err.into());
-            }
-        };
         let rendered = (|| -> Result<()> {
             for (type_index, asset) in types.iter().enumerate() {
                 let clips = asset.animation.as_ref().map(|a| a.clips.len()).unwrap_or(0);

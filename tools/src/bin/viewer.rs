@@ -17,7 +17,7 @@ use horde::context::{Context, ContextDesc, Tier};
 use horde::profiler::percentile;
 use horde::renderer::{DrawStats, Renderer};
 use horde::scene::{first_scene, first_scene_camera};
-use horde::target::{write_png_atomic, Offscreen, OFFSCREEN_FORMAT};
+use horde::target::write_png_atomic;
 use horde::window::{run_window, WindowOptions};
 use horde_tools::crowd::{crowd_camera, crowd_scene, Battle, CameraPreset, CrowdOptions};
 
@@ -172,22 +172,10 @@ fn run_headless(args: &Args) -> Result<()> {
         height: args.height,
     };
     let result = (|| -> Result<()> {
-        let mut renderer = Renderer::new(
-            &mut ctx,
-            OFFSCREEN_FORMAT,
-            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-            &scene,
-        )?;
+        let (mut renderer, target) = Renderer::new_offscreen(&mut ctx, &scene, extent)?;
         renderer.settings.color_by_lod = args.color_by_lod;
         renderer.settings.lod_bias = args.lod_bias;
         renderer.settings.max_draw_distance = args.max_distance;
-        let target = match Offscreen::new(&mut ctx, renderer.render_pass, extent) {
-            Ok(target) => target,
-            Err(err) => {
-                renderer.destroy(&mut ctx);
-                return Err(err.into());
-            }
-        };
         let rendered = (|| -> Result<()> {
             let mut battle = Battle::new(args.seed);
             let dt = 1.0 / 30.0;
