@@ -4,7 +4,8 @@
 //!
 //! - Warnings are errors.
 //! - `#include "x.glsl"` resolves inside `shaders/`.
-//! - Every constant of `src/config.rs` is a macro definition of the same name.
+//! - Every entry of `config::SHADER_CONSTANTS` is a macro definition of the
+//!   same name (unsigned literals; floats through `uintBitsToFloat`, exact).
 //! - Cargo reruns this when any shader, header or the config changes.
 
 extern crate shaderc_link;
@@ -15,20 +16,6 @@ use std::path::{Path, PathBuf};
 #[allow(dead_code)]
 #[path = "src/config.rs"]
 mod config;
-
-/// The config constants handed to GLSL. The compiler flags a constant missing
-/// here as dead code in this build script.
-const DEFINES: &[(&str, u32)] = &[
-    ("CULL_WORKGROUP_SIZE", config::CULL_WORKGROUP_SIZE),
-    (
-        "CULL_WORKGROUP_SIZE_MOBILE",
-        config::CULL_WORKGROUP_SIZE_MOBILE,
-    ),
-    ("LOD_COUNT", config::LOD_COUNT),
-    ("BONE_TEXTURE_WIDTH", config::BONE_TEXTURE_WIDTH),
-    ("FRAMES_IN_FLIGHT", config::FRAMES_IN_FLIGHT),
-    ("MAX_PROFILER_SCOPES", config::MAX_PROFILER_SCOPES),
-];
 
 fn stage_of(path: &Path) -> Option<shaderc::ShaderKind> {
     match path.extension()?.to_str()? {
@@ -64,8 +51,8 @@ fn main() {
     options.set_warnings_as_errors();
     options.set_generate_debug_info();
     options.set_optimization_level(shaderc::OptimizationLevel::Performance);
-    for (name, value) in DEFINES {
-        options.add_macro_definition(name, Some(&value.to_string()));
+    for (name, value) in config::SHADER_CONSTANTS {
+        options.add_macro_definition(name, Some(&value.glsl()));
     }
     let include_dir = shader_dir.clone();
     options.set_include_callback(move |requested, _kind, requester, _depth| {

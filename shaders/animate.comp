@@ -8,30 +8,27 @@
 
 layout(local_size_x_id = 0) in;
 
-layout(set = 0, binding = 0, std430) readonly buffer Instances { Instance instances[]; };
-layout(set = 0, binding = 1, std430) buffer AnimStates { AnimState anim_states[]; };
-layout(set = 0, binding = 2, std140) uniform Types { TypeInfo types[MAX_TYPES]; };
-layout(set = 0, binding = 3, std140) uniform Clips { ClipInfo clips[MAX_CLIPS]; };
-layout(set = 0, binding = 4, std430) readonly buffer Controllers { AnimStateDef controller_states[]; };
-layout(set = 0, binding = 5, std430) readonly buffer Transitions { AnimTransitionDef transitions[]; };
+layout(set = 0, binding = 0, std430) readonly buffer Infos { UnitInfo infos[]; };
+layout(set = 0, binding = 1, std430) readonly buffer Motions { UnitMotion motions[]; };
+layout(set = 0, binding = 2, std430) buffer AnimStates { AnimState anim_states[]; };
+layout(set = 0, binding = 3, std140) uniform Types { TypeInfo types[MAX_TYPES]; };
+layout(set = 0, binding = 4, std140) uniform Clips { ClipInfo clips[MAX_CLIPS]; };
+// Every type's controller states, then every type's transitions.
+layout(set = 0, binding = 5, std430) readonly buffer Controllers {
+    AnimStateDef controller_states[MAX_ANIM_STATES];
+    AnimTransitionDef transitions[];
+};
 
 layout(push_constant) uniform Push {
     float dt;
     uint unit_count;
 } push;
 
-// Seconds per step of the stored fade duration (1/50 s).
-#define FADE_STEP 0.02
-#define FADE_STEPS_PER_SECOND 50.0
-// AnimState.blend bits the cull pass owns (the LOD of last frame).
-#define LOD_BITS 0x03000000u
-// AnimState.blend bit: the previous clip wraps rather than holds.
-#define PREVIOUS_LOOPS_BIT 0x04000000u
 #define NO_TRANSITION 0xffffffffu
 
 // The clip `local` of a type; an index past the type's clips reads its last.
-ClipInfo clip_of(uvec4 skeleton, uint local) {
-    uint global_index = skeleton.y + min(local, skeleton.z - 1u);
+ClipInfo clip_of(TypeInfo type_info, uint local) {
+    uint global_index = type_info.first_clip + min(local, type_info.clip_count - 1u);
     return clips[min(global_index, uint(MAX_CLIPS) - 1u)];
 }
 
@@ -53,7 +50,7 @@ float wrap_or_hold(float time, float duration, bool loops) {
     return wrapped;
 }
 
-// The animation parameters of Instance.params (AnimParams in gpu_types.rs).
+// The animation inputs of UnitMotion, unpacked (AnimParams in gpu_types.rs).
 struct Params {
     float speed;
     bool dead;
@@ -63,10 +60,10 @@ struct Params {
 };
 
 // Whether `transition` may fire now (its target exists and its condition holds).
-bool can_fire(AnimTransitionDef transition, uvec4 controller, Params params, bool clip_ended,
+bool can_fire(AnimTransitionDef transition, TypeInfo type_info, Params params, bool clip_ended,
               uint attack_seen, uint hit_seen) {
-    if (transition.target >= controller.y ||
-        controller.x + transition.target >= uint(controller_states.length())) {
+    if (transition.target >= type_info.controller_state_count ||
+        type_info.first_controller_state + transition.target >= uint(MAX_ANIM_STATES)) {
         return false;
     }
     switch (transition.condition) {
@@ -93,7 +90,7 @@ bool can_fire(AnimTransitionDef transition, uvec4 controller, Params params, boo
 // The first of `count` transitions from `first` that can fire, or
 // NO_TRANSITION; the end of the table ends the search. `skip_current` skips
 // transitions into the current state (for the any-state list).
-uint first_firing(uint first, uint count, bool skip_current, uint state, uvec4 controller,
+uint first_firing(uint first, uint count, bool skip_current, uint state, TypeInfo type_info,
                   Params params, bool clip_ended, uint attack_seen, uint hit_seen) {
     for (uint i = 0u; i < count; ++i) {
         uint index = first + i;
@@ -102,7 +99,7 @@ uint first_firing(uint first, uint count, bool skip_current, uint state, uvec4 c
         }
         AnimTransitionDef transition = transitions[index];
         if (!(skip_current && transition.target == state) &&
-            can_fire(transition, controller, params, clip_ended, attack_seen, hit_seen)) {
+            can_fire(transition, type_info, params, clip_ended, attack_seen, hit_seen)) {
             return index;
         }
     }
@@ -114,29 +111,29 @@ void main() {
     if (unit >= push.unit_count) {
         return;
     }
-    uint type_index = instances[unit].type_index;
+    uint type_index = infos[unit].type_index;
     // Despawned units (INACTIVE_TYPE) and bad type indices are left alone.
     if (type_index >= uint(MAX_TYPES)) {
         return;
     }
-    uvec4 controller = types[type_index].controller;
-    uvec4 skeleton = types[type_index].skeleton;
+    TypeInfo type_info = types[type_index];
     AnimState anim = anim_states[unit];
     uint state = anim.clips & 0xffu;
-    if (state >= controller.y || skeleton.z == 0u ||
-        controller.x + state >= uint(controller_states.length())) {
+    uint state_index = type_info.first_controller_state + state;
+    if (state >= type_info.controller_state_count || type_info.clip_count == 0u ||
+        state_index >= uint(MAX_ANIM_STATES)) {
         return;
     }
-    AnimStateDef state_def = controller_states[controller.x + state];
-    uint current_clip = (anim.clips >> 8) & 0xffu;
-    uint previous_clip = (anim.clips >> 16) & 0xffu;
-    uint attack_seen = (anim.clips >> 24) & 0xfu;
-    uint hit_seen = anim.clips >> 28;
-    uint fade_steps = (anim.blend >> 16) & 0xffu;
-    bool previous_loops = (anim.blend & PREVIOUS_LOOPS_BIT) != 0u;
+    AnimStateDef state_def = controller_states[state_index];
+    uint current_clip = (anim.clips >> ANIM_CURRENT_CLIP_SHIFT) & 0xffu;
+    uint previous_clip = (anim.clips >> ANIM_PREVIOUS_CLIP_SHIFT) & 0xffu;
+    uint attack_seen = (anim.clips >> ANIM_ATTACK_SEEN_SHIFT) & ANIM_SERIAL_MASK;
+    uint hit_seen = (anim.clips >> ANIM_HIT_SEEN_SHIFT) & ANIM_SERIAL_MASK;
+    uint fade_steps = (anim.blend >> ANIM_FADE_STEPS_SHIFT) & 0xffu;
+    bool previous_loops = (anim.blend & ANIM_PREVIOUS_LOOPS_BIT) != 0u;
 
-    ClipInfo current = clip_of(skeleton, current_clip);
-    ClipInfo previous = clip_of(skeleton, previous_clip);
+    ClipInfo current = clip_of(type_info, current_clip);
+    ClipInfo previous = clip_of(type_info, previous_clip);
     bool current_loops = current.looping != 0u && (state_def.flags & STATE_PLAY_ONCE) == 0u;
 
     // 1. Advance: the current clip at the state's speed, the previous clip at
@@ -147,24 +144,27 @@ void main() {
     time_previous = wrap_or_hold(time_previous, previous.duration, previous_loops);
     precise float blend = 1.0;
     if (fade_steps != 0u) {
-        precise float fade_seconds = float(fade_steps) * FADE_STEP;
+        precise float fade_seconds = float(fade_steps) * ANIM_FADE_STEP_SECONDS;
         blend = min(unpackHalf2x16(anim.blend).x + push.dt / fade_seconds, 1.0);
     }
 
     // 2. Evaluate: any-state transitions first, then the state's own, in
     //    order; the first that can fire does.
-    uint word = instances[unit].params;
-    Params params = Params(unpackHalf2x16(word).x, (word & 0x10000u) != 0u, (word >> 20) & 0xfu,
-                           (word >> 24) & 0xfu, word >> 28);
+    UnitMotion motion = motions[unit];
+    uint commands = motion.anim_commands;
+    Params params = Params(motion.speed, (commands & ANIM_COMMAND_DEAD) != 0u,
+                           (commands >> ANIM_COMMAND_ATTACK_SHIFT) & ANIM_SERIAL_MASK,
+                           (commands >> ANIM_COMMAND_HIT_SHIFT) & ANIM_SERIAL_MASK,
+                           (commands >> ANIM_COMMAND_VARIANT_SHIFT) & ANIM_SERIAL_MASK);
     bool clip_ended = !current_loops && time_current >= current.duration;
     uint fired = NO_TRANSITION;
     if ((state_def.flags & STATE_NO_ANY) == 0u) {
-        fired = first_firing(controller.z, controller.w, true, state, controller, params,
-                             clip_ended, attack_seen, hit_seen);
+        fired = first_firing(type_info.first_any_transition, type_info.any_transition_count, true,
+                             state, type_info, params, clip_ended, attack_seen, hit_seen);
     }
     if (fired == NO_TRANSITION) {
         fired = first_firing(state_def.transitions & 0xffffu, state_def.transitions >> 16, false,
-                             state, controller, params, clip_ended, attack_seen, hit_seen);
+                             state, type_info, params, clip_ended, attack_seen, hit_seen);
     }
 
     // 3. Fire: the current clip becomes the previous one and the target's clip
@@ -181,18 +181,19 @@ void main() {
         time_previous = time_current;
         previous_loops = current_loops;
         state = transition.target;
-        current_clip = controller_states[controller.x + state].clip & 0xffu;
+        current_clip = controller_states[type_info.first_controller_state + state].clip & 0xffu;
         time_current = 0.0;
-        precise float steps = transition.fade * FADE_STEPS_PER_SECOND + 0.5;
+        precise float steps = transition.fade * ANIM_FADE_STEPS_PER_SECOND + 0.5;
         fade_steps = uint(clamp(steps, 0.0, 255.0));
         blend = fade_steps == 0u ? 1.0 : 0.0;
     }
 
-    anim.clips = state | (current_clip << 8) | (previous_clip << 16) | (attack_seen << 24) |
-                 (hit_seen << 28);
+    anim.clips = state | (current_clip << ANIM_CURRENT_CLIP_SHIFT)
+               | (previous_clip << ANIM_PREVIOUS_CLIP_SHIFT)
+               | (attack_seen << ANIM_ATTACK_SEEN_SHIFT) | (hit_seen << ANIM_HIT_SEEN_SHIFT);
     anim.time_current = time_current;
     anim.time_previous = time_previous;
-    anim.blend = (packHalf2x16(vec2(blend, 0.0)) & 0xffffu) | (fade_steps << 16) |
-                 (anim.blend & LOD_BITS) | (previous_loops ? PREVIOUS_LOOPS_BIT : 0u);
+    anim.blend = (packHalf2x16(vec2(blend, 0.0)) & 0xffffu) | (fade_steps << ANIM_FADE_STEPS_SHIFT)
+               | (previous_loops ? ANIM_PREVIOUS_LOOPS_BIT : 0u);
     anim_states[unit] = anim;
 }

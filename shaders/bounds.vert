@@ -8,17 +8,21 @@
 
 layout(set = 0, binding = 0) uniform Globals { FrameGlobals globals; };
 layout(set = 0, binding = 1, std140) uniform Types { TypeInfo types[MAX_TYPES]; };
-layout(set = 0, binding = 2, std430) readonly buffer Instances { Instance instances[]; };
+layout(set = 0, binding = 2, std430) readonly buffer Infos { UnitInfo infos[]; };
+layout(set = 0, binding = 3, std430) readonly buffer Placements { UnitPlacement placements[]; };
 
 layout(location = 0) out vec3 out_normal;
-layout(location = 1) flat out uint out_lod;
+layout(location = 1) flat out uint out_route;
 
 void main() {
-    Instance inst = instances[in_instance & INSTANCE_INDEX_MASK];
-    vec4 sphere = types[inst.type_index].sphere;
-    vec3 center = rotate_y(sphere.xyz * inst.scale, inst.heading) + inst.position;
+    uint index = in_instance & ENTRY_INDEX_MASK;
+    UnitInfo info = infos[index];
+    UnitPlacement placement = placements[index];
+    TypeInfo type_info = types[info.type_index];
+    vec3 center = rotate_y(type_info.sphere_center * info.scale, placement.heading) + placement.position;
     vec3 unit_sphere = vertex_position() * 2.0 - 1.0;
     out_normal = unit_sphere;
-    out_lod = in_instance >> INSTANCE_INDEX_BITS;
-    gl_Position = globals.view_proj * vec4(center + unit_sphere * sphere.w * inst.scale, 1.0);
+    out_route = in_instance >> ENTRY_INDEX_BITS;
+    gl_Position = globals.view_proj
+                * vec4(center + unit_sphere * type_info.sphere_radius * info.scale, 1.0);
 }

@@ -1,4 +1,4 @@
-// Shared GLSL helpers. Config constants (LOD_COUNT, ...) arrive as macro
+// Shared GLSL helpers. Config constants (MAX_LODS, ...) arrive as macro
 // definitions from engine/src/config.rs.
 #ifndef HORDE_COMMON_GLSL
 #define HORDE_COMMON_GLSL
@@ -22,12 +22,20 @@ vec3 rotate_y(vec3 v, float angle) {
 
 // Directional + ambient lighting with exponential fog, in linear colour.
 vec3 shade(vec3 albedo, vec3 normal, vec3 world_position, FrameGlobals g) {
-    float diffuse = max(dot(normalize(normal), g.light_direction.xyz), 0.0);
+    float diffuse = max(dot(normalize(normal), g.light_direction), 0.0);
     float hemisphere = 0.5 + 0.5 * normal.y;
-    vec3 lit = albedo * (g.light_color.rgb * diffuse + g.light_direction.w * mix(0.6, 1.0, hemisphere));
-    float distance_to_camera = length(world_position - g.camera_position.xyz);
-    float fog = 1.0 - exp(-g.fog_color.w * distance_to_camera);
-    return mix(lit, g.fog_color.rgb, clamp(fog, 0.0, 1.0));
+    vec3 lit = albedo * (g.light_color * diffuse + g.ambient * mix(0.6, 1.0, hemisphere));
+    float distance_to_camera = length(world_position - g.camera_position);
+    float fog = 1.0 - exp(-g.fog_density * distance_to_camera);
+    return mix(lit, g.fog_color, clamp(fog, 0.0, 1.0));
+}
+
+// The debug colour of a route: LOD 0 green, 1 yellow, 2 red, 3 and finer
+// LODs purple, the far field cyan.
+vec3 route_color(uint route) {
+    const vec3 LOD_COLORS[4] = vec3[4](vec3(0.1, 0.8, 0.2), vec3(0.95, 0.8, 0.1),
+                                       vec3(0.9, 0.2, 0.1), vec3(0.6, 0.2, 0.9));
+    return route == ROUTE_FAR_FIELD ? vec3(0.1, 0.8, 0.9) : LOD_COLORS[min(route, 3u)];
 }
 
 #endif

@@ -16,29 +16,20 @@ layout(constant_id = 1) const float MIN_LOD_DISTANCE = 0.0009765625;
 
 layout(set = 0, binding = 0, std140) uniform Cull { CullGlobals cull; };
 layout(set = 0, binding = 1, std140) uniform Types { TypeInfo types[MAX_TYPES]; };
-layout(set = 0, binding = 2, std430) buffer Instances { Instance instances[]; };
-layout(set = 0, binding = 3, std430) buffer AnimStates { AnimState anim_states[]; };
-
-struct DrawCommand {
-    uint index_count;
-    uint instance_count;
-    uint first_index;
-    int vertex_offset;
-    uint first_instance;
+layout(set = 0, binding = 2, std430) readonly buffer Infos { UnitInfo infos[]; };
+layout(set = 0, binding = 3, std430) readonly buffer Placements { UnitPlacement placements[]; };
+// The route each instance took last frame, for hysteresis; owned by this pass.
+layout(set = 0, binding = 4, std430) buffer Routes { uint routes[]; };
+// The draw commands of every (type, route), then every route's instance list.
+layout(set = 0, binding = 5, std430) buffer DrawLists {
+    DrawCommand commands[MAX_DRAW_COMMANDS];
+    uint entries[];
 };
-layout(set = 0, binding = 4, std430) buffer Commands { DrawCommand commands[]; };
-layout(set = 0, binding = 5, std430) writeonly buffer InstanceLists { uint instance_lists[]; };
 
 layout(push_constant) uniform Dispatch {
     // Instances to cull; threads at or past it do nothing.
     uint instance_count;
-    // 1: units (LOD state in AnimState.blend bits 24..26);
-    // 0: props (LOD state in Instance.params bits 0..2).
-    uint units;
 } dispatch;
-
-#define UNIT_LOD_SHIFT 24u
-#define LOD_STATE_MASK 3u
 
 // The projected error of a LOD with simplification error `lod_error` is at most
 // `threshold` pixels, in squared form (both sides are non-negative):
@@ -55,11 +46,19 @@ bool error_fits(float lod_error, float size_px, float distance_squared, float th
 uint coarsest_fitting(TypeInfo type_info, uint lod_count, float size_px, float distance_squared,
                       float threshold) {
     for (uint lod = lod_count - 1u; lod > 0u; lod--) {
-        if (error_fits(type_info.lod_error[lod], size_px, distance_squared, threshold)) {
+        if (error_fits(type_info.routes[lod].error, size_px, distance_squared, threshold)) {
             return lod;
         }
     }
     return 0u;
+}
+
+// The sphere projects within `limit` pixels, squared as above:
+//   size_px / max(d, MIN) <= limit <=> size_px^2 <= limit^2 * max(d^2, MIN^2)
+bool projects_within(float size_px, float distance_squared, float limit) {
+    precise float lhs = size_px * size_px;
+    precise float rhs = (limit * limit) * distance_squared;
+    return lhs <= rhs;
 }
 
 // Appends `entry` to the region of `command`, one atomic per subgroup and
@@ -84,7 +83,7 @@ void append(uint command, uint list_base, uint capacity, uint entry) {
             }
             uint slot = subgroupBroadcastFirst(first_slot) + rank;
             if (slot < capacity) {
-                instance_lists[list_base + slot] = entry;
+                entries[list_base + slot] = entry;
             }
             return;
         }
@@ -93,21 +92,21 @@ void append(uint command, uint list_base, uint capacity, uint entry) {
 
 void main() {
     uint index = gl_GlobalInvocationID.x;
-    bool units = dispatch.units != 0u;
-    if (index >= dispatch.instance_count || index >= uint(instances.length())
-        || (units && index >= uint(anim_states.length()))) {
+    if (index >= dispatch.instance_count || index >= uint(infos.length())
+        || index >= uint(placements.length()) || index >= uint(routes.length())) {
         return;
     }
-    Instance inst = instances[index];
-    if (inst.type_index >= uint(MAX_TYPES)) {
+    UnitInfo info = infos[index];
+    if (info.type_index >= uint(MAX_TYPES)) {
         return; // INACTIVE_TYPE, or an index past the type table
     }
-    TypeInfo type_info = types[inst.type_index];
+    TypeInfo type_info = types[info.type_index];
+    UnitPlacement placement = placements[index];
 
     // World bounding sphere.
-    precise vec3 model_centre = type_info.sphere.xyz * inst.scale;
-    precise vec3 centre = rotate_y(model_centre, inst.heading) + inst.position;
-    precise float radius = type_info.sphere.w * inst.scale;
+    precise vec3 model_centre = type_info.sphere_center * info.scale;
+    precise vec3 centre = rotate_y(model_centre, placement.heading) + placement.position;
+    precise float radius = type_info.sphere_radius * info.scale;
 
     // Frustum: inside every plane, or less than `radius` outside it.
     for (uint p = 0u; p < 6u; p++) {
@@ -119,46 +118,49 @@ void main() {
         }
     }
 
-    // LOD from the projected error, with hysteresis against last frame's LOD.
-    uint lod_count = clamp(type_info.skeleton.w, 1u, uint(LOD_COUNT));
-    precise vec3 offset = centre - cull.camera.xyz;
+    // Route from the projected size and error, with hysteresis against last
+    // frame's route.
+    uint lod_count = clamp(type_info.lod_count, 1u, uint(MAX_LODS));
+    precise vec3 offset = centre - cull.camera_position;
     precise float distance_squared = max(
         (offset.x * offset.x + offset.y * offset.y) + offset.z * offset.z,
         MIN_LOD_DISTANCE * MIN_LOD_DISTANCE);
-    precise float size_px = (radius * 2.0) * cull.camera.w;
-    float threshold = cull.lod.x;
-    precise float tight_threshold = threshold * (1.0 - cull.lod.y);
+    precise float size_px = (radius * 2.0) * cull.pixels_per_unit;
+    float threshold = cull.lod_threshold_px;
+    precise float tight_threshold = threshold * (1.0 - cull.lod_hysteresis);
 
-    uint state = inst.params;
-    if (units) {
-        state = anim_states[index].blend >> UNIT_LOD_SHIFT;
-    }
-    uint previous = min(state & LOD_STATE_MASK, lod_count - 1u);
-    uint lod;
-    if (!error_fits(type_info.lod_error[previous], size_px, distance_squared, threshold)) {
-        lod = coarsest_fitting(type_info, lod_count, size_px, distance_squared, threshold);
+    // The far field takes units whose sphere projects within `far_field_px`
+    // (entering within the tighter `far_field_px * (1 - hysteresis)`); the
+    // rest pick a mesh LOD. Leaving the far field starts from the coarsest LOD.
+    uint previous_route = routes[index];
+    bool far_field_open = cull.far_field_px > 0.0
+        && type_info.routes[ROUTE_FAR_FIELD].capacity > 0u;
+    precise float far_limit = previous_route == ROUTE_FAR_FIELD
+        ? cull.far_field_px : cull.far_field_px * (1.0 - cull.lod_hysteresis);
+    uint route;
+    if (far_field_open && projects_within(size_px, distance_squared, far_limit)) {
+        route = ROUTE_FAR_FIELD;
     } else {
-        lod = max(previous, coarsest_fitting(type_info, lod_count, size_px, distance_squared,
-                                             tight_threshold));
-    }
-    if (lod != (state & LOD_STATE_MASK)) {
-        if (units) {
-            uint blend = anim_states[index].blend;
-            anim_states[index].blend =
-                (blend & ~(LOD_STATE_MASK << UNIT_LOD_SHIFT)) | (lod << UNIT_LOD_SHIFT);
+        uint previous = min(previous_route, lod_count - 1u);
+        if (!error_fits(type_info.routes[previous].error, size_px, distance_squared, threshold)) {
+            route = coarsest_fitting(type_info, lod_count, size_px, distance_squared, threshold);
         } else {
-            instances[index].params = (inst.params & ~LOD_STATE_MASK) | lod;
+            route = max(previous, coarsest_fitting(type_info, lod_count, size_px, distance_squared,
+                                                   tight_threshold));
         }
     }
+    if (route != routes[index]) {
+        routes[index] = route;
+    }
 
-    // Append to the (type, LOD) region. A command or region outside its buffer
-    // takes nothing, so a bad type table can never write out of bounds.
-    uint command = type_info.command[lod];
-    uint list_length = uint(instance_lists.length());
-    uint list_base = min(type_info.instance_base[lod], list_length);
-    uint capacity = min(type_info.materials.y, list_length - list_base);
-    if (command >= uint(commands.length())) {
+    // Append to the (type, route) region. A command or region outside its
+    // buffer takes nothing, so a bad type table can never write out of bounds.
+    RouteInfo target = type_info.routes[route];
+    uint list_length = uint(entries.length());
+    uint list_base = min(target.list_base, list_length);
+    uint capacity = min(target.capacity, list_length - list_base);
+    if (target.command >= uint(MAX_DRAW_COMMANDS)) {
         return;
     }
-    append(command, list_base, capacity, index | (lod << INSTANCE_INDEX_BITS));
+    append(target.command, list_base, capacity, index | (route << ENTRY_INDEX_BITS));
 }

@@ -1,42 +1,40 @@
 // GLSL twins of engine/src/gpu_types.rs. The layout test checks every member
 // offset against the Rust structs; the comments there document the fields.
+// Constants (MAX_TYPES, ROUTE_FAR_FIELD, ...) arrive as macro definitions from
+// engine/src/config.rs.
 #ifndef HORDE_TYPES_GLSL
 #define HORDE_TYPES_GLSL
 
-#define MAX_TYPES 64
-#define MAX_CLIPS 1024
-#define MAX_MATERIALS 256
-#define INACTIVE_TYPE 0xffffu
-#define INSTANCE_INDEX_BITS 30u
-#define INSTANCE_INDEX_MASK 0x3fffffffu
-
-#define CONDITION_CLIP_END 0u
-#define CONDITION_SPEED_ABOVE 1u
-#define CONDITION_SPEED_BELOW 2u
-#define CONDITION_DEAD 3u
-#define CONDITION_ALIVE 4u
-#define CONDITION_ATTACK 5u
-#define CONDITION_HIT 6u
-#define STATE_NO_ANY 1u
-#define STATE_PLAY_ONCE 2u
-
 struct FrameGlobals {
     mat4 view_proj;
-    vec4 camera_position;
-    vec4 light_direction; // xyz towards the light, w ambient
-    vec4 light_color;
-    vec4 fog_color;       // w density
-    vec4 viewport;        // w, h, 1/w, 1/h
-    uvec4 debug;          // x: 1 = colour by LOD
+    vec3 camera_position;
+    uint debug_view;
+    vec3 light_direction;
+    float ambient;
+    vec3 light_color;
+    float fog_density;
+    vec3 fog_color;
+    float time;
+    vec2 viewport_size;
+    vec2 inverse_viewport_size;
 };
 
-struct Instance {
+struct UnitInfo {
+    uint type_index;
+    uint team;
+    uint tint;
+    float scale;
+};
+
+struct UnitPlacement {
     vec3 position;
     float heading;
-    float scale;
-    uint type_index;
-    uint tint;
-    uint params;
+};
+
+struct UnitMotion {
+    vec2 velocity;
+    float speed;
+    uint anim_commands;
 };
 
 struct AnimState {
@@ -46,16 +44,37 @@ struct AnimState {
     uint blend;
 };
 
+struct RouteInfo {
+    float error;
+    uint command;
+    uint list_base;
+    uint capacity;
+};
+
 struct TypeInfo {
-    vec4 quant_min;
-    vec4 quant_extent;
-    vec4 sphere;
-    vec4 lod_error;
-    uvec4 instance_base;
-    uvec4 command;
-    uvec4 skeleton;
-    uvec4 controller;
-    uvec4 materials;
+    vec3 quant_min;
+    uint bone_count;
+    vec3 quant_extent;
+    uint lod_count;
+    vec3 sphere_center;
+    float sphere_radius;
+    uint first_clip;
+    uint clip_count;
+    uint first_material;
+    uint capacity;
+    uint first_controller_state;
+    uint controller_state_count;
+    uint first_any_transition;
+    uint any_transition_count;
+    RouteInfo routes[MAX_ROUTES];
+};
+
+struct DrawCommand {
+    uint index_count;
+    uint instance_count;
+    uint first_index;
+    int vertex_offset;
+    uint first_instance;
 };
 
 struct ClipInfo {
@@ -86,9 +105,12 @@ struct AnimTransitionDef {
 
 struct CullGlobals {
     vec4 planes[6];
-    vec4 camera;
-    vec4 lod;
-    uvec4 counts;
+    vec3 camera_position;
+    float pixels_per_unit;
+    float lod_threshold_px;
+    float lod_hysteresis;
+    float max_draw_distance;
+    float far_field_px;
 };
 
 #endif

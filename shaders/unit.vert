@@ -9,10 +9,11 @@
 
 layout(set = 0, binding = 0) uniform Globals { FrameGlobals globals; };
 layout(set = 0, binding = 1, std140) uniform Types { TypeInfo types[MAX_TYPES]; };
-layout(set = 0, binding = 2, std430) readonly buffer Instances { Instance instances[]; };
-layout(set = 0, binding = 5, std430) readonly buffer AnimStates { AnimState anim_states[]; };
-layout(set = 0, binding = 6, std140) uniform Clips { ClipInfo clips[MAX_CLIPS]; };
-layout(set = 0, binding = 7) uniform sampler2D bone_texture;
+layout(set = 0, binding = 2, std430) readonly buffer Infos { UnitInfo infos[]; };
+layout(set = 0, binding = 3, std430) readonly buffer Placements { UnitPlacement placements[]; };
+layout(set = 0, binding = 6, std430) readonly buffer AnimStates { AnimState anim_states[]; };
+layout(set = 0, binding = 7, std140) uniform Clips { ClipInfo clips[MAX_CLIPS]; };
+layout(set = 0, binding = 8) uniform sampler2D bone_texture;
 
 #include "skinning.glsl"
 
@@ -21,25 +22,26 @@ layout(location = 1) out vec3 out_normal;
 layout(location = 2) out vec2 out_uv;
 layout(location = 3) out vec4 out_tint;
 layout(location = 4) flat out uint out_material;
-layout(location = 5) flat out uint out_lod;
+layout(location = 5) flat out uint out_route;
 
 void main() {
-    uint index = in_instance & INSTANCE_INDEX_MASK;
-    Instance inst = instances[index];
+    uint index = in_instance & ENTRY_INDEX_MASK;
+    UnitInfo info = infos[index];
+    UnitPlacement placement = placements[index];
     AnimState anim = anim_states[index];
-    TypeInfo type_info = types[inst.type_index];
-    vec3 model_position = type_info.quant_min.xyz + vertex_position() * type_info.quant_extent.xyz;
+    TypeInfo type_info = types[info.type_index];
+    vec3 model_position = type_info.quant_min + vertex_position() * type_info.quant_extent;
     vec3 model_normal = octahedral_decode(vertex_normal());
-    uint bone_count = type_info.skeleton.x;
-    uint first_clip = type_info.skeleton.y;
+    uint bone_count = type_info.bone_count;
+    uint first_clip = type_info.first_clip;
 
-    ClipInfo current = clips[first_clip + ((anim.clips >> 8u) & 0xffu)];
+    ClipInfo current = clips[first_clip + ((anim.clips >> ANIM_CURRENT_CLIP_SHIFT) & 0xffu)];
     vec3 normal;
     vec3 position = skin(current, bone_count, anim.time_current, in_skin.xy, float(in_skin.z) / 255.0,
                          model_position, model_normal, normal);
     float blend = unpackHalf2x16(anim.blend).x;
     if (blend < 1.0) {
-        ClipInfo previous = clips[first_clip + ((anim.clips >> 16u) & 0xffu)];
+        ClipInfo previous = clips[first_clip + ((anim.clips >> ANIM_PREVIOUS_CLIP_SHIFT) & 0xffu)];
         vec3 previous_normal;
         vec3 previous_position = skin(previous, bone_count, anim.time_previous, in_skin.xy, float(in_skin.z) / 255.0,
                                       model_position, model_normal, previous_normal);
@@ -47,12 +49,12 @@ void main() {
         normal = mix(previous_normal, normal, blend);
     }
 
-    vec3 world = rotate_y(position * inst.scale, inst.heading) + inst.position;
+    vec3 world = rotate_y(position * info.scale, placement.heading) + placement.position;
     out_world_position = world;
-    out_normal = rotate_y(normal, inst.heading);
+    out_normal = rotate_y(normal, placement.heading);
     out_uv = vertex_uv();
-    out_tint = unpackUnorm4x8(inst.tint);
-    out_material = type_info.materials.x + in_skin.w;
-    out_lod = in_instance >> INSTANCE_INDEX_BITS;
+    out_tint = unpackUnorm4x8(info.tint);
+    out_material = type_info.first_material + in_skin.w;
+    out_route = in_instance >> ENTRY_INDEX_BITS;
     gl_Position = globals.view_proj * vec4(world, 1.0);
 }

@@ -35,20 +35,19 @@
 //! fires; a clip index past the type's clips reads its last clip.
 
 use crate::asset::Clip;
+use crate::config::{
+    ANIM_ATTACK_SEEN_SHIFT, ANIM_COMMAND_ATTACK_SHIFT, ANIM_COMMAND_DEAD, ANIM_COMMAND_HIT_SHIFT,
+    ANIM_COMMAND_VARIANT_SHIFT, ANIM_CURRENT_CLIP_SHIFT, ANIM_FADE_STEPS_PER_SECOND,
+    ANIM_FADE_STEPS_SHIFT, ANIM_FADE_STEP_SECONDS, ANIM_HIT_SEEN_SHIFT, ANIM_PREVIOUS_CLIP_SHIFT,
+    ANIM_PREVIOUS_LOOPS_BIT, ANIM_SERIAL_MASK,
+};
 use crate::gpu_types::{
-    condition, AnimState, AnimStateDef, AnimTransitionDef, ClipInfo, Instance, TypeInfo,
-    MAX_ANIM_STATES, MAX_ANIM_TRANSITIONS, MAX_CLIPS, MAX_TYPES, STATE_NO_ANY, STATE_PLAY_ONCE,
+    condition, AnimState, AnimStateDef, AnimTransitionDef, ClipInfo, TypeInfo, UnitInfo,
+    UnitMotion, MAX_ANIM_STATES, MAX_ANIM_TRANSITIONS, MAX_CLIPS, MAX_TYPES, STATE_NO_ANY,
+    STATE_PLAY_ONCE,
 };
 use crate::Error;
 
-/// Seconds per step of the stored fade duration.
-pub const FADE_STEP: f32 = 0.02;
-/// Fade steps per second (the inverse of [`FADE_STEP`]).
-const FADE_STEPS_PER_SECOND: f32 = 50.0;
-/// [`AnimState::blend`] bits the cull pass owns: the LOD of last frame.
-pub const LOD_BITS: u32 = 0x0300_0000;
-/// [`AnimState::blend`] bit: the previous clip wraps rather than holds.
-pub const PREVIOUS_LOOPS_BIT: u32 = 0x0400_0000;
 /// Most states one controller may have (8 bits in [`AnimState::clips`]).
 pub const MAX_STATES_PER_CONTROLLER: usize = 256;
 /// Most clips a controller may name (8 bits in [`AnimState::clips`]).
@@ -230,7 +229,7 @@ impl Controller {
                     t.threshold
                 ));
             }
-            let max_fade = 255.0 * FADE_STEP;
+            let max_fade = 255.0 * ANIM_FADE_STEP_SECONDS;
             if !(0.0..=max_fade).contains(&t.fade) {
                 return fail(format!(
                     "{owner}: fade {} is outside 0..={max_fade} s",
@@ -342,7 +341,8 @@ pub fn pack(controllers: &[&Controller]) -> Result<PackedControllers, Error> {
             first_any,
             controller.any_state.len() as u32,
         ]);
-        if packed.states.len() > MAX_ANIM_STATES || packed.transitions.len() > MAX_ANIM_TRANSITIONS
+        if packed.states.len() > MAX_ANIM_STATES as usize
+            || packed.transitions.len() > MAX_ANIM_TRANSITIONS as usize
         {
             return Err(Error::Config(format!(
                 "animation controllers need {} states and {} transitions; the renderer holds \
@@ -373,7 +373,6 @@ pub fn initial_state(controller: &Controller, clips: &[Clip]) -> AnimState {
         blend: 1.0,
         fade_steps: 0,
         previous_loops: looping,
-        lod: 0,
     }
     .encode()
 }
@@ -397,29 +396,28 @@ pub struct AnimFields {
     pub time_previous: f32,
     /// Crossfade progress: 0 only the previous clip, 1 only the current one.
     pub blend: f32,
-    /// Fade duration in steps of [`FADE_STEP`] seconds.
+    /// Fade duration in steps of [`ANIM_FADE_STEP_SECONDS`] seconds.
     pub fade_steps: u32,
     /// The previous clip wraps rather than holds.
     pub previous_loops: bool,
-    /// The LOD of last frame (the cull pass's).
-    pub lod: u32,
 }
 
 impl AnimFields {
     /// Unpacks `state`.
     pub fn decode(state: AnimState) -> AnimFields {
+        let byte = |shift: u32| (state.clips >> shift) & 0xff;
+        let serial = |shift: u32| (state.clips >> shift) & ANIM_SERIAL_MASK;
         AnimFields {
             state: state.clips & 0xff,
-            current_clip: (state.clips >> 8) & 0xff,
-            previous_clip: (state.clips >> 16) & 0xff,
-            attack_seen: (state.clips >> 24) & 0xf,
-            hit_seen: state.clips >> 28,
+            current_clip: byte(ANIM_CURRENT_CLIP_SHIFT),
+            previous_clip: byte(ANIM_PREVIOUS_CLIP_SHIFT),
+            attack_seen: serial(ANIM_ATTACK_SEEN_SHIFT),
+            hit_seen: serial(ANIM_HIT_SEEN_SHIFT),
             time_current: state.time_current,
             time_previous: state.time_previous,
             blend: half::f16::from_bits(state.blend as u16).to_f32(),
-            fade_steps: (state.blend >> 16) & 0xff,
-            previous_loops: state.blend & PREVIOUS_LOOPS_BIT != 0,
-            lod: (state.blend & LOD_BITS) >> 24,
+            fade_steps: (state.blend >> ANIM_FADE_STEPS_SHIFT) & 0xff,
+            previous_loops: state.blend & ANIM_PREVIOUS_LOOPS_BIT != 0,
         }
     }
 
@@ -427,17 +425,16 @@ impl AnimFields {
     pub fn encode(self) -> AnimState {
         AnimState {
             clips: (self.state & 0xff)
-                | (self.current_clip & 0xff) << 8
-                | (self.previous_clip & 0xff) << 16
-                | (self.attack_seen & 0xf) << 24
-                | (self.hit_seen & 0xf) << 28,
+                | (self.current_clip & 0xff) << ANIM_CURRENT_CLIP_SHIFT
+                | (self.previous_clip & 0xff) << ANIM_PREVIOUS_CLIP_SHIFT
+                | (self.attack_seen & ANIM_SERIAL_MASK) << ANIM_ATTACK_SEEN_SHIFT
+                | (self.hit_seen & ANIM_SERIAL_MASK) << ANIM_HIT_SEEN_SHIFT,
             time_current: self.time_current,
             time_previous: self.time_previous,
             blend: u32::from(half::f16::from_f32(self.blend).to_bits())
-                | (self.fade_steps & 0xff) << 16
-                | (self.lod << 24 & LOD_BITS)
+                | (self.fade_steps & 0xff) << ANIM_FADE_STEPS_SHIFT
                 | if self.previous_loops {
-                    PREVIOUS_LOOPS_BIT
+                    ANIM_PREVIOUS_LOOPS_BIT
                 } else {
                     0
                 },
@@ -446,7 +443,7 @@ impl AnimFields {
 
     /// The fade duration in seconds.
     pub fn fade_seconds(&self) -> f32 {
-        self.fade_steps as f32 * FADE_STEP
+        self.fade_steps as f32 * ANIM_FADE_STEP_SECONDS
     }
 }
 
@@ -458,25 +455,32 @@ pub struct AnimTables<'a> {
     /// Uniform buffer `Clips` (entries past the end read as zero, like the
     /// zero padding of the uniform buffer).
     pub clips: &'a [ClipInfo],
-    /// Storage buffer `Controllers` ([`PackedControllers::states`]).
+    /// The head of storage buffer `Controllers` ([`PackedControllers::states`]);
+    /// entries past its end, up to `MAX_ANIM_STATES`, read as zero.
     pub states: &'a [AnimStateDef],
-    /// Storage buffer `Transitions` ([`PackedControllers::transitions`]).
+    /// The rest of `Controllers` ([`PackedControllers::transitions`]).
     pub transitions: &'a [AnimTransitionDef],
 }
 
 /// One frame of one unit, exactly as `shaders/animate.comp` computes it:
 /// despawned units and bad type indices are returned unchanged.
-pub fn step_unit(instance: &Instance, state: AnimState, dt: f32, tables: &AnimTables) -> AnimState {
-    if instance.type_index as usize >= MAX_TYPES {
+pub fn step_unit(
+    info: &UnitInfo,
+    motion: &UnitMotion,
+    state: AnimState,
+    dt: f32,
+    tables: &AnimTables,
+) -> AnimState {
+    if info.type_index as usize >= MAX_TYPES {
         return state;
     }
-    match tables.types.get(instance.type_index as usize) {
-        Some(type_info) => step(state, instance.params, dt, type_info, tables),
+    match tables.types.get(info.type_index as usize) {
+        Some(type_info) => step(state, motion, dt, type_info, tables),
         None => state,
     }
 }
 
-/// The animation parameters of [`Instance::params`], as the shader reads them.
+/// The animation inputs of a [`UnitMotion`], as the shader unpacks them.
 struct Params {
     speed: f32,
     dead: bool,
@@ -485,9 +489,23 @@ struct Params {
     attack_variant: u32,
 }
 
+/// The controller state `index` (global) as the GPU reads it: zero past the
+/// packed states, nothing past `MAX_ANIM_STATES`.
+fn state_def(index: u32, tables: &AnimTables) -> Option<AnimStateDef> {
+    (index < MAX_ANIM_STATES).then(|| {
+        tables
+            .states
+            .get(index as usize)
+            .copied()
+            .unwrap_or_default()
+    })
+}
+
 /// The clip `local` of a type; an index past the type's clips reads its last.
-fn clip_of(skeleton: [u32; 4], local: u32, tables: &AnimTables) -> ClipInfo {
-    let global = skeleton[1].wrapping_add(local.min(skeleton[2].wrapping_sub(1)));
+fn clip_of(type_info: &TypeInfo, local: u32, tables: &AnimTables) -> ClipInfo {
+    let global = type_info
+        .first_clip
+        .wrapping_add(local.min(type_info.clip_count.wrapping_sub(1)));
     let global = global.min(MAX_CLIPS as u32 - 1);
     tables
         .clips
@@ -519,14 +537,16 @@ fn wrap_or_hold(time: f32, duration: f32, loops: bool) -> f32 {
 /// Whether `transition` may fire now (its target exists and its condition holds).
 fn can_fire(
     transition: &AnimTransitionDef,
-    controller: [u32; 4],
+    type_info: &TypeInfo,
     params: &Params,
     clip_ended: bool,
     fields: &AnimFields,
-    tables: &AnimTables,
 ) -> bool {
-    let target_exists = transition.target < controller[1]
-        && (controller[0].wrapping_add(transition.target) as usize) < tables.states.len();
+    let target_exists = transition.target < type_info.controller_state_count
+        && type_info
+            .first_controller_state
+            .wrapping_add(transition.target)
+            < MAX_ANIM_STATES;
     if !target_exists {
         return false;
     }
@@ -546,46 +566,49 @@ fn can_fire(
     }
 }
 
-/// One frame of one unit of type `type_info`, with `params` its
-/// [`Instance::params`]: the CPU reference of `shaders/animate.comp`.
+/// One frame of one unit of type `type_info` moving as `motion`: the CPU
+/// reference of `shaders/animate.comp`.
 pub fn step(
     state: AnimState,
-    params: u32,
+    motion: &UnitMotion,
     dt: f32,
     type_info: &TypeInfo,
     tables: &AnimTables,
 ) -> AnimState {
-    let controller = type_info.controller;
-    let skeleton = type_info.skeleton;
     let mut fields = AnimFields::decode(state);
-    let def_index = controller[0].wrapping_add(fields.state) as usize;
-    let state_def = match tables.states.get(def_index) {
-        Some(def) if fields.state < controller[1] && skeleton[2] != 0 => *def,
+    let state_index = type_info.first_controller_state.wrapping_add(fields.state);
+    let current_def = match state_def(state_index, tables) {
+        Some(def)
+            if fields.state < type_info.controller_state_count && type_info.clip_count != 0 =>
+        {
+            def
+        }
         _ => return state,
     };
-    let current = clip_of(skeleton, fields.current_clip, tables);
-    let previous = clip_of(skeleton, fields.previous_clip, tables);
-    let current_loops = current.looping != 0 && state_def.flags & STATE_PLAY_ONCE == 0;
+    let current = clip_of(type_info, fields.current_clip, tables);
+    let previous = clip_of(type_info, fields.previous_clip, tables);
+    let current_loops = current.looping != 0 && current_def.flags & STATE_PLAY_ONCE == 0;
 
     // 1. Advance.
-    let time_current = fields.time_current + dt * state_def.speed;
+    let time_current = fields.time_current + dt * current_def.speed;
     fields.time_current = wrap_or_hold(time_current, current.duration, current_loops);
     let time_previous = fields.time_previous + dt;
     fields.time_previous = wrap_or_hold(time_previous, previous.duration, fields.previous_loops);
     fields.blend = if fields.fade_steps != 0 {
-        let fade_seconds = fields.fade_steps as f32 * FADE_STEP;
+        let fade_seconds = fields.fade_steps as f32 * ANIM_FADE_STEP_SECONDS;
         (fields.blend + dt / fade_seconds).min(1.0)
     } else {
         1.0
     };
 
     // 2. Evaluate.
+    let commands = motion.anim_commands;
     let params = Params {
-        speed: half::f16::from_bits(params as u16).to_f32(),
-        dead: params & 0x10000 != 0,
-        attack_serial: (params >> 20) & 0xf,
-        hit_serial: (params >> 24) & 0xf,
-        attack_variant: params >> 28,
+        speed: motion.speed,
+        dead: commands & ANIM_COMMAND_DEAD != 0,
+        attack_serial: (commands >> ANIM_COMMAND_ATTACK_SHIFT) & ANIM_SERIAL_MASK,
+        hit_serial: (commands >> ANIM_COMMAND_HIT_SHIFT) & ANIM_SERIAL_MASK,
+        attack_variant: (commands >> ANIM_COMMAND_VARIANT_SHIFT) & ANIM_SERIAL_MASK,
     };
     let clip_ended = !current_loops && fields.time_current >= current.duration;
     // The first of `count` transitions from `first` that can fire; the end of
@@ -595,7 +618,7 @@ pub fn step(
             let index = first.wrapping_add(i);
             let transition = tables.transitions.get(index as usize)?;
             if !(skip_current && transition.target == fields.state)
-                && can_fire(transition, controller, &params, clip_ended, &fields, tables)
+                && can_fire(transition, type_info, &params, clip_ended, &fields)
             {
                 return Some(index);
             }
@@ -603,11 +626,15 @@ pub fn step(
         None
     };
     let mut fired = None;
-    if state_def.flags & STATE_NO_ANY == 0 {
-        fired = first_firing(controller[2], controller[3], true);
+    if current_def.flags & STATE_NO_ANY == 0 {
+        fired = first_firing(
+            type_info.first_any_transition,
+            type_info.any_transition_count,
+            true,
+        );
     }
     if fired.is_none() {
-        let own = state_def.transitions;
+        let own = current_def.transitions;
         fired = first_firing(own & 0xffff, own >> 16, false);
     }
 
@@ -623,13 +650,10 @@ pub fn step(
         fields.time_previous = fields.time_current;
         fields.previous_loops = current_loops;
         fields.state = transition.target;
-        let target_index = controller[0].wrapping_add(fields.state) as usize;
-        fields.current_clip = tables
-            .states
-            .get(target_index)
-            .map_or(0, |def| def.clip & 0xff);
+        let target_index = type_info.first_controller_state.wrapping_add(fields.state);
+        fields.current_clip = state_def(target_index, tables).map_or(0, |def| def.clip & 0xff);
         fields.time_current = 0.0;
-        let steps = transition.fade * FADE_STEPS_PER_SECOND + 0.5;
+        let steps = transition.fade * ANIM_FADE_STEPS_PER_SECOND + 0.5;
         fields.fade_steps = steps.clamp(0.0, 255.0) as u32;
         fields.blend = if fields.fade_steps == 0 { 1.0 } else { 0.0 };
     }

@@ -1,19 +1,188 @@
 //! Constants shared by Rust and GLSL: the one source of truth.
 //!
-//! `build.rs` includes this file and passes every constant to shaderc as a macro
-//! definition of the same name, so shaders never hard-code these numbers. Keep it
-//! free of `use` items and dependencies: it is compiled in two crates.
+//! `build.rs` includes this file and hands every entry of [`SHADER_CONSTANTS`]
+//! to shaderc as a macro definition of the same name, so every shader sees
+//! the same values the same way and none defines its own. The layout test
+//! checks that no shader `#define`s one of these names. Keep this file free of
+//! `use` items and dependencies: it is compiled in two crates.
 
 /// Threads per workgroup of the per-unit compute passes on the desktop tier.
-pub const CULL_WORKGROUP_SIZE: u32 = 256;
+pub const UNIT_WORKGROUP_SIZE: u32 = 256;
 /// Workgroup size that fits the mobile tier's 128-invocation limit.
-pub const CULL_WORKGROUP_SIZE_MOBILE: u32 = 64;
-/// Levels of detail per type: the full mesh and three simplifications. The
-/// instance-list entry and the LOD state keep it in 2 bits.
-pub const LOD_COUNT: u32 = 4;
-/// Width in texels of bone textures; rows hold clip, then frame, then bone.
+pub const UNIT_WORKGROUP_SIZE_MOBILE: u32 = 64;
+/// Width in texels of the bone textures the bake writes by default.
 pub const BONE_TEXTURE_WIDTH: u32 = 1024;
 /// Frames the CPU may record ahead of the GPU.
 pub const FRAMES_IN_FLIGHT: u32 = 2;
 /// Timestamp scopes per frame the profiler can hold.
 pub const MAX_PROFILER_SCOPES: u32 = 32;
+
+/// Unit types and prop types together.
+pub const MAX_TYPES: u32 = 64;
+/// Mesh LODs a type may have. Each type says how many it has
+/// (`TypeInfo::lod_count`); this only sizes the tables.
+pub const MAX_LODS: u32 = 8;
+/// The route of the far field: a visible unit goes to one of its type's mesh
+/// LODs (routes `0..lod_count`) or, below the far-field size, here.
+pub const ROUTE_FAR_FIELD: u32 = MAX_LODS;
+/// Routes per type: every mesh LOD and the far field.
+pub const MAX_ROUTES: u32 = MAX_LODS + 1;
+/// Draw commands at the head of the draw-list buffer: one per (type, route).
+pub const MAX_DRAW_COMMANDS: u32 = MAX_TYPES * MAX_ROUTES;
+/// An instance-list entry holds the unit's index in its low bits and the
+/// route above them.
+pub const ENTRY_INDEX_BITS: u32 = 28;
+/// Mask of the index bits of an instance-list entry.
+pub const ENTRY_INDEX_MASK: u32 = (1 << ENTRY_INDEX_BITS) - 1;
+
+/// Clips of all unit types together (16 KiB of uniforms, the mobile limit).
+pub const MAX_CLIPS: u32 = 1024;
+/// Materials of all types together.
+pub const MAX_MATERIALS: u32 = 256;
+/// Animation controller states of all unit types together: the head of the
+/// controller buffer, before the transitions.
+pub const MAX_ANIM_STATES: u32 = 512;
+/// Animation controller transitions of all unit types together.
+pub const MAX_ANIM_TRANSITIONS: u32 = 1024;
+/// `UnitInfo::type_index` of a despawned unit or an empty slot: every pass
+/// skips it.
+pub const INACTIVE_TYPE: u32 = 0xffff;
+
+/// `UnitMotion::anim_commands`: set while the unit is dead.
+pub const ANIM_COMMAND_DEAD: u32 = 1;
+/// `UnitMotion::anim_commands`: the attack command serial (4 bits) starts
+/// here; each new value commands one attack.
+pub const ANIM_COMMAND_ATTACK_SHIFT: u32 = 4;
+/// `UnitMotion::anim_commands`: the hit command serial (4 bits).
+pub const ANIM_COMMAND_HIT_SHIFT: u32 = 8;
+/// `UnitMotion::anim_commands`: which attack clip the next attack plays (4 bits).
+pub const ANIM_COMMAND_VARIANT_SHIFT: u32 = 12;
+/// Width mask of the 4-bit fields of `anim_commands` and `AnimState::clips`.
+pub const ANIM_SERIAL_MASK: u32 = 15;
+
+/// `AnimState::clips`: controller state (8 bits) at bit 0, the current clip
+/// (8 bits) here, the previous clip (8 bits) at `ANIM_PREVIOUS_CLIP_SHIFT`,
+/// the last attack and hit serials seen (4 bits each) above.
+pub const ANIM_CURRENT_CLIP_SHIFT: u32 = 8;
+pub const ANIM_PREVIOUS_CLIP_SHIFT: u32 = 16;
+pub const ANIM_ATTACK_SEEN_SHIFT: u32 = 24;
+pub const ANIM_HIT_SEEN_SHIFT: u32 = 28;
+/// `AnimState::blend`: crossfade progress is an f16 in bits 0..16, the fade
+/// duration in steps of [`ANIM_FADE_STEP_SECONDS`] in 8 bits here.
+pub const ANIM_FADE_STEPS_SHIFT: u32 = 16;
+/// `AnimState::blend`: set when the previous clip wraps rather than holds.
+pub const ANIM_PREVIOUS_LOOPS_BIT: u32 = 1 << 24;
+/// Seconds per step of the stored fade duration.
+pub const ANIM_FADE_STEP_SECONDS: f32 = 0.02;
+/// Its inverse, so both sides multiply (GPU division is not exact).
+pub const ANIM_FADE_STEPS_PER_SECOND: f32 = 50.0;
+
+/// Transition conditions of `AnimTransitionDef::condition`.
+pub const CONDITION_CLIP_END: u32 = 0;
+pub const CONDITION_SPEED_ABOVE: u32 = 1;
+pub const CONDITION_SPEED_BELOW: u32 = 2;
+pub const CONDITION_DEAD: u32 = 3;
+pub const CONDITION_ALIVE: u32 = 4;
+pub const CONDITION_ATTACK: u32 = 5;
+pub const CONDITION_HIT: u32 = 6;
+/// `AnimStateDef::flags`: any-state transitions do not apply.
+pub const STATE_NO_ANY: u32 = 1;
+/// `AnimStateDef::flags`: play the clip once and hold its last frame.
+pub const STATE_PLAY_ONCE: u32 = 2;
+
+/// `FrameGlobals::debug_view`: normal shading.
+pub const DEBUG_VIEW_SHADED: u32 = 0;
+/// `FrameGlobals::debug_view`: every unit and prop coloured by its route.
+pub const DEBUG_VIEW_LOD: u32 = 1;
+
+/// A value handed to GLSL.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ShaderValue {
+    U32(u32),
+    F32(f32),
+}
+
+/// Every constant above that shaders use, by its GLSL name.
+pub const SHADER_CONSTANTS: &[(&str, ShaderValue)] = &[
+    ("UNIT_WORKGROUP_SIZE", ShaderValue::U32(UNIT_WORKGROUP_SIZE)),
+    ("MAX_TYPES", ShaderValue::U32(MAX_TYPES)),
+    ("MAX_LODS", ShaderValue::U32(MAX_LODS)),
+    ("ROUTE_FAR_FIELD", ShaderValue::U32(ROUTE_FAR_FIELD)),
+    ("MAX_ROUTES", ShaderValue::U32(MAX_ROUTES)),
+    ("MAX_DRAW_COMMANDS", ShaderValue::U32(MAX_DRAW_COMMANDS)),
+    ("ENTRY_INDEX_BITS", ShaderValue::U32(ENTRY_INDEX_BITS)),
+    ("ENTRY_INDEX_MASK", ShaderValue::U32(ENTRY_INDEX_MASK)),
+    ("MAX_CLIPS", ShaderValue::U32(MAX_CLIPS)),
+    ("MAX_MATERIALS", ShaderValue::U32(MAX_MATERIALS)),
+    ("MAX_ANIM_STATES", ShaderValue::U32(MAX_ANIM_STATES)),
+    ("INACTIVE_TYPE", ShaderValue::U32(INACTIVE_TYPE)),
+    ("ANIM_COMMAND_DEAD", ShaderValue::U32(ANIM_COMMAND_DEAD)),
+    (
+        "ANIM_COMMAND_ATTACK_SHIFT",
+        ShaderValue::U32(ANIM_COMMAND_ATTACK_SHIFT),
+    ),
+    (
+        "ANIM_COMMAND_HIT_SHIFT",
+        ShaderValue::U32(ANIM_COMMAND_HIT_SHIFT),
+    ),
+    (
+        "ANIM_COMMAND_VARIANT_SHIFT",
+        ShaderValue::U32(ANIM_COMMAND_VARIANT_SHIFT),
+    ),
+    ("ANIM_SERIAL_MASK", ShaderValue::U32(ANIM_SERIAL_MASK)),
+    (
+        "ANIM_CURRENT_CLIP_SHIFT",
+        ShaderValue::U32(ANIM_CURRENT_CLIP_SHIFT),
+    ),
+    (
+        "ANIM_PREVIOUS_CLIP_SHIFT",
+        ShaderValue::U32(ANIM_PREVIOUS_CLIP_SHIFT),
+    ),
+    (
+        "ANIM_ATTACK_SEEN_SHIFT",
+        ShaderValue::U32(ANIM_ATTACK_SEEN_SHIFT),
+    ),
+    ("ANIM_HIT_SEEN_SHIFT", ShaderValue::U32(ANIM_HIT_SEEN_SHIFT)),
+    (
+        "ANIM_FADE_STEPS_SHIFT",
+        ShaderValue::U32(ANIM_FADE_STEPS_SHIFT),
+    ),
+    (
+        "ANIM_PREVIOUS_LOOPS_BIT",
+        ShaderValue::U32(ANIM_PREVIOUS_LOOPS_BIT),
+    ),
+    (
+        "ANIM_FADE_STEP_SECONDS",
+        ShaderValue::F32(ANIM_FADE_STEP_SECONDS),
+    ),
+    (
+        "ANIM_FADE_STEPS_PER_SECOND",
+        ShaderValue::F32(ANIM_FADE_STEPS_PER_SECOND),
+    ),
+    ("CONDITION_CLIP_END", ShaderValue::U32(CONDITION_CLIP_END)),
+    (
+        "CONDITION_SPEED_ABOVE",
+        ShaderValue::U32(CONDITION_SPEED_ABOVE),
+    ),
+    (
+        "CONDITION_SPEED_BELOW",
+        ShaderValue::U32(CONDITION_SPEED_BELOW),
+    ),
+    ("CONDITION_DEAD", ShaderValue::U32(CONDITION_DEAD)),
+    ("CONDITION_ALIVE", ShaderValue::U32(CONDITION_ALIVE)),
+    ("CONDITION_ATTACK", ShaderValue::U32(CONDITION_ATTACK)),
+    ("CONDITION_HIT", ShaderValue::U32(CONDITION_HIT)),
+    ("STATE_NO_ANY", ShaderValue::U32(STATE_NO_ANY)),
+    ("STATE_PLAY_ONCE", ShaderValue::U32(STATE_PLAY_ONCE)),
+    ("DEBUG_VIEW_LOD", ShaderValue::U32(DEBUG_VIEW_LOD)),
+];
+
+impl ShaderValue {
+    /// The GLSL literal: `123u` or a float that keeps every bit.
+    pub fn glsl(self) -> String {
+        match self {
+            ShaderValue::U32(value) => format!("{value}u"),
+            ShaderValue::F32(value) => format!("uintBitsToFloat({}u)", value.to_bits()),
+        }
+    }
+}

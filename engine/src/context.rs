@@ -212,10 +212,10 @@ fn desktop_shortfall(
             l.max_per_stage_descriptor_storage_buffers
         ));
     }
-    if l.max_compute_work_group_invocations < crate::config::CULL_WORKGROUP_SIZE {
+    if l.max_compute_work_group_invocations < crate::config::UNIT_WORKGROUP_SIZE {
         missing.push(format!(
             "{} compute invocations (has {})",
-            crate::config::CULL_WORKGROUP_SIZE,
+            crate::config::UNIT_WORKGROUP_SIZE,
             l.max_compute_work_group_invocations
         ));
     }
@@ -531,8 +531,8 @@ impl Context {
     /// Threads per workgroup of the per-unit compute passes on this tier.
     pub fn unit_workgroup_size(&self) -> u32 {
         match self.tier {
-            Tier::Desktop => crate::config::CULL_WORKGROUP_SIZE,
-            Tier::Mobile => crate::config::CULL_WORKGROUP_SIZE_MOBILE,
+            Tier::Desktop => crate::config::UNIT_WORKGROUP_SIZE,
+            Tier::Mobile => crate::config::UNIT_WORKGROUP_SIZE_MOBILE,
         }
     }
 

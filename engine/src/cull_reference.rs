@@ -14,30 +14,23 @@
 //!
 //! See `passes::cull` for the algorithm and the data layout.
 
-use crate::config::LOD_COUNT;
+use crate::config::{MAX_LODS, ROUTE_FAR_FIELD};
 use crate::gpu_types::{
-    AnimState, CullGlobals, Instance, TypeInfo, INSTANCE_INDEX_BITS, MAX_TYPES,
+    CullGlobals, TypeInfo, UnitInfo, UnitPlacement, ENTRY_INDEX_BITS, MAX_TYPES,
 };
 
 /// Distance (world units) below which the projected error stops growing; the
 /// shader gets it as specialization constant 1. A power of two, so its square
 /// is exact.
 pub const MIN_LOD_DISTANCE: f32 = 1.0 / 1024.0;
-/// Bit of `AnimState::blend` where a unit's 2-bit LOD state starts.
-pub const UNIT_LOD_SHIFT: u32 = 24;
-/// A LOD state is 2 bits (props: `Instance::params` bits 0..2).
-pub const LOD_STATE_MASK: u32 = 3;
 
-/// What one cull dispatch reads and updates in place.
+/// What one cull dispatch reads, and the routes it updates in place.
 #[derive(Debug)]
-pub enum ReferenceBatch<'a> {
-    /// Units: LOD state in `AnimState::blend` bits 24..26, one state per instance.
-    Units {
-        instances: &'a [Instance],
-        anim_states: &'a mut [AnimState],
-    },
-    /// Props: LOD state in `Instance::params` bits 0..2.
-    Props { instances: &'a mut [Instance] },
+pub struct ReferenceBatch<'a> {
+    pub infos: &'a [UnitInfo],
+    pub placements: &'a [UnitPlacement],
+    /// The route each instance took last frame; updated for visible ones.
+    pub routes: &'a mut [u32],
 }
 
 /// The draw commands and instance lists the dispatches of one frame fill.
@@ -46,7 +39,7 @@ pub struct ReferenceOutput {
     /// `instanceCount` of each command: what was appended, clamped to the
     /// capacity of the region it was appended to.
     pub instance_counts: Vec<u32>,
-    /// Every entry appended to each command's region (`index | lod << 30`),
+    /// Every entry appended to each command's region (`index | route << ENTRY_INDEX_BITS`),
     /// sorted; the GPU writes them in any order, and only the first
     /// `instance_counts[c]` of them when a region overflows.
     pub appended: Vec<Vec<u32>>,
@@ -75,10 +68,10 @@ pub struct Sphere {
 
 /// The instance's bounding sphere in the world: the type's model sphere scaled,
 /// rotated about +Y by the heading (as `rotate_y` in `common.glsl`), moved.
-pub fn world_sphere(instance: &Instance, type_info: &TypeInfo) -> Sphere {
-    let [x, y, z, r] = type_info.sphere;
-    let model = [x * instance.scale, y * instance.scale, z * instance.scale];
-    let (s, c) = instance.heading.sin_cos();
+pub fn world_sphere(info: &UnitInfo, placement: &UnitPlacement, type_info: &TypeInfo) -> Sphere {
+    let [x, y, z] = type_info.sphere_center;
+    let model = [x * info.scale, y * info.scale, z * info.scale];
+    let (s, c) = placement.heading.sin_cos();
     let rotated = [
         c * model[0] + s * model[2],
         model[1],
@@ -86,11 +79,11 @@ pub fn world_sphere(instance: &Instance, type_info: &TypeInfo) -> Sphere {
     ];
     Sphere {
         centre: [
-            rotated[0] + instance.position[0],
-            rotated[1] + instance.position[1],
-            rotated[2] + instance.position[2],
+            rotated[0] + placement.position[0],
+            rotated[1] + placement.position[1],
+            rotated[2] + placement.position[2],
         ],
-        radius: r * instance.scale,
+        radius: type_info.sphere_radius * info.scale,
     }
 }
 
@@ -109,6 +102,12 @@ fn error_fits(lod_error: f32, size_px: f32, distance_squared: f32, threshold: f3
     error_px * error_px <= (threshold * threshold) * distance_squared
 }
 
+/// Whether the sphere projects within `limit` pixels,
+/// `size_px / max(d, MIN) <= limit`, compared squared.
+fn projects_within(size_px: f32, distance_squared: f32, limit: f32) -> bool {
+    size_px * size_px <= (limit * limit) * distance_squared
+}
+
 /// The coarsest LOD below `lod_count` that fits `threshold`; 0 when none does.
 fn coarsest_fitting(
     type_info: &TypeInfo,
@@ -121,7 +120,7 @@ fn coarsest_fitting(
         .rev()
         .find(|&lod| {
             error_fits(
-                type_info.lod_error[lod as usize],
+                type_info.routes[lod as usize].error,
                 size_px,
                 distance_squared,
                 threshold,
@@ -130,21 +129,25 @@ fn coarsest_fitting(
         .unwrap_or(0)
 }
 
-/// The LOD of a visible instance this frame, given last frame's state.
+/// The route of a visible instance this frame, given last frame's.
 ///
-/// Without history it would be the coarsest LOD whose projected error is at
-/// most the threshold. With it: while the previous LOD still fits the
-/// threshold it is kept, unless a coarser one fits the tighter threshold
+/// The far field (where the type has one and `far_field_px > 0`) takes
+/// instances whose sphere projects within `far_field_px` pixels; an instance
+/// enters it only within `far_field_px * (1 - hysteresis)`. Otherwise a mesh
+/// LOD: without history the coarsest LOD whose projected error is at most the
+/// threshold; with it, while the previous LOD still fits the threshold it is
+/// kept, unless a coarser one fits the tighter threshold
 /// `threshold * (1 - hysteresis)`; once it no longer fits, the coarsest LOD
-/// that fits the threshold is taken.
-pub fn choose_lod(
+/// that fits the threshold is taken. Leaving the far field starts from the
+/// coarsest LOD.
+pub fn choose_route(
     sphere: &Sphere,
     type_info: &TypeInfo,
     globals: &CullGlobals,
-    previous_state: u32,
+    previous_route: u32,
 ) -> u32 {
-    let lod_count = type_info.skeleton[3].clamp(1, LOD_COUNT);
-    let camera = globals.camera;
+    let lod_count = type_info.lod_count.clamp(1, MAX_LODS);
+    let camera = globals.camera_position;
     let offset = [
         sphere.centre[0] - camera[0],
         sphere.centre[1] - camera[1],
@@ -153,11 +156,21 @@ pub fn choose_lod(
     let distance_squared = ((offset[0] * offset[0] + offset[1] * offset[1])
         + offset[2] * offset[2])
         .max(MIN_LOD_DISTANCE * MIN_LOD_DISTANCE);
-    let size_px = (sphere.radius * 2.0) * camera[3];
-    let threshold = globals.lod[0];
-    let tight_threshold = threshold * (1.0 - globals.lod[1]);
-    let previous = (previous_state & LOD_STATE_MASK).min(lod_count - 1);
-    let previous_error = type_info.lod_error[previous as usize];
+    let size_px = (sphere.radius * 2.0) * globals.pixels_per_unit;
+    let threshold = globals.lod_threshold_px;
+    let tight_threshold = threshold * (1.0 - globals.lod_hysteresis);
+    let far_field_open =
+        globals.far_field_px > 0.0 && type_info.routes[ROUTE_FAR_FIELD as usize].capacity > 0;
+    let far_limit = if previous_route == ROUTE_FAR_FIELD {
+        globals.far_field_px
+    } else {
+        globals.far_field_px * (1.0 - globals.lod_hysteresis)
+    };
+    if far_field_open && projects_within(size_px, distance_squared, far_limit) {
+        return ROUTE_FAR_FIELD;
+    }
+    let previous = previous_route.min(lod_count - 1);
+    let previous_error = type_info.routes[previous as usize].error;
     if !error_fits(previous_error, size_px, distance_squared, threshold) {
         coarsest_fitting(type_info, lod_count, size_px, distance_squared, threshold)
     } else {
@@ -171,7 +184,7 @@ pub fn choose_lod(
     }
 }
 
-/// Culls one batch as the shader does: updates the LOD states of visible
+/// Culls one batch as the shader does: updates the routes of visible
 /// instances in place and appends them to `output`. `types` stands for the
 /// uniform table; entries past its end read as zeroed.
 pub fn cull(
@@ -180,52 +193,35 @@ pub fn cull(
     batch: ReferenceBatch<'_>,
     output: &mut ReferenceOutput,
 ) {
-    let count = match &batch {
-        ReferenceBatch::Units {
-            instances,
-            anim_states,
-        } => instances.len().min(anim_states.len()),
-        ReferenceBatch::Props { instances } => instances.len(),
-    };
-    let mut batch = batch;
+    let count = batch
+        .infos
+        .len()
+        .min(batch.placements.len())
+        .min(batch.routes.len());
     for index in 0..count {
-        let (instance, state) = match &batch {
-            ReferenceBatch::Units {
-                instances,
-                anim_states,
-            } => (instances[index], anim_states[index].blend >> UNIT_LOD_SHIFT),
-            ReferenceBatch::Props { instances } => (instances[index], instances[index].params),
-        };
-        if instance.type_index as usize >= MAX_TYPES {
+        let info = batch.infos[index];
+        if info.type_index as usize >= MAX_TYPES {
             continue;
         }
         let type_info = types
-            .get(instance.type_index as usize)
+            .get(info.type_index as usize)
             .copied()
             .unwrap_or_default();
-        let sphere = world_sphere(&instance, &type_info);
+        let sphere = world_sphere(&info, &batch.placements[index], &type_info);
         if !in_frustum(&sphere, &globals.planes) {
             continue;
         }
-        let lod = choose_lod(&sphere, &type_info, globals, state);
-        match &mut batch {
-            ReferenceBatch::Units { anim_states, .. } => {
-                let blend = &mut anim_states[index].blend;
-                *blend = (*blend & !(LOD_STATE_MASK << UNIT_LOD_SHIFT)) | (lod << UNIT_LOD_SHIFT);
-            }
-            ReferenceBatch::Props { instances } => {
-                let params = &mut instances[index].params;
-                *params = (*params & !LOD_STATE_MASK) | lod;
-            }
-        }
-        let command = type_info.command[lod as usize] as usize;
+        let route = choose_route(&sphere, &type_info, globals, batch.routes[index]);
+        batch.routes[index] = route;
+        let target = type_info.routes[route as usize];
+        let command = target.command as usize;
         if command >= output.instance_counts.len() {
             continue;
         }
-        let list_base = type_info.instance_base[lod as usize].min(output.instance_list_len);
-        let capacity = type_info.materials[1].min(output.instance_list_len - list_base);
+        let list_base = target.list_base.min(output.instance_list_len);
+        let capacity = target.capacity.min(output.instance_list_len - list_base);
         let appended = &mut output.appended[command];
-        let entry = index as u32 | (lod << INSTANCE_INDEX_BITS);
+        let entry = index as u32 | (route << ENTRY_INDEX_BITS);
         let position = appended.binary_search(&entry).unwrap_or_else(|at| at);
         appended.insert(position, entry);
         output.instance_counts[command] = (appended.len() as u32).min(capacity);

@@ -2,33 +2,44 @@
 //!
 //! Each is `#[repr(C)]` + `bytemuck::Pod` with a `const` size assert. The GLSL
 //! twin lives in `shaders/types.glsl`; the test `layout` compares every member
-//! offset with what the GLSL compiler chose (via SPIR-V reflection). No `vec3`
-//! appears in buffer layouts: std430 and std140 align it like a `vec4`.
+//! offset with what the GLSL compiler chose (via SPIR-V reflection). A `vec3`
+//! appears only when a scalar follows it and fills its padding (std140 and
+//! std430 align a `vec3` like a `vec4`); the layout test proves each offset.
+//! Constants shared with GLSL live in [`crate::config`].
 //!
-//! GPU state per unit is 48 bytes: a 32-byte [`Instance`] the CPU writes and a
-//! 16-byte [`AnimState`] the GPU owns.
+//! # Unit state, split by owner (16 bytes each, one buffer each)
+//! - [`UnitInfo`]: what the CPU writes once at spawn (type, team, tint, scale).
+//! - [`UnitPlacement`]: where the unit stands. GPU-owned: the simulate pass
+//!   moves it; the CPU changes it only through a teleport command.
+//! - [`UnitMotion`]: velocity and the animation inputs. GPU-owned: the
+//!   simulate pass writes it and the animate pass reads it; CPU orders write
+//!   single fields through commands.
+//! - [`AnimState`]: the animation state machine, owned by the animate pass.
+//! - The route of last frame (a `u32`), owned by the cull pass, for hysteresis.
+//!
+//! Each pass reads only the buffers it needs: cull reads 36 bytes per unit
+//! (info, placement, route), animate 48, the unit vertex shader 48.
 
 use ash::vk;
 use bytemuck::{Pod, Zeroable};
 use std::mem::{offset_of, size_of};
 
 pub use crate::asset::PackedVertex;
+use crate::config::{
+    ANIM_COMMAND_ATTACK_SHIFT, ANIM_COMMAND_DEAD, ANIM_COMMAND_HIT_SHIFT,
+    ANIM_COMMAND_VARIANT_SHIFT, ANIM_SERIAL_MASK, MAX_ROUTES,
+};
+pub use crate::config::{
+    ENTRY_INDEX_BITS, INACTIVE_TYPE, MAX_ANIM_STATES, MAX_ANIM_TRANSITIONS, STATE_NO_ANY,
+    STATE_PLAY_ONCE,
+};
 
 /// Unit types and prop types together.
-pub const MAX_TYPES: usize = 64;
-/// Clips of all unit types together (16 KiB of uniforms, the mobile limit).
-pub const MAX_CLIPS: usize = 1024;
+pub const MAX_TYPES: usize = crate::config::MAX_TYPES as usize;
+/// Clips of all unit types together.
+pub const MAX_CLIPS: usize = crate::config::MAX_CLIPS as usize;
 /// Materials of all types together.
-pub const MAX_MATERIALS: usize = 256;
-/// Animation controller states of all unit types together.
-pub const MAX_ANIM_STATES: usize = 512;
-/// Animation controller transitions of all unit types together.
-pub const MAX_ANIM_TRANSITIONS: usize = 1024;
-/// `Instance::type_index` of a despawned unit: the passes skip it.
-pub const INACTIVE_TYPE: u32 = 0xffff;
-/// Instance-list entries hold the source index in their low 30 bits and the
-/// LOD in the top 2.
-pub const INSTANCE_INDEX_BITS: u32 = 30;
+pub const MAX_MATERIALS: usize = crate::config::MAX_MATERIALS as usize;
 
 /// Per-frame constants, uniform buffer `Globals` at set 0 binding 0.
 #[repr(C)]
@@ -36,44 +47,71 @@ pub const INSTANCE_INDEX_BITS: u32 = 30;
 pub struct FrameGlobals {
     /// Projection × view, reverse-Z, Vulkan clip space.
     pub view_proj: [[f32; 4]; 4],
-    /// World-space camera position; w unused.
-    pub camera_position: [f32; 4],
-    /// Direction towards the light (normalized); w = ambient intensity.
-    pub light_direction: [f32; 4],
-    /// Light colour × intensity; w unused.
-    pub light_color: [f32; 4],
-    /// Fog colour; w = fog density per world unit.
-    pub fog_color: [f32; 4],
-    /// Framebuffer width, height, 1/width, 1/height.
-    pub viewport: [f32; 4],
-    /// x: debug view (0 shaded, 1 colour by LOD); y, z, w unused.
-    pub debug: [u32; 4],
+    /// World-space camera position.
+    pub camera_position: [f32; 3],
+    /// `DEBUG_VIEW_*` of [`crate::config`].
+    pub debug_view: u32,
+    /// Direction towards the light (normalized).
+    pub light_direction: [f32; 3],
+    /// Ambient light intensity.
+    pub ambient: f32,
+    /// Light colour × intensity.
+    pub light_color: [f32; 3],
+    /// Fog density per world unit.
+    pub fog_density: f32,
+    /// Fog colour, linear.
+    pub fog_color: [f32; 3],
+    /// Seconds since the renderer started (for effects that move).
+    pub time: f32,
+    /// Framebuffer width and height in pixels.
+    pub viewport_size: [f32; 2],
+    /// 1 / width, 1 / height.
+    pub inverse_viewport_size: [f32; 2],
 }
-const _: () = assert!(size_of::<FrameGlobals>() == 160);
+const _: () = assert!(size_of::<FrameGlobals>() == 144);
 
-/// One unit or prop as the CPU writes it (32 bytes, std430 array element).
+/// What the CPU writes once when a unit spawns or a prop is placed (16 bytes).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable, PartialEq)]
-pub struct Instance {
+pub struct UnitInfo {
+    /// Index into the type table; [`INACTIVE_TYPE`] when despawned.
+    pub type_index: u32,
+    /// Army the unit fights for (0 for props).
+    pub team: u32,
+    /// RGBA8 unorm tint, multiplied with the base colour.
+    pub tint: u32,
+    /// Uniform scale.
+    pub scale: f32,
+}
+const _: () = assert!(size_of::<UnitInfo>() == 16);
+
+/// Where a unit stands (16 bytes); GPU-owned for units, CPU-written for props.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable, PartialEq)]
+pub struct UnitPlacement {
     /// World position of the model origin.
     pub position: [f32; 3],
     /// Rotation about +Y in radians.
     pub heading: f32,
-    /// Uniform scale.
-    pub scale: f32,
-    /// Index into the type table; [`INACTIVE_TYPE`] when despawned.
-    pub type_index: u32,
-    /// RGBA8 unorm tint, multiplied with the base colour.
-    pub tint: u32,
-    /// Units: animation parameters (see [`AnimParams`]). Props: the cull
-    /// pass keeps the LOD of the last frame here, for hysteresis.
-    pub params: u32,
 }
-const _: () = assert!(size_of::<Instance>() == 32);
+const _: () = assert!(size_of::<UnitPlacement>() == 16);
 
-/// Animation parameters packed into [`Instance::params`]:
-/// bits 0..16 speed (f16, units/s), bit 16 dead, bits 20..24 attack command
-/// serial, bits 24..28 hit command serial, bits 28..32 attack variant.
+/// How a unit moves and what its animation is told (16 bytes, GPU-owned).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable, PartialEq)]
+pub struct UnitMotion {
+    /// World-space velocity on the ground plane (x, z), units per second.
+    pub velocity: [f32; 2],
+    /// Locomotion speed the animation follows, units per second.
+    pub speed: f32,
+    /// Dead flag and command serials, see [`AnimParams`] and the
+    /// `ANIM_COMMAND_*` constants.
+    pub anim_commands: u32,
+}
+const _: () = assert!(size_of::<UnitMotion>() == 16);
+
+/// The animation inputs of a unit: its speed and the commands in
+/// [`UnitMotion::anim_commands`], unpacked.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct AnimParams {
     pub speed: f32,
@@ -82,42 +120,43 @@ pub struct AnimParams {
     pub attack_serial: u8,
     /// Incremented (mod 16) to command one hit reaction.
     pub hit_serial: u8,
-    /// Which attack clip the next attack plays (0 or 1).
+    /// Which attack clip the next attack plays.
     pub attack_variant: u8,
 }
 
 impl AnimParams {
-    /// The packed word.
-    pub fn pack(self) -> u32 {
-        u32::from(half::f16::from_f32(self.speed).to_bits())
-            | (u32::from(self.dead) << 16)
-            | (u32::from(self.attack_serial & 15) << 20)
-            | (u32::from(self.hit_serial & 15) << 24)
-            | (u32::from(self.attack_variant & 15) << 28)
+    /// The `anim_commands` word.
+    pub fn commands(self) -> u32 {
+        let field = |value: u8, shift: u32| (u32::from(value) & ANIM_SERIAL_MASK) << shift;
+        (if self.dead { ANIM_COMMAND_DEAD } else { 0 })
+            | field(self.attack_serial, ANIM_COMMAND_ATTACK_SHIFT)
+            | field(self.hit_serial, ANIM_COMMAND_HIT_SHIFT)
+            | field(self.attack_variant, ANIM_COMMAND_VARIANT_SHIFT)
     }
 
-    /// Unpacks a word made by [`AnimParams::pack`].
-    pub fn unpack(word: u32) -> AnimParams {
+    /// Reads the parameters back from a motion record.
+    pub fn of(motion: &UnitMotion) -> AnimParams {
+        let word = motion.anim_commands;
+        let field = |shift: u32| ((word >> shift) & ANIM_SERIAL_MASK) as u8;
         AnimParams {
-            speed: half::f16::from_bits(word as u16).to_f32(),
-            dead: word & (1 << 16) != 0,
-            attack_serial: ((word >> 20) & 15) as u8,
-            hit_serial: ((word >> 24) & 15) as u8,
-            attack_variant: ((word >> 28) & 15) as u8,
+            speed: motion.speed,
+            dead: word & ANIM_COMMAND_DEAD != 0,
+            attack_serial: field(ANIM_COMMAND_ATTACK_SHIFT),
+            hit_serial: field(ANIM_COMMAND_HIT_SHIFT),
+            attack_variant: field(ANIM_COMMAND_VARIANT_SHIFT),
         }
     }
 }
 
-/// A unit's animation state, written by the animate pass (16 bytes).
+/// A unit's animation state, written by the animate pass (16 bytes). Its two
+/// words are bitfields (the `ANIM_*` shifts of [`crate::config`]): 16 bytes
+/// keep the animate pass and the vertex shader at one load per unit.
 ///
-/// - `clips`: bits 0..8 controller state (local to the type), 8..16 current
-///   clip, 16..24 previous clip (fading out), 24..28 last attack serial seen,
-///   28..32 last hit serial seen.
+/// - `clips`: controller state (local to the type), current clip, previous
+///   clip (fading out), last attack and hit serials seen.
 /// - `time_current`, `time_previous`: seconds into each clip.
-/// - `blend`: bits 0..16 crossfade progress (f16, 1 = only the current clip),
-///   16..24 fade duration in 1/50 s, 24..26 the unit's LOD last frame (written
-///   by the cull pass, for hysteresis), bit 26 set when the previous clip
-///   wraps (loops) rather than holding its last frame; 27..32 zero.
+/// - `blend`: crossfade progress (f16, 1 = only the current clip), fade
+///   duration in steps, and whether the previous clip wraps.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable, PartialEq)]
 pub struct AnimState {
@@ -128,33 +167,67 @@ pub struct AnimState {
 }
 const _: () = assert!(size_of::<AnimState>() == 16);
 
+/// One route of a type: a mesh LOD, or the far field (16 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable, PartialEq)]
+pub struct RouteInfo {
+    /// Simplification error of the LOD as a fraction of the model size
+    /// (0 for LOD 0; unused for the far field).
+    pub error: f32,
+    /// Index of its draw command in the draw-list buffer.
+    pub command: u32,
+    /// First entry of its instance-list region.
+    pub list_base: u32,
+    /// Entries its region holds; 0 disables the route.
+    pub capacity: u32,
+}
+const _: () = assert!(size_of::<RouteInfo>() == 16);
+
 /// Per-type constants (uniform buffer `Types`), for units and props alike.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable, PartialEq)]
 pub struct TypeInfo {
-    /// xyz: model position of unorm16 0; w unused.
-    pub quant_min: [f32; 4],
-    /// xyz: size of the quantization box; w unused.
-    pub quant_extent: [f32; 4],
-    /// xyz: model-space centre of the conservative bounding sphere; w radius.
-    pub sphere: [f32; 4],
-    /// Simplification error of each LOD as a fraction of the model size.
-    pub lod_error: [f32; 4],
-    /// First instance-list entry of each LOD's region.
-    pub instance_base: [u32; 4],
-    /// Index of each LOD's indirect draw command.
-    pub command: [u32; 4],
-    /// x bone count (0 for props), y first clip (global), z clip count,
-    /// w LOD count.
-    pub skeleton: [u32; 4],
-    /// x first controller state (global), y state count, z first any-state
-    /// transition (global), w any-state transition count.
-    pub controller: [u32; 4],
-    /// x first material (global); y instance capacity of each LOD region;
-    /// z, w unused.
-    pub materials: [u32; 4],
+    /// Model position of unorm16 0.
+    pub quant_min: [f32; 3],
+    /// Bones of the skeleton (0 for props).
+    pub bone_count: u32,
+    /// Size of the quantization box.
+    pub quant_extent: [f32; 3],
+    /// Mesh LODs: routes `0..lod_count`.
+    pub lod_count: u32,
+    /// Model-space centre of the conservative bounding sphere.
+    pub sphere_center: [f32; 3],
+    pub sphere_radius: f32,
+    /// First clip (global) and clip count.
+    pub first_clip: u32,
+    pub clip_count: u32,
+    /// First material (global).
+    pub first_material: u32,
+    /// Instances alive of this type the regions were sized for.
+    pub capacity: u32,
+    /// First controller state (global) and state count.
+    pub first_controller_state: u32,
+    pub controller_state_count: u32,
+    /// First any-state transition (global) and their count.
+    pub first_any_transition: u32,
+    pub any_transition_count: u32,
+    /// Routes `0..lod_count` are the mesh LODs; `ROUTE_FAR_FIELD` the far field.
+    pub routes: [RouteInfo; MAX_ROUTES as usize],
 }
-const _: () = assert!(size_of::<TypeInfo>() == 144);
+const _: () = assert!(size_of::<TypeInfo>() == 80 + 16 * MAX_ROUTES as usize);
+const _: () = assert!(size_of::<TypeInfo>() * MAX_TYPES <= 16 * 1024);
+
+/// `VkDrawIndexedIndirectCommand`, as the cull pass writes it (20 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable, PartialEq, Eq)]
+pub struct DrawCommand {
+    pub index_count: u32,
+    pub instance_count: u32,
+    pub first_index: u32,
+    pub vertex_offset: i32,
+    pub first_instance: u32,
+}
+const _: () = assert!(size_of::<DrawCommand>() == size_of::<vk::DrawIndexedIndirectCommand>());
 
 /// One clip in the bone texture (uniform buffer `Clips`).
 #[repr(C)]
@@ -215,23 +288,24 @@ const _: () = assert!(size_of::<AnimTransitionDef>() == 16);
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable, PartialEq)]
 pub struct CullGlobals {
-    /// Frustum planes (left, right, bottom, top, near, far): xyz inward
-    /// normal, w offset; inside when `dot(n, p) + w >= 0`. The far plane lies
-    /// at the max draw distance ahead of the camera.
+    /// Frustum planes (left, right, bottom, top, near, far) as plane
+    /// equations: xyz inward normal, w offset; inside when `dot(n, p) + w >= 0`.
+    /// The far plane lies at the max draw distance ahead of the camera.
     pub planes: [[f32; 4]; 6],
-    /// xyz camera position; w pixels per unit of size at distance 1
-    /// (viewport height / (2 tan(fov_y / 2))).
-    pub camera: [f32; 4],
-    /// x LOD error threshold in pixels (already divided by the LOD bias),
-    /// y hysteresis fraction, z max draw distance (for reference: the far
-    /// plane, `planes[5]`, carries it), w unused.
-    pub lod: [f32; 4],
-    /// Unused: the cull pass takes the instance count and the units/props
-    /// mode per dispatch as push constants, so units and props share one
-    /// `CullGlobals` per frame.
-    pub counts: [u32; 4],
+    pub camera_position: [f32; 3],
+    /// Pixels per unit of size at distance 1: viewport height / (2 tan(fov_y / 2)).
+    pub pixels_per_unit: f32,
+    /// LOD error threshold in pixels, already divided by the LOD bias.
+    pub lod_threshold_px: f32,
+    /// Fraction by which a coarser route must beat its threshold to be taken.
+    pub lod_hysteresis: f32,
+    /// Nothing farther is drawn (the far plane carries it too).
+    pub max_draw_distance: f32,
+    /// Units whose bounding sphere projects smaller than this many pixels go
+    /// to the far field, where their type has one; 0 disables the far field.
+    pub far_field_px: f32,
 }
-const _: () = assert!(size_of::<CullGlobals>() == 144);
+const _: () = assert!(size_of::<CullGlobals>() == 128);
 
 // The vertex is read as two attributes: position, normal and UV as four
 // words, then bones, weight and material as four bytes.
@@ -301,19 +375,27 @@ pub fn layouts() -> Vec<(&'static str, Vec<(&'static str, usize)>)> {
         layout!(FrameGlobals {
             view_proj,
             camera_position,
+            debug_view,
             light_direction,
+            ambient,
             light_color,
+            fog_density,
             fog_color,
-            viewport,
-            debug
+            time,
+            viewport_size,
+            inverse_viewport_size
         }),
-        layout!(Instance {
-            position,
-            heading,
-            scale,
+        layout!(UnitInfo {
             type_index,
+            team,
             tint,
-            params
+            scale
+        }),
+        layout!(UnitPlacement { position, heading }),
+        layout!(UnitMotion {
+            velocity,
+            speed,
+            anim_commands
         }),
         layout!(AnimState {
             clips,
@@ -321,16 +403,35 @@ pub fn layouts() -> Vec<(&'static str, Vec<(&'static str, usize)>)> {
             time_previous,
             blend
         }),
+        layout!(RouteInfo {
+            error,
+            command,
+            list_base,
+            capacity
+        }),
         layout!(TypeInfo {
             quant_min,
+            bone_count,
             quant_extent,
-            sphere,
-            lod_error,
-            instance_base,
-            command,
-            skeleton,
-            controller,
-            materials
+            lod_count,
+            sphere_center,
+            sphere_radius,
+            first_clip,
+            clip_count,
+            first_material,
+            capacity,
+            first_controller_state,
+            controller_state_count,
+            first_any_transition,
+            any_transition_count,
+            routes
+        }),
+        layout!(DrawCommand {
+            index_count,
+            instance_count,
+            first_index,
+            vertex_offset,
+            first_instance
         }),
         layout!(ClipInfo {
             first_texel,
@@ -356,33 +457,21 @@ pub fn layouts() -> Vec<(&'static str, Vec<(&'static str, usize)>)> {
         }),
         layout!(CullGlobals {
             planes,
-            camera,
-            lod,
-            counts
+            camera_position,
+            pixels_per_unit,
+            lod_threshold_px,
+            lod_hysteresis,
+            max_draw_distance,
+            far_field_px
         }),
     ]
 }
 
 /// Transition conditions of [`AnimTransitionDef::condition`].
 pub mod condition {
-    /// The current clip does not loop and has reached its end.
-    pub const CLIP_END: u32 = 0;
-    /// Speed parameter above the threshold.
-    pub const SPEED_ABOVE: u32 = 1;
-    /// Speed parameter at or below the threshold.
-    pub const SPEED_BELOW: u32 = 2;
-    /// The dead flag is set.
-    pub const DEAD: u32 = 3;
-    /// The dead flag is clear.
-    pub const ALIVE: u32 = 4;
-    /// A new attack command whose variant equals the threshold (consumed).
-    pub const ATTACK: u32 = 5;
-    /// A new hit command (consumed).
-    pub const HIT: u32 = 6;
+    pub use crate::config::{
+        CONDITION_ALIVE as ALIVE, CONDITION_ATTACK as ATTACK, CONDITION_CLIP_END as CLIP_END,
+        CONDITION_DEAD as DEAD, CONDITION_HIT as HIT, CONDITION_SPEED_ABOVE as SPEED_ABOVE,
+        CONDITION_SPEED_BELOW as SPEED_BELOW,
+    };
 }
-
-/// [`AnimStateDef::flags`] bit: any-state transitions do not apply.
-pub const STATE_NO_ANY: u32 = 1;
-/// [`AnimStateDef::flags`] bit: the state plays its clip once and holds the
-/// last frame, even when the clip loops (attack, hit, death).
-pub const STATE_PLAY_ONCE: u32 = 2;

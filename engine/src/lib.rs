@@ -6,6 +6,8 @@
 //! - [`reflect`] and [`pipeline`]: SPIR-V reflection and checked pipelines.
 //! - [`frames`] and [`profiler`]: frames in flight and GPU timestamps.
 //! - [`target`] and [`swapchain`]: offscreen and window render targets.
+//! - [`frame`] and [`barriers`]: the frame context passes record through, the
+//!   checked dispatch, and the barriers derived from declared buffer uses.
 //! - [`passes`]: one file per GPU pass.
 //! - [`renderer`]: records one frame for either target; [`window`] runs it in a
 //!   winit window.
@@ -14,10 +16,12 @@
 pub mod anim;
 pub mod asset;
 pub mod atlas;
+pub mod barriers;
 pub mod camera;
 pub mod config;
 pub mod context;
 pub mod cull_reference;
+pub mod frame;
 pub mod frames;
 pub mod gpu_types;
 pub mod memory;

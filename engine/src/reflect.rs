@@ -19,6 +19,10 @@ use std::collections::BTreeMap;
 use ash::vk;
 
 const MAGIC: u32 = 0x0723_0203;
+/// The `LocalSize` execution mode.
+const EXECUTION_MODE_LOCAL_SIZE: u32 = 17;
+/// The `WorkgroupSize` built-in.
+const BUILT_IN_WORKGROUP_SIZE: u32 = 25;
 
 mod op {
     pub const NAME: u16 = 5;
@@ -34,13 +38,16 @@ mod op {
     pub const TYPE_RUNTIME_ARRAY: u16 = 29;
     pub const TYPE_STRUCT: u16 = 30;
     pub const TYPE_POINTER: u16 = 32;
+    pub const EXECUTION_MODE: u16 = 16;
     pub const CONSTANT: u16 = 43;
+    pub const SPEC_CONSTANT_COMPOSITE: u16 = 51;
     pub const VARIABLE: u16 = 59;
     pub const DECORATE: u16 = 71;
     pub const MEMBER_DECORATE: u16 = 72;
 }
 
 mod decoration {
+    pub const SPEC_ID: u32 = 1;
     pub const BUFFER_BLOCK: u32 = 3;
     pub const ARRAY_STRIDE: u32 = 6;
     pub const MATRIX_STRIDE: u32 = 7;
@@ -89,6 +96,21 @@ pub struct Reflection {
     pub push_constant_size: u32,
     /// Every named struct type, by GLSL name.
     pub structs: BTreeMap<String, StructLayout>,
+    /// A compute shader's workgroup size, per dimension.
+    pub local_size: [LocalSize; 3],
+}
+
+/// One dimension of a compute shader's workgroup size.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LocalSize {
+    /// Not a compute shader.
+    #[default]
+    None,
+    /// Fixed in the shader.
+    Literal(u32),
+    /// Set by the specialization constant with this id
+    /// (`layout(local_size_x_id = N)`).
+    SpecConstant(u32),
 }
 
 #[derive(Clone, Debug)]
@@ -116,6 +138,10 @@ struct Module {
     types: BTreeMap<u32, Type>,
     constants: BTreeMap<u32, u32>,
     variables: Vec<(u32, u32, u32)>,
+    /// `LocalSize` execution mode literals.
+    local_size: Option<[u32; 3]>,
+    /// Constituents of each spec-constant composite.
+    spec_composites: BTreeMap<u32, Vec<u32>>,
 }
 
 fn string_at(words: &[u32]) -> String {
@@ -147,6 +173,12 @@ impl Module {
     fn record(&mut self, opcode: u16, a: &[u32]) {
         let arg = |i: usize| a.get(i).copied().unwrap_or(0);
         match opcode {
+            op::EXECUTION_MODE if a.len() >= 5 && a[1] == EXECUTION_MODE_LOCAL_SIZE => {
+                self.local_size = Some([a[2], a[3], a[4]]);
+            }
+            op::SPEC_CONSTANT_COMPOSITE if a.len() >= 2 => {
+                self.spec_composites.insert(a[1], a[2..].to_vec());
+            }
             op::NAME if !a.is_empty() => {
                 self.names.insert(a[0], string_at(&a[1..]));
             }
@@ -308,6 +340,25 @@ impl Module {
 pub fn reflect(words: &[u32]) -> Result<Reflection, String> {
     let module = Module::parse(words)?;
     let mut reflection = Reflection::default();
+    if let Some(literal) = module.local_size {
+        reflection.local_size = literal.map(LocalSize::Literal);
+    }
+    // A `WorkgroupSize` built-in overrides the execution mode; its
+    // spec-constant constituents are the `local_size_*_id` dimensions.
+    let workgroup_size = module
+        .decorations
+        .iter()
+        .find(|((_, kind), value)| {
+            *kind == decoration::BUILT_IN && **value == BUILT_IN_WORKGROUP_SIZE
+        })
+        .map(|((id, _), _)| *id);
+    if let Some(parts) = workgroup_size.and_then(|id| module.spec_composites.get(&id)) {
+        for (dimension, part) in parts.iter().take(3).enumerate() {
+            if let Some(&spec_id) = module.decorations.get(&(*part, decoration::SPEC_ID)) {
+                reflection.local_size[dimension] = LocalSize::SpecConstant(spec_id);
+            }
+        }
+    }
     for (&id, ty) in &module.types {
         if let (Type::Struct { members }, Some(name)) = (ty, module.names.get(&id)) {
             if !name.is_empty() {

@@ -2,33 +2,45 @@
 //! the window. The CPU records a constant number of commands whatever the
 //! unit count; every per-unit step runs on the GPU.
 //!
-//! Per frame:
-//! 1. Wait for the frame slot's fence; read its timestamps and draw statistics
-//!    (from `FRAMES_IN_FLIGHT` frames ago, so nothing stalls); release
-//!    resources whose last user has completed.
-//! 2. `upload`: the world's dirty records, through the slot's staging buffer.
-//! 3. `animate`: the animation state machine of every unit.
-//! 4. `cull`: reset the draw commands, cull units and props, pick LODs, fill
-//!    the instance lists; then copy the instance counts to the slot's
-//!    statistics buffer.
-//! 5. `draw`: the main render pass with two indirect draws (units, props).
-//! 6. Offscreen: copy the colour image to the readback buffer. Window: submit
-//!    with the acquire and present semaphores, then present.
+//! The frame is one list, in [`Renderer::record`]:
+//! 1. `upload`: the world's pending commands (spawns, orders, teleports) and
+//!    buffer growth;
+//! 2. `simulate`: units move by their velocity;
+//! 3. `animate`: the animation state machine of every unit;
+//! 4. `cull`: frustum, route (mesh LOD or far field), instance lists and
+//!    draw commands, for units and props;
+//! 5. `statistics`: the draw commands copied for the CPU to read later;
+//! 6. `bounds` (debug view): the sphere commands' instance counts;
+//! 7. `draw`: the main render pass, two indirect draws.
+//!
+//! Each pass declares the buffers it uses; the barriers between them follow
+//! (`barriers.rs`). Adding a pass means its file in `passes/`, its shader,
+//! and one line here. Before recording, the frame slot's fence is waited on,
+//! its timestamps and statistics (from `FRAMES_IN_FLIGHT` frames ago) are
+//! read without stalling, and resources whose last user has completed are
+//! released. Offscreen, the colour image is then copied to the readback
+//! buffer; in a window the frame is submitted with the acquire and present
+//! semaphores and presented.
 
 use ash::vk;
 use glam::Vec3;
 use gpu_allocator::MemoryLocation;
 
 use crate::anim::Controller;
+use crate::barriers::Tracker;
 use crate::camera::Camera;
-use crate::config::{FRAMES_IN_FLIGHT, LOD_COUNT};
+use crate::config::{DEBUG_VIEW_LOD, DEBUG_VIEW_SHADED, FRAMES_IN_FLIGHT};
 use crate::context::Context;
+use crate::frame::Frame;
 use crate::frames::{FrameStart, Frames};
 use crate::gpu_types::FrameGlobals;
-use crate::memory::{transfer_to_host_barrier, Buffer, DeferredRelease};
-use crate::passes::animate::{AnimateInputs, AnimatePass};
-use crate::passes::cull::{cull_globals, CullBatch, CullPass, CullTargets};
-use crate::passes::draw::{DrawOptions, DrawPass};
+use crate::memory::{Buffer, DeferredRelease};
+use crate::passes::animate::{AnimateBuffers, AnimatePass};
+use crate::passes::bounds::BoundsPass;
+use crate::passes::cull::{cull_globals, CullPass};
+use crate::passes::draw::{DrawOptions, DrawPass, DrawTarget};
+use crate::passes::simulate::SimulatePass;
+use crate::passes::statistics::StatisticsPass;
 use crate::passes::upload::UploadPass;
 use crate::profiler::Profiler;
 use crate::scene::Scene;
@@ -36,6 +48,8 @@ use crate::swapchain::{Acquired, Swapchain};
 use crate::target::{create_render_pass, Offscreen, CLEAR_COLOR, OFFSCREEN_FORMAT};
 use crate::world::World;
 use crate::Error;
+
+pub use crate::passes::statistics::DrawStats;
 
 /// Lighting and fog of the scene.
 #[derive(Clone, Copy, Debug)]
@@ -72,6 +86,9 @@ pub struct RenderSettings {
     pub lod_hysteresis: f32,
     /// Nothing farther than this is drawn.
     pub max_draw_distance: f32,
+    /// Units projecting smaller than this many pixels go to the far field
+    /// (0: every visible unit is drawn as a mesh).
+    pub far_field_px: f32,
     /// Colour every unit and prop by its LOD.
     pub color_by_lod: bool,
     /// Cull from this camera instead of the view camera (freeze culling).
@@ -90,29 +107,12 @@ impl Default for RenderSettings {
             lod_bias: 1.0,
             lod_hysteresis: 0.25,
             max_draw_distance: 2000.0,
+            far_field_px: 0.0,
             color_by_lod: false,
             cull_camera: None,
             show_bounds: false,
             skinning: true,
         }
-    }
-}
-
-/// Units and props the GPU drew in one frame, read back a few frames late.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct DrawStats {
-    /// Frame number the counts belong to.
-    pub frame: u64,
-    pub units_per_lod: [u32; LOD_COUNT as usize],
-    pub props_per_lod: [u32; LOD_COUNT as usize],
-}
-
-impl DrawStats {
-    pub fn units_visible(&self) -> u32 {
-        self.units_per_lod.iter().sum()
-    }
-    pub fn props_visible(&self) -> u32 {
-        self.props_per_lod.iter().sum()
     }
 }
 
@@ -127,33 +127,21 @@ pub enum WindowFrame {
     Skipped,
 }
 
-/// What [`Renderer::create_passes`] makes.
-struct Passes {
-    upload: UploadPass,
-    render_pass: vk::RenderPass,
-    frames: Frames,
-    profiler: Profiler,
+/// Everything that draws a frame, in creation order.
+pub struct Renderer {
+    pub world: World,
+    pub render_pass: vk::RenderPass,
     globals: Vec<Buffer>,
-    stats_readback: Vec<Buffer>,
+    upload: UploadPass,
+    simulate: SimulatePass,
     animate: AnimatePass,
     cull: CullPass,
+    statistics: StatisticsPass,
+    bounds: BoundsPass,
     draw: DrawPass,
-}
-
-/// Everything that draws a frame.
-pub struct Renderer {
-    pub render_pass: vk::RenderPass,
     pub frames: Frames,
     pub profiler: Profiler,
-    globals: Vec<Buffer>,
-    stats_readback: Vec<Buffer>,
-    /// Frame number whose statistics each slot's buffer holds.
-    stats_frame: Vec<Option<u64>>,
-    pub world: World,
-    upload: UploadPass,
-    animate: AnimatePass,
-    cull: CullPass,
-    draw: DrawPass,
+    tracker: Tracker,
     pub deferred: DeferredRelease,
     pub environment: Environment,
     pub settings: RenderSettings,
@@ -162,6 +150,8 @@ pub struct Renderer {
     /// CPU milliseconds the last frame spent recording and submitting, fence
     /// waits excluded.
     pub cpu_ms: f64,
+    /// Seconds of animation since the start.
+    time: f32,
 }
 
 impl Renderer {
@@ -182,163 +172,44 @@ impl Renderer {
             .enumerate()
             .map(|(index, asset)| match scene.controllers.get(index) {
                 Some(Some(controller)) => controller.clone(),
-                _ => Controller::humanoid(
-                    asset
-                        .animation
-                        .as_ref()
-                        .map(|a| a.clips.as_slice())
-                        .unwrap_or(&[]),
-                ),
+                _ => Controller::humanoid(asset.animation.as_ref().map_or(&[][..], |a| &a.clips)),
             })
             .collect();
         let mut world = World::new(ctx, &unit_types, &prop_types, &controllers)?;
-        let populated = world
-            .spawn_units(&scene.units)
-            .and_then(|_| world.place_props(&scene.props));
-        if let Err(err) = populated {
-            world.destroy(ctx);
-            return Err(err);
-        }
-        let mut made = Vec::new();
-        match Self::create_passes(ctx, color_format, color_final_layout, &world, &mut made) {
-            Ok(passes) => Ok(Renderer {
-                render_pass: passes.render_pass,
-                frames: passes.frames,
-                profiler: passes.profiler,
-                globals: passes.globals,
-                stats_readback: passes.stats_readback,
-                stats_frame: vec![None; FRAMES_IN_FLIGHT as usize],
-                world,
-                upload: passes.upload,
-                animate: passes.animate,
-                cull: passes.cull,
-                draw: passes.draw,
-                deferred: DeferredRelease::default(),
-                environment: Environment::default(),
-                settings: RenderSettings::default(),
-                stats: DrawStats::default(),
-                cpu_ms: 0.0,
-            }),
-            Err(err) => {
-                for buffer in made.into_iter().rev() {
-                    Buffer::destroy(buffer, ctx);
-                }
-                world.destroy(ctx);
-                Err(err)
-            }
-        }
-    }
-
-    /// Everything but the world. Buffers made before a failure are left in
-    /// `made` for the caller to destroy.
-    fn create_passes(
-        ctx: &mut Context,
-        color_format: vk::Format,
-        color_final_layout: vk::ImageLayout,
-        world: &World,
-        made: &mut Vec<Buffer>,
-    ) -> Result<Passes, Error> {
+        world.spawn_units(&scene.units)?;
+        world.place_props(&scene.props)?;
         let render_pass = create_render_pass(ctx, color_format, color_final_layout)?;
-        let destroy_render_pass = |ctx: &Context| {
-            // SAFETY: nothing uses the render pass yet.
-            unsafe { ctx.device.destroy_render_pass(render_pass, None) };
-        };
-        for slot in 0..FRAMES_IN_FLIGHT {
-            let buffers = Buffer::new(
-                ctx,
-                &format!("frame {slot} globals"),
-                std::mem::size_of::<FrameGlobals>() as u64,
-                vk::BufferUsageFlags::UNIFORM_BUFFER,
-                MemoryLocation::CpuToGpu,
-            )
-            .and_then(|globals| {
-                made.push(globals);
+        let globals = (0..FRAMES_IN_FLIGHT)
+            .map(|slot| {
                 Buffer::new(
                     ctx,
-                    &format!("frame {slot} draw statistics"),
-                    world.commands.size,
-                    vk::BufferUsageFlags::TRANSFER_DST,
-                    MemoryLocation::GpuToCpu,
+                    &format!("frame {slot} globals"),
+                    std::mem::size_of::<FrameGlobals>() as u64,
+                    vk::BufferUsageFlags::UNIFORM_BUFFER,
+                    MemoryLocation::CpuToGpu,
                 )
-            });
-            match buffers {
-                Ok(stats) => made.push(stats),
-                Err(err) => {
-                    destroy_render_pass(ctx);
-                    return Err(err);
-                }
-            }
-        }
-        let upload = match UploadPass::new(ctx) {
-            Ok(pass) => pass,
-            Err(err) => {
-                destroy_render_pass(ctx);
-                return Err(err);
-            }
-        };
-        let animate = match AnimatePass::new(ctx) {
-            Ok(pass) => pass,
-            Err(err) => {
-                upload.destroy(ctx);
-                destroy_render_pass(ctx);
-                return Err(err);
-            }
-        };
-        let cull = match CullPass::new(ctx) {
-            Ok(pass) => pass,
-            Err(err) => {
-                animate.destroy(ctx);
-                upload.destroy(ctx);
-                destroy_render_pass(ctx);
-                return Err(err);
-            }
-        };
-        let rest = DrawPass::new(ctx, render_pass, world.encoding).and_then(|draw| {
-            let frames = match Frames::new(ctx) {
-                Ok(frames) => frames,
-                Err(err) => {
-                    draw.destroy(ctx);
-                    return Err(err);
-                }
-            };
-            match Profiler::new(ctx) {
-                Ok(profiler) => Ok((draw, frames, profiler)),
-                Err(err) => {
-                    frames.destroy(ctx);
-                    draw.destroy(ctx);
-                    Err(err)
-                }
-            }
-        });
-        let (draw, frames, profiler) = match rest {
-            Ok(rest) => rest,
-            Err(err) => {
-                cull.destroy(ctx);
-                animate.destroy(ctx);
-                upload.destroy(ctx);
-                destroy_render_pass(ctx);
-                return Err(err);
-            }
-        };
-        let mut globals = Vec::new();
-        let mut stats_readback = Vec::new();
-        for (index, buffer) in made.drain(..).enumerate() {
-            if index % 2 == 0 {
-                globals.push(buffer);
-            } else {
-                stats_readback.push(buffer);
-            }
-        }
-        Ok(Passes {
-            upload,
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        Ok(Renderer {
+            upload: UploadPass::new(ctx)?,
+            simulate: SimulatePass::new(ctx)?,
+            animate: AnimatePass::new(ctx)?,
+            cull: CullPass::new(ctx)?,
+            statistics: StatisticsPass::new(ctx)?,
+            bounds: BoundsPass::new(ctx, render_pass)?,
+            draw: DrawPass::new(ctx, render_pass, world.encoding)?,
+            frames: Frames::new(ctx)?,
+            profiler: Profiler::new(ctx)?,
+            tracker: Tracker::default(),
+            world,
             render_pass,
-            frames,
-            profiler,
             globals,
-            stats_readback,
-            animate,
-            cull,
-            draw,
+            deferred: DeferredRelease::default(),
+            environment: Environment::default(),
+            settings: RenderSettings::default(),
+            stats: DrawStats::default(),
+            cpu_ms: 0.0,
+            time: 0.0,
         })
     }
 
@@ -348,32 +219,10 @@ impl Renderer {
             self.deferred.collect(ctx, completed);
         }
         self.profiler.begin_frame(ctx, start.cmd, start.slot);
-        if let Some(frame) = self.stats_frame[start.slot].take() {
-            self.stats = self.read_stats(start.slot, frame);
+        if let Some(stats) = self.statistics.take(start.slot, &self.world) {
+            self.stats = stats;
         }
         Ok(start)
-    }
-
-    fn read_stats(&self, slot: usize, frame: u64) -> DrawStats {
-        let mut stats = DrawStats {
-            frame,
-            ..DrawStats::default()
-        };
-        let Some(bytes) = self.stats_readback[slot].mapped() else {
-            return stats;
-        };
-        let words: &[u32] = bytemuck::cast_slice(&bytes[..bytes.len() / 4 * 4]);
-        let units = self.world.unit_commands();
-        for (command, chunk) in words.chunks_exact(5).enumerate() {
-            let command = command as u32;
-            let lod = (command % LOD_COUNT) as usize;
-            if units.contains(&command) {
-                stats.units_per_lod[lod] += chunk[1];
-            } else if self.world.prop_commands().contains(&command) {
-                stats.props_per_lod[lod] += chunk[1];
-            }
-        }
-        stats
     }
 
     fn write_globals(
@@ -381,22 +230,32 @@ impl Renderer {
         slot: usize,
         camera: &Camera,
         extent: vk::Extent2D,
-    ) -> Result<(), Error> {
+    ) -> Result<vk::Buffer, Error> {
         let (w, h) = (extent.width.max(1) as f32, extent.height.max(1) as f32);
         let env = &self.environment;
         let globals = FrameGlobals {
             view_proj: camera.view_projection(w / h).to_cols_array_2d(),
-            camera_position: camera.position.extend(1.0).to_array(),
-            light_direction: env.sun_direction.normalize().extend(env.ambient).to_array(),
-            light_color: env.sun_color.extend(0.0).to_array(),
-            fog_color: env.fog_color.extend(env.fog_density).to_array(),
-            viewport: [w, h, 1.0 / w, 1.0 / h],
-            debug: [u32::from(self.settings.color_by_lod), 0, 0, 0],
+            camera_position: camera.position.to_array(),
+            debug_view: if self.settings.color_by_lod {
+                DEBUG_VIEW_LOD
+            } else {
+                DEBUG_VIEW_SHADED
+            },
+            light_direction: env.sun_direction.normalize().to_array(),
+            ambient: env.ambient,
+            light_color: env.sun_color.to_array(),
+            fog_density: env.fog_density,
+            fog_color: env.fog_color.to_array(),
+            time: self.time,
+            viewport_size: [w, h],
+            inverse_viewport_size: [1.0 / w, 1.0 / h],
         };
-        self.globals[slot].write(0, &[globals])
+        self.globals[slot].write(0, &[globals])?;
+        Ok(self.globals[slot].raw)
     }
 
-    /// The one render path: every pass, into `framebuffer`.
+    /// The frame: every pass, in order, into `framebuffer`.
+    #[allow(clippy::too_many_arguments)]
     fn record(
         &mut self,
         ctx: &mut Context,
@@ -406,142 +265,59 @@ impl Renderer {
         camera: &Camera,
         dt: f32,
     ) -> Result<(), Error> {
-        let cmd = start.cmd;
-        self.write_globals(start.slot, camera, extent)?;
-
-        let scope = self.profiler.begin(ctx, cmd, "upload");
-        let uploaded = self
-            .world
-            .record_uploads(ctx, start, &mut self.deferred, &self.upload);
-        self.profiler.end(ctx, cmd, scope);
-        uploaded?;
-
-        let world = &self.world;
-        let scope = self.profiler.begin(ctx, cmd, "animate");
-        let inputs = AnimateInputs {
-            instances: world.units_buffer().raw,
-            anim_states: world.anim_states_buffer().raw,
-            types: world.type_table.raw,
-            clips: world.clip_table.raw,
-            controller_states: world.controller_states.raw,
-            transitions: world.controller_transitions.raw,
+        self.time += dt;
+        let target = DrawTarget {
+            render_pass: self.render_pass,
+            framebuffer,
+            extent,
+            globals: self.write_globals(start.slot, camera, extent)?,
         };
-        let animated = self
-            .animate
-            .record(ctx, start, &inputs, world.unit_count(), dt);
-        self.profiler.end(ctx, cmd, scope);
-        animated?;
-
-        let settings = &self.settings;
-        let cull_camera = settings.cull_camera.as_ref().unwrap_or(camera);
-        let aspect = extent.width.max(1) as f32 / extent.height.max(1) as f32;
-        let globals = cull_globals(
-            cull_camera,
-            aspect,
+        let settings = self.settings;
+        let mut cull = cull_globals(
+            settings.cull_camera.as_ref().unwrap_or(camera),
+            extent.width.max(1) as f32 / extent.height.max(1) as f32,
             extent.height.max(1) as f32,
             settings.lod_threshold_px,
             settings.lod_bias,
             settings.lod_hysteresis,
             settings.max_draw_distance,
         );
-        let targets = CullTargets {
-            types: &world.type_table,
-            template_commands: &world.command_template,
-            commands: &world.commands,
-            instance_lists: world.lists_buffer(),
+        cull.far_field_px = settings.far_field_px;
+        let draw = DrawOptions {
+            skinning: settings.skinning,
         };
-        let scope = self.profiler.begin(ctx, cmd, "cull");
-        let culled = self.cull.record(
+        let world = &mut self.world;
+        let mut frame = Frame::new(
             ctx,
             start,
-            &globals,
-            &targets,
-            &[
-                CullBatch::Units {
-                    instances: world.units_buffer(),
-                    anim_states: world.anim_states_buffer(),
-                    count: world.unit_count(),
-                },
-                CullBatch::Props {
-                    instances: world.props_buffer(),
-                    count: world.prop_count(),
-                },
-            ],
+            &mut self.profiler,
+            &mut self.tracker,
+            &mut self.deferred,
         );
-        self.profiler.end(ctx, cmd, scope);
-        culled?;
-
-        let region = vk::BufferCopy::default().size(world.commands.size);
-        // SAFETY: the cull pass's closing barrier orders this copy after its
-        // writes.
-        unsafe {
-            ctx.device.cmd_copy_buffer(
-                cmd,
-                world.commands.raw,
-                self.stats_readback[start.slot].raw,
-                &[region],
-            );
+        let recorded = (|| {
+            self.upload.record(&mut frame, world)?;
+            self.simulate.record(&mut frame, world, dt)?;
+            let unit_count = world.unit_count();
+            self.animate
+                .record(&mut frame, &AnimateBuffers::of(world), unit_count, dt)?;
+            self.cull.record(
+                &mut frame,
+                &cull,
+                &world.cull_targets(),
+                &world.cull_batches(),
+            )?;
+            self.statistics.record(&mut frame, world)?;
+            if settings.show_bounds {
+                self.bounds.prepare(&mut frame, world)?;
+            }
+            let bounds = settings.show_bounds.then_some(&self.bounds);
+            self.draw.record(&mut frame, world, &target, &draw, bounds)
+        })();
+        if recorded.is_err() {
+            // The frame is never submitted: its uses did not happen.
+            self.tracker.reset_to_unknown();
         }
-        transfer_to_host_barrier(ctx, cmd);
-        self.stats_frame[start.slot] = Some(start.number);
-        if self.settings.show_bounds {
-            world.record_bounds_counts(ctx, cmd);
-        }
-
-        let clear = [
-            vk::ClearValue {
-                color: vk::ClearColorValue {
-                    float32: CLEAR_COLOR,
-                },
-            },
-            // Reverse-Z: far is 0.
-            vk::ClearValue {
-                depth_stencil: vk::ClearDepthStencilValue {
-                    depth: 0.0,
-                    stencil: 0,
-                },
-            },
-        ];
-        let area = vk::Rect2D {
-            offset: vk::Offset2D::default(),
-            extent,
-        };
-        let begin = vk::RenderPassBeginInfo::default()
-            .render_pass(self.render_pass)
-            .framebuffer(framebuffer)
-            .render_area(area)
-            .clear_values(&clear);
-        let viewport = vk::Viewport {
-            x: 0.0,
-            y: 0.0,
-            width: extent.width as f32,
-            height: extent.height as f32,
-            min_depth: 0.0,
-            max_depth: 1.0,
-        };
-        let scope = self.profiler.begin(ctx, cmd, "draw");
-        // SAFETY: the command buffer is recording; the framebuffer matches the
-        // render pass.
-        unsafe {
-            ctx.device
-                .cmd_begin_render_pass(cmd, &begin, vk::SubpassContents::INLINE);
-            ctx.device.cmd_set_viewport(cmd, 0, &[viewport]);
-            ctx.device.cmd_set_scissor(cmd, 0, &[area]);
-        }
-        let drawn = self.draw.record(
-            ctx,
-            start,
-            world,
-            &self.globals[start.slot],
-            &DrawOptions {
-                show_bounds: self.settings.show_bounds,
-                skinning: self.settings.skinning,
-            },
-        );
-        // SAFETY: matches the begin above.
-        unsafe { ctx.device.cmd_end_render_pass(cmd) };
-        self.profiler.end(ctx, cmd, scope);
-        drawn
+        recorded
     }
 
     /// Renders one frame into `target`, advancing animation by `dt` seconds.
@@ -635,15 +411,17 @@ impl Renderer {
         if let Err(err) = unsafe { ctx.device.device_wait_idle() } {
             log::error!("waiting for the last frames: {err}");
         }
+        self.deferred.destroy(ctx);
         self.profiler.destroy(ctx);
         self.frames.destroy(ctx);
-        self.deferred.destroy(ctx);
         self.draw.destroy(ctx);
+        self.bounds.destroy(ctx);
+        self.statistics.destroy(ctx);
         self.cull.destroy(ctx);
         self.animate.destroy(ctx);
+        self.simulate.destroy(ctx);
         self.upload.destroy(ctx);
-        for (globals, stats) in self.globals.into_iter().zip(self.stats_readback).rev() {
-            stats.destroy(ctx);
+        for globals in self.globals.into_iter().rev() {
             globals.destroy(ctx);
         }
         // SAFETY: nothing uses the render pass any more.

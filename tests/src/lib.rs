@@ -183,3 +183,105 @@ pub fn render_scene(
     target.destroy(ctx);
     image
 }
+
+/// Frames recorded outside a renderer, for tests that drive one pass over
+/// buffers of their own: frame slots, a profiler, the barrier tracker and a
+/// deferred-release queue, as the renderer has them.
+pub struct PassHarness {
+    pub frames: horde::frames::Frames,
+    pub profiler: horde::profiler::Profiler,
+    pub tracker: horde::barriers::Tracker,
+    pub deferred: horde::memory::DeferredRelease,
+}
+
+impl PassHarness {
+    pub fn new(ctx: &Context) -> PassHarness {
+        PassHarness {
+            frames: horde::frames::Frames::new(ctx).expect("create frame slots"),
+            profiler: horde::profiler::Profiler::new(ctx).expect("create the profiler"),
+            tracker: horde::barriers::Tracker::default(),
+            deferred: horde::memory::DeferredRelease::default(),
+        }
+    }
+
+    /// Records one frame with `record`, then copies every buffer of
+    /// `readback` into host memory (declared as uses, so the tracker orders
+    /// the copies), submits, waits, and returns their bytes in order.
+    pub fn run(
+        &mut self,
+        ctx: &mut Context,
+        record: impl FnOnce(&mut horde::frame::Frame),
+        readback: &[&horde::memory::Buffer],
+    ) -> Vec<Vec<u8>> {
+        use horde::barriers::{uses, Access};
+        let start = self.frames.begin(ctx).expect("begin frame");
+        if let Some(completed) = start.completed {
+            self.deferred.collect(ctx, completed);
+        }
+        self.profiler.begin_frame(ctx, start.cmd, start.slot);
+        let mut copies = Vec::new();
+        for buffer in readback {
+            let host = horde::memory::Buffer::new(
+                ctx,
+                &format!("{} readback", buffer.name),
+                buffer.size,
+                ash::vk::BufferUsageFlags::TRANSFER_DST,
+                gpu_allocator::MemoryLocation::GpuToCpu,
+            )
+            .expect("create a readback buffer");
+            copies.push(host);
+        }
+        {
+            let mut frame = horde::frame::Frame::new(
+                ctx,
+                &start,
+                &mut self.profiler,
+                &mut self.tracker,
+                &mut self.deferred,
+            );
+            record(&mut frame);
+            let mut declared = Vec::new();
+            for (source, host) in readback.iter().zip(&copies) {
+                declared.push(uses(source.raw, Access::TransferRead));
+                declared.push(uses(host.raw, Access::TransferWrite));
+            }
+            frame.uses(&declared);
+            for (source, host) in readback.iter().zip(&copies) {
+                let region = ash::vk::BufferCopy::default().size(source.size);
+                // SAFETY: both buffers hold `source.size` bytes and live until
+                // the frame has completed.
+                unsafe {
+                    frame
+                        .ctx
+                        .device
+                        .cmd_copy_buffer(frame.cmd, source.raw, host.raw, &[region])
+                };
+            }
+            let hosts: Vec<_> = copies
+                .iter()
+                .map(|host| uses(host.raw, Access::HostRead))
+                .collect();
+            frame.uses(&hosts);
+        }
+        self.frames
+            .submit(ctx, &start, &[], &[])
+            .expect("submit frame");
+        self.frames.wait_all(ctx).expect("wait for the frame");
+        copies
+            .into_iter()
+            .map(|host| {
+                let bytes = host.mapped().expect("mapped readback").to_vec();
+                self.tracker.forget(host.raw);
+                host.destroy(ctx);
+                bytes
+            })
+            .collect()
+    }
+
+    /// Destroys everything. The GPU must be done.
+    pub fn destroy(self, ctx: &mut Context) {
+        self.deferred.destroy(ctx);
+        self.profiler.destroy(ctx);
+        self.frames.destroy(ctx);
+    }
+}

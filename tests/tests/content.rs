@@ -34,7 +34,7 @@ fn generated_units_bake_with_fitted_two_bone_weights() {
         assert_eq!(asset.kind, AssetKind::Unit);
         assert_eq!(
             asset.lods.len(),
-            horde::config::LOD_COUNT as usize,
+            horde_tools::bake::BakeOptions::default().lod_ratios.len(),
             "{name}: every LOD"
         );
         for clip in [

@@ -193,6 +193,7 @@ pub fn crowd_scene(options: &CrowdOptions) -> Result<Scene> {
         };
         units.push(UnitSpawn {
             unit_type,
+            team: army,
             position: Vec3::new(x, 0.0, z),
             heading: if army == 0 {
                 std::f32::consts::FRAC_PI_2
@@ -273,27 +274,32 @@ pub fn crowd_camera(preset: CameraPreset, units: u32) -> Camera {
 }
 
 /// Gives a few random units new orders every frame: attack, take a hit, die,
-/// rise again, change pace.
+/// rise again, change pace. It remembers the orders it gave: the units'
+/// animation inputs belong to the GPU, so it never reads them back.
 #[derive(Clone, Debug)]
 pub struct Battle {
     rng: Rng,
     /// Orders per second, per unit.
     pub rate: f32,
     owed: f32,
+    /// The last order each unit was given, by unit id.
+    orders: Vec<AnimParams>,
 }
 
 impl Battle {
-    pub fn new(seed: u64) -> Battle {
+    /// A script for the units of `scene`, as spawned.
+    pub fn new(seed: u64, scene: &Scene) -> Battle {
         Battle {
             rng: Rng::new(seed ^ 0x00ba_771e),
             rate: 0.25,
             owed: 0.0,
+            orders: scene.units.iter().map(|unit| unit.params).collect(),
         }
     }
 
     /// Issues this frame's orders.
     pub fn step(&mut self, world: &mut World, dt: f32) {
-        let count = world.unit_count();
+        let count = world.unit_count().min(self.orders.len() as u32);
         if count == 0 {
             return;
         }
@@ -303,9 +309,7 @@ impl Battle {
         let mut updates = Vec::with_capacity(orders as usize);
         for _ in 0..orders as u32 {
             let id = UnitId(self.rng.below(count));
-            let Some(mut params) = world.params(id) else {
-                continue;
-            };
+            let params = &mut self.orders[id.0 as usize];
             let roll = self.rng.unit();
             if params.dead {
                 if roll < 0.3 {
@@ -321,7 +325,7 @@ impl Battle {
             } else {
                 params.speed = [0.0, 1.4, 3.5][self.rng.below(3) as usize];
             }
-            updates.push((id, params));
+            updates.push((id, *params));
         }
         world.set_params(&updates);
     }

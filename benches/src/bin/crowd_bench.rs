@@ -163,7 +163,7 @@ fn measure(
                 gpu_ms,
                 cpu_ms_median: percentile(&cpu_ms, 0.5),
                 cpu_ms_p95: percentile(&cpu_ms, 0.95),
-                visible: renderer.stats,
+                visible: renderer.stats.clone(),
             });
         }
         Ok(measurements)

@@ -2,26 +2,25 @@
 //! dispatch (frame step 2, between simulate and cull).
 //!
 //! Data layout (set 0; `shaders/animate.comp`):
-//! - binding 0 `Instances` (storage, read): [`Instance`] records. The pass reads
-//!   `type_index` and `params`, the packed [`AnimParams`](crate::gpu_types::AnimParams)
-//!   the simulation (or the CPU) writes: speed, dead, attack and hit command
-//!   serials, attack variant.
-//! - binding 1 `AnimStates` (storage, read-write): one 16-byte [`AnimState`] per
-//!   unit, owned by the GPU: controller state, current and previous clip,
+//! - binding 0 `Infos` (storage, read): [`UnitInfo`]; the pass reads
+//!   `type_index`.
+//! - binding 1 `Motions` (storage, read): [`UnitMotion`]; `speed` and
+//!   `anim_commands` (dead, attack and hit command serials, attack variant),
+//!   written by the simulate pass or by CPU orders.
+//! - binding 2 `AnimStates` (storage, read-write): one 16-byte [`AnimState`] per
+//!   unit, owned by this pass: controller state, current and previous clip,
 //!   consumed command serials, both clip times, crossfade progress and fade
-//!   duration. Bits 24..26 of `blend` are the cull pass's LOD and are kept.
-//! - binding 2 `Types` (uniform): [`TypeInfo`] per type; `controller` gives the
-//!   type's range of states and any-state transitions, `skeleton.y/z` its
-//!   clips.
-//! - binding 3 `Clips` (uniform): [`ClipInfo`] of every type's clips (duration,
-//!   loop flag).
-//! - binding 4 `Controllers` (storage, read): [`AnimStateDef`] of every type.
-//! - binding 5 `Transitions` (storage, read): [`AnimTransitionDef`] of every
-//!   type. [`pack`](crate::anim::pack) builds bindings 4 and 5 from the controllers.
+//!   duration.
+//! - binding 3 `Types` (uniform): [`TypeInfo`] per type: its controller
+//!   states and any-state transitions, its clips.
+//! - binding 4 `Clips` (uniform): [`ClipInfo`] of every type's clips.
+//! - binding 5 `Controllers` (storage, read): `MAX_ANIM_STATES`
+//!   [`AnimStateDef`]s, then every [`AnimTransitionDef`];
+//!   [`pack`](crate::anim::pack) builds them from the controllers.
 //! - push constants: `dt` (seconds, f32), unit count (u32).
 //!
-//! Four storage buffers: the mobile tier's limit. Types and clips are uniform
-//! buffers (16 KiB of clips is the mobile uniform-range limit).
+//! Four storage buffers: the mobile tier's limit. Types and clips are
+//! uniform buffers (16 KiB of clips is the mobile uniform-range limit).
 //!
 //! Algorithm: one thread per unit advances its clip times and crossfade, then
 //! checks the any-state and the state's transitions in order and fires the
@@ -30,31 +29,29 @@
 //!
 //! Why every unit every frame, rather than a compacted list of units whose
 //! state can change: each unit's time advances every frame anyway, so every
-//! state is read and written regardless. At 16 bytes per state plus the
-//! 32-byte instance, a thread per unit is one coalesced read of each and one
-//! coalesced write: a pass over 48 bytes per unit, the cost of a bare cull. A
+//! state is read and written regardless. At 16 bytes each of info, motion and
+//! state, a thread per unit is one coalesced read of each and one coalesced
+//! write: a pass over 48 bytes per unit, the cost of a bare cull. A
 //! work list would add an append pass, an indirect dispatch and scattered
 //! accesses to save nothing. The benchmark measures it.
 //!
-//! Barriers: before the dispatch, transfer writes (uploads of instances and
-//! tables), last frame's compute writes (the cull pass's LOD bits) and
-//! vertex-shader reads (the draw reads the states) are made available to this
-//! compute pass; after it, the states are made visible to the cull pass
-//! (compute read-write) and the vertex shader.
+//! Barriers follow from the uses this pass declares (see `frame.rs`).
 
 use std::mem::size_of;
 
 use ash::vk;
 
+use crate::barriers::{uses, Access};
 use crate::context::Context;
-use crate::frames::{allocate_set, write_set, Descriptor, FrameStart};
+use crate::frame::{ComputePipeline, Frame};
+use crate::frames::Descriptor;
 #[cfg(doc)]
-use crate::gpu_types::{AnimState, AnimStateDef, AnimTransitionDef, ClipInfo, Instance, TypeInfo};
-use crate::pipeline::{binding, compute_pipeline, LayoutDesc, Pipeline};
+use crate::gpu_types::{
+    AnimState, AnimStateDef, AnimTransitionDef, ClipInfo, TypeInfo, UnitInfo, UnitMotion,
+};
+use crate::memory::Buffer;
+use crate::world::World;
 use crate::{shaders, Error};
-
-/// Most workgroups one dispatch dimension is guaranteed to allow.
-const MAX_WORKGROUPS: u32 = 65_535;
 
 /// The push constants of `animate.comp`.
 #[repr(C)]
@@ -63,74 +60,59 @@ struct Push {
     dt: f32,
     unit_count: u32,
 }
+const _: () = assert!(size_of::<Push>() == 8);
 
 /// The buffers one dispatch reads and writes (see the module doc).
-#[derive(Clone, Copy, Debug)]
-pub struct AnimateInputs {
-    /// Storage: [`Instance`] per unit.
-    pub instances: vk::Buffer,
-    /// Storage: [`AnimState`] per unit, updated in place.
-    pub anim_states: vk::Buffer,
-    /// Uniform: `MAX_TYPES` [`TypeInfo`].
-    pub types: vk::Buffer,
-    /// Uniform: `MAX_CLIPS` [`ClipInfo`].
-    pub clips: vk::Buffer,
-    /// Storage: [`AnimStateDef`] of every controller.
-    pub controller_states: vk::Buffer,
-    /// Storage: [`AnimTransitionDef`] of every controller.
-    pub transitions: vk::Buffer,
+#[derive(Clone, Copy)]
+pub struct AnimateBuffers<'a> {
+    pub infos: &'a Buffer,
+    pub motions: &'a Buffer,
+    pub anim_states: &'a Buffer,
+    pub types: &'a Buffer,
+    pub clips: &'a Buffer,
+    pub controllers: &'a Buffer,
+}
+
+impl<'a> AnimateBuffers<'a> {
+    /// The world's buffers.
+    pub fn of(world: &'a World) -> AnimateBuffers<'a> {
+        let b = &world.buffers;
+        AnimateBuffers {
+            infos: &b.unit_infos.buffer,
+            motions: &b.unit_motions.buffer,
+            anim_states: &b.anim_states.buffer,
+            types: &b.type_table,
+            clips: &b.clip_table,
+            controllers: &b.controllers,
+        }
+    }
 }
 
 /// The animate pass's pipeline.
 pub struct AnimatePass {
-    pub pipeline: Pipeline,
-    /// Threads per workgroup (specialization constant 0).
-    workgroup_size: u32,
-}
-
-/// The descriptor bindings of `animate.comp`.
-fn set_layout() -> [vk::DescriptorSetLayoutBinding<'static>; 6] {
-    let compute = vk::ShaderStageFlags::COMPUTE;
-    [
-        binding(0, vk::DescriptorType::STORAGE_BUFFER, compute),
-        binding(1, vk::DescriptorType::STORAGE_BUFFER, compute),
-        binding(2, vk::DescriptorType::UNIFORM_BUFFER, compute),
-        binding(3, vk::DescriptorType::UNIFORM_BUFFER, compute),
-        binding(4, vk::DescriptorType::STORAGE_BUFFER, compute),
-        binding(5, vk::DescriptorType::STORAGE_BUFFER, compute),
-    ]
+    pipeline: ComputePipeline,
 }
 
 impl AnimatePass {
     /// Creates the pipeline with the tier's workgroup size.
     pub fn new(ctx: &Context) -> Result<AnimatePass, Error> {
-        let workgroup_size = ctx.unit_workgroup_size();
-        let bindings = set_layout();
-        let layout = LayoutDesc {
-            sets: &[&bindings],
-            push_constant_size: size_of::<Push>() as u32,
-        };
-        let pipeline = compute_pipeline(
+        let storage = vk::DescriptorType::STORAGE_BUFFER;
+        let uniform = vk::DescriptorType::UNIFORM_BUFFER;
+        let pipeline = ComputePipeline::new(
             ctx,
             "animate",
             &shaders::ANIMATE_COMP,
-            &layout,
-            &[workgroup_size],
+            &[storage, storage, storage, uniform, uniform, storage],
+            &[ctx.unit_workgroup_size()],
         )?;
-        Ok(AnimatePass {
-            pipeline,
-            workgroup_size,
-        })
+        Ok(AnimatePass { pipeline })
     }
 
-    /// Records the barrier before, the dispatch over `unit_count` units
-    /// advancing them by `dt` seconds, and the barrier after. `inputs` must
-    /// hold at least `unit_count` instances and states.
+    /// Advances the animation of the first `unit_count` units by `dt` seconds.
     pub fn record(
         &self,
-        ctx: &Context,
-        start: &FrameStart,
-        inputs: &AnimateInputs,
+        frame: &mut Frame,
+        buffers: &AnimateBuffers,
         unit_count: u32,
         dt: f32,
     ) -> Result<(), Error> {
@@ -139,87 +121,42 @@ impl AnimatePass {
                 "animate: frame time {dt} s is not a finite number ≥ 0"
             )));
         }
-        let groups = unit_count.div_ceil(self.workgroup_size);
-        if groups > MAX_WORKGROUPS {
-            return Err(Error::Config(format!(
-                "animate: {unit_count} units need {groups} workgroups of {}; at most \
-                 {MAX_WORKGROUPS} are guaranteed",
-                self.workgroup_size
-            )));
-        }
-        let set = allocate_set(ctx, start, self.pipeline.set_layouts[0])?;
-        write_set(
-            ctx,
-            set,
-            &[
-                Descriptor::Storage(inputs.instances),
-                Descriptor::Storage(inputs.anim_states),
-                Descriptor::Uniform(inputs.types),
-                Descriptor::Uniform(inputs.clips),
-                Descriptor::Storage(inputs.controller_states),
-                Descriptor::Storage(inputs.transitions),
-            ],
-        );
-        let push = Push { dt, unit_count };
-        let before = vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE | vk::AccessFlags::SHADER_WRITE)
-            .dst_access_mask(
-                vk::AccessFlags::SHADER_READ
-                    | vk::AccessFlags::SHADER_WRITE
-                    | vk::AccessFlags::UNIFORM_READ,
-            );
-        let after = vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-            .dst_access_mask(vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE);
-        let cmd = start.cmd;
-        ctx.begin_label(cmd, "animate");
-        // SAFETY: `cmd` is recording; the set, pipeline and buffers outlive the
-        // frame; the barriers order every access to the buffers around the
-        // dispatch.
-        unsafe {
-            ctx.device.cmd_pipeline_barrier(
-                cmd,
-                vk::PipelineStageFlags::TRANSFER
-                    | vk::PipelineStageFlags::COMPUTE_SHADER
-                    | vk::PipelineStageFlags::VERTEX_SHADER,
-                vk::PipelineStageFlags::COMPUTE_SHADER,
-                vk::DependencyFlags::empty(),
-                &[before],
-                &[],
-                &[],
-            );
-            ctx.device
-                .cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, self.pipeline.raw);
-            ctx.device.cmd_bind_descriptor_sets(
-                cmd,
-                vk::PipelineBindPoint::COMPUTE,
-                self.pipeline.layout,
-                0,
-                &[set],
-                &[],
-            );
-            ctx.device.cmd_push_constants(
-                cmd,
-                self.pipeline.layout,
-                vk::ShaderStageFlags::COMPUTE,
-                0,
-                bytemuck::bytes_of(&push),
-            );
-            if groups > 0 {
-                ctx.device.cmd_dispatch(cmd, groups, 1, 1);
+        for (buffer, stride) in [
+            (buffers.infos, 16u64),
+            (buffers.motions, 16),
+            (buffers.anim_states, 16),
+        ] {
+            if u64::from(unit_count) * stride > buffer.size {
+                return Err(Error::Config(format!(
+                    "animate: {unit_count} units overrun '{}' ({} bytes)",
+                    buffer.name, buffer.size
+                )));
             }
-            ctx.device.cmd_pipeline_barrier(
-                cmd,
-                vk::PipelineStageFlags::COMPUTE_SHADER,
-                vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::VERTEX_SHADER,
-                vk::DependencyFlags::empty(),
-                &[after],
-                &[],
-                &[],
-            );
         }
-        ctx.end_label(cmd);
-        Ok(())
+        frame.pass("animate", |frame| {
+            frame.uses(&[
+                uses(buffers.infos.raw, Access::ComputeRead),
+                uses(buffers.motions.raw, Access::ComputeRead),
+                uses(buffers.anim_states.raw, Access::ComputeWrite),
+                uses(buffers.types.raw, Access::ComputeRead),
+                uses(buffers.clips.raw, Access::ComputeRead),
+                uses(buffers.controllers.raw, Access::ComputeRead),
+            ]);
+            let push = Push { dt, unit_count };
+            frame.dispatch(
+                &self.pipeline,
+                &[
+                    Descriptor::Storage(buffers.infos.raw),
+                    Descriptor::Storage(buffers.motions.raw),
+                    Descriptor::Storage(buffers.anim_states.raw),
+                    Descriptor::Uniform(buffers.types.raw),
+                    Descriptor::Uniform(buffers.clips.raw),
+                    Descriptor::Storage(buffers.controllers.raw),
+                ],
+                bytemuck::bytes_of(&push),
+                unit_count,
+            )
+        })
     }
 
     /// Destroys the pipeline. The GPU must be done with it.

@@ -1,62 +1,76 @@
-//! The draw pass: every unit and prop in two indirect draws.
+//! The draw pass: the main render pass, with every unit and prop in two
+//! indirect draws.
 //!
 //! Inputs, all from the [`World`]: the shared vertex and index buffers, the
-//! draw commands the cull pass filled (one per (type, LOD), units first), and
-//! the instance lists those commands point into. Each instance-list entry (a
-//! per-instance vertex attribute) names an [`Instance`](crate::gpu_types::Instance)
-//! the vertex shader fetches from a storage buffer, with the LOD in its top
-//! bits for the LOD colour view.
+//! draw commands the cull pass filled (one per (type, route), units first, at
+//! the head of the draw-list buffer), and the instance lists behind them. Each
+//! instance-list entry (a per-instance vertex attribute) names a unit or prop
+//! whose [`UnitInfo`](crate::gpu_types::UnitInfo) and
+//! [`UnitPlacement`](crate::gpu_types::UnitPlacement) the vertex shader
+//! fetches from storage buffers, with the route in its top bits for the LOD
+//! colour view.
 //!
 //! - Units: `unit.vert` skins with two bones from the bone texture, sampling a
 //!   second clip while crossfading; the bone encoding is a specialization
 //!   constant. Props: `mesh.vert`, unskinned. Both use `mesh.frag`: atlas
-//!   texture × material factor × instance tint, sun + ambient, fog.
+//!   texture × material factor × tint, sun + ambient, fog.
 //! - Desktop tier: one `vkCmdDrawIndexedIndirect` for all unit commands and
 //!   one for all prop commands; each command's `firstInstance` selects its
-//!   list region. Mobile tier: no multi-draw and `firstInstance` must be 0, so
-//!   every command is its own call, with the instance list bound at the
-//!   region's byte offset.
-
-use std::mem::size_of;
+//!   list region, and commands of unused routes draw nothing. Mobile tier: no
+//!   multi-draw and `firstInstance` must be 0, so every mesh route is its own
+//!   call, with the instance list bound at the region's byte offset.
+//! - The far-field route's command has no indices: the raster never draws it.
 
 use ash::vk;
 
 use crate::asset::BoneEncoding;
-use crate::config::LOD_COUNT;
+use crate::barriers::{uses, Access};
+use crate::config::MAX_ROUTES;
 use crate::context::Context;
-use crate::frames::{allocate_set, write_set, Descriptor, FrameStart};
-use crate::gpu_types::{mesh_vertex_attributes, mesh_vertex_bindings};
+use crate::frame::Frame;
+use crate::frames::Descriptor;
+use crate::gpu_types::{mesh_vertex_attributes, mesh_vertex_bindings, DrawCommand};
 use crate::memory::Buffer;
+use crate::passes::bounds::BoundsPass;
 use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, Pipeline};
+use crate::target::CLEAR_COLOR;
+use crate::world::buffers::DRAW_COMMANDS_BYTES;
 use crate::world::World;
 use crate::{shaders, Error};
 
-const COMMAND_STRIDE: u32 = size_of::<vk::DrawIndexedIndirectCommand>() as u32;
+const COMMAND_STRIDE: u32 = std::mem::size_of::<DrawCommand>() as u32;
 
 /// The two pipelines and their samplers.
 pub struct DrawPass {
     prop_pipeline: Pipeline,
     unit_pipeline: Pipeline,
-    bounds_pipeline: Pipeline,
     atlas_sampler: vk::Sampler,
     bone_sampler: vk::Sampler,
+}
+
+/// Where the frame is drawn.
+#[derive(Clone, Copy, Debug)]
+pub struct DrawTarget {
+    pub render_pass: vk::RenderPass,
+    pub framebuffer: vk::Framebuffer,
+    pub extent: vk::Extent2D,
+    /// Uniform `FrameGlobals` of this frame.
+    pub globals: vk::Buffer,
 }
 
 /// Per-frame choices of the draw pass.
 #[derive(Clone, Copy, Debug)]
 pub struct DrawOptions {
-    /// Also draw every visible instance's bounding sphere.
-    pub show_bounds: bool,
     /// Skin units; when off they are drawn in their bind pose with the prop
     /// pipeline.
     pub skinning: bool,
 }
 
-/// Descriptor bindings. Props use 0..=4; units add 5..=7.
+/// Descriptor bindings. Props use 0..=5; units add 6..=8.
 ///
-/// 0 `Globals` (uniform), 1 `Types` (uniform), 2 `Instances` (storage),
-/// 3 `Materials` (uniform), 4 base colour atlas, 5 `AnimStates` (storage),
-/// 6 `Clips` (uniform), 7 bone texture.
+/// 0 `Globals` (uniform), 1 `Types` (uniform), 2 `Infos` (storage),
+/// 3 `Placements` (storage), 4 `Materials` (uniform), 5 base colour atlas,
+/// 6 `AnimStates` (storage), 7 `Clips` (uniform), 8 bone texture.
 pub fn set_layout(skinned: bool) -> Vec<vk::DescriptorSetLayoutBinding<'static>> {
     let vertex = vk::ShaderStageFlags::VERTEX;
     let fragment = vk::ShaderStageFlags::FRAGMENT;
@@ -64,14 +78,15 @@ pub fn set_layout(skinned: bool) -> Vec<vk::DescriptorSetLayoutBinding<'static>>
         binding(0, vk::DescriptorType::UNIFORM_BUFFER, vertex | fragment),
         binding(1, vk::DescriptorType::UNIFORM_BUFFER, vertex),
         binding(2, vk::DescriptorType::STORAGE_BUFFER, vertex),
-        binding(3, vk::DescriptorType::UNIFORM_BUFFER, fragment),
-        binding(4, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, fragment),
+        binding(3, vk::DescriptorType::STORAGE_BUFFER, vertex),
+        binding(4, vk::DescriptorType::UNIFORM_BUFFER, fragment),
+        binding(5, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, fragment),
     ];
     if skinned {
         bindings.extend([
-            binding(5, vk::DescriptorType::STORAGE_BUFFER, vertex),
-            binding(6, vk::DescriptorType::UNIFORM_BUFFER, vertex),
-            binding(7, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, vertex),
+            binding(6, vk::DescriptorType::STORAGE_BUFFER, vertex),
+            binding(7, vk::DescriptorType::UNIFORM_BUFFER, vertex),
+            binding(8, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, vertex),
         ]);
     }
     bindings
@@ -97,35 +112,27 @@ pub fn create_bone_sampler(ctx: &Context) -> Result<vk::Sampler, Error> {
     create_sampler(ctx, vk::Filter::NEAREST, "bone texture sampler")
 }
 
-/// Which of the three pipelines.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Props,
-    Units,
-    Bounds,
-}
-
+/// Creates a mesh pipeline: props (`mesh.vert`) or skinned units (`unit.vert`).
 fn create_pipeline(
     ctx: &Context,
     render_pass: vk::RenderPass,
-    kind: Kind,
+    skinned: bool,
     encoding: BoneEncoding,
 ) -> Result<Pipeline, Error> {
-    let set0 = set_layout(kind == Kind::Units);
+    let set0 = set_layout(skinned);
     let bindings = mesh_vertex_bindings();
     let attributes = mesh_vertex_attributes();
-    let (name, vertex, fragment) = match kind {
-        Kind::Units => ("draw units", &shaders::UNIT_VERT, &shaders::MESH_FRAG),
-        Kind::Props => ("draw props", &shaders::MESH_VERT, &shaders::MESH_FRAG),
-        Kind::Bounds => ("draw bounds", &shaders::BOUNDS_VERT, &shaders::BOUNDS_FRAG),
+    let (name, vertex) = if skinned {
+        ("draw units", &shaders::UNIT_VERT)
+    } else {
+        ("draw props", &shaders::MESH_VERT)
     };
-    let bounds = kind == Kind::Bounds;
     let encoding_constant = u32::from(encoding != BoneEncoding::Mat3x4F32);
     graphics_pipeline(
         ctx,
         name,
         vertex,
-        fragment,
+        &shaders::MESH_FRAG,
         &LayoutDesc {
             sets: &[&set0],
             push_constant_size: 0,
@@ -134,14 +141,10 @@ fn create_pipeline(
             vertex_bindings: &bindings,
             vertex_attributes: &attributes,
             render_pass,
-            cull_mode: if bounds {
-                vk::CullModeFlags::NONE
-            } else {
-                vk::CullModeFlags::BACK
-            },
+            cull_mode: vk::CullModeFlags::BACK,
             depth_compare: vk::CompareOp::GREATER,
-            depth_write: !bounds,
-            alpha_blend: bounds,
+            depth_write: true,
+            alpha_blend: false,
         },
         &[encoding_constant],
     )
@@ -155,201 +158,225 @@ impl DrawPass {
         encoding: BoneEncoding,
     ) -> Result<DrawPass, Error> {
         let atlas_sampler = create_sampler(ctx, vk::Filter::LINEAR, "atlas sampler")?;
-        let bone_sampler = match create_bone_sampler(ctx) {
-            Ok(sampler) => sampler,
-            Err(err) => {
-                // SAFETY: unused sampler.
-                unsafe { ctx.device.destroy_sampler(atlas_sampler, None) };
-                return Err(err);
-            }
-        };
-        let destroy_samplers = || {
-            // SAFETY: unused samplers.
-            unsafe {
-                ctx.device.destroy_sampler(bone_sampler, None);
-                ctx.device.destroy_sampler(atlas_sampler, None);
-            }
-        };
-        let mut pipelines = Vec::new();
-        for kind in [Kind::Props, Kind::Units, Kind::Bounds] {
-            match create_pipeline(ctx, render_pass, kind, encoding) {
-                Ok(pipeline) => pipelines.push(pipeline),
-                Err(err) => {
-                    pipelines
-                        .into_iter()
-                        .rev()
-                        .for_each(|p: Pipeline| p.destroy(ctx));
-                    destroy_samplers();
-                    return Err(err);
-                }
-            }
-        }
-        let mut pipelines = pipelines.into_iter();
-        let mut next = || pipelines.next().expect("three pipelines were created");
+        let bone_sampler = create_bone_sampler(ctx)?;
+        let prop_pipeline = create_pipeline(ctx, render_pass, false, encoding)?;
+        let unit_pipeline = create_pipeline(ctx, render_pass, true, encoding)?;
         Ok(DrawPass {
-            prop_pipeline: next(),
-            unit_pipeline: next(),
-            bounds_pipeline: next(),
+            prop_pipeline,
+            unit_pipeline,
             atlas_sampler,
             bone_sampler,
         })
     }
 
-    /// Records the unit and prop draws, and with `show_bounds` their bounding
-    /// spheres (after [`World::record_bounds_counts`]). Must be inside the
-    /// main render pass, after the cull pass's barrier.
+    /// Records the main render pass into `target`: units, props, and with
+    /// `bounds` the bounding-sphere view (after [`BoundsPass::prepare`]).
     pub fn record(
         &self,
-        ctx: &Context,
-        start: &FrameStart,
+        frame: &mut Frame,
         world: &World,
-        globals: &Buffer,
+        target: &DrawTarget,
         options: &DrawOptions,
+        bounds: Option<&BoundsPass>,
     ) -> Result<(), Error> {
-        let shared = [
-            Descriptor::Uniform(globals.raw),
-            Descriptor::Uniform(world.type_table.raw),
-            Descriptor::Storage(world.units_buffer().raw),
-            Descriptor::Uniform(world.material_table.raw),
-            Descriptor::Sampled(world.atlas.view, self.atlas_sampler),
-            Descriptor::Storage(world.anim_states_buffer().raw),
-            Descriptor::Uniform(world.clip_table.raw),
-            Descriptor::Sampled(world.bone_texture.view, self.bone_sampler),
+        let b = &world.buffers;
+        frame.pass("draw", |frame| {
+            let mut declared = vec![
+                uses(b.vertices.raw, Access::VertexInput),
+                uses(b.indices.raw, Access::VertexInput),
+                uses(b.draw_lists.buffer.raw, Access::IndirectRead),
+                uses(b.draw_lists.buffer.raw, Access::VertexInput),
+                uses(b.type_table.raw, Access::VertexRead),
+                uses(b.clip_table.raw, Access::VertexRead),
+                uses(b.material_table.raw, Access::FragmentRead),
+                uses(b.unit_infos.buffer.raw, Access::VertexRead),
+                uses(b.unit_placements.buffer.raw, Access::VertexRead),
+                uses(b.anim_states.buffer.raw, Access::VertexRead),
+                uses(b.prop_infos.buffer.raw, Access::VertexRead),
+                uses(b.prop_placements.buffer.raw, Access::VertexRead),
+            ];
+            if bounds.is_some() {
+                declared.push(uses(b.bounds_commands.raw, Access::IndirectRead));
+            }
+            frame.uses(&declared);
+            begin_render_pass(frame, target);
+            let drawn = self.draw_world(frame, world, target, options, bounds);
+            // SAFETY: matches the begin above.
+            unsafe { frame.ctx.device.cmd_end_render_pass(frame.cmd) };
+            drawn
+        })
+    }
+
+    fn draw_world(
+        &self,
+        frame: &mut Frame,
+        world: &World,
+        target: &DrawTarget,
+        options: &DrawOptions,
+        bounds: Option<&BoundsPass>,
+    ) -> Result<(), Error> {
+        let b = &world.buffers;
+        let units = [
+            Descriptor::Uniform(target.globals),
+            Descriptor::Uniform(b.type_table.raw),
+            Descriptor::Storage(b.unit_infos.buffer.raw),
+            Descriptor::Storage(b.unit_placements.buffer.raw),
+            Descriptor::Uniform(b.material_table.raw),
+            Descriptor::Sampled(b.atlas.view, self.atlas_sampler),
+            Descriptor::Storage(b.anim_states.buffer.raw),
+            Descriptor::Uniform(b.clip_table.raw),
+            Descriptor::Sampled(b.bone_texture.view, self.bone_sampler),
         ];
+        let mut props = units;
+        props[2] = Descriptor::Storage(b.prop_infos.buffer.raw);
+        props[3] = Descriptor::Storage(b.prop_placements.buffer.raw);
         // SAFETY: the index buffer lives as long as the world.
         unsafe {
-            ctx.device
-                .cmd_bind_index_buffer(start.cmd, world.indices.raw, 0, vk::IndexType::UINT32)
+            frame.ctx.device.cmd_bind_index_buffer(
+                frame.cmd,
+                b.indices.raw,
+                0,
+                vk::IndexType::UINT32,
+            )
         };
-        if world.unit_count() > 0 && !options.skinning {
-            let set = allocate_set(ctx, start, self.prop_pipeline.set_layouts[0])?;
-            write_set(ctx, set, &shared[..5]);
-            let pipeline = &self.prop_pipeline;
-            self.draw(ctx, start.cmd, pipeline, set, world, &world.commands, true);
-        } else if world.unit_count() > 0 {
-            let set = allocate_set(ctx, start, self.unit_pipeline.set_layouts[0])?;
-            write_set(ctx, set, &shared);
-            self.draw(
-                ctx,
-                start.cmd,
-                &self.unit_pipeline,
-                set,
-                world,
-                &world.commands,
-                true,
-            );
+        let commands = &b.draw_lists.buffer;
+        if world.unit_count() > 0 {
+            let (pipeline, descriptors) = if options.skinning {
+                (&self.unit_pipeline, &units[..])
+            } else {
+                (&self.prop_pipeline, &units[..6])
+            };
+            let set = frame.descriptor_set(pipeline.set_layouts[0], descriptors)?;
+            draw_commands(frame, pipeline, set, world, commands, true);
         }
         if world.prop_count() > 0 {
-            let set = allocate_set(ctx, start, self.prop_pipeline.set_layouts[0])?;
-            let mut props = shared;
-            props[2] = Descriptor::Storage(world.props_buffer().raw);
-            write_set(ctx, set, &props[..5]);
-            self.draw(
-                ctx,
-                start.cmd,
-                &self.prop_pipeline,
-                set,
-                world,
-                &world.commands,
-                false,
-            );
+            let set = frame.descriptor_set(self.prop_pipeline.set_layouts[0], &props[..6])?;
+            draw_commands(frame, &self.prop_pipeline, set, world, commands, false);
         }
-        if options.show_bounds {
-            for (units, instances) in [(true, world.units_buffer()), (false, world.props_buffer())]
-            {
-                let set = allocate_set(ctx, start, self.bounds_pipeline.set_layouts[0])?;
-                let mut descriptors = shared;
-                descriptors[2] = Descriptor::Storage(instances.raw);
-                write_set(ctx, set, &descriptors[..5]);
-                let pipeline = &self.bounds_pipeline;
-                self.draw(
-                    ctx,
-                    start.cmd,
-                    pipeline,
-                    set,
-                    world,
-                    &world.bounds_commands,
-                    units,
-                );
+        if let Some(bounds) = bounds {
+            for (is_units, descriptors) in [(true, &units[..6]), (false, &props[..6])] {
+                let set = frame.descriptor_set(bounds.pipeline.set_layouts[0], descriptors)?;
+                let pipeline = &bounds.pipeline;
+                draw_commands(frame, pipeline, set, world, &b.bounds_commands, is_units);
             }
         }
         Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn draw(
-        &self,
-        ctx: &Context,
-        cmd: vk::CommandBuffer,
-        pipeline: &Pipeline,
-        set: vk::DescriptorSet,
-        world: &World,
-        command_buffer: &Buffer,
-        units: bool,
-    ) {
-        let list = world.lists_buffer();
-        let commands = if units {
-            world.unit_commands()
-        } else {
-            world.prop_commands()
-        };
-        let device = &ctx.device;
-        // SAFETY: every bound object lives as long as the world; the command
-        // buffer is recording inside a compatible render pass.
-        unsafe {
-            device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipeline.raw);
-            device.cmd_bind_descriptor_sets(
-                cmd,
-                vk::PipelineBindPoint::GRAPHICS,
-                pipeline.layout,
-                0,
-                &[set],
-                &[],
-            );
-            if ctx.limits.multi_draw_indirect {
-                device.cmd_bind_vertex_buffers(cmd, 0, &[world.vertices.raw, list.raw], &[0, 0]);
-                device.cmd_draw_indexed_indirect(
-                    cmd,
-                    command_buffer.raw,
-                    u64::from(commands.start) * u64::from(COMMAND_STRIDE),
-                    commands.end - commands.start,
-                    COMMAND_STRIDE,
-                );
-            } else {
-                for command in commands {
-                    let world_type = &world.types[(command / LOD_COUNT) as usize];
-                    let lod = (command % LOD_COUNT) as usize;
-                    if lod >= world_type.lods.len() {
-                        continue;
-                    }
-                    let list_offset = u64::from(world_type.info.instance_base[lod]) * 4;
-                    device.cmd_bind_vertex_buffers(
-                        cmd,
-                        0,
-                        &[world.vertices.raw, list.raw],
-                        &[0, list_offset],
-                    );
-                    device.cmd_draw_indexed_indirect(
-                        cmd,
-                        command_buffer.raw,
-                        u64::from(command) * u64::from(COMMAND_STRIDE),
-                        1,
-                        COMMAND_STRIDE,
-                    );
-                }
-            }
-        }
-    }
-
     /// Destroys the pipelines and samplers.
     pub fn destroy(self, ctx: &Context) {
-        self.bounds_pipeline.destroy(ctx);
         self.unit_pipeline.destroy(ctx);
         self.prop_pipeline.destroy(ctx);
         // SAFETY: the device is idle.
         unsafe {
             ctx.device.destroy_sampler(self.bone_sampler, None);
             ctx.device.destroy_sampler(self.atlas_sampler, None);
+        }
+    }
+}
+
+/// Begins the main render pass: clear colour and reverse-Z depth (far is 0),
+/// full-target viewport and scissor.
+fn begin_render_pass(frame: &Frame, target: &DrawTarget) {
+    let clear = [
+        vk::ClearValue {
+            color: vk::ClearColorValue {
+                float32: CLEAR_COLOR,
+            },
+        },
+        vk::ClearValue {
+            depth_stencil: vk::ClearDepthStencilValue {
+                depth: 0.0,
+                stencil: 0,
+            },
+        },
+    ];
+    let area = vk::Rect2D {
+        offset: vk::Offset2D::default(),
+        extent: target.extent,
+    };
+    let begin = vk::RenderPassBeginInfo::default()
+        .render_pass(target.render_pass)
+        .framebuffer(target.framebuffer)
+        .render_area(area)
+        .clear_values(&clear);
+    let viewport = vk::Viewport {
+        x: 0.0,
+        y: 0.0,
+        width: target.extent.width as f32,
+        height: target.extent.height as f32,
+        min_depth: 0.0,
+        max_depth: 1.0,
+    };
+    let device = &frame.ctx.device;
+    // SAFETY: the command buffer is recording outside a render pass; the
+    // framebuffer matches the render pass.
+    unsafe {
+        device.cmd_begin_render_pass(frame.cmd, &begin, vk::SubpassContents::INLINE);
+        device.cmd_set_viewport(frame.cmd, 0, &[viewport]);
+        device.cmd_set_scissor(frame.cmd, 0, &[area]);
+    }
+}
+
+/// Draws the commands of the world's unit types (`units`) or prop types with
+/// `pipeline` and `set`, from `command_buffer` (the draw lists' head, or the
+/// bounds view's commands).
+pub fn draw_commands(
+    frame: &Frame,
+    pipeline: &Pipeline,
+    set: vk::DescriptorSet,
+    world: &World,
+    command_buffer: &Buffer,
+    units: bool,
+) {
+    let lists = world.buffers.draw_lists.buffer.raw;
+    let vertices = world.buffers.vertices.raw;
+    let commands = if units {
+        world.unit_commands()
+    } else {
+        world.prop_commands()
+    };
+    let device = &frame.ctx.device;
+    let cmd = frame.cmd;
+    // SAFETY: every bound object lives as long as the world; the command
+    // buffer is recording inside a compatible render pass.
+    unsafe {
+        device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipeline.raw);
+        device.cmd_bind_descriptor_sets(
+            cmd,
+            vk::PipelineBindPoint::GRAPHICS,
+            pipeline.layout,
+            0,
+            &[set],
+            &[],
+        );
+        if frame.ctx.limits.multi_draw_indirect {
+            device.cmd_bind_vertex_buffers(cmd, 0, &[vertices, lists], &[0, DRAW_COMMANDS_BYTES]);
+            device.cmd_draw_indexed_indirect(
+                cmd,
+                command_buffer.raw,
+                u64::from(commands.start) * u64::from(COMMAND_STRIDE),
+                commands.end - commands.start,
+                COMMAND_STRIDE,
+            );
+        } else {
+            for command in commands {
+                let world_type = &world.types[(command / MAX_ROUTES) as usize];
+                let route = (command % MAX_ROUTES) as usize;
+                if route >= world_type.lods.len() {
+                    continue;
+                }
+                let list_base = world_type.info.routes[route].list_base;
+                let list_offset = DRAW_COMMANDS_BYTES + u64::from(list_base) * 4;
+                device.cmd_bind_vertex_buffers(cmd, 0, &[vertices, lists], &[0, list_offset]);
+                device.cmd_draw_indexed_indirect(
+                    cmd,
+                    command_buffer.raw,
+                    u64::from(command) * u64::from(COMMAND_STRIDE),
+                    1,
+                    COMMAND_STRIDE,
+                );
+            }
         }
     }
 }

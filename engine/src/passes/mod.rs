@@ -1,6 +1,11 @@
-//! GPU passes, one file each, in frame order.
+//! GPU passes, one file each. The frame runs them in this order (see
+//! `Renderer::record`): upload, simulate, animate, cull, statistics, bounds
+//! (debug), draw.
 
 pub mod animate;
+pub mod bounds;
 pub mod cull;
 pub mod draw;
+pub mod simulate;
+pub mod statistics;
 pub mod upload;

@@ -177,7 +177,7 @@ fn run_headless(args: &Args) -> Result<()> {
         renderer.settings.lod_bias = args.lod_bias;
         renderer.settings.max_draw_distance = args.max_distance;
         let rendered = (|| -> Result<()> {
-            let mut battle = Battle::new(args.seed);
+            let mut battle = Battle::new(args.seed, &scene);
             let dt = 1.0 / 30.0;
             let mut cpu_ms = Vec::new();
             let warmup = (args.frames / 4).min(30);
@@ -275,7 +275,7 @@ fn main() -> Result<()> {
         PresentMode::Immediate => vk::PresentModeKHR::IMMEDIATE,
     };
     let (scene, camera) = scene_and_camera(&args)?;
-    let mut battle = Battle::new(args.seed);
+    let mut battle = Battle::new(args.seed, &scene);
     let report = run_window(WindowOptions {
         title: "horde".to_owned(),
         width: args.width,

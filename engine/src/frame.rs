@@ -1,0 +1,270 @@
+//! The frame context every pass records through, and the checked dispatch.
+//!
+//! A [`Frame`] owns, for the duration of one frame's recording, the command
+//! buffer, the frame slot's descriptor pool, the profiler and the barrier
+//! tracker. A pass:
+//! 1. opens itself with [`Frame::pass`]: one call starts a GPU timestamp
+//!    scope and a debug label of the pass's name;
+//! 2. declares the buffers it is about to use with [`Frame::uses`]; the
+//!    tracker records the barriers those uses need after the earlier passes'
+//!    (see `barriers.rs`), so no pass writes a barrier for its neighbour;
+//! 3. records its work, compute through [`Frame::dispatch`], which checks the
+//!    descriptors and push constants against the shader's reflection and
+//!    derives the group count from the shader's workgroup size.
+
+use ash::vk;
+
+use crate::barriers::{self, BufferUse, Tracker};
+use crate::context::Context;
+use crate::frames::{allocate_set, write_set, Descriptor, FrameStart};
+use crate::memory::DeferredRelease;
+use crate::pipeline::{binding, compute_pipeline, LayoutDesc, Pipeline};
+use crate::profiler::Profiler;
+use crate::reflect::{reflect, LocalSize};
+use crate::{Error, Spirv};
+
+/// The largest workgroup count in X every Vulkan device supports.
+const MAX_WORKGROUPS_X: u32 = 65_535;
+
+/// One frame being recorded.
+pub struct Frame<'a> {
+    pub ctx: &'a mut Context,
+    pub cmd: vk::CommandBuffer,
+    /// The frame slot (`number % FRAMES_IN_FLIGHT`).
+    pub slot: usize,
+    /// The frame's number, counting from 0.
+    pub number: u64,
+    descriptor_pool: vk::DescriptorPool,
+    profiler: &'a mut Profiler,
+    tracker: &'a mut Tracker,
+    /// Resources to release once this frame has completed.
+    pub deferred: &'a mut DeferredRelease,
+}
+
+impl<'a> Frame<'a> {
+    /// A frame recording into `start`'s command buffer.
+    pub fn new(
+        ctx: &'a mut Context,
+        start: &FrameStart,
+        profiler: &'a mut Profiler,
+        tracker: &'a mut Tracker,
+        deferred: &'a mut DeferredRelease,
+    ) -> Frame<'a> {
+        Frame {
+            ctx,
+            cmd: start.cmd,
+            slot: start.slot,
+            number: start.number,
+            descriptor_pool: start.descriptor_pool,
+            profiler,
+            tracker,
+            deferred,
+        }
+    }
+
+    /// Records the pass `name`: a timestamp scope and a debug label around
+    /// whatever `record` records.
+    pub fn pass<R>(
+        &mut self,
+        name: &'static str,
+        record: impl FnOnce(&mut Frame<'a>) -> Result<R, Error>,
+    ) -> Result<R, Error> {
+        let scope = self.profiler.begin(self.ctx, self.cmd, name);
+        let result = record(self);
+        self.profiler.end(self.ctx, self.cmd, scope);
+        result
+    }
+
+    /// Declares the next commands' uses of buffers, recording the barrier
+    /// they need after everything recorded before.
+    pub fn uses(&mut self, declared: &[BufferUse]) {
+        let barrier = self.tracker.declare(declared);
+        barriers::record(self.ctx, self.cmd, &barrier);
+    }
+
+    /// Forgets a buffer about to be released (it may be re-created with the
+    /// same handle).
+    pub fn forget(&mut self, buffer: vk::Buffer) {
+        self.tracker.forget(buffer);
+    }
+
+    /// A descriptor set of `layout` from this frame's pool, written with
+    /// `descriptors` (binding `i` gets `descriptors[i]`).
+    pub fn descriptor_set(
+        &self,
+        layout: vk::DescriptorSetLayout,
+        descriptors: &[Descriptor],
+    ) -> Result<vk::DescriptorSet, Error> {
+        let start = FrameStart {
+            slot: self.slot,
+            cmd: self.cmd,
+            descriptor_pool: self.descriptor_pool,
+            number: self.number,
+            completed: None,
+        };
+        let set = allocate_set(self.ctx, &start, layout)?;
+        write_set(self.ctx, set, descriptors);
+        Ok(set)
+    }
+
+    /// Dispatches `pipeline` over `invocations` threads (X only), with
+    /// `descriptors` as set 0 and `push` as its push constants; checked
+    /// against the shader (see [`ComputePipeline`]).
+    pub fn dispatch(
+        &mut self,
+        pipeline: &ComputePipeline,
+        descriptors: &[Descriptor],
+        push: &[u8],
+        invocations: u32,
+    ) -> Result<(), Error> {
+        pipeline.check(descriptors, push)?;
+        let groups = invocations.div_ceil(pipeline.workgroup_size);
+        if groups > MAX_WORKGROUPS_X {
+            return Err(Error::Config(format!(
+                "{}: {invocations} threads need {groups} workgroups of {}; at most \
+                 {MAX_WORKGROUPS_X} are guaranteed",
+                pipeline.pipeline.name, pipeline.workgroup_size
+            )));
+        }
+        if groups == 0 {
+            return Ok(());
+        }
+        let set = self.descriptor_set(pipeline.pipeline.set_layouts[0], descriptors)?;
+        let device = &self.ctx.device;
+        let p = &pipeline.pipeline;
+        // SAFETY: the command buffer is recording; the set matches the
+        // layout (checked above) and every resource outlives the frame.
+        unsafe {
+            device.cmd_bind_pipeline(self.cmd, vk::PipelineBindPoint::COMPUTE, p.raw);
+            device.cmd_bind_descriptor_sets(
+                self.cmd,
+                vk::PipelineBindPoint::COMPUTE,
+                p.layout,
+                0,
+                &[set],
+                &[],
+            );
+            if !push.is_empty() {
+                device.cmd_push_constants(
+                    self.cmd,
+                    p.layout,
+                    vk::ShaderStageFlags::COMPUTE,
+                    0,
+                    push,
+                );
+            }
+            device.cmd_dispatch(self.cmd, groups, 1, 1);
+        }
+        Ok(())
+    }
+}
+
+/// A compute pipeline with what its dispatches are checked against: the
+/// descriptor type of each binding of set 0, the push-constant bytes and the
+/// workgroup size, all from the shader's reflection.
+pub struct ComputePipeline {
+    pub pipeline: Pipeline,
+    /// Descriptor type of binding `i` of set 0.
+    pub bindings: Vec<vk::DescriptorType>,
+    /// Push-constant bytes the shader reads.
+    pub push_constant_size: u32,
+    /// Threads per workgroup in X.
+    pub workgroup_size: u32,
+}
+
+impl ComputePipeline {
+    /// Creates the pipeline of `shader` with set 0 made of `bindings` (binding
+    /// `i` of type `bindings[i]`). `specialization[i]` sets `constant_id = i`;
+    /// the workgroup size is read from the shader, or from the
+    /// specialization constant its `local_size_x_id` names.
+    pub fn new(
+        ctx: &Context,
+        name: &str,
+        shader: &Spirv,
+        bindings: &[vk::DescriptorType],
+        specialization: &[u32],
+    ) -> Result<ComputePipeline, Error> {
+        let reflection =
+            reflect(shader.words).map_err(|e| Error::Layout(format!("{}: {e}", shader.name)))?;
+        let workgroup_size = match reflection.local_size[0] {
+            LocalSize::Literal(size) => size,
+            LocalSize::SpecConstant(id) => *specialization.get(id as usize).ok_or_else(|| {
+                Error::Layout(format!(
+                    "{}: the workgroup size is specialization constant {id}, which is not given",
+                    shader.name
+                ))
+            })?,
+            LocalSize::None => {
+                return Err(Error::Layout(format!(
+                    "{}: no workgroup size (not a compute shader?)",
+                    shader.name
+                )))
+            }
+        };
+        if workgroup_size == 0 || workgroup_size > ctx.limits.max_compute_invocations {
+            return Err(Error::Config(format!(
+                "{name}: a workgroup of {workgroup_size} threads is outside 1..={} on this \
+                 device and tier",
+                ctx.limits.max_compute_invocations
+            )));
+        }
+        let set0: Vec<vk::DescriptorSetLayoutBinding> = bindings
+            .iter()
+            .enumerate()
+            .map(|(index, &kind)| binding(index as u32, kind, vk::ShaderStageFlags::COMPUTE))
+            .collect();
+        let pipeline = compute_pipeline(
+            ctx,
+            name,
+            shader,
+            &LayoutDesc {
+                sets: &[&set0],
+                push_constant_size: reflection.push_constant_size,
+            },
+            specialization,
+        )?;
+        Ok(ComputePipeline {
+            pipeline,
+            bindings: bindings.to_vec(),
+            push_constant_size: reflection.push_constant_size,
+            workgroup_size,
+        })
+    }
+
+    /// Fails unless `descriptors` and `push` fit the shader.
+    fn check(&self, descriptors: &[Descriptor], push: &[u8]) -> Result<(), Error> {
+        let name = &self.pipeline.name;
+        if descriptors.len() != self.bindings.len() {
+            return Err(Error::Layout(format!(
+                "{name}: {} descriptors given for {} bindings",
+                descriptors.len(),
+                self.bindings.len()
+            )));
+        }
+        for (index, (descriptor, &kind)) in descriptors.iter().zip(&self.bindings).enumerate() {
+            let given = match descriptor {
+                Descriptor::Uniform(_) => vk::DescriptorType::UNIFORM_BUFFER,
+                Descriptor::Storage(_) => vk::DescriptorType::STORAGE_BUFFER,
+                Descriptor::Sampled(..) => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+            };
+            if given != kind {
+                return Err(Error::Layout(format!(
+                    "{name}: binding {index} is {kind:?} but a {given:?} was given"
+                )));
+            }
+        }
+        if push.len() as u32 != self.push_constant_size {
+            return Err(Error::Layout(format!(
+                "{name}: the shader reads {} bytes of push constants but {} were given",
+                self.push_constant_size,
+                push.len()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Destroys the pipeline. The GPU must be done with it.
+    pub fn destroy(self, ctx: &Context) {
+        self.pipeline.destroy(ctx);
+    }
+}

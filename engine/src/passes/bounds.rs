@@ -1,0 +1,96 @@
+//! The bounds view, a debug pass: every visible instance's conservative
+//! bounding sphere, as the cull pass tests it, drawn translucent inside the
+//! main render pass (`bounds.vert`, `bounds.frag`).
+//!
+//! Data: the world keeps a second set of draw commands (`bounds_commands`),
+//! one per (type, route) like the real ones, drawing the sphere mesh (stored
+//! after every type's LODs) over the same instance-list regions. Each frame
+//! [`BoundsPass::prepare`] copies this frame's `instance_count`s (the second
+//! word of each command) into them; the draw pass then draws them with this
+//! pass's pipeline. Depth-tested, not depth-written, no back-face culling.
+
+use ash::vk;
+
+use crate::barriers::{uses, Access};
+use crate::config::MAX_ROUTES;
+use crate::context::Context;
+use crate::frame::Frame;
+use crate::gpu_types::{mesh_vertex_attributes, mesh_vertex_bindings, DrawCommand};
+use crate::passes::draw::set_layout;
+use crate::pipeline::{graphics_pipeline, GraphicsDesc, LayoutDesc, Pipeline};
+use crate::world::World;
+use crate::{shaders, Error};
+
+/// The sphere pipeline.
+pub struct BoundsPass {
+    pub pipeline: Pipeline,
+}
+
+impl BoundsPass {
+    pub fn new(ctx: &Context, render_pass: vk::RenderPass) -> Result<BoundsPass, Error> {
+        let set0 = set_layout(false);
+        let bindings = mesh_vertex_bindings();
+        let attributes = mesh_vertex_attributes();
+        let pipeline = graphics_pipeline(
+            ctx,
+            "draw bounds",
+            &shaders::BOUNDS_VERT,
+            &shaders::BOUNDS_FRAG,
+            &LayoutDesc {
+                sets: &[&set0],
+                push_constant_size: 0,
+            },
+            &GraphicsDesc {
+                vertex_bindings: &bindings,
+                vertex_attributes: &attributes,
+                render_pass,
+                cull_mode: vk::CullModeFlags::NONE,
+                depth_compare: vk::CompareOp::GREATER,
+                depth_write: false,
+                alpha_blend: true,
+            },
+            &[],
+        )?;
+        Ok(BoundsPass { pipeline })
+    }
+
+    /// Copies this frame's instance counts into the bounds commands. Call
+    /// after the cull pass and before the draw pass.
+    pub fn prepare(&self, frame: &mut Frame, world: &World) -> Result<(), Error> {
+        let b = &world.buffers;
+        let stride = std::mem::size_of::<DrawCommand>() as u64;
+        let instance_count = std::mem::offset_of!(DrawCommand, instance_count) as u64;
+        let count =
+            (b.bounds_commands.size / stride).min(world.types.len() as u64 * u64::from(MAX_ROUTES));
+        let regions: Vec<vk::BufferCopy> = (0..count)
+            .map(|command| vk::BufferCopy {
+                src_offset: command * stride + instance_count,
+                dst_offset: command * stride + instance_count,
+                size: 4,
+            })
+            .collect();
+        frame.pass("bounds", |frame| {
+            if regions.is_empty() {
+                return Ok(());
+            }
+            frame.uses(&[
+                uses(b.draw_lists.buffer.raw, Access::TransferRead),
+                uses(b.bounds_commands.raw, Access::TransferWrite),
+            ]);
+            // SAFETY: both buffers hold `count` commands.
+            unsafe {
+                frame.ctx.device.cmd_copy_buffer(
+                    frame.cmd,
+                    b.draw_lists.buffer.raw,
+                    b.bounds_commands.raw,
+                    &regions,
+                )
+            };
+            Ok(())
+        })
+    }
+
+    pub fn destroy(self, ctx: &Context) {
+        self.pipeline.destroy(ctx);
+    }
+}

@@ -1,0 +1,282 @@
+//! The world: unit and prop types loaded from `.horde` assets, the units and
+//! props placed in it, and the GPU buffers the passes read.
+//!
+//! One job per module:
+//! - [`types`]: packing assets into the GPU tables (pure CPU).
+//! - [`buffers`]: the GPU buffers and their growth.
+//! - [`units`]: unit ids, the CPU's copy of what it owns, and the commands
+//!   waiting for the upload pass (`passes/upload.rs`).
+//!
+//! This module ties them together: the API the application calls, and an
+//! explicit readback of GPU-owned state for tools and tests (never on the
+//! frame's hot path: it waits for the GPU).
+
+pub mod buffers;
+pub mod types;
+pub mod units;
+
+use std::ops::Range;
+
+use ash::vk;
+use glam::Vec2;
+use gpu_allocator::MemoryLocation;
+
+use crate::anim::Controller;
+use crate::asset::{Asset, BoneEncoding};
+use crate::config::MAX_ROUTES;
+use crate::context::Context;
+use crate::gpu_types::{AnimParams, AnimState, UnitInfo, UnitMotion, UnitPlacement};
+use crate::memory::{memory_barrier, submit_and_wait, transfer_to_host_barrier, Buffer};
+use crate::passes::cull::{CullBatch, CullTargets};
+use crate::Error;
+
+pub use buffers::{Needed, WorldBuffers};
+pub use types::{LodRange, WorldType};
+pub use units::{PropPlacement, UnitId, UnitSpawn, UnitTable};
+
+/// Everything the crowd passes read, and the CPU side behind it.
+pub struct World {
+    pub types: Vec<WorldType>,
+    pub unit_type_count: u32,
+    pub encoding: BoneEncoding,
+    /// The bounds view's sphere mesh, after every type's LODs.
+    pub bounds_mesh: LodRange,
+    pub buffers: WorldBuffers,
+    pub units: UnitTable,
+    initial_states: Vec<AnimState>,
+    /// A type's capacity grew: the type table and command templates must be
+    /// uploaded again.
+    pub tables_dirty: bool,
+}
+
+/// GPU-owned unit state, read back for tools and tests.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UnitStateReadback {
+    pub infos: Vec<UnitInfo>,
+    pub placements: Vec<UnitPlacement>,
+    pub motions: Vec<UnitMotion>,
+    pub anim_states: Vec<AnimState>,
+    pub routes: Vec<u32>,
+}
+
+impl World {
+    /// Loads the types and uploads everything static. Unit types must share a
+    /// bone encoding and bone-texture width.
+    pub fn new(
+        ctx: &mut Context,
+        unit_types: &[&Asset],
+        prop_types: &[&Asset],
+        controllers: &[Controller],
+    ) -> Result<World, Error> {
+        let packed = types::pack_types(
+            unit_types,
+            prop_types,
+            controllers,
+            ctx.limits.max_image_dimension_2d,
+        )?;
+        let buffers = WorldBuffers::new(ctx, &packed, types::region_entries(&packed.types))?;
+        Ok(World {
+            unit_type_count: packed.unit_type_count,
+            encoding: packed.bone_texture.encoding,
+            bounds_mesh: packed.bounds_mesh,
+            initial_states: packed.initial_states,
+            types: packed.types,
+            buffers,
+            units: UnitTable::default(),
+            tables_dirty: false,
+        })
+    }
+
+    /// Unit slots, despawned ones included: the passes' thread count.
+    pub fn unit_count(&self) -> u32 {
+        self.units.unit_count()
+    }
+
+    /// Props placed so far.
+    pub fn prop_count(&self) -> u32 {
+        self.units.prop_count()
+    }
+
+    /// Live units.
+    pub fn live_units(&self) -> u32 {
+        self.units.live_units()
+    }
+
+    /// Unit infos as the CPU last wrote them.
+    pub fn infos(&self) -> &[UnitInfo] {
+        self.units.infos()
+    }
+
+    /// Draw commands of unit types.
+    pub fn unit_commands(&self) -> Range<u32> {
+        0..self.unit_type_count * MAX_ROUTES
+    }
+
+    /// Draw commands of prop types, after the units'.
+    pub fn prop_commands(&self) -> Range<u32> {
+        self.unit_type_count * MAX_ROUTES..self.types.len() as u32 * MAX_ROUTES
+    }
+
+    /// The buffers every cull dispatch of a frame shares.
+    pub fn cull_targets(&self) -> CullTargets<'_> {
+        CullTargets {
+            types: &self.buffers.type_table,
+            template_commands: &self.buffers.command_template,
+            draw_lists: &self.buffers.draw_lists.buffer,
+        }
+    }
+
+    /// The cull dispatches: units, then props.
+    pub fn cull_batches(&self) -> [CullBatch<'_>; 2] {
+        let b = &self.buffers;
+        [
+            CullBatch {
+                infos: &b.unit_infos.buffer,
+                placements: &b.unit_placements.buffer,
+                routes: &b.unit_routes.buffer,
+                count: self.unit_count(),
+            },
+            CullBatch {
+                infos: &b.prop_infos.buffer,
+                placements: &b.prop_placements.buffer,
+                routes: &b.prop_routes.buffer,
+                count: self.prop_count(),
+            },
+        ]
+    }
+
+    /// What the per-record buffers must hold now.
+    pub fn needed(&self) -> Needed {
+        Needed {
+            units: self.unit_count(),
+            props: self.prop_count(),
+            list_entries: types::region_entries(&self.types),
+        }
+    }
+
+    /// Spawns units; returns their ids in order.
+    pub fn spawn_units(&mut self, spawns: &[UnitSpawn]) -> Result<Vec<UnitId>, Error> {
+        let ids = self
+            .units
+            .spawn(spawns, self.unit_type_count, &self.initial_states)?;
+        for spawn in spawns {
+            self.types[spawn.unit_type as usize].live += 1;
+        }
+        self.tables_dirty |= types::grow_capacities(&mut self.types);
+        Ok(ids)
+    }
+
+    /// Removes units; their slots are reused by later spawns.
+    pub fn despawn_units(&mut self, ids: &[UnitId]) {
+        for type_index in self.units.despawn(ids) {
+            self.types[type_index as usize].live -= 1;
+        }
+    }
+
+    /// Orders units: their animation parameters (speed, dead, commands).
+    pub fn set_params(&mut self, updates: &[(UnitId, AnimParams)]) {
+        self.units.set_params(updates);
+    }
+
+    /// Sets the ground velocity (x, z) of units; the simulate pass moves them.
+    pub fn set_velocities(&mut self, updates: &[(UnitId, Vec2)]) {
+        self.units.set_velocities(updates);
+    }
+
+    /// Teleports units to a position and heading.
+    pub fn teleport_units(&mut self, updates: &[(UnitId, glam::Vec3, f32)]) {
+        self.units.teleport(updates);
+    }
+
+    /// Overwrites units' animation states (a posed contact sheet, a test).
+    /// The animate pass carries on from them.
+    pub fn set_anim_states(&mut self, states: &[(UnitId, AnimState)]) {
+        self.units.set_anim_states(states);
+    }
+
+    /// Places static props.
+    pub fn place_props(&mut self, props: &[PropPlacement]) -> Result<(), Error> {
+        let prop_types = self.types.len() as u32 - self.unit_type_count;
+        self.units
+            .place_props(props, self.unit_type_count, prop_types)?;
+        for prop in props {
+            self.types[(self.unit_type_count + prop.prop_type) as usize].live += 1;
+        }
+        self.tables_dirty |= types::grow_capacities(&mut self.types);
+        Ok(())
+    }
+
+    /// Reads every unit's GPU-owned state back. Waits for the GPU: for tools
+    /// and tests, never per frame.
+    pub fn read_unit_state(&self, ctx: &mut Context) -> Result<UnitStateReadback, Error> {
+        let count = u64::from(self.unit_count());
+        let b = &self.buffers;
+        let sources = [
+            (&b.unit_infos.buffer, 16),
+            (&b.unit_placements.buffer, 16),
+            (&b.unit_motions.buffer, 16),
+            (&b.anim_states.buffer, 16),
+            (&b.unit_routes.buffer, 4),
+        ];
+        let total: u64 = sources.iter().map(|(_, bytes)| bytes * count).sum();
+        let readback = Buffer::new(
+            ctx,
+            "unit state readback",
+            total.max(4),
+            vk::BufferUsageFlags::TRANSFER_DST,
+            MemoryLocation::GpuToCpu,
+        )?;
+        let copied = submit_and_wait(ctx, |cmd| {
+            // Every earlier frame's writes come before the copies.
+            let all = (
+                vk::PipelineStageFlags::ALL_COMMANDS,
+                vk::AccessFlags::MEMORY_WRITE,
+            );
+            let copy = (
+                vk::PipelineStageFlags::TRANSFER,
+                vk::AccessFlags::TRANSFER_READ,
+            );
+            memory_barrier(ctx, cmd, all, copy);
+            let mut offset = 0;
+            for (source, bytes) in sources {
+                let size = bytes * count;
+                if size > 0 {
+                    let region = vk::BufferCopy::default().dst_offset(offset).size(size);
+                    // SAFETY: both buffers hold `size` bytes at these offsets.
+                    unsafe {
+                        ctx.device
+                            .cmd_copy_buffer(cmd, source.raw, readback.raw, &[region])
+                    };
+                }
+                offset += size;
+            }
+            transfer_to_host_barrier(ctx, cmd);
+        });
+        let result = copied.and_then(|()| {
+            let bytes = readback
+                .mapped()
+                .ok_or_else(|| Error::Config("the readback buffer is not mapped".to_owned()))?;
+            let mut at = 0usize;
+            let mut take = |record: usize| {
+                let size = record * count as usize;
+                let slice = &bytes[at..at + size];
+                at += size;
+                slice
+            };
+            Ok(UnitStateReadback {
+                infos: bytemuck::pod_collect_to_vec(take(16)),
+                placements: bytemuck::pod_collect_to_vec(take(16)),
+                motions: bytemuck::pod_collect_to_vec(take(16)),
+                anim_states: bytemuck::pod_collect_to_vec(take(16)),
+                routes: bytemuck::pod_collect_to_vec(take(4)),
+            })
+        });
+        readback.destroy(ctx);
+        result
+    }
+
+    /// Destroys every buffer and image. The device must be idle.
+    pub fn destroy(self, ctx: &mut Context) {
+        self.buffers.destroy(ctx);
+    }
+}

@@ -1,0 +1,412 @@
+//! Type packing: unit and prop assets into the tables the GPU reads. Pure
+//! CPU work, testable without a device.
+//!
+//! # Layout
+//! - Every LOD of every type goes back to back into one vertex buffer of
+//!   [`PackedVertex`] and one u32 index buffer; a vertex's `pad` byte is set
+//!   to its material, local to the type. The bounds view's sphere mesh comes
+//!   last.
+//! - [`TypeInfo`] per type (units first, then props): quantization box,
+//!   bounding sphere, clip and controller ranges, and per route (each mesh
+//!   LOD, and the far field for unit types) its error, draw command and
+//!   instance-list region.
+//! - Draw commands: type `t`, route `r` is command `t * MAX_ROUTES + r`, at
+//!   the head of the draw-list buffer. Each (type, route) owns a region of
+//!   the instance lists as large as the type's capacity, so culling never
+//!   overflows it; [`layout_regions`] lays them out again when a capacity
+//!   grows.
+//! - The bone textures of every unit type are stacked into one 2D texture
+//!   (all must share the encoding and width); [`ClipInfo`]s point into it.
+//! - Materials give a base colour factor and a rectangle in one shared
+//!   base-colour atlas (see `atlas.rs`).
+
+use glam::Vec3;
+
+use crate::anim::{self, Controller, PackedControllers};
+use crate::asset::{Asset, AssetKind, BoneEncoding, PackedVertex};
+use crate::atlas::{self, Atlas};
+use crate::config::{MAX_LODS, MAX_ROUTES, ROUTE_FAR_FIELD};
+use crate::gpu_types::{
+    AnimState, ClipInfo, DrawCommand, MaterialInfo, RouteInfo, TypeInfo, MAX_CLIPS, MAX_MATERIALS,
+    MAX_TYPES,
+};
+use crate::mesh::quantize;
+use crate::Error;
+
+/// Smallest per-type instance capacity.
+pub const MIN_TYPE_CAPACITY: u32 = 64;
+
+/// Where one LOD of one type sits in the shared mesh buffers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LodRange {
+    pub first_index: u32,
+    pub index_count: u32,
+    pub vertex_offset: i32,
+}
+
+/// One loaded type.
+#[derive(Clone, Debug)]
+pub struct WorldType {
+    pub name: String,
+    pub kind: AssetKind,
+    pub lods: Vec<LodRange>,
+    pub info: TypeInfo,
+    /// Instances alive of this type.
+    pub live: u32,
+    /// Size of each of its instance-list regions.
+    pub capacity: u32,
+}
+
+impl WorldType {
+    /// The draw command of `route`.
+    pub fn command(type_index: usize, route: u32) -> u32 {
+        type_index as u32 * MAX_ROUTES + route
+    }
+}
+
+/// The bone texture of every unit type, stacked.
+#[derive(Clone, Debug)]
+pub struct BoneTexture {
+    pub encoding: BoneEncoding,
+    pub width: u32,
+    pub height: u32,
+    /// Rows of texels, RGBA32F or (quat16) RGBA16F.
+    pub texels: Vec<u8>,
+}
+
+/// Everything [`pack_types`] builds.
+#[derive(Debug)]
+pub struct PackedTypes {
+    pub types: Vec<WorldType>,
+    pub unit_type_count: u32,
+    pub vertices: Vec<PackedVertex>,
+    pub indices: Vec<u32>,
+    pub clips: Vec<ClipInfo>,
+    pub materials: Vec<MaterialInfo>,
+    pub controllers: PackedControllers,
+    /// The animation state each unit type's units spawn with.
+    pub initial_states: Vec<AnimState>,
+    pub bone_texture: BoneTexture,
+    pub atlas: Atlas,
+    /// The bounds view's sphere mesh, after every type's LODs.
+    pub bounds_mesh: LodRange,
+}
+
+fn config_error(message: String) -> Error {
+    Error::Config(message)
+}
+
+/// Packs the types. Unit types must share a bone encoding and bone-texture
+/// width; `max_image` is the largest texture side the device allows.
+pub fn pack_types(
+    unit_types: &[&Asset],
+    prop_types: &[&Asset],
+    controllers: &[Controller],
+    max_image: u32,
+) -> Result<PackedTypes, Error> {
+    let type_count = unit_types.len() + prop_types.len();
+    if type_count > MAX_TYPES {
+        return Err(config_error(format!(
+            "{type_count} types exceed the renderer's {MAX_TYPES}"
+        )));
+    }
+    if controllers.len() != unit_types.len() {
+        return Err(config_error(format!(
+            "{} unit types but {} controllers",
+            unit_types.len(),
+            controllers.len()
+        )));
+    }
+    let packed_controllers = anim::pack(&controllers.iter().collect::<Vec<_>>())?;
+    let initial_states = controllers
+        .iter()
+        .zip(unit_types)
+        .map(|(controller, asset)| {
+            let clips = asset.animation.as_ref().map_or(&[][..], |a| &a.clips);
+            anim::initial_state(controller, clips)
+        })
+        .collect();
+    let encoding = unit_types
+        .iter()
+        .find_map(|a| a.animation.as_ref().map(|anim| anim.encoding))
+        .unwrap_or(BoneEncoding::Mat3x4F32);
+
+    let mut vertices: Vec<PackedVertex> = Vec::new();
+    let mut indices: Vec<u32> = Vec::new();
+    let mut types = Vec::with_capacity(type_count);
+    let mut clips: Vec<ClipInfo> = Vec::new();
+    let mut materials: Vec<MaterialInfo> = Vec::new();
+    let mut material_textures: Vec<Option<(usize, u32)>> = Vec::new();
+    let mut bone = BoneTexture {
+        encoding,
+        width: 0,
+        height: 0,
+        texels: Vec::new(),
+    };
+
+    for (type_index, asset) in unit_types.iter().chain(prop_types).enumerate() {
+        let is_unit = type_index < unit_types.len();
+        if is_unit != (asset.kind == AssetKind::Unit) || (is_unit && asset.animation.is_none()) {
+            return Err(config_error(format!(
+                "asset '{}' is a {:?} but was given as a {}",
+                asset.name,
+                asset.kind,
+                if is_unit { "unit type" } else { "prop type" }
+            )));
+        }
+        let lod_count = asset.lods.len().min(MAX_LODS as usize);
+        if lod_count == 0 {
+            return Err(config_error(format!("asset '{}' has no mesh", asset.name)));
+        }
+        let bounds = &asset.bounds;
+        let min = Vec3::from(bounds.quant_min);
+        let mut info = TypeInfo {
+            quant_min: bounds.quant_min,
+            quant_extent: (Vec3::from(bounds.quant_max) - min).to_array(),
+            sphere_center: bounds.sphere_center,
+            sphere_radius: bounds.sphere_radius,
+            lod_count: lod_count as u32,
+            first_material: materials.len() as u32,
+            ..TypeInfo::default()
+        };
+        let mut lods = Vec::with_capacity(lod_count);
+        for (lod_index, lod) in asset.lods.iter().take(lod_count).enumerate() {
+            info.routes[lod_index].error = lod.error;
+            let first_vertex = vertices.len();
+            vertices.extend_from_slice(&lod.vertices);
+            for submesh in &lod.submeshes {
+                let material = submesh.material.min(255) as u8;
+                let range = submesh.first_index as usize
+                    ..(submesh.first_index + submesh.index_count) as usize;
+                for &index in lod.indices.get(range).unwrap_or(&[]) {
+                    if let Some(v) = vertices.get_mut(first_vertex + index as usize) {
+                        v.pad = material;
+                    }
+                }
+            }
+            lods.push(LodRange {
+                first_index: indices.len() as u32,
+                index_count: lod.indices.len() as u32,
+                vertex_offset: first_vertex as i32,
+            });
+            indices.extend_from_slice(&lod.indices);
+        }
+        for material in &asset.materials {
+            materials.push(MaterialInfo {
+                base_color: material.base_color_factor,
+                atlas_rect: [0.0; 4],
+            });
+            material_textures.push(material.base_color_texture.map(|t| (type_index, t)));
+        }
+        if asset.materials.is_empty() {
+            materials.push(MaterialInfo {
+                base_color: [1.0; 4],
+                atlas_rect: [0.0; 4],
+            });
+            material_textures.push(None);
+        }
+        if let (true, Some(animation)) = (is_unit, &asset.animation) {
+            if animation.encoding != encoding {
+                return Err(config_error(format!(
+                    "unit type '{}' is baked as {}, but the first unit type as {}; bake all \
+                     unit types with one --encoding",
+                    asset.name,
+                    animation.encoding.name(),
+                    encoding.name()
+                )));
+            }
+            if bone.width != 0 && animation.texture_width != bone.width {
+                return Err(config_error(format!(
+                    "unit type '{}' has a bone texture {} texels wide, others {}",
+                    asset.name, animation.texture_width, bone.width
+                )));
+            }
+            bone.width = animation.texture_width;
+            let texel_offset = bone.height * bone.width;
+            info.bone_count = animation.bone_count;
+            info.first_clip = clips.len() as u32;
+            info.clip_count = animation.clips.len() as u32;
+            for clip in &animation.clips {
+                clips.push(ClipInfo {
+                    first_texel: clip.first_texel + texel_offset,
+                    frame_count: clip.frame_count,
+                    duration: clip.duration,
+                    looping: u32::from(clip.looping),
+                });
+            }
+            bone.texels.extend_from_slice(&animation.texels);
+            bone.height += animation.texture_height;
+            let [first_state, state_count, first_any, any_count] =
+                packed_controllers.ranges[type_index];
+            info.first_controller_state = first_state;
+            info.controller_state_count = state_count;
+            info.first_any_transition = first_any;
+            info.any_transition_count = any_count;
+        }
+        types.push(WorldType {
+            name: asset.name.clone(),
+            kind: asset.kind,
+            lods,
+            info,
+            live: 0,
+            capacity: MIN_TYPE_CAPACITY,
+        });
+    }
+    if clips.len() > MAX_CLIPS || materials.len() > MAX_MATERIALS {
+        return Err(config_error(format!(
+            "{} clips and {} materials exceed the renderer's {MAX_CLIPS} and {MAX_MATERIALS}",
+            clips.len(),
+            materials.len()
+        )));
+    }
+    if bone.height > max_image || bone.width > max_image {
+        return Err(config_error(format!(
+            "the unit types' bone textures need {}x{} texels, more than this device and tier \
+             allow ({max_image}); bake fewer clips or a lower --rate",
+            bone.width, bone.height
+        )));
+    }
+
+    let textures: Vec<&crate::asset::Texture> = unit_types
+        .iter()
+        .chain(prop_types)
+        .flat_map(|asset| asset.textures.iter())
+        .collect();
+    let atlas = atlas::pack(&textures, max_image.min(4096))
+        .ok_or_else(|| config_error("the base colour textures do not fit one atlas".to_owned()))?;
+    let mut texture_starts = Vec::new();
+    let mut next = 0usize;
+    for asset in unit_types.iter().chain(prop_types) {
+        texture_starts.push(next);
+        next += asset.textures.len();
+    }
+    for (material, texture) in materials.iter_mut().zip(&material_textures) {
+        if let Some((type_index, texture)) = texture {
+            if let Some(rect) = atlas
+                .rects
+                .get(texture_starts[*type_index] + *texture as usize)
+            {
+                material.atlas_rect = *rect;
+            }
+        }
+    }
+
+    let sphere = crate::mesh::sphere(16, 10);
+    let bounds_mesh = LodRange {
+        first_index: indices.len() as u32,
+        index_count: sphere.indices.len() as u32,
+        vertex_offset: vertices.len() as i32,
+    };
+    indices.extend_from_slice(&sphere.indices);
+    vertices.extend_from_slice(&quantize(&sphere).0);
+    layout_regions(&mut types);
+
+    Ok(PackedTypes {
+        types,
+        unit_type_count: unit_types.len() as u32,
+        vertices,
+        indices,
+        clips,
+        materials,
+        controllers: packed_controllers,
+        initial_states,
+        bone_texture: bone,
+        atlas,
+        bounds_mesh,
+    })
+}
+
+/// Routes a type uses: its mesh LODs, and the far field for unit types.
+fn uses_route(world_type: &WorldType, route: u32) -> bool {
+    route < world_type.info.lod_count
+        || (route == ROUTE_FAR_FIELD && world_type.kind == AssetKind::Unit)
+}
+
+/// Instance-list entries the regions of `types` need at their capacities.
+pub fn region_entries(types: &[WorldType]) -> u32 {
+    let routes = |t: &WorldType| (0..MAX_ROUTES).filter(|&r| uses_route(t, r)).count() as u32;
+    types
+        .iter()
+        .map(|t| t.capacity * routes(t))
+        .sum::<u32>()
+        .max(1)
+}
+
+/// Assigns each (type, route) its command and instance-list region from the
+/// types' capacities. Returns the instance-list entries all regions need.
+pub fn layout_regions(types: &mut [WorldType]) -> u32 {
+    let mut base = 0u32;
+    for (type_index, world_type) in types.iter_mut().enumerate() {
+        world_type.info.capacity = world_type.capacity;
+        for route in 0..MAX_ROUTES {
+            let used = uses_route(world_type, route);
+            let capacity = if used { world_type.capacity } else { 0 };
+            world_type.info.routes[route as usize] = RouteInfo {
+                error: world_type.info.routes[route as usize].error,
+                command: WorldType::command(type_index, route),
+                list_base: base,
+                capacity,
+            };
+            base += capacity;
+        }
+    }
+    base.max(1)
+}
+
+/// The type table as uploaded: `MAX_TYPES` entries, unused ones zero.
+pub fn type_table(types: &[WorldType]) -> Vec<TypeInfo> {
+    let mut table = vec![TypeInfo::default(); MAX_TYPES];
+    for (slot, world_type) in table.iter_mut().zip(types) {
+        *slot = world_type.info;
+    }
+    table
+}
+
+/// Draw commands with zero instances, one per (type, route): the per-frame
+/// reset source. With `first_instance_in_command` false (the mobile tier)
+/// `firstInstance` stays 0 and the draw binds the list at an offset instead.
+/// With `mesh`, every used mesh route draws that mesh (the bounds view).
+pub fn command_template(
+    types: &[WorldType],
+    first_instance_in_command: bool,
+    mesh: Option<LodRange>,
+) -> Vec<DrawCommand> {
+    let mut commands = Vec::with_capacity(types.len() * MAX_ROUTES as usize);
+    for world_type in types {
+        for route in 0..MAX_ROUTES {
+            let info = &world_type.info.routes[route as usize];
+            let own = world_type.lods.get(route as usize).copied();
+            let range = match (own, mesh) {
+                (Some(_), Some(mesh)) => mesh,
+                (own, _) => own.unwrap_or_default(),
+            };
+            commands.push(DrawCommand {
+                index_count: range.index_count,
+                instance_count: 0,
+                first_index: range.first_index,
+                vertex_offset: range.vertex_offset,
+                first_instance: if first_instance_in_command {
+                    info.list_base
+                } else {
+                    0
+                },
+            });
+        }
+    }
+    if commands.is_empty() {
+        commands.push(DrawCommand::default());
+    }
+    commands
+}
+
+/// Doubles any type's capacity its live count outgrew; true when one did.
+pub fn grow_capacities(types: &mut [WorldType]) -> bool {
+    let mut changed = false;
+    for world_type in types {
+        if world_type.live > world_type.capacity {
+            world_type.capacity = world_type.live.max(MIN_TYPE_CAPACITY).next_power_of_two();
+            changed = true;
+        }
+    }
+    changed
+}
