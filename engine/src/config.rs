@@ -104,7 +104,6 @@ pub enum ShaderValue {
 
 /// Every constant above that shaders use, by its GLSL name.
 pub const SHADER_CONSTANTS: &[(&str, ShaderValue)] = &[
-    ("UNIT_WORKGROUP_SIZE", ShaderValue::U32(UNIT_WORKGROUP_SIZE)),
     ("MAX_TYPES", ShaderValue::U32(MAX_TYPES)),
     ("MAX_LODS", ShaderValue::U32(MAX_LODS)),
     ("ROUTE_FAR_FIELD", ShaderValue::U32(ROUTE_FAR_FIELD)),

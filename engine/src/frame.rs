@@ -232,7 +232,7 @@ impl ComputePipeline {
     }
 
     /// Fails unless `descriptors` and `push` fit the shader.
-    fn check(&self, descriptors: &[Descriptor], push: &[u8]) -> Result<(), Error> {
+    pub fn check(&self, descriptors: &[Descriptor], push: &[u8]) -> Result<(), Error> {
         let name = &self.pipeline.name;
         if descriptors.len() != self.bindings.len() {
             return Err(Error::Layout(format!(

@@ -53,6 +53,7 @@ fn sample_scene(encoding: BoneEncoding) -> Scene {
         for column in 0..6 {
             units.push(UnitSpawn {
                 unit_type: type_index as u32,
+                team: 0,
                 position: Vec3::new(column as f32 * 1.6 - 4.0, 0.0, -(type_index as f32) * 2.5),
                 heading: 0.4,
                 scale,
@@ -146,7 +147,7 @@ fn teardown(mut ctx: Context, renderer: Renderer, target: Offscreen) {
 fn sample_units_mid_crossfade_and_props_match_reference() {
     let mut ctx = gpu_context(None);
     let (image, renderer, target) = render_samples(&mut ctx, |_| {});
-    let stats = renderer.stats;
+    let stats = renderer.stats.clone();
     teardown(ctx, renderer, target);
     assert_eq!(
         stats.units_visible(),
@@ -178,7 +179,7 @@ fn lod_colour_view_matches_reference() {
         // Coarser LODs come nearer, so the view shows several.
         renderer.settings.lod_bias = 0.15;
     });
-    let stats = renderer.stats;
+    let stats = renderer.stats.clone();
     teardown(ctx, renderer, target);
     let used = stats.units_per_lod.iter().filter(|&&n| n > 0).count();
     assert!(
@@ -217,6 +218,7 @@ fn world_grows_and_despawns_with_exact_counts() {
         (offset..offset + count)
             .map(|i| UnitSpawn {
                 unit_type: 0,
+                team: i % 2,
                 position: Vec3::new(
                     (i % 60) as f32 * 1.5 - 45.0,
                     0.0,
@@ -264,23 +266,19 @@ fn world_grows_and_despawns_with_exact_counts() {
     finish(ctx);
 }
 
-#[test]
-fn sparse_updates_reach_the_gpu_exactly() {
-    use gpu_allocator::MemoryLocation;
-    use horde::memory::{submit_and_wait, transfer_to_host_barrier, Buffer};
-    use horde::world::UnitId;
-
-    let mut ctx = gpu_context(None);
+/// The knight in a 5,000-unit grid, for the state tests.
+fn grid_scene(units: u32) -> Scene {
     let knight = bake_unit(
         &repo_root().join("assets/knight.glb"),
         BoneEncoding::Mat3x4F32,
     );
-    let scene = Scene {
+    Scene {
         controllers: vec![None],
         unit_types: vec![knight],
-        units: (0..5000)
+        units: (0..units)
             .map(|i| UnitSpawn {
                 unit_type: 0,
+                team: i % 2,
                 position: Vec3::new((i % 70) as f32, 0.0, (i / 70) as f32),
                 heading: 0.0,
                 scale: 1.0,
@@ -289,9 +287,27 @@ fn sparse_updates_reach_the_gpu_exactly() {
             })
             .collect(),
         ..Scene::default()
-    };
+    }
+}
+
+#[test]
+fn sparse_updates_reach_the_gpu_exactly() {
+    use horde::gpu_types::{UnitMotion, UnitPlacement};
+
+    let mut ctx = gpu_context(None);
+    let scene = grid_scene(5000);
     let (mut renderer, target) = offscreen_renderer(&mut ctx, &scene, 32, 32);
     let camera = sample_camera();
+    // What the GPU must hold: the spawn, then every command in order.
+    let mut placements: Vec<UnitPlacement> = scene
+        .units
+        .iter()
+        .map(|u| UnitPlacement {
+            position: u.position.to_array(),
+            heading: u.heading,
+        })
+        .collect();
+    let mut motions = vec![UnitMotion::default(); 5000];
     // Scattered single units (the scatter pass) and a long run (a copy),
     // changed over several frames, some units several times.
     let mut seed = 12345u32;
@@ -301,57 +317,134 @@ fn sparse_updates_reach_the_gpu_exactly() {
         for _ in 0..400 {
             seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
             let id = UnitId(seed % 5000);
-            params.push((
-                id,
-                AnimParams {
-                    speed: (seed >> 20) as f32 / 256.0,
-                    ..AnimParams::default()
-                },
-            ));
-            moves.push((
-                id,
-                Vec3::new(frame as f32, 1.0, (seed >> 8) as f32 / 1e5),
-                0.5,
-            ));
+            let order = AnimParams {
+                speed: (seed >> 20) as f32 / 256.0,
+                attack_serial: (seed >> 4) as u8 & 15,
+                ..AnimParams::default()
+            };
+            params.push((id, order));
+            motions[id.0 as usize].speed = order.speed;
+            motions[id.0 as usize].anim_commands = order.commands();
+            let position = Vec3::new(frame as f32, 1.0, (seed >> 8) as f32 / 1e5);
+            moves.push((id, position, 0.5));
         }
         for index in 1000 + frame * 100..1000 + frame * 100 + 64 {
             moves.push((UnitId(index), Vec3::splat(index as f32), 1.0));
         }
+        for &(UnitId(index), position, heading) in &moves {
+            placements[index as usize] = UnitPlacement {
+                position: position.to_array(),
+                heading,
+            };
+        }
         renderer.world.set_params(&params);
-        renderer.world.set_transforms(&moves);
+        renderer.world.teleport_units(&moves);
         renderer
             .render_offscreen(&mut ctx, &target, &camera, 1.0 / 30.0, frame == 5)
             .expect("frame");
     }
-    let units = renderer.world.units_buffer();
-    let readback = Buffer::new(
-        &mut ctx,
-        "units readback",
-        units.size,
-        ash::vk::BufferUsageFlags::TRANSFER_DST,
-        MemoryLocation::GpuToCpu,
-    )
-    .expect("readback");
-    let (source, size) = (units.raw, units.size);
-    submit_and_wait(&ctx, |cmd| {
-        let region = ash::vk::BufferCopy::default().size(size);
-        // SAFETY: both buffers are alive and large enough; the GPU is idle.
-        unsafe {
-            ctx.device
-                .cmd_copy_buffer(cmd, source, readback.raw, &[region])
-        };
-        transfer_to_host_barrier(&ctx, cmd);
-    })
-    .expect("read back");
-    let mirror: &[u8] = bytemuck::cast_slice(renderer.world.units());
-    let gpu = &readback.mapped().expect("mapped")[..mirror.len()];
-    let first_difference = mirror.iter().zip(gpu).position(|(a, b)| a != b);
-    readback.destroy(&mut ctx);
+    let gpu = renderer.world.read_unit_state(&mut ctx).expect("read back");
+    let infos_match = gpu.infos.as_slice() == renderer.world.infos();
     renderer.destroy(&mut ctx);
     target.destroy(&mut ctx);
     finish(ctx);
+    assert!(infos_match, "GPU unit infos differ from the CPU's");
+    let first =
+        |a: &[UnitPlacement], b: &[UnitPlacement]| a.iter().zip(b).position(|(x, y)| x != y);
+    assert_eq!(first(&gpu.placements, &placements), None, "placements");
+    let first_motion = gpu.motions.iter().zip(&motions).position(|(x, y)| x != y);
+    assert_eq!(first_motion, None, "motions");
+}
+
+/// The GPU moves units; the CPU then edits one field of one unit. Run twice
+/// from the same start, with and without the edit: every other unit's
+/// GPU-written state is bit for bit the same, and the edited unit keeps its
+/// GPU-written placement and velocity.
+#[test]
+fn cpu_edits_never_overwrite_gpu_owned_state() {
+    use horde::world::UnitStateReadback;
+
+    let run = |ctx: &mut Context, edit: bool| -> UnitStateReadback {
+        let scene = grid_scene(2000);
+        let (mut renderer, target) = offscreen_renderer(ctx, &scene, 32, 32);
+        let camera = sample_camera();
+        let velocities: Vec<(UnitId, glam::Vec2)> = (0..2000u32)
+            .map(|i| (UnitId(i), glam::Vec2::new((i % 7) as f32 * 0.3, 1.0)))
+            .collect();
+        renderer.world.set_velocities(&velocities);
+        renderer.world.set_params(
+            &(0..2000u32)
+                .map(|i| {
+                    let order = AnimParams {
+                        speed: 1.4,
+                        ..AnimParams::default()
+                    };
+                    (UnitId(i), order)
+                })
+                .collect::<Vec<_>>(),
+        );
+        for _ in 0..5 {
+            renderer
+                .render_offscreen(ctx, &target, &camera, 0.1, false)
+                .expect("frame");
+        }
+        if edit {
+            let order = AnimParams {
+                speed: 3.5,
+                ..AnimParams::default()
+            };
+            renderer.world.set_params(&[(UnitId(7), order)]);
+        }
+        for frame in 0..3 {
+            renderer
+                .render_offscreen(ctx, &target, &camera, 0.1, frame == 2)
+                .expect("frame");
+        }
+        let state = renderer.world.read_unit_state(ctx).expect("read back");
+        renderer.destroy(ctx);
+        target.destroy(ctx);
+        state
+    };
+    let mut ctx = gpu_context(None);
+    let edited = run(&mut ctx, true);
+    let untouched = run(&mut ctx, false);
+    finish(ctx);
+    // The GPU moved every unit 0.8 s at 1 unit/s along +z.
+    for (index, placement) in untouched.placements.iter().enumerate() {
+        let z0 = (index / 70) as f32;
+        assert!(
+            (placement.position[2] - (z0 + 0.8)).abs() < 1e-3,
+            "unit {index} was not moved by the GPU: {placement:?}"
+        );
+    }
+    for index in 0..2000 {
+        if index == 7 {
+            continue;
+        }
+        assert_eq!(
+            edited.placements[index], untouched.placements[index],
+            "placement {index}"
+        );
+        assert_eq!(
+            edited.motions[index], untouched.motions[index],
+            "motion {index}"
+        );
+        assert_eq!(
+            edited.anim_states[index], untouched.anim_states[index],
+            "animation {index}"
+        );
+        assert_eq!(
+            edited.routes[index], untouched.routes[index],
+            "route {index}"
+        );
+    }
     assert_eq!(
-        first_difference, None,
-        "GPU units differ from the CPU mirror (byte offset)"
+        edited.placements[7], untouched.placements[7],
+        "edited unit's placement"
+    );
+    assert_eq!(edited.motions[7].velocity, untouched.motions[7].velocity);
+    assert_eq!(
+        edited.motions[7].speed, 3.5,
+        "the edit itself reached the GPU"
     );
 }

@@ -48,7 +48,8 @@ fn mesh_shaders_declare_what_the_pass_binds() {
         vec![
             (0, 0, vk::DescriptorType::UNIFORM_BUFFER),
             (0, 1, vk::DescriptorType::UNIFORM_BUFFER),
-            (0, 2, vk::DescriptorType::STORAGE_BUFFER)
+            (0, 2, vk::DescriptorType::STORAGE_BUFFER),
+            (0, 3, vk::DescriptorType::STORAGE_BUFFER)
         ]
     );
     assert_eq!(reflection.input_locations, vec![0, 1, 2]);
@@ -61,6 +62,7 @@ fn layout_mismatches_are_clear_errors() {
         binding(0, vk::DescriptorType::UNIFORM_BUFFER, stages),
         binding(1, vk::DescriptorType::UNIFORM_BUFFER, stages),
         binding(2, vk::DescriptorType::UNIFORM_BUFFER, stages),
+        binding(3, vk::DescriptorType::STORAGE_BUFFER, stages),
     ];
     let err = check_layout(
         &shaders::MESH_VERT,
@@ -102,6 +104,7 @@ fn layout_mismatches_are_clear_errors() {
             vk::DescriptorType::STORAGE_BUFFER,
             vk::ShaderStageFlags::FRAGMENT,
         ),
+        binding(3, vk::DescriptorType::STORAGE_BUFFER, stages),
     ];
     let err = check_layout(
         &shaders::MESH_VERT,
@@ -114,4 +117,97 @@ fn layout_mismatches_are_clear_errors() {
     .unwrap_err()
     .to_string();
     assert!(err.contains("not visible to the VERTEX stage"), "{err}");
+}
+
+/// Every constant shared with GLSL reaches the shaders from `config.rs` as a
+/// macro definition: no shader defines one itself, and each is used.
+#[test]
+fn shader_constants_come_from_config_only() {
+    let sources: Vec<(String, String)> =
+        std::fs::read_dir(horde_tests::repo_root().join("shaders"))
+            .expect("read shaders/")
+            .map(|entry| {
+                let path = entry.expect("shaders/ entry").path();
+                let text = std::fs::read_to_string(&path).expect("read a shader");
+                (path.display().to_string(), text)
+            })
+            .collect();
+    for (name, _) in horde::config::SHADER_CONSTANTS {
+        for (path, text) in &sources {
+            let defines = text.lines().any(|line| {
+                let mut words = line.split_whitespace();
+                words.next() == Some("#define") && words.next() == Some(name)
+            });
+            assert!(!defines, "{path} defines {name}, which config.rs provides");
+        }
+        assert!(
+            sources.iter().any(|(_, text)| text.contains(name)),
+            "no shader uses {name}: remove it from SHADER_CONSTANTS"
+        );
+    }
+}
+
+/// The values the shaders were compiled with are the ones in `config.rs`:
+/// reflection of a compute shader's workgroup size shows the specialization
+/// route, and the constants' GLSL literals round-trip exactly.
+#[test]
+fn shader_constant_literals_are_exact() {
+    use horde::config::ShaderValue;
+    use horde::reflect::LocalSize;
+    for (name, value) in horde::config::SHADER_CONSTANTS {
+        let literal = value.glsl();
+        match value {
+            ShaderValue::U32(v) => assert_eq!(literal, format!("{v}u"), "{name}"),
+            ShaderValue::F32(v) => {
+                let bits: u32 = literal
+                    .trim_start_matches("uintBitsToFloat(")
+                    .trim_end_matches("u)")
+                    .parse()
+                    .expect("float literal as bits");
+                assert_eq!(f32::from_bits(bits), *v, "{name}");
+            }
+        }
+    }
+    let cull = reflect(shaders::CULL_COMP.words).expect("reflect cull.comp");
+    assert_eq!(cull.local_size[0], LocalSize::SpecConstant(0));
+    let twin = reflect(shaders::SKIN_TWIN_COMP.words).expect("reflect skin_twin.comp");
+    assert_eq!(twin.local_size[0], LocalSize::Literal(64));
+}
+
+/// The checked dispatch refuses descriptors and push constants that do not
+/// fit the shader.
+#[test]
+fn dispatch_checks_descriptors_and_push_constants() {
+    use horde::frame::ComputePipeline;
+    use horde::frames::Descriptor;
+    let ctx = horde_tests::gpu_context(None);
+    let storage = vk::DescriptorType::STORAGE_BUFFER;
+    let pipeline = ComputePipeline::new(
+        &ctx,
+        "scatter under test",
+        &shaders::SCATTER_COMP,
+        &[storage, storage],
+        &[64],
+    )
+    .expect("create the pipeline");
+    assert_eq!(pipeline.workgroup_size, 64);
+    assert_eq!(pipeline.push_constant_size, 16);
+    let buffer = vk::Buffer::null();
+    let good = [Descriptor::Storage(buffer), Descriptor::Storage(buffer)];
+    assert!(pipeline.check(&good, &[0; 16]).is_ok());
+    let err = pipeline
+        .check(&good[..1], &[0; 16])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("1 descriptors given for 2 bindings"), "{err}");
+    let wrong = [Descriptor::Uniform(buffer), Descriptor::Storage(buffer)];
+    let err = pipeline.check(&wrong, &[0; 16]).unwrap_err().to_string();
+    assert!(err.contains("binding 0 is STORAGE_BUFFER"), "{err}");
+    let err = pipeline.check(&good, &[0; 8]).unwrap_err().to_string();
+    assert!(
+        err.contains("reads 16 bytes of push constants but 8"),
+        "{err}"
+    );
+    pipeline.destroy(&ctx);
+    horde_tests::finish(ctx);
 }

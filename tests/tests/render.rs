@@ -148,7 +148,17 @@ fn profiler_reports_the_draw_pass() {
         let ms: f64 = draw.parse().expect("a number of milliseconds");
         assert!(ms >= 0.0);
         let names: Vec<&str> = stats.iter().map(|s| s.name.as_str()).collect();
-        assert_eq!(names, ["animate", "cull", "draw", "upload"]);
+        assert_eq!(
+            names,
+            [
+                "animate",
+                "cull",
+                "draw",
+                "simulate",
+                "statistics",
+                "upload"
+            ]
+        );
         assert!(stats.iter().all(|s| s.samples >= 2));
     } else {
         assert_eq!(draw, "n/a");
