@@ -1,25 +1,30 @@
 //! Animate pass tests: the GPU state machine equals the CPU reference
 //! (`horde::anim::step`) over 1,000 frames of random commands on both tiers;
-//! the reference behaves as the humanoid controller promises; the humanoid
-//! controller maps real clip names sensibly; bad controllers are errors.
+//! the reference behaves as the humanoid controller promises; the animate
+//! pass owns every bit of `AnimState` and never touches the cull pass's
+//! routes; the humanoid controller maps real clip names sensibly; bad
+//! controllers are errors.
 
+use std::collections::BTreeSet;
+use std::mem::size_of;
 use std::path::PathBuf;
 
 use ash::vk;
-use gpu_allocator::MemoryLocation;
 use horde::anim::{
     initial_state, pack, step, step_unit, AnimFields, AnimTables, Controller, PackedControllers,
 };
 use horde::asset::Clip;
+use horde::barriers::{uses, Access};
+use horde::config::{ANIM_PREVIOUS_LOOPS_BIT, ROUTE_FAR_FIELD};
 use horde::context::{Context, Tier};
-use horde::frames::Frames;
+use horde::frame::Frame;
 use horde::gpu_types::{
-    condition, AnimParams, AnimState, AnimStateDef, AnimTransitionDef, ClipInfo, Instance,
-    TypeInfo, INACTIVE_TYPE, MAX_CLIPS, MAX_TYPES,
+    condition, AnimParams, AnimState, AnimStateDef, AnimTransitionDef, ClipInfo, TypeInfo,
+    UnitInfo, UnitMotion, INACTIVE_TYPE, MAX_ANIM_STATES, MAX_CLIPS, MAX_TYPES,
 };
 use horde::memory::{upload_buffer, Buffer};
-use horde::passes::animate::{AnimateInputs, AnimatePass};
-use horde_tests::{finish, gpu_context};
+use horde::passes::animate::{AnimateBuffers, AnimatePass};
+use horde_tests::{finish, gpu_context, PassHarness};
 
 /// A small deterministic generator (xorshift64*), so failures reproduce.
 struct Rng(u64);
@@ -102,8 +107,18 @@ impl Tables {
         let mut clips = vec![ClipInfo::default(); MAX_CLIPS];
         let mut first_clip = 0;
         for (index, set) in clip_sets.iter().enumerate() {
-            types[index].skeleton = [20, first_clip as u32, set.len() as u32, 3];
-            types[index].controller = packed.ranges[index];
+            let [first_state, state_count, first_any, any_count] = packed.ranges[index];
+            types[index] = TypeInfo {
+                bone_count: 20,
+                lod_count: 3,
+                first_clip: first_clip as u32,
+                clip_count: set.len() as u32,
+                first_controller_state: first_state,
+                controller_state_count: state_count,
+                first_any_transition: first_any,
+                any_transition_count: any_count,
+                ..TypeInfo::default()
+            };
             for (slot, source) in clips[first_clip..].iter_mut().zip(set) {
                 *slot = ClipInfo {
                     first_texel: source.first_texel,
@@ -129,50 +144,110 @@ impl Tables {
             transitions: &self.packed.transitions,
         }
     }
+
+    /// Storage buffer `Controllers`: the states padded to `MAX_ANIM_STATES`,
+    /// then the transitions.
+    fn controller_bytes(&self) -> Vec<u8> {
+        let mut states = self.packed.states.clone();
+        states.resize(MAX_ANIM_STATES as usize, AnimStateDef::default());
+        let mut bytes = bytemuck::cast_slice::<_, u8>(&states).to_vec();
+        bytes.extend_from_slice(bytemuck::cast_slice(&self.packed.transitions));
+        bytes
+    }
 }
 
 const UNITS: usize = 5003;
 const FRAMES: u32 = 1000;
 const COMPARE_EVERY: u32 = 50;
 
-fn uniform_and_storage_buffers(
-    ctx: &mut Context,
-    tables: &Tables,
-    instances: &[Instance],
-    states: &[AnimState],
-) -> Vec<Buffer> {
-    let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
-    let uniform = vk::BufferUsageFlags::UNIFORM_BUFFER;
-    let contents: [(&str, vk::BufferUsageFlags, &[u8]); 6] = [
-        ("instances", storage, bytemuck::cast_slice(instances)),
-        (
-            "anim states",
-            storage | vk::BufferUsageFlags::TRANSFER_SRC,
-            bytemuck::cast_slice(states),
-        ),
-        ("types", uniform, bytemuck::cast_slice(&tables.types)),
-        ("clips", uniform, bytemuck::cast_slice(&tables.clips)),
-        (
-            "controller states",
-            storage,
-            bytemuck::cast_slice(&tables.packed.states),
-        ),
-        (
-            "transitions",
-            storage,
-            bytemuck::cast_slice(&tables.packed.transitions),
-        ),
-    ];
-    contents
-        .iter()
-        .map(|(name, usage, data)| upload_buffer(ctx, name, *usage, data).expect(name))
-        .collect()
+/// The pass's six buffers on the GPU (the animation states readable back).
+struct GpuUnits {
+    infos: Buffer,
+    motions: Buffer,
+    anim_states: Buffer,
+    types: Buffer,
+    clips: Buffer,
+    controllers: Buffer,
+}
+
+impl GpuUnits {
+    fn new(
+        ctx: &mut Context,
+        tables: &Tables,
+        infos: &[UnitInfo],
+        motions: &[UnitMotion],
+        states: &[AnimState],
+    ) -> GpuUnits {
+        let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
+        let uniform = vk::BufferUsageFlags::UNIFORM_BUFFER;
+        let mut upload =
+            |name: &str, usage, data: &[u8]| upload_buffer(ctx, name, usage, data).expect(name);
+        GpuUnits {
+            infos: upload("unit infos", storage, bytemuck::cast_slice(infos)),
+            // Commands arrive as transfer writes (upload adds TRANSFER_DST).
+            motions: upload("unit motions", storage, bytemuck::cast_slice(motions)),
+            anim_states: upload(
+                "anim states",
+                storage | vk::BufferUsageFlags::TRANSFER_SRC,
+                bytemuck::cast_slice(states),
+            ),
+            types: upload("types", uniform, bytemuck::cast_slice(&tables.types)),
+            clips: upload("clips", uniform, bytemuck::cast_slice(&tables.clips)),
+            controllers: upload("controllers", storage, &tables.controller_bytes()),
+        }
+    }
+
+    fn buffers(&self) -> AnimateBuffers<'_> {
+        AnimateBuffers {
+            infos: &self.infos,
+            motions: &self.motions,
+            anim_states: &self.anim_states,
+            types: &self.types,
+            clips: &self.clips,
+            controllers: &self.controllers,
+        }
+    }
+
+    /// Writes `motions[unit]` for every unit of `changed` in `frame`, before
+    /// the pass reads them; each unit's record is one write.
+    fn command(&self, frame: &mut Frame, motions: &[UnitMotion], changed: &BTreeSet<usize>) {
+        frame.uses(&[uses(self.motions.raw, Access::TransferWrite)]);
+        for &unit in changed {
+            let offset = (unit * size_of::<UnitMotion>()) as u64;
+            // SAFETY: the write lies inside the motions buffer, which has
+            // TRANSFER_DST usage; the declared use orders it after last
+            // frame's reads, and the pass's declaration orders it before
+            // this frame's.
+            unsafe {
+                frame.ctx.device.cmd_update_buffer(
+                    frame.cmd,
+                    self.motions.raw,
+                    offset,
+                    bytemuck::bytes_of(&motions[unit]),
+                )
+            };
+        }
+    }
+
+    /// Destroys the buffers in reverse creation order.
+    fn destroy(self, ctx: &mut Context) {
+        for buffer in [
+            self.controllers,
+            self.clips,
+            self.types,
+            self.anim_states,
+            self.motions,
+            self.infos,
+        ] {
+            buffer.destroy(ctx);
+        }
+    }
 }
 
 /// One random command for a unit: a new speed, death or revival, an attack
 /// (variant 0, 1, or 2 which no controller has), or a hit.
-fn random_command(params: u32, rng: &mut Rng) -> u32 {
-    let mut p = AnimParams::unpack(params);
+fn random_command(motion: UnitMotion, rng: &mut Rng) -> UnitMotion {
+    let mut p = AnimParams::of(&motion);
     match rng.below(10) {
         0..=3 => p.speed = rng.pick(&[0.0, 0.05, 0.1, 0.5, 1.5, 2.5, 2.6, 4.0]),
         4 => p.dead = !p.dead,
@@ -182,7 +257,11 @@ fn random_command(params: u32, rng: &mut Rng) -> u32 {
         }
         _ => p.hit_serial = p.hit_serial.wrapping_add(1),
     }
-    p.pack()
+    UnitMotion {
+        speed: p.speed,
+        anim_commands: p.commands(),
+        ..motion
+    }
 }
 
 fn describe(state: AnimState) -> String {
@@ -216,49 +295,41 @@ fn gpu_matches_reference(tier: Option<Tier>) {
     let controllers: Vec<Controller> = clip_sets.iter().map(|c| Controller::humanoid(c)).collect();
     let tables = Tables::new(&clip_sets, &controllers);
 
-    let mut instances: Vec<Instance> = (0..UNITS)
-        .map(|_| Instance {
+    let infos: Vec<UnitInfo> = (0..UNITS)
+        .map(|_| UnitInfo {
             type_index: if rng.below(20) == 0 {
                 INACTIVE_TYPE
             } else {
                 rng.below(clip_sets.len() as u64) as u32
             },
-            params: random_command(0, &mut rng),
-            ..Instance::default()
+            team: rng.below(2) as u32,
+            tint: rng.next() as u32,
+            scale: 1.0,
         })
         .collect();
-    let mut states: Vec<AnimState> = instances
+    let mut motions: Vec<UnitMotion> = (0..UNITS)
+        .map(|_| {
+            let velocity = [rng.unit() - 0.5, rng.unit() - 0.5];
+            random_command(
+                UnitMotion {
+                    velocity,
+                    ..UnitMotion::default()
+                },
+                &mut rng,
+            )
+        })
+        .collect();
+    let mut states: Vec<AnimState> = infos
         .iter()
-        .map(|instance| {
-            let type_index = (instance.type_index as usize).min(clip_sets.len() - 1);
-            let mut fields = AnimFields::decode(initial_state(
-                &controllers[type_index],
-                &clip_sets[type_index],
-            ));
-            fields.lod = rng.below(3) as u32;
-            fields.encode()
+        .map(|info| {
+            let type_index = (info.type_index as usize).min(clip_sets.len() - 1);
+            initial_state(&controllers[type_index], &clip_sets[type_index])
         })
         .collect();
 
-    let buffers = uniform_and_storage_buffers(&mut ctx, &tables, &instances, &states);
-    let inputs = AnimateInputs {
-        instances: buffers[0].raw,
-        anim_states: buffers[1].raw,
-        types: buffers[2].raw,
-        clips: buffers[3].raw,
-        controller_states: buffers[4].raw,
-        transitions: buffers[5].raw,
-    };
-    let readback = Buffer::new(
-        &mut ctx,
-        "anim states readback",
-        std::mem::size_of_val(states.as_slice()) as u64,
-        vk::BufferUsageFlags::TRANSFER_DST,
-        MemoryLocation::GpuToCpu,
-    )
-    .expect("readback buffer");
+    let gpu = GpuUnits::new(&mut ctx, &tables, &infos, &motions, &states);
     let pass = AnimatePass::new(&ctx).expect("animate pass");
-    let mut frames = Frames::new(&ctx).expect("frames");
+    let mut harness = PassHarness::new(&ctx);
 
     let synthetic = &controllers[2];
     let mut entered = vec![false; synthetic.states.len()];
@@ -271,99 +342,45 @@ fn gpu_matches_reference(tier: Option<Tier>) {
             3..=20 => 1.0 / 30.0,
             _ => 1.0 / 60.0,
         };
-        let start = frames.begin(&ctx).expect("begin frame");
-        let cmd = start.cmd;
-        let after_previous_frame = vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-            .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE);
-        // SAFETY: `cmd` is recording; the barrier orders last frame's shader
-        // reads of the instances and the readback copy before this frame's
-        // transfer writes.
-        unsafe {
-            ctx.device.cmd_pipeline_barrier(
-                cmd,
-                vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::DependencyFlags::empty(),
-                &[after_previous_frame],
-                &[],
-                &[],
-            );
-        }
-        // One write per changed unit: two writes to one word would race.
-        let mut changed = std::collections::BTreeSet::new();
+        // One write per changed unit: two writes to one record would race.
+        let mut changed = BTreeSet::new();
         for _ in 0..rng.below(UNITS as u64 / 25) {
             changed.insert(rng.below(UNITS as u64) as usize);
         }
-        for unit in changed {
-            let params = random_command(instances[unit].params, &mut rng);
-            instances[unit].params = params;
-            let offset = (unit * std::mem::size_of::<Instance>()
-                + std::mem::offset_of!(Instance, params)) as u64;
-            // SAFETY: the write lies inside the instances buffer, which has
-            // TRANSFER_DST usage; the pass's barrier orders it before the dispatch.
-            unsafe {
-                ctx.device
-                    .cmd_update_buffer(cmd, inputs.instances, offset, &params.to_le_bytes())
-            };
+        for &unit in &changed {
+            motions[unit] = random_command(motions[unit], &mut rng);
         }
-        pass.record(&ctx, &start, &inputs, UNITS as u32, dt)
-            .expect("record animate");
         let compare = (frame + 1) % COMPARE_EVERY == 0 || frame + 1 == FRAMES;
-        if compare {
-            let to_copy = vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-                .dst_access_mask(vk::AccessFlags::TRANSFER_READ);
-            let to_host = vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                .dst_access_mask(vk::AccessFlags::HOST_READ);
-            let region = vk::BufferCopy::default().size(readback.size);
-            // SAFETY: both buffers are alive and large enough; the barriers
-            // order the dispatch, the copy and the host read.
-            unsafe {
-                ctx.device.cmd_pipeline_barrier(
-                    cmd,
-                    vk::PipelineStageFlags::COMPUTE_SHADER,
-                    vk::PipelineStageFlags::TRANSFER,
-                    vk::DependencyFlags::empty(),
-                    &[to_copy],
-                    &[],
-                    &[],
-                );
-                ctx.device
-                    .cmd_copy_buffer(cmd, inputs.anim_states, readback.raw, &[region]);
-                ctx.device.cmd_pipeline_barrier(
-                    cmd,
-                    vk::PipelineStageFlags::TRANSFER,
-                    vk::PipelineStageFlags::HOST,
-                    vk::DependencyFlags::empty(),
-                    &[to_host],
-                    &[],
-                    &[],
-                );
-            }
-        }
-        frames.submit(&ctx, &start, &[], &[]).expect("submit");
+        let readback: &[&Buffer] = if compare { &[&gpu.anim_states] } else { &[] };
+        let read = harness.run(
+            &mut ctx,
+            |frame| {
+                gpu.command(frame, &motions, &changed);
+                pass.record(frame, &gpu.buffers(), UNITS as u32, dt)
+                    .expect("record animate");
+            },
+            readback,
+        );
 
         let view = tables.view();
-        for (instance, state) in instances.iter().zip(states.iter_mut()) {
-            *state = step_unit(instance, *state, dt, &view);
-            if instance.type_index == 2 {
+        for ((info, motion), state) in infos.iter().zip(&motions).zip(states.iter_mut()) {
+            *state = step_unit(info, motion, *state, dt, &view);
+            if info.type_index == 2 {
                 entered[AnimFields::decode(*state).state as usize] = true;
             }
         }
-        if compare {
-            frames.wait_all(&ctx).expect("wait");
-            let gpu: &[AnimState] = bytemuck::cast_slice(readback.mapped().expect("mapped"));
+        if let Some(bytes) = read.first() {
+            let gpu_states: &[AnimState] = bytemuck::cast_slice(bytes);
+            assert_eq!(gpu_states.len(), UNITS);
             let mismatches: Vec<String> = (0..UNITS)
-                .filter(|&unit| gpu[unit] != states[unit])
+                .filter(|&unit| gpu_states[unit] != states[unit])
                 .take(5)
                 .map(|unit| {
                     format!(
                         "unit {unit} (type {}, params {:?}):\n  gpu {}\n  cpu {}",
-                        instances[unit].type_index,
-                        AnimParams::unpack(instances[unit].params),
-                        describe(gpu[unit]),
+                        infos[unit].type_index,
+                        AnimParams::of(&motions[unit]),
+                        describe(gpu_states[unit]),
                         describe(states[unit])
                     )
                 })
@@ -386,13 +403,9 @@ fn gpu_matches_reference(tier: Option<Tier>) {
         .collect();
     assert!(missed.is_empty(), "states never entered: {missed:?}");
 
-    frames.wait_all(&ctx).expect("wait");
-    frames.destroy(&ctx);
+    harness.destroy(&mut ctx);
     pass.destroy(&ctx);
-    readback.destroy(&mut ctx);
-    for buffer in buffers.into_iter().rev() {
-        buffer.destroy(&mut ctx);
-    }
+    gpu.destroy(&mut ctx);
     finish(ctx);
 }
 
@@ -404,6 +417,15 @@ fn gpu_matches_the_cpu_reference_on_desktop() {
 #[test]
 fn gpu_matches_the_cpu_reference_on_mobile() {
     gpu_matches_reference(Some(Tier::Mobile));
+}
+
+/// The motion record the simulate pass would write for `params`.
+fn motion_of(params: AnimParams) -> UnitMotion {
+    UnitMotion {
+        velocity: [0.0, params.speed],
+        speed: params.speed,
+        anim_commands: params.commands(),
+    }
 }
 
 /// One unit of the humanoid controller over fixed clips, stepped on the CPU.
@@ -442,12 +464,16 @@ impl Unit {
     fn frame(&mut self, dt: f32) -> AnimFields {
         self.state = step(
             self.state,
-            self.params.pack(),
+            &self.motion(),
             dt,
             &self.tables.types[0],
             &self.tables.view(),
         );
         self.fields()
+    }
+
+    fn motion(&self) -> UnitMotion {
+        motion_of(self.params)
     }
 
     /// Steps at 60 fps for `seconds`.
@@ -608,42 +634,133 @@ fn crossfade_blends_over_the_fade_time_and_both_clips_advance() {
     assert!(looped.time_current < 0.8, "walk wraps: {looped:?}");
 }
 
+/// The commands of the scripted run of `lod_bits_survive_every_transition`.
+const SCRIPT: [fn(&mut AnimParams); 5] = [
+    |p| p.speed = 3.0,
+    |p| p.attack_serial = 1,
+    |p| p.hit_serial = 1,
+    |p| p.dead = true,
+    |p| p.dead = false,
+];
+
+/// LOD now lives in the cull pass's route buffer, not in `AnimState`: the
+/// animate pass owns every bit of the state (each is one of its fields, and
+/// bits that are none are cleared), and on the GPU it leaves the routes of
+/// the units it animates untouched through every transition, each route
+/// (every mesh LOD and the far field) on one unit.
 #[test]
 fn lod_bits_survive_every_transition() {
+    // The reference: every state it writes round-trips through the fields.
     let mut unit = Unit::new();
-    let mut fields = unit.fields();
-    fields.lod = 2;
-    unit.state = fields.encode();
-    let script: [fn(&mut AnimParams); 5] = [
-        |p| p.speed = 3.0,
-        |p| p.attack_serial = 1,
-        |p| p.hit_serial = 1,
-        |p| p.dead = true,
-        |p| p.dead = false,
-    ];
-    for command in script {
+    let stray = AnimState {
+        blend: unit.state.blend | 0xfe00_0000,
+        ..unit.state
+    };
+    assert_eq!(AnimFields::decode(stray).encode(), unit.state);
+    unit.state = stray;
+    for command in SCRIPT {
         command(&mut unit.params);
         for _ in 0..40 {
-            assert_eq!(unit.frame(1.0 / 30.0).lod, 2);
+            unit.frame(1.0 / 30.0);
+            assert_eq!(AnimFields::decode(unit.state).encode(), unit.state);
+            assert_eq!(
+                unit.state.blend & !(ANIM_PREVIOUS_LOOPS_BIT | 0x00ff_ffff),
+                0
+            );
         }
     }
-    assert_eq!(unit.state.blend & horde::anim::LOD_BITS, 2 << 24);
+
+    // The GPU: one unit per route, with a route buffer beside the states as
+    // the world keeps it; the states follow the reference bit for bit.
+    let mut ctx = gpu_context(None);
+    let template = Unit::new();
+    let routes: Vec<u32> = (0..=ROUTE_FAR_FIELD).collect();
+    let count = routes.len();
+    let infos = vec![
+        UnitInfo {
+            type_index: 0,
+            scale: 1.0,
+            ..UnitInfo::default()
+        };
+        count
+    ];
+    let mut motions = vec![template.motion(); count];
+    let mut states = vec![stray; count];
+    let gpu = GpuUnits::new(&mut ctx, &template.tables, &infos, &motions, &states);
+    let route_buffer = upload_buffer(
+        &mut ctx,
+        "routes",
+        vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC,
+        bytemuck::cast_slice(&routes),
+    )
+    .expect("routes");
+    let pass = AnimatePass::new(&ctx).expect("animate pass");
+    let mut harness = PassHarness::new(&ctx);
+    let mut params = AnimParams::default();
+    let everyone: BTreeSet<usize> = (0..count).collect();
+    let nobody = BTreeSet::new();
+    for (step_index, command) in SCRIPT.iter().enumerate() {
+        command(&mut params);
+        motions.fill(motion_of(params));
+        for frame in 0..40 {
+            let changed = if frame == 0 { &everyone } else { &nobody };
+            let last = frame == 39;
+            let readback: &[&Buffer] = if last {
+                &[&gpu.anim_states, &route_buffer]
+            } else {
+                &[]
+            };
+            let read = harness.run(
+                &mut ctx,
+                |frame| {
+                    gpu.command(frame, &motions, changed);
+                    pass.record(frame, &gpu.buffers(), count as u32, 1.0 / 30.0)
+                        .expect("record animate");
+                },
+                readback,
+            );
+            let view = template.tables.view();
+            for (state, motion) in states.iter_mut().zip(&motions) {
+                *state = step(*state, motion, 1.0 / 30.0, &template.tables.types[0], &view);
+            }
+            if last {
+                let gpu_states: &[AnimState] = bytemuck::cast_slice(&read[0]);
+                assert_eq!(gpu_states, &states[..], "after command {step_index}");
+                let gpu_routes: &[u32] = bytemuck::cast_slice(&read[1]);
+                assert_eq!(gpu_routes, &routes[..], "after command {step_index}");
+            }
+        }
+    }
+    // The same script as the reference run above, to the same state.
+    assert_eq!(states[0], unit.state);
+    harness.destroy(&mut ctx);
+    pass.destroy(&ctx);
+    route_buffer.destroy(&mut ctx);
+    gpu.destroy(&mut ctx);
+    finish(ctx);
 }
 
 #[test]
 fn inactive_units_are_left_alone() {
     let unit = Unit::new();
-    let instance = Instance {
+    let info = UnitInfo {
         type_index: INACTIVE_TYPE,
-        params: AnimParams {
+        ..UnitInfo::default()
+    };
+    let motion = UnitMotion {
+        speed: 3.0,
+        anim_commands: AnimParams {
             dead: true,
             ..AnimParams::default()
         }
-        .pack(),
-        ..Instance::default()
+        .commands(),
+        ..UnitMotion::default()
     };
     let state = unit.state;
-    assert_eq!(step_unit(&instance, state, 0.5, &unit.tables.view()), state);
+    assert_eq!(
+        step_unit(&info, &motion, state, 0.5, &unit.tables.view()),
+        state
+    );
 }
 
 fn clip_names_of(clips: &[Clip], controller: &Controller) -> Vec<(String, String)> {

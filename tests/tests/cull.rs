@@ -1,16 +1,20 @@
-//! The cull + LOD pass against its CPU reference, exactly: every command's
-//! `instanceCount` (and the rest of the command untouched), every (type, LOD)
-//! region of the instance lists as a set, and the stored LOD states (with the
-//! rest of their words untouched), for units and props, on both tiers, with
-//! zero validation messages (synchronization validation included).
+//! The cull + LOD pass against its CPU reference, exactly: every draw
+//! command at the head of the draw-list buffer (`instance_count`, and the
+//! rest of the command untouched), every (type, route) region of the
+//! instance lists as a set, and the routes stored for hysteresis, for units
+//! and props, on both tiers, with zero validation messages
+//! (synchronization validation included). The info and placement records
+//! are only read.
 //!
 //! Random scenes use bounding spheres centred on the +Y axis, so the GPU's
 //! `sin`/`cos` (whose precision Vulkan leaves loose) cannot move a sphere and
-//! every comparison is exact. Edge cases (tangent spheres, exact LOD
-//! thresholds with each hysteresis state, off-axis spheres rotated by the
-//! heading) use hand-built planes and distances with power-of-two
-//! coefficients, so their expected outcome is exact in f32 and written out
-//! by hand as well.
+//! every comparison is exact. Types have 1 to 6 LODs (some claim more than
+//! `MAX_LODS`). Edge cases (tangent spheres, exact LOD thresholds with each
+//! hysteresis state, off-axis spheres rotated by the heading) use hand-built
+//! planes and distances with power-of-two coefficients, so their expected
+//! outcome is exact in f32 and written out by hand as well. The far field is
+//! tested over frames of a moving camera, its hysteresis carried in the
+//! routes from frame to frame.
 
 use std::f32::consts::{FRAC_PI_2, PI};
 use std::mem::size_of;
@@ -18,21 +22,26 @@ use std::mem::size_of;
 use ash::vk;
 use glam::Vec3;
 use horde::camera::Camera;
-use horde::config::LOD_COUNT;
+use horde::config::{ENTRY_INDEX_MASK, MAX_DRAW_COMMANDS, MAX_LODS, MAX_ROUTES, ROUTE_FAR_FIELD};
 use horde::context::{Context, Tier};
-use horde::cull_reference::{cull, ReferenceBatch, ReferenceOutput, UNIT_LOD_SHIFT};
-use horde::frames::Frames;
+use horde::cull_reference::{
+    choose_route, cull, in_frustum, world_sphere, ReferenceBatch, ReferenceOutput,
+};
 use horde::gpu_types::{
-    AnimState, CullGlobals, Instance, TypeInfo, INACTIVE_TYPE, INSTANCE_INDEX_BITS, MAX_TYPES,
+    CullGlobals, DrawCommand, RouteInfo, TypeInfo, UnitInfo, UnitPlacement, ENTRY_INDEX_BITS,
+    INACTIVE_TYPE, MAX_TYPES,
 };
 use horde::memory::{upload_buffer, Buffer};
 use horde::passes::cull::{cull_globals, CullBatch, CullPass, CullTargets};
-use horde_tests::{finish, gpu_context};
+use horde::world::buffers::DRAW_COMMANDS_BYTES;
+use horde_tests::{finish, gpu_context, PassHarness};
 
 /// Instance-list entries no region covers; they must never change.
 const SENTINEL: u32 = 0xdead_beef;
-/// Words per `VkDrawIndexedIndirectCommand`; word 1 is `instanceCount`.
-const COMMAND_WORDS: usize = 5;
+/// Draw commands at the head of the draw-list buffer.
+const COMMANDS: usize = MAX_DRAW_COMMANDS as usize;
+/// Mesh LODs random types have at most (before some claim more).
+const RANDOM_MAX_LODS: u32 = 6;
 
 /// A small deterministic generator (SplitMix64).
 struct Rng(u64);
@@ -53,160 +62,269 @@ impl Rng {
     }
 }
 
+/// One set of instances as one dispatch reads them.
+#[derive(Clone, Default)]
+struct Instances {
+    infos: Vec<UnitInfo>,
+    placements: Vec<UnitPlacement>,
+    /// Last frame's route of each, updated by the reference.
+    routes: Vec<u32>,
+}
+
+impl Instances {
+    fn push(&mut self, info: UnitInfo, placement: UnitPlacement, route: u32) {
+        self.infos.push(info);
+        self.placements.push(placement);
+        self.routes.push(route);
+    }
+
+    fn len(&self) -> usize {
+        self.infos.len()
+    }
+}
+
 /// What the GPU gets and the reference reads.
 struct Scene {
     /// The full uniform table (`MAX_TYPES` entries).
     types: Vec<TypeInfo>,
-    /// Template command words (`instanceCount` 0), `COMMAND_WORDS` per command.
-    template: Vec<u32>,
-    /// Region of each command: first entry and capacity.
+    /// Every command of the draw-list head, `instance_count` 0.
+    template: Vec<DrawCommand>,
+    /// Region of each command: first entry and capacity ((0, 0) if unused).
     regions: Vec<(u32, u32)>,
+    /// Entries after the draw-list head.
     list_len: u32,
-    units: Vec<Instance>,
-    anim_states: Vec<AnimState>,
-    props: Vec<Instance>,
+    units: Instances,
+    props: Instances,
+}
+
+/// The routes a type uses: its mesh LODs (`lod_count` clamped as the shader
+/// does), then the far field where it has one.
+fn used_routes(type_info: &TypeInfo) -> Vec<u32> {
+    let mut routes: Vec<u32> = (0..type_info.lod_count.clamp(1, MAX_LODS)).collect();
+    if type_info.routes[ROUTE_FAR_FIELD as usize].capacity > 0 {
+        routes.push(ROUTE_FAR_FIELD);
+    }
+    routes
 }
 
 impl Scene {
-    /// Gives every (type, LOD) below `lod_counts[t]` its own command and a
-    /// region of `capacities[t]` entries, with gaps of 3 between regions.
+    /// Gives every route of every type (its LODs, and the far field where
+    /// `routes[ROUTE_FAR_FIELD].capacity` is non-zero on entry) its own draw
+    /// command, picked at random among all `MAX_DRAW_COMMANDS`, and a region
+    /// of `capacities[t]` entries, with gaps of 3 between regions. A far
+    /// field of capacity 0 stays closed.
     fn new(mut types: Vec<TypeInfo>, capacities: &[u32], rng: &mut Rng) -> Scene {
-        let mut regions = Vec::new();
-        let mut next_base = 2;
-        for (type_info, &capacity) in types.iter_mut().zip(capacities) {
-            for lod in 0..type_info.skeleton[3].clamp(1, LOD_COUNT) as usize {
-                type_info.command[lod] = regions.len() as u32;
-                type_info.instance_base[lod] = next_base;
-                type_info.materials[1] = capacity;
-                regions.push((next_base, capacity));
-                next_base += capacity + 3;
-            }
-        }
-        // Shuffle the command indices so regions and commands do not line up.
-        let mut order: Vec<u32> = (0..regions.len() as u32).collect();
+        let mut order: Vec<u32> = (0..MAX_DRAW_COMMANDS).collect();
         for i in (1..order.len()).rev() {
             order.swap(i, rng.below(i as u32 + 1) as usize);
         }
-        let mut shuffled = vec![(0, 0); regions.len()];
-        for type_info in &mut types {
-            for lod in 0..type_info.skeleton[3].clamp(1, LOD_COUNT) as usize {
-                let old = type_info.command[lod] as usize;
-                type_info.command[lod] = order[old];
-                shuffled[order[old] as usize] = regions[old];
+        let mut regions = vec![(0, 0); COMMANDS];
+        let mut next_command = 0;
+        let mut next_base = 2;
+        for (type_info, &capacity) in types.iter_mut().zip(capacities) {
+            for route in used_routes(type_info) {
+                let command = order[next_command];
+                next_command += 1;
+                type_info.routes[route as usize] = RouteInfo {
+                    command,
+                    list_base: next_base,
+                    capacity,
+                    ..type_info.routes[route as usize]
+                };
+                regions[command as usize] = (next_base, capacity);
+                next_base += capacity + 3;
             }
+            type_info.capacity = capacity;
         }
         types.resize(MAX_TYPES, TypeInfo::default());
-        let template = (0..shuffled.len() as u32)
-            .flat_map(|c| [3 * (c + 1), 0, 7 * c, 11 * c, shuffled[c as usize].0])
+        let template = (0..MAX_DRAW_COMMANDS)
+            .map(|c| DrawCommand {
+                index_count: 3 * (c + 1),
+                instance_count: 0,
+                first_index: 7 * c,
+                vertex_offset: -11 * c as i32,
+                first_instance: regions[c as usize].0,
+            })
             .collect();
         Scene {
             types,
             template,
-            regions: shuffled,
+            regions,
             list_len: next_base + 2,
-            units: Vec::new(),
-            anim_states: Vec::new(),
-            props: Vec::new(),
+            units: Instances::default(),
+            props: Instances::default(),
         }
+    }
+
+    /// The command of `route` of `type_index`.
+    fn command(&self, type_index: u32, route: u32) -> usize {
+        self.types[type_index as usize].routes[route as usize].command as usize
     }
 }
 
-/// A unit or prop type whose sphere is centred on the +Y axis.
-fn random_type(rng: &mut Rng) -> TypeInfo {
-    let lod_count = 1 + rng.below(LOD_COUNT);
-    let error1 = rng.range(0.004, 0.03);
-    let error2 = error1 * rng.range(2.0, 6.0);
+/// A unit or prop type whose sphere is centred on the +Y axis, with 1 to 6
+/// LODs of growing error (errors for every route up to `MAX_LODS`, so a
+/// type may claim more). `far_field` opens its far-field route.
+fn random_type(rng: &mut Rng, far_field: bool) -> TypeInfo {
+    let lod_count = 1 + rng.below(RANDOM_MAX_LODS);
+    let mut routes = [RouteInfo::default(); MAX_ROUTES as usize];
+    let mut error = rng.range(0.004, 0.03);
+    for route in &mut routes[1..MAX_LODS as usize] {
+        route.error = error;
+        error *= rng.range(1.5, 4.0);
+    }
+    routes[ROUTE_FAR_FIELD as usize].capacity = u32::from(far_field);
     TypeInfo {
-        sphere: [0.0, rng.range(0.2, 2.0), 0.0, rng.range(0.4, 3.0)],
-        lod_error: [0.0, error1, error2, error2 * rng.range(2.0, 6.0)],
-        // Some types claim more LODs than LOD_COUNT: the pass clamps them.
-        skeleton: [
-            0,
-            0,
-            0,
-            if lod_count == LOD_COUNT {
-                LOD_COUNT + rng.below(2)
-            } else {
-                lod_count
-            },
-        ],
+        sphere_center: [0.0, rng.range(0.2, 2.0), 0.0],
+        sphere_radius: rng.range(0.4, 3.0),
+        lod_count,
+        routes,
         ..TypeInfo::default()
     }
 }
 
-fn random_instance(rng: &mut Rng, types: std::ops::Range<u32>) -> Instance {
+/// A route as the cull pass may find it: any route, or garbage.
+fn random_route(rng: &mut Rng) -> u32 {
+    match rng.below(20) {
+        0 => u32::MAX,
+        1 => MAX_ROUTES + rng.below(100),
+        _ => rng.below(MAX_ROUTES),
+    }
+}
+
+fn random_instance(
+    rng: &mut Rng,
+    types: std::ops::Range<u32>,
+    route: impl FnOnce(&mut Rng) -> u32,
+    instances: &mut Instances,
+) {
     let type_index = match rng.below(100) {
         0..4 => INACTIVE_TYPE,
         4 => MAX_TYPES as u32 + rng.below(1000),
         _ => types.start + rng.below(types.end - types.start),
     };
-    Instance {
+    let info = UnitInfo {
+        type_index,
+        team: rng.below(2),
+        tint: rng.next() as u32,
+        scale: rng.range(0.5, 2.0),
+    };
+    let placement = UnitPlacement {
         position: [
             rng.range(-400.0, 400.0),
             rng.range(-3.0, 3.0),
             rng.range(-400.0, 400.0),
         ],
         heading: rng.range(-PI, PI),
-        scale: rng.range(0.5, 2.0),
-        type_index,
-        tint: rng.next() as u32,
-        params: rng.next() as u32,
-    }
+    };
+    let route = route(rng);
+    instances.push(info, placement, route);
 }
 
-/// `units` units of 6 types and `props` props of 4 types, each region as
-/// large as `capacity(instances of its type)`.
-fn random_scene(seed: u64, units: usize, props: usize, capacity: impl Fn(u32) -> u32) -> Scene {
+/// Unit types 0..6 and prop types 6..10; `far_units` of the unit types
+/// have a far-field route, props never.
+const UNIT_TYPES: std::ops::Range<u32> = 0..6;
+const PROP_TYPES: std::ops::Range<u32> = 6..10;
+
+/// `units` units and `props` props, each region as large as
+/// `capacity(instances of its type)`; unit types below `far_units` have a
+/// far field. Routes start from `route`.
+fn random_scene(
+    seed: u64,
+    units: usize,
+    props: usize,
+    far_units: u32,
+    route: impl Fn(&mut Rng) -> u32,
+    capacity: impl Fn(u32) -> u32,
+) -> Scene {
     let mut rng = Rng(seed);
-    let types: Vec<TypeInfo> = (0..10).map(|_| random_type(&mut rng)).collect();
-    let unit_list: Vec<Instance> = (0..units)
-        .map(|_| random_instance(&mut rng, 0..6))
+    let mut types: Vec<TypeInfo> = (0..PROP_TYPES.end)
+        .map(|t| random_type(&mut rng, t < far_units))
         .collect();
-    let prop_list: Vec<Instance> = (0..props)
-        .map(|_| random_instance(&mut rng, 6..10))
-        .collect();
-    let per_type: Vec<u32> = (0..10)
+    // A unit type and a prop type claim more LODs than MAX_LODS: the pass
+    // clamps them. Their errors grow slowly, so that every LOD is taken.
+    for (type_index, lod_count) in [(1, MAX_LODS + 1), (PROP_TYPES.start + 1, MAX_LODS + 7)] {
+        let type_info = &mut types[type_index as usize];
+        type_info.lod_count = lod_count;
+        for lod in 1..MAX_LODS as usize {
+            type_info.routes[lod].error = 0.004 * 1.6f32.powi(lod as i32 - 1);
+        }
+    }
+    let mut unit_list = Instances::default();
+    for _ in 0..units {
+        random_instance(&mut rng, UNIT_TYPES, &route, &mut unit_list);
+    }
+    let mut prop_list = Instances::default();
+    for _ in 0..props {
+        random_instance(&mut rng, PROP_TYPES, &route, &mut prop_list);
+    }
+    let per_type: Vec<u32> = (0..PROP_TYPES.end)
         .map(|t| {
-            let count = unit_list.iter().chain(&prop_list);
-            capacity(count.filter(|i| i.type_index == t).count() as u32)
+            let all = unit_list.infos.iter().chain(&prop_list.infos);
+            capacity(all.filter(|i| i.type_index == t).count() as u32)
         })
         .collect();
     let mut scene = Scene::new(types, &per_type, &mut rng);
-    scene.anim_states = (0..units)
-        .map(|_| AnimState {
-            clips: rng.next() as u32,
-            time_current: rng.range(0.0, 3.0),
-            time_previous: rng.range(0.0, 3.0),
-            blend: rng.next() as u32,
-        })
-        .collect();
     scene.units = unit_list;
     scene.props = prop_list;
     scene
 }
 
-/// The scene's buffers on the GPU, host-readable copies of what the pass
-/// writes, the pass and the frames.
+/// One set of instances on the GPU.
+struct GpuInstances {
+    infos: Buffer,
+    placements: Buffer,
+    routes: Buffer,
+}
+
+impl GpuInstances {
+    fn new(ctx: &mut Context, name: &str, instances: &Instances) -> GpuInstances {
+        let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC;
+        let mut upload = |what: &str, data: &[u8]| {
+            upload_buffer(ctx, &format!("{name} {what}"), usage, data).expect("upload")
+        };
+        GpuInstances {
+            infos: upload("infos", bytemuck::cast_slice(&instances.infos)),
+            placements: upload("placements", bytemuck::cast_slice(&instances.placements)),
+            routes: upload("routes", bytemuck::cast_slice(&instances.routes)),
+        }
+    }
+
+    fn batch(&self, count: u32) -> CullBatch<'_> {
+        CullBatch {
+            infos: &self.infos,
+            placements: &self.placements,
+            routes: &self.routes,
+            count,
+        }
+    }
+
+    fn destroy(self, ctx: &mut Context) {
+        self.routes.destroy(ctx);
+        self.placements.destroy(ctx);
+        self.infos.destroy(ctx);
+    }
+}
+
+/// The scene's buffers on the GPU, the pass and the frames.
 struct Harness {
-    pass: CullPass,
-    frames: Frames,
     types: Buffer,
     template: Buffer,
-    commands: Buffer,
-    lists: Buffer,
-    units: Buffer,
-    anim_states: Buffer,
-    props: Buffer,
-    readback: Vec<Buffer>,
+    draw_lists: Buffer,
+    units: GpuInstances,
+    props: GpuInstances,
+    pass: CullPass,
+    frames: PassHarness,
 }
 
 /// What one frame left on the GPU.
 struct Readback {
-    commands: Vec<u32>,
+    commands: Vec<DrawCommand>,
     lists: Vec<u32>,
-    units: Vec<Instance>,
-    anim_states: Vec<AnimState>,
-    props: Vec<Instance>,
+    unit_routes: Vec<u32>,
+    prop_routes: Vec<u32>,
+    /// Infos and placements of units, then of props, as bytes.
+    records: Vec<Vec<u8>>,
 }
 
 impl Harness {
@@ -214,160 +332,110 @@ impl Harness {
     /// so that the reset is tested too.
     fn new(ctx: &mut Context, scene: &Scene) -> Harness {
         let storage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC;
-        let mut garbage = scene.template.clone();
-        for command in garbage.chunks_mut(COMMAND_WORDS) {
-            command[1] = SENTINEL;
-        }
-        let mut upload =
-            |name: &str, usage, data: &[u8]| upload_buffer(ctx, name, usage, data).expect("upload");
-        let types = upload(
+        let garbage: Vec<DrawCommand> = scene
+            .template
+            .iter()
+            .map(|command| DrawCommand {
+                instance_count: SENTINEL,
+                ..*command
+            })
+            .collect();
+        let mut draw_lists = bytemuck::cast_slice::<_, u8>(&garbage).to_vec();
+        assert_eq!(draw_lists.len() as u64, DRAW_COMMANDS_BYTES);
+        draw_lists.extend_from_slice(bytemuck::cast_slice(&vec![
+            SENTINEL;
+            scene.list_len as usize
+        ]));
+        let types = upload_buffer(
+            ctx,
             "types",
             vk::BufferUsageFlags::UNIFORM_BUFFER,
             bytemuck::cast_slice(&scene.types),
-        );
-        let template = upload(
+        )
+        .expect("upload");
+        let template = upload_buffer(
+            ctx,
             "template commands",
             vk::BufferUsageFlags::TRANSFER_SRC,
             bytemuck::cast_slice(&scene.template),
-        );
-        let commands = upload(
-            "commands",
-            storage | vk::BufferUsageFlags::INDIRECT_BUFFER,
-            bytemuck::cast_slice(&garbage),
-        );
-        let lists = upload(
-            "instance lists",
-            storage | vk::BufferUsageFlags::VERTEX_BUFFER,
-            bytemuck::cast_slice(&vec![SENTINEL; scene.list_len as usize]),
-        );
-        let units = upload("units", storage, bytemuck::cast_slice(&scene.units));
-        let anim_states = upload(
-            "anim states",
-            storage,
-            bytemuck::cast_slice(&scene.anim_states),
-        );
-        let props = upload("props", storage, bytemuck::cast_slice(&scene.props));
-        let readback = [&commands, &lists, &units, &anim_states, &props]
-            .map(|b| (b.name.clone(), b.size))
-            .into_iter()
-            .map(|(name, size)| {
-                Buffer::new(
-                    ctx,
-                    &format!("{name} readback"),
-                    size,
-                    vk::BufferUsageFlags::TRANSFER_DST,
-                    gpu_allocator::MemoryLocation::GpuToCpu,
-                )
-                .expect("readback buffer")
-            })
-            .collect();
+        )
+        .expect("upload");
+        let draw_lists = upload_buffer(
+            ctx,
+            "draw lists",
+            storage | vk::BufferUsageFlags::INDIRECT_BUFFER | vk::BufferUsageFlags::VERTEX_BUFFER,
+            &draw_lists,
+        )
+        .expect("upload");
+        let units = GpuInstances::new(ctx, "units", &scene.units);
+        let props = GpuInstances::new(ctx, "props", &scene.props);
         Harness {
-            pass: CullPass::new(ctx).expect("create the cull pass"),
-            frames: Frames::new(ctx).expect("frames"),
             types,
             template,
-            commands,
-            lists,
+            draw_lists,
             units,
-            anim_states,
             props,
-            readback,
+            pass: CullPass::new(ctx).expect("create the cull pass"),
+            frames: PassHarness::new(ctx),
         }
     }
 
     /// Culls `unit_count` units, then `prop_count` props, in one frame, and
-    /// reads back everything the pass may have written.
+    /// reads back everything the pass may have written, and what it reads.
     fn frame(
         &mut self,
-        ctx: &Context,
+        ctx: &mut Context,
         globals: &CullGlobals,
         unit_count: u32,
         prop_count: u32,
     ) -> Readback {
-        let start = self.frames.begin(ctx).expect("begin frame");
         let targets = CullTargets {
             types: &self.types,
             template_commands: &self.template,
-            commands: &self.commands,
-            instance_lists: &self.lists,
+            draw_lists: &self.draw_lists,
         };
-        let batches = [
-            CullBatch::Units {
-                instances: &self.units,
-                anim_states: &self.anim_states,
-                count: unit_count,
+        let batches = [self.units.batch(unit_count), self.props.batch(prop_count)];
+        let pass = &mut self.pass;
+        let mut read = self.frames.run(
+            ctx,
+            |frame| {
+                pass.record(frame, globals, &targets, &batches)
+                    .expect("record the cull pass")
             },
-            CullBatch::Props {
-                instances: &self.props,
-                count: prop_count,
-            },
-        ];
-        self.pass
-            .record(ctx, &start, globals, &targets, &batches)
-            .expect("record the cull pass");
-        let sources = [
-            &self.commands,
-            &self.lists,
-            &self.units,
-            &self.anim_states,
-            &self.props,
-        ];
-        let to_host = vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-            .dst_access_mask(vk::AccessFlags::HOST_READ);
-        // SAFETY: every buffer lives until the frame has completed.
-        unsafe {
-            for (source, readback) in sources.iter().zip(&self.readback) {
-                let region = vk::BufferCopy::default().size(source.size);
-                ctx.device
-                    .cmd_copy_buffer(start.cmd, source.raw, readback.raw, &[region]);
-            }
-            ctx.device.cmd_pipeline_barrier(
-                start.cmd,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::HOST,
-                vk::DependencyFlags::empty(),
-                &[to_host],
-                &[],
-                &[],
-            );
-        }
-        self.frames
-            .submit(ctx, &start, &[], &[])
-            .expect("submit frame");
-        self.frames.wait_all(ctx).expect("wait for the frame");
+            &[
+                &self.draw_lists,
+                &self.units.routes,
+                &self.props.routes,
+                &self.units.infos,
+                &self.units.placements,
+                &self.props.infos,
+                &self.props.placements,
+            ],
+        );
+        let records = read.split_off(3);
+        let (head, lists) = read[0].split_at(DRAW_COMMANDS_BYTES as usize);
         Readback {
-            commands: read(&self.readback[0]),
-            lists: read(&self.readback[1]),
-            units: read(&self.readback[2]),
-            anim_states: read(&self.readback[3]),
-            props: read(&self.readback[4]),
+            commands: words(head),
+            lists: words(lists),
+            unit_routes: words(&read[1]),
+            prop_routes: words(&read[2]),
+            records,
         }
     }
 
     fn destroy(self, ctx: &mut Context) {
         self.frames.destroy(ctx);
         self.pass.destroy(ctx);
-        for buffer in self.readback.into_iter().rev() {
-            buffer.destroy(ctx);
-        }
-        for buffer in [
-            self.props,
-            self.anim_states,
-            self.units,
-            self.lists,
-            self.commands,
-            self.template,
-            self.types,
-        ] {
-            buffer.destroy(ctx);
-        }
+        self.props.destroy(ctx);
+        self.units.destroy(ctx);
+        self.draw_lists.destroy(ctx);
+        self.template.destroy(ctx);
+        self.types.destroy(ctx);
     }
 }
 
-/// The whole elements in a host-visible buffer.
-fn read<T: bytemuck::Pod>(buffer: &Buffer) -> Vec<T> {
-    let bytes = buffer.mapped().expect("mapped readback");
+/// The whole elements in read-back bytes.
+fn words<T: bytemuck::Pod>(bytes: &[u8]) -> Vec<T> {
     bytes
         .chunks_exact(size_of::<T>())
         .map(bytemuck::pod_read_unaligned)
@@ -375,40 +443,40 @@ fn read<T: bytemuck::Pod>(buffer: &Buffer) -> Vec<T> {
 }
 
 /// Runs the reference over the first `unit_count` units and `prop_count`
-/// props of `scene`, updating its LOD states.
+/// props of `scene`, updating their routes.
 fn reference_frame(
     scene: &mut Scene,
     globals: &CullGlobals,
     unit_count: usize,
     prop_count: usize,
 ) -> ReferenceOutput {
-    let mut output = ReferenceOutput::new(scene.regions.len(), scene.list_len);
-    let units = ReferenceBatch::Units {
-        instances: &scene.units[..unit_count],
-        anim_states: &mut scene.anim_states[..unit_count],
-    };
-    cull(globals, &scene.types, units, &mut output);
-    let props = ReferenceBatch::Props {
-        instances: &mut scene.props[..prop_count],
-    };
-    cull(globals, &scene.types, props, &mut output);
+    let mut output = ReferenceOutput::new(COMMANDS, scene.list_len);
+    for (instances, count) in [
+        (&mut scene.units, unit_count),
+        (&mut scene.props, prop_count),
+    ] {
+        let batch = ReferenceBatch {
+            infos: &instances.infos[..count],
+            placements: &instances.placements[..count],
+            routes: &mut instances.routes[..count],
+        };
+        cull(globals, &scene.types, batch, &mut output);
+    }
     output
 }
 
 /// Asserts the GPU frame equals the reference. Overflowing regions hold
 /// `capacity` distinct entries of the reference's set.
 fn assert_matches(scene: &Scene, expected: &ReferenceOutput, gpu: &Readback, what: &str) {
-    for (c, (gpu_command, template)) in gpu
-        .commands
-        .chunks(COMMAND_WORDS)
-        .zip(scene.template.chunks(COMMAND_WORDS))
-        .enumerate()
-    {
-        let mut want = template.to_vec();
-        want[1] = expected.instance_counts[c];
-        assert_eq!(gpu_command, want, "{what}: command {c}");
+    assert_eq!(gpu.commands.len(), COMMANDS, "{what}");
+    for (c, (gpu_command, template)) in gpu.commands.iter().zip(&scene.template).enumerate() {
+        let want = DrawCommand {
+            instance_count: expected.instance_counts[c],
+            ..*template
+        };
+        assert_eq!(*gpu_command, want, "{what}: command {c}");
         let (base, capacity) = scene.regions[c];
-        let mut entries = gpu.lists[base as usize..][..want[1] as usize].to_vec();
+        let mut entries = gpu.lists[base as usize..][..want.instance_count as usize].to_vec();
         entries.sort_unstable();
         let reference = &expected.appended[c];
         if reference.len() <= capacity as usize {
@@ -423,6 +491,7 @@ fn assert_matches(scene: &Scene, expected: &ReferenceOutput, gpu: &Readback, wha
             assert!(strays.is_empty(), "{what}: command {c}: strays {strays:?}");
         }
     }
+    assert_eq!(gpu.lists.len(), scene.list_len as usize, "{what}");
     let mut covered = vec![false; scene.list_len as usize];
     for &(base, capacity) in &scene.regions {
         covered[base as usize..][..capacity as usize].fill(true);
@@ -431,25 +500,55 @@ fn assert_matches(scene: &Scene, expected: &ReferenceOutput, gpu: &Readback, wha
         .filter(|&i| !covered[i] && gpu.lists[i] != SENTINEL)
         .count();
     assert_eq!(outside, 0, "{what}: entries written outside every region");
-    assert!(gpu.units == scene.units, "{what}: unit records changed");
-    let mismatch =
-        |gpu: &[AnimState], cpu: &[AnimState]| gpu.iter().zip(cpu).position(|(g, c)| g != c);
+    let records: [&[u8]; 4] = [
+        bytemuck::cast_slice(&scene.units.infos),
+        bytemuck::cast_slice(&scene.units.placements),
+        bytemuck::cast_slice(&scene.props.infos),
+        bytemuck::cast_slice(&scene.props.placements),
+    ];
+    for (index, (gpu_records, cpu_records)) in gpu.records.iter().zip(records).enumerate() {
+        assert!(
+            gpu_records[..cpu_records.len()] == *cpu_records,
+            "{what}: record buffer {index} changed"
+        );
+    }
+    // The first differing route; every index past the shorter one differs.
+    let mismatch = |gpu: &[u32], cpu: &[u32]| {
+        let first = gpu.iter().zip(cpu).position(|(g, c)| g != c);
+        first.or((gpu.len() != cpu.len()).then_some(gpu.len().min(cpu.len())))
+    };
     assert_eq!(
-        mismatch(&gpu.anim_states, &scene.anim_states),
+        mismatch(&gpu.unit_routes, &scene.units.routes),
         None,
-        "{what}: unit LOD states"
+        "{what}: unit routes"
     );
-    let first_prop = gpu.props.iter().zip(&scene.props).position(|(g, c)| g != c);
-    assert_eq!(first_prop, None, "{what}: prop LOD states");
+    assert_eq!(
+        mismatch(&gpu.prop_routes, &scene.props.routes),
+        None,
+        "{what}: prop routes"
+    );
 }
 
-/// Several frames of camera poses over a random scene, the LOD state carried
-/// from frame to frame.
+/// The entries of every far-field command.
+fn far_field_entries(scene: &Scene, expected: &ReferenceOutput) -> usize {
+    (0..PROP_TYPES.end)
+        .filter(|&t| scene.types[t as usize].routes[ROUTE_FAR_FIELD as usize].capacity > 0)
+        .map(|t| expected.appended[scene.command(t, ROUTE_FAR_FIELD)].len())
+        .sum()
+}
+
+fn look(from: [f32; 3], to: [f32; 3]) -> Camera {
+    Camera::look_at(Vec3::from(from), Vec3::from(to))
+}
+
+/// Several frames of camera poses over a random scene, the routes carried
+/// from frame to frame. Some unit types have a far-field route, but the far
+/// field is off (`far_field_px` 0): nothing goes there.
 fn random_scenes_match_the_reference(tier: Tier) {
     let mut ctx = gpu_context(Some(tier));
-    let mut scene = random_scene(0x5eed + tier as u64, 100_000, 40_000, |n| n);
+    let seed = 0x5eed + tier as u64;
+    let mut scene = random_scene(seed, 100_000, 40_000, 3, random_route, |n| n);
     let mut harness = Harness::new(&mut ctx, &scene);
-    let look = |from: [f32; 3], to: [f32; 3]| Camera::look_at(Vec3::from(from), Vec3::from(to));
     // (camera, LOD bias, max distance)
     let poses = [
         (look([0.0, 30.0, 0.0], [200.0, 0.0, 100.0]), 1.0, 300.0),
@@ -460,18 +559,30 @@ fn random_scenes_match_the_reference(tier: Tier) {
         (look([0.0, 700.0, 1.0], [0.0, 0.0, 0.0]), 0.5, 2000.0),
         (look([0.0, 10.0, 500.0], [0.0, 10.0, 1000.0]), 1.0, 300.0),
     ];
+    let mut taken = [0usize; MAX_ROUTES as usize];
     for (frame, (camera, bias, max_distance)) in poses.iter().enumerate() {
         let globals = cull_globals(camera, 16.0 / 9.0, 720.0, 1.5, *bias, 0.25, *max_distance);
+        assert_eq!(globals.far_field_px, 0.0);
         let (units, props) = (scene.units.len(), scene.props.len());
-        let gpu = harness.frame(&ctx, &globals, units as u32, props as u32);
+        let gpu = harness.frame(&mut ctx, &globals, units as u32, props as u32);
         let expected = reference_frame(&mut scene, &globals, units, props);
         let visible: u32 = expected.instance_counts.iter().sum();
         assert!(
             frame + 1 == poses.len() || visible > 1000,
             "frame {frame}: {visible} visible"
         );
+        assert_eq!(far_field_entries(&scene, &expected), 0, "frame {frame}");
+        for entry in expected.appended.iter().flatten() {
+            taken[(entry >> ENTRY_INDEX_BITS) as usize] += 1;
+        }
         assert_matches(&scene, &expected, &gpu, &format!("{tier:?} frame {frame}"));
     }
+    // Every mesh LOD is taken, the coarsest of types claiming more than
+    // MAX_LODS included; the far field never is.
+    assert!(
+        taken[..MAX_LODS as usize].iter().all(|&n| n > 0) && taken[ROUTE_FAR_FIELD as usize] == 0,
+        "instances per route: {taken:?}"
+    );
     harness.destroy(&mut ctx);
     finish(ctx);
 }
@@ -487,7 +598,8 @@ fn random_scenes_match_the_reference_on_mobile() {
 }
 
 /// Planes of a box x, y in ±64, z in [-256, -1], camera at the origin with 64
-/// pixels per unit, threshold 1 px, hysteresis 1/2: every value exact in f32.
+/// pixels per unit, threshold 1 px, hysteresis 1/2, no far field: every
+/// value exact in f32.
 fn exact_globals() -> CullGlobals {
     CullGlobals {
         planes: [
@@ -498,9 +610,12 @@ fn exact_globals() -> CullGlobals {
             [0.0, 0.0, -1.0, -1.0],
             [0.0, 0.0, 1.0, 256.0],
         ],
-        camera: [0.0, 0.0, 0.0, 64.0],
-        lod: [1.0, 0.5, 256.0, 0.0],
-        counts: [0; 4],
+        camera_position: [0.0, 0.0, 0.0],
+        pixels_per_unit: 64.0,
+        lod_threshold_px: 1.0,
+        lod_hysteresis: 0.5,
+        max_draw_distance: 256.0,
+        far_field_px: 0.0,
     }
 }
 
@@ -510,8 +625,8 @@ const ROTATED_TYPE: u32 = 2;
 const BAD_COMMAND_TYPE: u32 = 3;
 const BAD_REGION_TYPE: u32 = 4;
 
-/// A hand-checked case: type, position, scale, heading, previous LOD state,
-/// and the expected LOD (`None` when culled).
+/// A hand-checked case: type, position, scale, heading, previous route,
+/// and the expected route (`None` when culled).
 type EdgeCase = (u32, [f32; 3], f32, f32, u32, Option<u32>);
 
 fn edge_cases() -> Vec<EdgeCase> {
@@ -548,7 +663,8 @@ fn edge_cases() -> Vec<EdgeCase> {
         (MAX_TYPES as u32, [0.0, 0.0, -10.0], 1.0, 0.0, 1, None),
     ];
     // LOD errors 1/d (LOD 1) and 4/d (LOD 2) pixels at distance d. Expected
-    // LOD for each previous state 0, 1, 2 (3 reads as 2).
+    // LOD for each previous route 0, 1, 2 (3, the far field and garbage read
+    // as 2, the coarsest LOD).
     let table: [(f32, [u32; 3]); 7] = [
         (1.0, [0, 1, 1]),
         (2.0, [1, 1, 1]),
@@ -559,7 +675,7 @@ fn edge_cases() -> Vec<EdgeCase> {
         (16.0, [2, 2, 2]),
     ];
     for (distance, lods) in table {
-        for previous in 0..4u32 {
+        for previous in [0, 1, 2, 3, ROUTE_FAR_FIELD, u32::MAX] {
             let lod = lods[previous.min(2) as usize];
             cases.push((
                 LOD_TYPE,
@@ -575,47 +691,41 @@ fn edge_cases() -> Vec<EdgeCase> {
 }
 
 fn edge_scene() -> Scene {
-    let one_lod = |sphere| TypeInfo {
-        sphere,
-        skeleton: [0, 0, 0, 1],
+    let one_lod = |sphere_center, sphere_radius| TypeInfo {
+        sphere_center,
+        sphere_radius,
+        lod_count: 1,
         ..TypeInfo::default()
     };
+    let mut lod_type = one_lod([0.0; 3], 1.0);
+    lod_type.lod_count = 3;
+    lod_type.routes[1].error = 1.0 / 128.0;
+    lod_type.routes[2].error = 1.0 / 32.0;
     let types = vec![
-        one_lod([0.0, 0.0, 0.0, 1.0]),
-        TypeInfo {
-            sphere: [0.0, 0.0, 0.0, 1.0],
-            lod_error: [0.0, 1.0 / 128.0, 1.0 / 32.0, 0.0],
-            skeleton: [0, 0, 0, 3],
-            ..TypeInfo::default()
-        },
-        one_lod([8.0, 0.0, 0.0, 1.0]),
-        one_lod([0.0, 0.0, 0.0, 1.0]),
-        one_lod([0.0, 0.0, 0.0, 1.0]),
+        one_lod([0.0; 3], 1.0),
+        lod_type,
+        one_lod([8.0, 0.0, 0.0], 1.0),
+        one_lod([0.0; 3], 1.0),
+        one_lod([0.0; 3], 1.0),
     ];
     let mut scene = Scene::new(types, &[64; 5], &mut Rng(7));
-    scene.types[BAD_COMMAND_TYPE as usize].command[0] = 1000;
+    // The first command past the draw-list head.
+    scene.types[BAD_COMMAND_TYPE as usize].routes[0].command = MAX_DRAW_COMMANDS;
     // A region past the buffer's end holds nothing.
-    scene.types[BAD_REGION_TYPE as usize].instance_base[0] = scene.list_len + 5;
-    let bad_region = scene.types[BAD_REGION_TYPE as usize].command[0] as usize;
+    scene.types[BAD_REGION_TYPE as usize].routes[0].list_base = scene.list_len + 5;
+    let bad_region = scene.command(BAD_REGION_TYPE, 0);
     scene.regions[bad_region] = (scene.list_len, 0);
     let mut rng = Rng(11);
     for (type_index, position, scale, heading, previous, _) in edge_cases() {
-        let instance = Instance {
-            position,
-            heading,
-            scale,
+        let info = UnitInfo {
             type_index,
+            team: 1,
             tint: rng.next() as u32,
-            params: (rng.next() as u32 & !3) | previous,
+            scale,
         };
-        scene.units.push(instance);
-        scene.anim_states.push(AnimState {
-            clips: rng.next() as u32,
-            time_current: 0.5,
-            time_previous: 0.25,
-            blend: (rng.next() as u32 & !(3 << UNIT_LOD_SHIFT)) | (previous << UNIT_LOD_SHIFT),
-        });
-        scene.props.push(instance);
+        let placement = UnitPlacement { position, heading };
+        scene.units.push(info, placement, previous);
+        scene.props.push(info, placement, previous);
     }
     scene
 }
@@ -626,32 +736,36 @@ fn edge_cases_are_exact(tier: Tier) {
     let mut harness = Harness::new(&mut ctx, &scene);
     let globals = exact_globals();
     let count = scene.units.len();
-    let gpu = harness.frame(&ctx, &globals, count as u32, count as u32);
+    let gpu = harness.frame(&mut ctx, &globals, count as u32, count as u32);
     let expected = reference_frame(&mut scene, &globals, count, count);
     assert_matches(&scene, &expected, &gpu, &format!("{tier:?} edge cases"));
 
     // The hand-written expectations, for units (index i) and props alike.
     let cases = edge_cases();
-    for (index, &(type_index, position, scale, heading, previous, lod)) in cases.iter().enumerate()
+    for (index, &(type_index, position, scale, heading, previous, route)) in
+        cases.iter().enumerate()
     {
-        let what = format!("case {index}: type {type_index} at {position:?} scale {scale} heading {heading} previous {previous}");
-        let unit_state = (gpu.anim_states[index].blend >> UNIT_LOD_SHIFT) & 3;
-        let prop_state = gpu.props[index].params & 3;
-        assert_eq!(unit_state, lod.unwrap_or(previous), "{what}: unit state");
-        assert_eq!(prop_state, lod.unwrap_or(previous), "{what}: prop state");
+        let what = format!(
+            "case {index}: type {type_index} at {position:?} scale {scale} heading {heading} \
+             previous {previous}"
+        );
+        let want = route.unwrap_or(previous);
+        assert_eq!(gpu.unit_routes[index], want, "{what}: unit route");
+        assert_eq!(gpu.prop_routes[index], want, "{what}: prop route");
         let listed = |appended: &[Vec<u32>]| {
             appended
                 .iter()
                 .flatten()
-                .filter(|&&e| e & ((1 << INSTANCE_INDEX_BITS) - 1) == index as u32)
+                .filter(|&&e| e & ENTRY_INDEX_MASK == index as u32)
+                .inspect(|&&e| assert_eq!(e >> ENTRY_INDEX_BITS, want, "{what}: entry route"))
                 .count()
         };
-        let drawn = lod.is_some() && type_index != BAD_COMMAND_TYPE;
+        let drawn = route.is_some() && type_index != BAD_COMMAND_TYPE;
         // Units and props each append it once (to a region of capacity 0
         // for the bad region type).
         assert_eq!(listed(&expected.appended), 2 * usize::from(drawn), "{what}");
     }
-    let bad_region = scene.types[BAD_REGION_TYPE as usize].command[0] as usize;
+    let bad_region = scene.command(BAD_REGION_TYPE, 0);
     assert_eq!(expected.instance_counts[bad_region], 0);
     harness.destroy(&mut ctx);
     finish(ctx);
@@ -672,12 +786,12 @@ fn edge_cases_are_exact_on_mobile() {
 #[test]
 fn overflowing_regions_are_clamped() {
     let mut ctx = gpu_context(None);
-    let mut scene = random_scene(99, 20_000, 5_000, |n| n / 50);
+    let mut scene = random_scene(99, 20_000, 5_000, 0, random_route, |n| n / 50);
     let mut harness = Harness::new(&mut ctx, &scene);
-    let camera = Camera::look_at(Vec3::new(0.0, 700.0, 1.0), Vec3::ZERO);
+    let camera = look([0.0, 700.0, 1.0], [0.0, 0.0, 0.0]);
     let globals = cull_globals(&camera, 1.0, 720.0, 1.0, 1.0, 0.25, 2000.0);
     let (units, props) = (scene.units.len(), scene.props.len());
-    let gpu = harness.frame(&ctx, &globals, units as u32, props as u32);
+    let gpu = harness.frame(&mut ctx, &globals, units as u32, props as u32);
     let expected = reference_frame(&mut scene, &globals, units, props);
     let overflowing = expected
         .appended
@@ -695,17 +809,17 @@ fn overflowing_regions_are_clamped() {
 #[test]
 fn empty_scenes_leave_every_count_zero() {
     let mut ctx = gpu_context(None);
-    let mut scene = random_scene(5, 1_000, 1_000, |n| n);
-    for instance in scene.units.iter_mut().chain(&mut scene.props) {
-        instance.type_index = INACTIVE_TYPE;
+    let mut scene = random_scene(5, 1_000, 1_000, 3, random_route, |n| n);
+    for info in scene.units.infos.iter_mut().chain(&mut scene.props.infos) {
+        info.type_index = INACTIVE_TYPE;
     }
     let mut harness = Harness::new(&mut ctx, &scene);
     let globals = exact_globals();
     for count in [0, 1_000] {
-        let gpu = harness.frame(&ctx, &globals, count, count);
-        let counts: Vec<u32> = gpu.commands.chunks(COMMAND_WORDS).map(|c| c[1]).collect();
+        let gpu = harness.frame(&mut ctx, &globals, count, count);
+        let counts: Vec<u32> = gpu.commands.iter().map(|c| c.instance_count).collect();
         assert!(
-            !counts.is_empty() && counts.iter().all(|&c| c == 0),
+            counts.len() == COMMANDS && counts.iter().all(|&c| c == 0),
             "{counts:?}"
         );
         let expected = reference_frame(&mut scene, &globals, count as usize, count as usize);
@@ -719,7 +833,7 @@ fn empty_scenes_leave_every_count_zero() {
 /// inside all six; past it, behind the camera or far to the side it is not.
 #[test]
 fn camera_planes_bound_the_view() {
-    let camera = Camera::look_at(Vec3::new(1.0, 2.0, 3.0), Vec3::new(1.0, 2.0, -7.0));
+    let camera = look([1.0, 2.0, 3.0], [1.0, 2.0, -7.0]);
     let globals = cull_globals(&camera, 1.5, 600.0, 1.0, 2.0, 0.25, 100.0);
     let inside = |p: Vec3| {
         globals
@@ -745,7 +859,144 @@ fn camera_planes_bound_the_view() {
         "within the 50 degree field"
     );
     let pixels_per_unit = 600.0 / (2.0 * (25f32.to_radians()).tan());
-    assert!((globals.camera[3] - pixels_per_unit).abs() < 1e-3);
-    assert_eq!(globals.lod[0], 0.5);
-    assert_eq!(size_of::<CullGlobals>(), 144);
+    assert!((globals.pixels_per_unit - pixels_per_unit).abs() < 1e-3);
+    assert_eq!(globals.lod_threshold_px, 0.5);
+    assert_eq!(globals.lod_hysteresis, 0.25);
+    assert_eq!(globals.max_draw_distance, 100.0);
+    assert_eq!(globals.camera_position, [1.0, 2.0, 3.0]);
+    assert_eq!(globals.far_field_px, 0.0, "the far field is off by default");
+    assert_eq!(size_of::<CullGlobals>(), 128);
+}
+
+/// How far-field routes changed over one frame, for the visible instances.
+#[derive(Debug, Default)]
+struct FarFieldMoves {
+    /// Visible instances in the far field.
+    far: usize,
+    entered: usize,
+    left: usize,
+    /// Kept in the far field only by the hysteresis: without history they
+    /// would have taken a mesh LOD.
+    held: usize,
+}
+
+/// Sorts the visible instances of `instances` (routes as they were before
+/// the frame in `before`) by what the far field did with them.
+fn far_field_moves(
+    scene: &Scene,
+    instances: &Instances,
+    before: &[u32],
+    globals: &CullGlobals,
+) -> FarFieldMoves {
+    let mut moves = FarFieldMoves::default();
+    for (index, info) in instances.infos.iter().enumerate() {
+        let Some(type_info) = scene.types.get(info.type_index as usize) else {
+            continue;
+        };
+        let sphere = world_sphere(info, &instances.placements[index], type_info);
+        if !in_frustum(&sphere, &globals.planes) {
+            continue;
+        }
+        let (was, is) = (
+            before[index] == ROUTE_FAR_FIELD,
+            instances.routes[index] == ROUTE_FAR_FIELD,
+        );
+        moves.far += usize::from(is);
+        moves.entered += usize::from(is && !was);
+        moves.left += usize::from(was && !is);
+        if is && was && choose_route(&sphere, type_info, globals, 0) != ROUTE_FAR_FIELD {
+            moves.held += 1;
+        }
+    }
+    moves
+}
+
+/// The far field: unit types with a far-field route send instances that
+/// project within `far_field_px` there, entering only within
+/// `far_field_px * (1 - hysteresis)`. A camera flies in, out and across
+/// over random scenes; the routes are carried from frame to frame, so the
+/// GPU's hysteresis must follow the reference's exactly. Props and unit
+/// types without a far route never go there, and turning the far field off
+/// sends everyone back to a mesh LOD.
+fn far_field_routes_match_the_reference(tier: Tier) {
+    let mut ctx = gpu_context(Some(tier));
+    // Units spawn on route 0, as the world spawns them.
+    let mut scene = random_scene(0xfa12 + tier as u64, 60_000, 20_000, 4, |_| 0, |n| n);
+    let mut harness = Harness::new(&mut ctx, &scene);
+    // A fly-in from high above, back out, then across the field, in steps
+    // small enough that many instances sit between the two far limits.
+    let mut cameras = Vec::new();
+    for step in 0..6 {
+        let height = 420.0 - 40.0 * step as f32;
+        cameras.push(look([0.0, height, 200.0], [0.0, 0.0, -50.0]));
+    }
+    for step in 0..5 {
+        let height = 260.0 + 60.0 * step as f32;
+        cameras.push(look([0.0, height, 200.0], [0.0, 0.0, -50.0]));
+    }
+    for step in 0..4 {
+        let x = -150.0 + 60.0 * step as f32;
+        cameras.push(look([x, 60.0, 380.0], [x + 20.0, 0.0, 0.0]));
+    }
+    let mut totals = FarFieldMoves::default();
+    for (frame, camera) in cameras.iter().enumerate() {
+        let mut globals = cull_globals(camera, 16.0 / 9.0, 720.0, 1.5, 1.0, 0.25, 1500.0);
+        // The last frame turns the far field off again.
+        globals.far_field_px = if frame + 1 == cameras.len() { 0.0 } else { 6.0 };
+        let (units, props) = (scene.units.len(), scene.props.len());
+        let unit_routes = scene.units.routes.clone();
+        let prop_routes = scene.props.routes.clone();
+        let gpu = harness.frame(&mut ctx, &globals, units as u32, props as u32);
+        let expected = reference_frame(&mut scene, &globals, units, props);
+        let what = format!("{tier:?} far field frame {frame}");
+        assert_matches(&scene, &expected, &gpu, &what);
+
+        for (index, info) in scene.units.infos.iter().enumerate() {
+            let far_type = scene
+                .types
+                .get(info.type_index as usize)
+                .is_some_and(|t| t.routes[ROUTE_FAR_FIELD as usize].capacity > 0);
+            if !far_type {
+                assert_ne!(
+                    scene.units.routes[index], ROUTE_FAR_FIELD,
+                    "{what}: unit {index}"
+                );
+            }
+        }
+        assert!(
+            !scene.props.routes.contains(&ROUTE_FAR_FIELD),
+            "{what}: a prop went to the far field"
+        );
+        let far_entries = far_field_entries(&scene, &expected);
+        let moves = far_field_moves(&scene, &scene.units, &unit_routes, &globals);
+        assert_eq!(moves.far, far_entries, "{what}");
+        let props_moved = far_field_moves(&scene, &scene.props, &prop_routes, &globals);
+        assert_eq!(props_moved.far, 0, "{what}");
+        if globals.far_field_px == 0.0 {
+            assert_eq!(far_entries, 0, "{what}: the far field is off");
+            assert!(moves.left > 100, "{what}: {moves:?}");
+        } else {
+            assert!(far_entries > 500, "{what}: {moves:?}");
+        }
+        totals.far += moves.far;
+        totals.entered += moves.entered;
+        totals.left += moves.left;
+        totals.held += moves.held;
+    }
+    assert!(
+        totals.entered > 1000 && totals.left > 1000 && totals.held > 100,
+        "the camera path barely moves the far field: {totals:?}"
+    );
+    harness.destroy(&mut ctx);
+    finish(ctx);
+}
+
+#[test]
+fn far_field_routes_match_the_reference_on_desktop() {
+    far_field_routes_match_the_reference(Tier::Desktop);
+}
+
+#[test]
+fn far_field_routes_match_the_reference_on_mobile() {
+    far_field_routes_match_the_reference(Tier::Mobile);
 }
