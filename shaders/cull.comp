@@ -43,10 +43,10 @@ bool error_fits(float lod_error, float size_px, float distance_squared, float th
 }
 
 // The coarsest LOD below `lod_count` that fits `threshold`; LOD 0 when none does.
-uint coarsest_fitting(TypeInfo type_info, uint lod_count, float size_px, float distance_squared,
+uint coarsest_fitting(uint type_index, uint lod_count, float size_px, float distance_squared,
                       float threshold) {
     for (uint lod = lod_count - 1u; lod > 0u; lod--) {
-        if (error_fits(type_info.routes[lod].error, size_px, distance_squared, threshold)) {
+        if (error_fits(types[type_index].routes[lod].error, size_px, distance_squared, threshold)) {
             return lod;
         }
     }
@@ -100,13 +100,16 @@ void main() {
     if (info.type_index >= uint(MAX_TYPES)) {
         return; // INACTIVE_TYPE, or an index past the type table
     }
-    TypeInfo type_info = types[info.type_index];
+    // Fields are read from the uniform buffer where they are used: a local
+    // copy of the whole TypeInfo, whose routes are indexed dynamically, would
+    // go to local memory.
+    uint type_index = info.type_index;
     UnitPlacement placement = placements[index];
 
     // World bounding sphere.
-    precise vec3 model_centre = type_info.sphere_center * info.scale;
+    precise vec3 model_centre = types[type_index].sphere_center * info.scale;
     precise vec3 centre = rotate_y(model_centre, placement.heading) + placement.position;
-    precise float radius = type_info.sphere_radius * info.scale;
+    precise float radius = types[type_index].sphere_radius * info.scale;
 
     // Frustum: inside every plane, or less than `radius` outside it.
     for (uint p = 0u; p < 6u; p++) {
@@ -120,7 +123,7 @@ void main() {
 
     // Route from the projected size and error, with hysteresis against last
     // frame's route.
-    uint lod_count = clamp(type_info.lod_count, 1u, uint(MAX_LODS));
+    uint lod_count = clamp(types[type_index].lod_count, 1u, uint(MAX_LODS));
     precise vec3 offset = centre - cull.camera_position;
     precise float distance_squared = max(
         (offset.x * offset.x + offset.y * offset.y) + offset.z * offset.z,
@@ -133,29 +136,29 @@ void main() {
     // (entering within the tighter `far_field_px * (1 - hysteresis)`); the
     // rest pick a mesh LOD. Leaving the far field starts from the coarsest LOD.
     uint previous_route = routes[index];
-    bool far_field_open = cull.far_field_px > 0.0
-        && type_info.routes[ROUTE_FAR_FIELD].capacity > 0u;
-    precise float far_limit = previous_route == ROUTE_FAR_FIELD
-        ? cull.far_field_px : cull.far_field_px * (1.0 - cull.lod_hysteresis);
-    uint route;
-    if (far_field_open && projects_within(size_px, distance_squared, far_limit)) {
-        route = ROUTE_FAR_FIELD;
-    } else {
+    bool far = false;
+    if (cull.far_field_px > 0.0 && types[type_index].routes[ROUTE_FAR_FIELD].capacity > 0u) {
+        precise float far_limit = previous_route == ROUTE_FAR_FIELD
+            ? cull.far_field_px : cull.far_field_px * (1.0 - cull.lod_hysteresis);
+        far = projects_within(size_px, distance_squared, far_limit);
+    }
+    uint route = ROUTE_FAR_FIELD;
+    if (!far) {
         uint previous = min(previous_route, lod_count - 1u);
-        if (!error_fits(type_info.routes[previous].error, size_px, distance_squared, threshold)) {
-            route = coarsest_fitting(type_info, lod_count, size_px, distance_squared, threshold);
+        if (!error_fits(types[type_index].routes[previous].error, size_px, distance_squared, threshold)) {
+            route = coarsest_fitting(type_index, lod_count, size_px, distance_squared, threshold);
         } else {
-            route = max(previous, coarsest_fitting(type_info, lod_count, size_px, distance_squared,
+            route = max(previous, coarsest_fitting(type_index, lod_count, size_px, distance_squared,
                                                    tight_threshold));
         }
     }
-    if (route != routes[index]) {
+    if (route != previous_route) {
         routes[index] = route;
     }
 
     // Append to the (type, route) region. A command or region outside its
     // buffer takes nothing, so a bad type table can never write out of bounds.
-    RouteInfo target = type_info.routes[route];
+    RouteInfo target = types[type_index].routes[route];
     uint list_length = uint(entries.length());
     uint list_base = min(target.list_base, list_length);
     uint capacity = min(target.capacity, list_length - list_base);

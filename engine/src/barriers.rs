@@ -20,8 +20,6 @@
 //! nothing. Images are not tracked: the bone texture and atlas are written
 //! once at load, and attachments are ordered by the render pass.
 
-use std::collections::HashMap;
-
 use ash::vk;
 
 use crate::context::Context;
@@ -112,19 +110,31 @@ impl Barrier {
     }
 }
 
-/// The state of every buffer the frame has used.
+/// The state of every buffer the frame has used: a few dozen, so a list
+/// searched in order beats hashing.
 #[derive(Debug, Default)]
 pub struct Tracker {
-    states: HashMap<vk::Buffer, BufferState>,
+    states: Vec<(vk::Buffer, BufferState)>,
 }
 
 impl Tracker {
+    fn state(&mut self, buffer: vk::Buffer) -> &mut BufferState {
+        let index = match self.states.iter().position(|(b, _)| *b == buffer) {
+            Some(index) => index,
+            None => {
+                self.states.push((buffer, BufferState::default()));
+                self.states.len() - 1
+            }
+        };
+        &mut self.states[index].1
+    }
+
     /// The barrier `declared` needs, and the state after it.
     pub fn declare(&mut self, declared: &[BufferUse]) -> Barrier {
         let mut barrier = Barrier::default();
         for declared_use in declared {
             let (stages, access, writes) = declared_use.access.scope();
-            let state = self.states.entry(declared_use.buffer).or_default();
+            let state = self.state(declared_use.buffer);
             let read_access = access & !WRITE_ACCESS;
             let written = !state.write_stages.is_empty();
             if written && !read_access.is_empty() {
@@ -152,7 +162,7 @@ impl Tracker {
         }
         for declared_use in declared {
             let (stages, access, writes) = declared_use.access.scope();
-            let state = self.states.entry(declared_use.buffer).or_default();
+            let state = self.state(declared_use.buffer);
             if writes {
                 *state = BufferState {
                     write_stages: stages,
@@ -175,7 +185,7 @@ impl Tracker {
     /// Forgets everything: the next use of every buffer waits for all
     /// earlier work (after an abandoned frame, whose uses are unknown).
     pub fn reset_to_unknown(&mut self) {
-        for state in self.states.values_mut() {
+        for (_, state) in &mut self.states {
             *state = BufferState {
                 write_stages: vk::PipelineStageFlags::ALL_COMMANDS,
                 write_access: vk::AccessFlags::MEMORY_WRITE,
@@ -187,7 +197,7 @@ impl Tracker {
 
     /// Forgets a buffer about to be destroyed.
     pub fn forget(&mut self, buffer: vk::Buffer) {
-        self.states.remove(&buffer);
+        self.states.retain(|(b, _)| *b != buffer);
     }
 }
 

@@ -9,7 +9,8 @@
 //! ground plane and turns to face its velocity (`heading = atan2(vx, vz)`,
 //! the model's +Z forward); a unit at rest keeps its placement. The CPU sets
 //! velocities through commands (`World::set_velocities`); the GPU owns the
-//! placement from then on.
+//! placement from then on. Until some unit has been given a velocity nothing
+//! can move, and the pass records nothing.
 
 use std::mem::size_of;
 
@@ -55,6 +56,9 @@ impl SimulatePass {
             return Err(Error::Config(format!(
                 "simulate: time step {dt} s is not a finite number ≥ 0"
             )));
+        }
+        if !world.units.moving() {
+            return Ok(());
         }
         let b = &world.buffers;
         frame.pass("simulate", |frame| {

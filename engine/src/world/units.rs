@@ -116,6 +116,11 @@ pub struct PendingWrites {
 }
 
 impl PendingWrites {
+    /// True when nothing waits.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Records waiting in all queues.
     pub fn len(&self) -> usize {
         self.unit_infos.len()
@@ -139,6 +144,8 @@ pub struct UnitTable {
     /// Props, entirely CPU-owned.
     prop_infos: Vec<UnitInfo>,
     prop_placements: Vec<UnitPlacement>,
+    /// Some unit has been given a non-zero velocity.
+    moving: bool,
     pub writes: PendingWrites,
 }
 
@@ -155,6 +162,12 @@ impl UnitTable {
     /// Live units.
     pub fn live_units(&self) -> u32 {
         self.unit_count() - self.free.len() as u32
+    }
+
+    /// True once some unit has been given a non-zero velocity: before that,
+    /// nothing can move.
+    pub fn moving(&self) -> bool {
+        self.moving
     }
 
     /// Unit infos as the CPU last wrote them.
@@ -280,6 +293,7 @@ impl UnitTable {
     pub fn set_velocities(&mut self, updates: &[(UnitId, Vec2)]) {
         for &(id, velocity) in updates {
             if self.alive(id).is_some() && velocity.is_finite() {
+                self.moving |= velocity != Vec2::ZERO;
                 let motion = UnitMotion {
                     velocity: velocity.to_array(),
                     ..UnitMotion::default()

@@ -108,6 +108,7 @@ fn main() -> Result<()> {
                 let x = type_index as f32 * TILE_DISTANCE + phase_index as f32 * SPACING;
                 units.push(UnitSpawn {
                     unit_type: type_index as u32,
+                    team: 0,
                     position: Vec3::new(x, 0.0, -(clip_index as f32) * TILE_DISTANCE),
                     heading: 0.6,
                     scale: 1.8 / asset.bounds.height.max(1e-3),
@@ -125,7 +126,6 @@ fn main() -> Result<()> {
                     blend: 1.0,
                     fade_steps: 0,
                     previous_loops: false,
-                    lod: 0,
                 });
             }
         }

@@ -194,7 +194,7 @@ fn run_headless(args: &Args) -> Result<()> {
             }
             // Statistics arrive a few frames late: two empty-handed frames
             // would change the picture, so read what the last frames left.
-            let stats = renderer.stats;
+            let stats = renderer.stats.clone();
             for (name, ms) in renderer.profiler.last_frame() {
                 log::info!("gpu {name}: {ms:.3} ms");
             }
