@@ -14,6 +14,11 @@
 //! 5. `draw`: the main render pass with two indirect draws (units, props).
 //! 6. Offscreen: copy the colour image to the readback buffer. Window: submit
 //!    with the acquire and present semaphores, then present.
+//!
+//! Teardown is by `Drop`: the renderer waits for the device to go idle, then
+//! its fields drop in declaration order, the reverse of creation order.
+
+use std::sync::Arc;
 
 use ash::vk;
 use glam::Vec3;
@@ -22,10 +27,11 @@ use gpu_allocator::MemoryLocation;
 use crate::anim::Controller;
 use crate::camera::Camera;
 use crate::config::{FRAMES_IN_FLIGHT, LOD_COUNT};
-use crate::context::Context;
+use crate::context::{Context, Gpu};
 use crate::frames::{FrameStart, Frames};
 use crate::gpu_types::FrameGlobals;
 use crate::memory::{transfer_to_host_barrier, Buffer, DeferredRelease};
+use crate::owned::RenderPass;
 use crate::passes::animate::{AnimateInputs, AnimatePass};
 use crate::passes::cull::{cull_globals, CullBatch, CullPass, CullTargets};
 use crate::passes::draw::{DrawOptions, DrawPass};
@@ -127,34 +133,24 @@ pub enum WindowFrame {
     Skipped,
 }
 
-/// What [`Renderer::create_passes`] makes.
-struct Passes {
-    upload: UploadPass,
-    render_pass: vk::RenderPass,
-    frames: Frames,
-    profiler: Profiler,
-    globals: Vec<Buffer>,
-    stats_readback: Vec<Buffer>,
-    animate: AnimatePass,
-    cull: CullPass,
-    draw: DrawPass,
-}
-
-/// Everything that draws a frame.
+/// Everything that draws a frame. GPU objects are declared in reverse
+/// creation order, the order they drop in after [`Renderer`]'s `Drop` has
+/// waited for the device.
 pub struct Renderer {
-    pub render_pass: vk::RenderPass,
-    pub frames: Frames,
     pub profiler: Profiler,
-    globals: Vec<Buffer>,
+    pub frames: Frames,
+    /// Resources replaced while frames that used them were in flight.
+    pub deferred: DeferredRelease,
+    draw: DrawPass,
+    cull: CullPass,
+    animate: AnimatePass,
+    upload: UploadPass,
     stats_readback: Vec<Buffer>,
+    globals: Vec<Buffer>,
+    pub render_pass: RenderPass,
+    pub world: World,
     /// Frame number whose statistics each slot's buffer holds.
     stats_frame: Vec<Option<u64>>,
-    pub world: World,
-    upload: UploadPass,
-    animate: AnimatePass,
-    cull: CullPass,
-    draw: DrawPass,
-    pub deferred: DeferredRelease,
     pub environment: Environment,
     pub settings: RenderSettings,
     /// The latest statistics read back.
@@ -162,6 +158,8 @@ pub struct Renderer {
     /// CPU milliseconds the last frame spent recording and submitting, fence
     /// waits excluded.
     pub cpu_ms: f64,
+    /// For the idle wait in `drop`.
+    gpu: Arc<Gpu>,
 }
 
 impl Renderer {
@@ -192,67 +190,22 @@ impl Renderer {
             })
             .collect();
         let mut world = World::new(ctx, &unit_types, &prop_types, &controllers)?;
-        let populated = world
-            .spawn_units(&scene.units)
-            .and_then(|_| world.place_props(&scene.props));
-        if let Err(err) = populated {
-            world.destroy(ctx);
-            return Err(err);
-        }
-        let mut made = Vec::new();
-        match Self::create_passes(ctx, color_format, color_final_layout, &world, &mut made) {
-            Ok(passes) => Ok(Renderer {
-                render_pass: passes.render_pass,
-                frames: passes.frames,
-                profiler: passes.profiler,
-                globals: passes.globals,
-                stats_readback: passes.stats_readback,
-                stats_frame: vec![None; FRAMES_IN_FLIGHT as usize],
-                world,
-                upload: passes.upload,
-                animate: passes.animate,
-                cull: passes.cull,
-                draw: passes.draw,
-                deferred: DeferredRelease::default(),
-                environment: Environment::default(),
-                settings: RenderSettings::default(),
-                stats: DrawStats::default(),
-                cpu_ms: 0.0,
-            }),
-            Err(err) => {
-                for buffer in made.into_iter().rev() {
-                    Buffer::destroy(buffer, ctx);
-                }
-                world.destroy(ctx);
-                Err(err)
-            }
-        }
-    }
-
-    /// Everything but the world. Buffers made before a failure are left in
-    /// `made` for the caller to destroy.
-    fn create_passes(
-        ctx: &mut Context,
-        color_format: vk::Format,
-        color_final_layout: vk::ImageLayout,
-        world: &World,
-        made: &mut Vec<Buffer>,
-    ) -> Result<Passes, Error> {
+        world.spawn_units(&scene.units)?;
+        world.place_props(&scene.props)?;
         let render_pass = create_render_pass(ctx, color_format, color_final_layout)?;
-        let destroy_render_pass = |ctx: &Context| {
-            // SAFETY: nothing uses the render pass yet.
-            unsafe { ctx.device.destroy_render_pass(render_pass, None) };
-        };
-        for slot in 0..FRAMES_IN_FLIGHT {
-            let buffers = Buffer::new(
-                ctx,
-                &format!("frame {slot} globals"),
-                std::mem::size_of::<FrameGlobals>() as u64,
-                vk::BufferUsageFlags::UNIFORM_BUFFER,
-                MemoryLocation::CpuToGpu,
-            )
-            .and_then(|globals| {
-                made.push(globals);
+        let globals = (0..FRAMES_IN_FLIGHT)
+            .map(|slot| {
+                Buffer::new(
+                    ctx,
+                    &format!("frame {slot} globals"),
+                    std::mem::size_of::<FrameGlobals>() as u64,
+                    vk::BufferUsageFlags::UNIFORM_BUFFER,
+                    MemoryLocation::CpuToGpu,
+                )
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let stats_readback = (0..FRAMES_IN_FLIGHT)
+            .map(|slot| {
                 Buffer::new(
                     ctx,
                     &format!("frame {slot} draw statistics"),
@@ -260,85 +213,32 @@ impl Renderer {
                     vk::BufferUsageFlags::TRANSFER_DST,
                     MemoryLocation::GpuToCpu,
                 )
-            });
-            match buffers {
-                Ok(stats) => made.push(stats),
-                Err(err) => {
-                    destroy_render_pass(ctx);
-                    return Err(err);
-                }
-            }
-        }
-        let upload = match UploadPass::new(ctx) {
-            Ok(pass) => pass,
-            Err(err) => {
-                destroy_render_pass(ctx);
-                return Err(err);
-            }
-        };
-        let animate = match AnimatePass::new(ctx) {
-            Ok(pass) => pass,
-            Err(err) => {
-                upload.destroy(ctx);
-                destroy_render_pass(ctx);
-                return Err(err);
-            }
-        };
-        let cull = match CullPass::new(ctx) {
-            Ok(pass) => pass,
-            Err(err) => {
-                animate.destroy(ctx);
-                upload.destroy(ctx);
-                destroy_render_pass(ctx);
-                return Err(err);
-            }
-        };
-        let rest = DrawPass::new(ctx, render_pass, world.encoding).and_then(|draw| {
-            let frames = match Frames::new(ctx) {
-                Ok(frames) => frames,
-                Err(err) => {
-                    draw.destroy(ctx);
-                    return Err(err);
-                }
-            };
-            match Profiler::new(ctx) {
-                Ok(profiler) => Ok((draw, frames, profiler)),
-                Err(err) => {
-                    frames.destroy(ctx);
-                    draw.destroy(ctx);
-                    Err(err)
-                }
-            }
-        });
-        let (draw, frames, profiler) = match rest {
-            Ok(rest) => rest,
-            Err(err) => {
-                cull.destroy(ctx);
-                animate.destroy(ctx);
-                upload.destroy(ctx);
-                destroy_render_pass(ctx);
-                return Err(err);
-            }
-        };
-        let mut globals = Vec::new();
-        let mut stats_readback = Vec::new();
-        for (index, buffer) in made.drain(..).enumerate() {
-            if index % 2 == 0 {
-                globals.push(buffer);
-            } else {
-                stats_readback.push(buffer);
-            }
-        }
-        Ok(Passes {
-            upload,
-            render_pass,
-            frames,
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let upload = UploadPass::new(ctx)?;
+        let animate = AnimatePass::new(ctx)?;
+        let cull = CullPass::new(ctx)?;
+        let draw = DrawPass::new(ctx, *render_pass, world.encoding)?;
+        let frames = Frames::new(ctx)?;
+        let profiler = Profiler::new(ctx)?;
+        Ok(Renderer {
             profiler,
-            globals,
-            stats_readback,
-            animate,
-            cull,
+            frames,
+            deferred: DeferredRelease::default(),
             draw,
+            cull,
+            animate,
+            upload,
+            stats_readback,
+            globals,
+            render_pass,
+            world,
+            stats_frame: vec![None; FRAMES_IN_FLIGHT as usize],
+            environment: Environment::default(),
+            settings: RenderSettings::default(),
+            stats: DrawStats::default(),
+            cpu_ms: 0.0,
+            gpu: ctx.gpu.clone(),
         })
     }
 
@@ -507,7 +407,7 @@ impl Renderer {
             extent,
         };
         let begin = vk::RenderPassBeginInfo::default()
-            .render_pass(self.render_pass)
+            .render_pass(*self.render_pass)
             .framebuffer(framebuffer)
             .render_area(area)
             .clear_values(&clear);
@@ -557,7 +457,7 @@ impl Renderer {
     ) -> Result<(), Error> {
         let start = self.begin_frame(ctx)?;
         let cpu_start = std::time::Instant::now();
-        self.record(ctx, &start, target.framebuffer, target.extent, camera, dt)?;
+        self.record(ctx, &start, *target.framebuffer, target.extent, camera, dt)?;
         if capture {
             target.record_readback(ctx, start.cmd);
         }
@@ -581,7 +481,7 @@ impl Renderer {
             return Ok(WindowFrame::Skipped);
         }
         let start = self.begin_frame(ctx)?;
-        let acquire_semaphore = self.frames.slots[start.slot].image_available;
+        let acquire_semaphore = *self.frames.slots[start.slot].image_available;
         let index = match swapchain.acquire(acquire_semaphore)? {
             Acquired::Image(index) => index,
             Acquired::Skip => {
@@ -591,10 +491,10 @@ impl Renderer {
                 return Ok(WindowFrame::Skipped);
             }
         };
-        let framebuffer = swapchain.framebuffers[index as usize];
+        let framebuffer = *swapchain.framebuffers[index as usize];
         let cpu_start = std::time::Instant::now();
         self.record(ctx, &start, framebuffer, swapchain.extent, camera, dt)?;
-        let signal = [swapchain.render_finished[index as usize]];
+        let signal = [*swapchain.render_finished[index as usize]];
         self.frames
             .submit(ctx, &start, &[acquire_semaphore], &signal)?;
         self.cpu_ms = cpu_start.elapsed().as_secs_f64() * 1e3;
@@ -618,36 +518,24 @@ impl Renderer {
             vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
             scene,
         )?;
-        match Offscreen::new(ctx, renderer.render_pass, extent) {
-            Ok(target) => Ok((renderer, target)),
-            Err(err) => {
-                renderer.destroy(ctx);
-                Err(err)
-            }
-        }
+        let target = Offscreen::new(ctx, *renderer.render_pass, extent)?;
+        Ok((renderer, target))
     }
 
-    /// Waits for the GPU and destroys everything in reverse creation order.
-    pub fn destroy(self, ctx: &mut Context) {
+    /// Drops the renderer. Kept until callers drop the value directly.
+    pub fn destroy(self, _ctx: &Context) {
+        drop(self)
+    }
+}
+
+impl Drop for Renderer {
+    /// Waits for the GPU; the fields then drop in reverse creation order.
+    fn drop(&mut self) {
         // Idle the whole device, not just the frame fences: presentation may
         // still hold a frame's "render finished" semaphore.
         // SAFETY: waiting has no preconditions.
-        if let Err(err) = unsafe { ctx.device.device_wait_idle() } {
+        if let Err(err) = unsafe { self.gpu.device.device_wait_idle() } {
             log::error!("waiting for the last frames: {err}");
         }
-        self.profiler.destroy(ctx);
-        self.frames.destroy(ctx);
-        self.deferred.destroy(ctx);
-        self.draw.destroy(ctx);
-        self.cull.destroy(ctx);
-        self.animate.destroy(ctx);
-        self.upload.destroy(ctx);
-        for (globals, stats) in self.globals.into_iter().zip(self.stats_readback).rev() {
-            stats.destroy(ctx);
-            globals.destroy(ctx);
-        }
-        // SAFETY: nothing uses the render pass any more.
-        unsafe { ctx.device.destroy_render_pass(self.render_pass, None) };
-        self.world.destroy(ctx);
     }
 }

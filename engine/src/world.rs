@@ -1065,54 +1065,10 @@ impl World {
         );
     }
 
-    /// Destroys every buffer and image. The device must be idle.
-    pub fn destroy(self, ctx: &mut Context) {
-        let World {
-            vertices,
-            indices,
-            type_table,
-            clip_table,
-            material_table,
-            controller_states,
-            controller_transitions,
-            bone_texture,
-            atlas,
-            command_template,
-            commands,
-            bounds_commands,
-            units,
-            anim_states,
-            props,
-            lists,
-            staging,
-            pending_copies,
-            ..
-        } = self;
-        for (old, _, _) in pending_copies {
-            old.destroy(ctx);
-        }
-        for buffer in staging.into_iter().filter_map(|s| s.buffer) {
-            buffer.destroy(ctx);
-        }
-        for growable in [lists, props, anim_states, units] {
-            growable.buffer.destroy(ctx);
-        }
-        atlas.destroy(ctx);
-        bone_texture.destroy(ctx);
-        for buffer in [
-            bounds_commands,
-            commands,
-            command_template,
-            controller_transitions,
-            controller_states,
-            material_table,
-            clip_table,
-            type_table,
-            indices,
-            vertices,
-        ] {
-            buffer.destroy(ctx);
-        }
+    /// Drops every buffer and image (the device must be idle). Kept until
+    /// callers drop the value directly.
+    pub fn destroy(self, _ctx: &Context) {
+        drop(self)
     }
 }
 

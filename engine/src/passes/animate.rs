@@ -222,8 +222,8 @@ impl AnimatePass {
         Ok(())
     }
 
-    /// Destroys the pipeline. The GPU must be done with it.
-    pub fn destroy(self, ctx: &Context) {
-        self.pipeline.destroy(ctx);
+    /// Drops the pass. Kept until callers drop the value directly.
+    pub fn destroy(self, _ctx: &Context) {
+        drop(self)
     }
 }

@@ -147,7 +147,7 @@ fn check_subgroup_support(ctx: &Context) -> Result<(), Error> {
 
 impl CullPass {
     /// Creates the pipeline (workgroup size by tier) and the uniform buffers.
-    pub fn new(ctx: &mut Context) -> Result<CullPass, Error> {
+    pub fn new(ctx: &Context) -> Result<CullPass, Error> {
         check_subgroup_support(ctx)?;
         let workgroup_size = ctx.unit_workgroup_size();
         if workgroup_size > ctx.limits.max_compute_invocations {
@@ -173,19 +173,13 @@ impl CullPass {
             workgroup_size,
         };
         for slot in 0..FRAMES_IN_FLIGHT {
-            match Buffer::new(
+            pass.globals.push(Buffer::new(
                 ctx,
                 &format!("cull globals {slot}"),
                 size_of::<CullGlobals>() as u64,
                 vk::BufferUsageFlags::UNIFORM_BUFFER,
                 MemoryLocation::CpuToGpu,
-            ) {
-                Ok(buffer) => pass.globals.push(buffer),
-                Err(err) => {
-                    pass.destroy(ctx);
-                    return Err(err);
-                }
-            }
+            )?);
         }
         Ok(pass)
     }
@@ -343,13 +337,9 @@ impl CullPass {
         Ok(())
     }
 
-    /// Destroys the uniform buffers and the pipeline, in reverse creation
-    /// order. The GPU must be done with them.
-    pub fn destroy(self, ctx: &mut Context) {
-        for buffer in self.globals.into_iter().rev() {
-            buffer.destroy(ctx);
-        }
-        self.pipeline.destroy(ctx);
+    /// Drops the pass. Kept until callers drop the value directly.
+    pub fn destroy(self, _ctx: &Context) {
+        drop(self)
     }
 }
 

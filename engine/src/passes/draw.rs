@@ -27,19 +27,20 @@ use crate::context::Context;
 use crate::frames::{allocate_set, write_set, Descriptor, FrameStart};
 use crate::gpu_types::{mesh_vertex_attributes, mesh_vertex_bindings};
 use crate::memory::Buffer;
+use crate::owned::{Owned, Sampler};
 use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, Pipeline};
 use crate::world::World;
 use crate::{shaders, Error};
 
 const COMMAND_STRIDE: u32 = size_of::<vk::DrawIndexedIndirectCommand>() as u32;
 
-/// The two pipelines and their samplers.
+/// The pipelines and their samplers, dropped in declaration order.
 pub struct DrawPass {
     prop_pipeline: Pipeline,
     unit_pipeline: Pipeline,
     bounds_pipeline: Pipeline,
-    atlas_sampler: vk::Sampler,
-    bone_sampler: vk::Sampler,
+    atlas_sampler: Sampler,
+    bone_sampler: Sampler,
 }
 
 /// Per-frame choices of the draw pass.
@@ -77,7 +78,7 @@ pub fn set_layout(skinned: bool) -> Vec<vk::DescriptorSetLayoutBinding<'static>>
     bindings
 }
 
-fn create_sampler(ctx: &Context, filter: vk::Filter, name: &str) -> Result<vk::Sampler, Error> {
+fn create_sampler(ctx: &Context, filter: vk::Filter, name: &str) -> Result<Sampler, Error> {
     let info = vk::SamplerCreateInfo::default()
         .mag_filter(filter)
         .min_filter(filter)
@@ -88,12 +89,11 @@ fn create_sampler(ctx: &Context, filter: vk::Filter, name: &str) -> Result<vk::S
         .max_lod(0.0);
     // SAFETY: valid create info.
     let sampler = unsafe { ctx.device.create_sampler(&info, None) }?;
-    ctx.set_name(sampler, name);
-    Ok(sampler)
+    Ok(Owned::new(ctx, sampler, name))
 }
 
 /// A nearest-filter sampler: bone textures are read with `texelFetch` only.
-pub fn create_bone_sampler(ctx: &Context) -> Result<vk::Sampler, Error> {
+pub fn create_bone_sampler(ctx: &Context) -> Result<Sampler, Error> {
     create_sampler(ctx, vk::Filter::NEAREST, "bone texture sampler")
 }
 
@@ -155,41 +155,11 @@ impl DrawPass {
         encoding: BoneEncoding,
     ) -> Result<DrawPass, Error> {
         let atlas_sampler = create_sampler(ctx, vk::Filter::LINEAR, "atlas sampler")?;
-        let bone_sampler = match create_bone_sampler(ctx) {
-            Ok(sampler) => sampler,
-            Err(err) => {
-                // SAFETY: unused sampler.
-                unsafe { ctx.device.destroy_sampler(atlas_sampler, None) };
-                return Err(err);
-            }
-        };
-        let destroy_samplers = || {
-            // SAFETY: unused samplers.
-            unsafe {
-                ctx.device.destroy_sampler(bone_sampler, None);
-                ctx.device.destroy_sampler(atlas_sampler, None);
-            }
-        };
-        let mut pipelines = Vec::new();
-        for kind in [Kind::Props, Kind::Units, Kind::Bounds] {
-            match create_pipeline(ctx, render_pass, kind, encoding) {
-                Ok(pipeline) => pipelines.push(pipeline),
-                Err(err) => {
-                    pipelines
-                        .into_iter()
-                        .rev()
-                        .for_each(|p: Pipeline| p.destroy(ctx));
-                    destroy_samplers();
-                    return Err(err);
-                }
-            }
-        }
-        let mut pipelines = pipelines.into_iter();
-        let mut next = || pipelines.next().expect("three pipelines were created");
+        let bone_sampler = create_bone_sampler(ctx)?;
         Ok(DrawPass {
-            prop_pipeline: next(),
-            unit_pipeline: next(),
-            bounds_pipeline: next(),
+            prop_pipeline: create_pipeline(ctx, render_pass, Kind::Props, encoding)?,
+            unit_pipeline: create_pipeline(ctx, render_pass, Kind::Units, encoding)?,
+            bounds_pipeline: create_pipeline(ctx, render_pass, Kind::Bounds, encoding)?,
             atlas_sampler,
             bone_sampler,
         })
@@ -211,10 +181,10 @@ impl DrawPass {
             Descriptor::Uniform(world.type_table.raw),
             Descriptor::Storage(world.units_buffer().raw),
             Descriptor::Uniform(world.material_table.raw),
-            Descriptor::Sampled(world.atlas.view, self.atlas_sampler),
+            Descriptor::Sampled(world.atlas.view, *self.atlas_sampler),
             Descriptor::Storage(world.anim_states_buffer().raw),
             Descriptor::Uniform(world.clip_table.raw),
-            Descriptor::Sampled(world.bone_texture.view, self.bone_sampler),
+            Descriptor::Sampled(world.bone_texture.view, *self.bone_sampler),
         ];
         // SAFETY: the index buffer lives as long as the world.
         unsafe {
@@ -341,15 +311,8 @@ impl DrawPass {
         }
     }
 
-    /// Destroys the pipelines and samplers.
-    pub fn destroy(self, ctx: &Context) {
-        self.bounds_pipeline.destroy(ctx);
-        self.unit_pipeline.destroy(ctx);
-        self.prop_pipeline.destroy(ctx);
-        // SAFETY: the device is idle.
-        unsafe {
-            ctx.device.destroy_sampler(self.bone_sampler, None);
-            ctx.device.destroy_sampler(self.atlas_sampler, None);
-        }
+    /// Drops the pass. Kept until callers drop the value directly.
+    pub fn destroy(self, _ctx: &Context) {
+        drop(self)
     }
 }

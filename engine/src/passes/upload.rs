@@ -134,8 +134,8 @@ impl UploadPass {
         Ok(())
     }
 
-    /// Destroys the pipeline.
-    pub fn destroy(self, ctx: &Context) {
-        self.pipeline.destroy(ctx);
+    /// Drops the pass. Kept until callers drop the value directly.
+    pub fn destroy(self, _ctx: &Context) {
+        drop(self)
     }
 }
