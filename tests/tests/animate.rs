@@ -250,7 +250,7 @@ fn gpu_matches_reference(tier: Option<Tier>) {
         transitions: buffers[5].raw,
     };
     let readback = Buffer::new(
-        &mut ctx,
+        &ctx,
         "anim states readback",
         std::mem::size_of_val(states.as_slice()) as u64,
         vk::BufferUsageFlags::TRANSFER_DST,
@@ -387,12 +387,7 @@ fn gpu_matches_reference(tier: Option<Tier>) {
     assert!(missed.is_empty(), "states never entered: {missed:?}");
 
     frames.wait_all(&ctx).expect("wait");
-    frames.destroy(&ctx);
-    pass.destroy(&ctx);
-    readback.destroy(&mut ctx);
-    for buffer in buffers.into_iter().rev() {
-        buffer.destroy(&mut ctx);
-    }
+    drop((frames, pass, readback, buffers));
     finish(ctx);
 }
 

@@ -136,9 +136,8 @@ fn render_samples(
     (image, renderer, target)
 }
 
-fn teardown(mut ctx: Context, renderer: Renderer, target: Offscreen) {
-    renderer.destroy(&mut ctx);
-    target.destroy(&mut ctx);
+fn teardown(ctx: Context, renderer: Renderer, target: Offscreen) {
+    drop((renderer, target));
     finish(ctx);
 }
 
@@ -259,8 +258,7 @@ fn world_grows_and_despawns_with_exact_counts() {
             ..spawn(1, 0)[0]
         }])
         .is_err());
-    renderer.destroy(&mut ctx);
-    target.destroy(&mut ctx);
+    drop((renderer, target));
     finish(ctx);
 }
 
@@ -325,7 +323,7 @@ fn sparse_updates_reach_the_gpu_exactly() {
     }
     let units = renderer.world.units_buffer();
     let readback = Buffer::new(
-        &mut ctx,
+        &ctx,
         "units readback",
         units.size,
         ash::vk::BufferUsageFlags::TRANSFER_DST,
@@ -346,9 +344,7 @@ fn sparse_updates_reach_the_gpu_exactly() {
     let mirror: &[u8] = bytemuck::cast_slice(renderer.world.units());
     let gpu = &readback.mapped().expect("mapped")[..mirror.len()];
     let first_difference = mirror.iter().zip(gpu).position(|(a, b)| a != b);
-    readback.destroy(&mut ctx);
-    renderer.destroy(&mut ctx);
-    target.destroy(&mut ctx);
+    drop((readback, renderer, target));
     finish(ctx);
     assert_eq!(
         first_difference, None,

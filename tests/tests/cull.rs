@@ -218,7 +218,7 @@ impl Harness {
         for command in garbage.chunks_mut(COMMAND_WORDS) {
             command[1] = SENTINEL;
         }
-        let mut upload =
+        let upload =
             |name: &str, usage, data: &[u8]| upload_buffer(ctx, name, usage, data).expect("upload");
         let types = upload(
             "types",
@@ -344,25 +344,6 @@ impl Harness {
             props: read(&self.readback[4]),
         }
     }
-
-    fn destroy(self, ctx: &mut Context) {
-        self.frames.destroy(ctx);
-        self.pass.destroy(ctx);
-        for buffer in self.readback.into_iter().rev() {
-            buffer.destroy(ctx);
-        }
-        for buffer in [
-            self.props,
-            self.anim_states,
-            self.units,
-            self.lists,
-            self.commands,
-            self.template,
-            self.types,
-        ] {
-            buffer.destroy(ctx);
-        }
-    }
 }
 
 /// The whole elements in a host-visible buffer.
@@ -472,7 +453,7 @@ fn random_scenes_match_the_reference(tier: Tier) {
         );
         assert_matches(&scene, &expected, &gpu, &format!("{tier:?} frame {frame}"));
     }
-    harness.destroy(&mut ctx);
+    drop(harness);
     finish(ctx);
 }
 
@@ -653,7 +634,7 @@ fn edge_cases_are_exact(tier: Tier) {
     }
     let bad_region = scene.types[BAD_REGION_TYPE as usize].command[0] as usize;
     assert_eq!(expected.instance_counts[bad_region], 0);
-    harness.destroy(&mut ctx);
+    drop(harness);
     finish(ctx);
 }
 
@@ -687,7 +668,7 @@ fn overflowing_regions_are_clamped() {
         .count();
     assert!(overflowing > 5, "only {overflowing} regions overflow");
     assert_matches(&scene, &expected, &gpu, "overflow");
-    harness.destroy(&mut ctx);
+    drop(harness);
     finish(ctx);
 }
 
@@ -711,7 +692,7 @@ fn empty_scenes_leave_every_count_zero() {
         let expected = reference_frame(&mut scene, &globals, count as usize, count as usize);
         assert_matches(&scene, &expected, &gpu, &format!("{count} inactive"));
     }
-    harness.destroy(&mut ctx);
+    drop(harness);
     finish(ctx);
 }
 
