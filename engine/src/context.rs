@@ -188,7 +188,7 @@ impl Drop for Instance {
 /// the last `Arc` destroys the allocator, then the device, then the instance.
 pub struct Gpu {
     pub device: ash::Device,
-    pub debug_utils: Option<ash::ext::debug_utils::Device>,
+    debug_utils: Option<ash::ext::debug_utils::Device>,
     /// Present when the instance has the window system's extensions.
     pub surface_loader: Option<ash::khr::surface::Instance>,
     /// Present when the device has `VK_KHR_swapchain` enabled.

@@ -82,6 +82,8 @@ pub struct WindowReport {
     pub validation_messages: Vec<String>,
     /// gpu-allocator allocations still alive at shutdown (should be none).
     pub leaked_allocations: Vec<String>,
+    /// GPU objects still holding the device at shutdown (should be none).
+    pub leaked_objects: usize,
     pub device_name: String,
     pub gpu_ms: Vec<(String, f64)>,
 }
@@ -351,6 +353,7 @@ impl App {
         drop(renderer);
         drop(swapchain);
         self.report.leaked_allocations = ctx.live_allocations();
+        self.report.leaked_objects = ctx.live_device_objects();
         // Read after the device is destroyed: that is when the validation layer
         // reports leaked Vulkan objects.
         let validation = ctx.validation_counts();
