@@ -18,13 +18,38 @@
 //!   layer reports any use of them.
 //! - One queue family does graphics, compute and transfer; every GPU this engine
 //!   targets has one.
+//!
+//! ## Lifetime: `Drop` over a shared device
+//! The instance, the device and the allocator live in one [`Gpu`], shared
+//! through an `Arc` by the context and by every GPU object: [`Buffer`] and
+//! [`Image`], [`Pipeline`], and the [`Owned`] handles (samplers, semaphores,
+//! pools, ...). Each object destroys itself when dropped; the last `Arc` to go
+//! destroys the allocator, then the device, then the debug messenger and the
+//! instance. We chose `Drop` over guard objects because a constructor is then
+//! a straight chain of `?`: whatever it made before a failure is dropped, in
+//! reverse creation order, with no unwinding code. A struct that owns several
+//! objects orders its fields so that declaration order (Rust's drop order) is
+//! the reverse of creation order. Holding the instance in the same `Arc` keeps
+//! the order right even when an object outlives the [`Context`].
+//!
+//! Leaks are still found: [`Context::live_allocations`] names the allocations
+//! still alive and [`Context::live_device_objects`] counts the objects still
+//! holding the device; the tests' `finish` asserts both are zero before the
+//! context goes, and the validation layer reports any Vulkan object still alive
+//! when the device is destroyed.
+//!
+//! [`Buffer`]: crate::memory::Buffer
+//! [`Image`]: crate::memory::Image
+//! [`Pipeline`]: crate::pipeline::Pipeline
+//! [`Owned`]: crate::owned::Owned
 
 use std::ffi::{c_void, CStr, CString};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use ash::vk;
-use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
+use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, Allocator, AllocatorCreateDesc};
+use gpu_allocator::AllocationError;
 
 use crate::Error;
 
@@ -132,24 +157,116 @@ impl Default for ContextDesc {
     }
 }
 
+/// The instance and its debug messenger, destroyed when dropped. Only a
+/// [`Gpu`] holds one once the device exists: the device goes first.
+struct Instance {
+    /// Keeps the loader library open while the instance lives.
+    entry: ash::Entry,
+    raw: ash::Instance,
+    debug_utils: Option<ash::ext::debug_utils::Instance>,
+    messenger: vk::DebugUtilsMessengerEXT,
+    /// The messenger's user data: it must outlive the messenger.
+    validation_counts: Arc<ValidationCounts>,
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        // SAFETY: every object made from the instance is gone: the device (if
+        // any) was destroyed by the `Gpu` that owns this instance, and
+        // surfaces hold that `Gpu`.
+        unsafe {
+            if let Some(debug_utils) = &self.debug_utils {
+                debug_utils.destroy_debug_utils_messenger(self.messenger, None);
+            }
+            self.raw.destroy_instance(None);
+        }
+    }
+}
+
+/// The Vulkan instance, logical device and memory allocator, shared through an
+/// `Arc` by the [`Context`] and every object made from the device. Dropping
+/// the last `Arc` destroys the allocator, then the device, then the instance.
+pub struct Gpu {
+    pub device: ash::Device,
+    debug_utils: Option<ash::ext::debug_utils::Device>,
+    /// Present when the instance has the window system's extensions.
+    pub surface_loader: Option<ash::khr::surface::Instance>,
+    /// Present when the device has `VK_KHR_swapchain` enabled.
+    pub swapchain_loader: Option<ash::khr::swapchain::Device>,
+    /// `None` only while [`Context::new`] builds the `Gpu`, and in `drop`.
+    allocator: Mutex<Option<Allocator>>,
+    /// Dropped after `Gpu::drop` has destroyed the device.
+    instance: Instance,
+}
+
+impl Gpu {
+    /// Allocates memory.
+    pub fn allocate(&self, desc: &AllocationCreateDesc) -> Result<Allocation, AllocationError> {
+        let mut allocator = self
+            .allocator
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        allocator
+            .as_mut()
+            .ok_or_else(|| AllocationError::Internal("the allocator is gone".to_owned()))?
+            .allocate(desc)
+    }
+
+    /// Returns memory to the allocator; a null allocation is ignored.
+    pub fn free(&self, allocation: Allocation) {
+        let mut allocator = self
+            .allocator
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(allocator) = allocator.as_mut() {
+            if let Err(err) = allocator.free(allocation) {
+                log::error!("freeing GPU memory: {err}");
+            }
+        }
+    }
+}
+
+impl Drop for Gpu {
+    fn drop(&mut self) {
+        let allocator = self
+            .allocator
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        // SAFETY: this is the last holder of the device, so every object made
+        // from it has been dropped; waiting for idle covers work still queued.
+        unsafe {
+            if let Err(err) = self.device.device_wait_idle() {
+                log::error!("waiting for the device before destroying it: {err}");
+            }
+            if let Some(allocator) = allocator {
+                allocator.report_memory_leaks(log::Level::Error);
+                // Frees the memory blocks, which needs the device.
+                drop(allocator);
+            }
+            self.device.destroy_device(None);
+        }
+        // `self.instance` drops next, destroying the messenger and instance.
+    }
+}
+
 /// Everything the passes need to talk to the GPU.
 pub struct Context {
+    /// Owns the instance, device and allocator; see the module doc.
+    pub gpu: Arc<Gpu>,
+    /// Copies of the dispatch tables the [`Gpu`] owns, so that calls read
+    /// `ctx.device.cmd_*(..)`; dropping them destroys nothing.
     pub entry: ash::Entry,
     pub instance: ash::Instance,
-    pub debug_utils_instance: Option<ash::ext::debug_utils::Instance>,
-    debug_messenger: vk::DebugUtilsMessengerEXT,
-    /// Owned by the messenger's user-data pointer until `destroy`.
+    pub device: ash::Device,
     validation_counts: Arc<ValidationCounts>,
     pub physical_device: vk::PhysicalDevice,
     pub device_name: String,
     pub driver_info: String,
-    pub device: ash::Device,
-    pub debug_utils: Option<ash::ext::debug_utils::Device>,
     pub queue_family: u32,
     pub queue: vk::Queue,
     pub tier: Tier,
     pub limits: Limits,
-    pub allocator: Option<Allocator>,
     pub surface_supported: bool,
 }
 
@@ -321,58 +438,21 @@ impl Context {
             ))
         })?;
 
-        let validation_counts = Arc::new(ValidationCounts::default());
-        let (instance, debug_utils_instance, debug_messenger) =
-            create_instance(&entry, desc, &validation_counts)?;
-
-        let found = match candidates(&instance) {
-            Ok(found) => found,
-            Err(err) => {
-                // SAFETY: nothing else was created from the instance yet.
-                unsafe { destroy_instance(&instance, &debug_utils_instance, debug_messenger) };
-                return Err(err);
-            }
-        };
-        let chosen = match pick_device(found, desc.device.as_deref()) {
-            Ok(chosen) => chosen,
-            Err(err) => {
-                // SAFETY: as above.
-                unsafe { destroy_instance(&instance, &debug_utils_instance, debug_messenger) };
-                return Err(err);
-            }
-        };
-        match Self::with_device(
-            entry,
-            instance.clone(),
-            debug_utils_instance.clone(),
-            debug_messenger,
-            validation_counts.clone(),
-            chosen,
-            desc,
-        ) {
-            Ok(context) => Ok(context),
-            Err(err) => {
-                // SAFETY: `with_device` destroyed whatever it had created; the
-                // messenger's counts stay alive until after this call.
-                unsafe { destroy_instance(&instance, &debug_utils_instance, debug_messenger) };
-                drop(validation_counts);
-                Err(err)
-            }
-        }
+        let instance = Instance::new(entry, desc)?;
+        let found = candidates(&instance.raw)?;
+        let chosen = pick_device(found, desc.device.as_deref())?;
+        Self::with_device(instance, chosen, desc)
     }
 
     fn with_device(
-        entry: ash::Entry,
-        instance: ash::Instance,
-        debug_utils_instance: Option<ash::ext::debug_utils::Instance>,
-        debug_messenger: vk::DebugUtilsMessengerEXT,
-        validation_counts: Arc<ValidationCounts>,
+        instance: Instance,
         chosen: Candidate,
         desc: &ContextDesc,
     ) -> Result<Context, Error> {
         let props = chosen.props;
+        let vk_instance = instance.raw.clone();
         // SAFETY: valid physical device from this instance.
-        let features = unsafe { instance.get_physical_device_features(chosen.physical_device) };
+        let features = unsafe { vk_instance.get_physical_device_features(chosen.physical_device) };
         let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
         let mut driver = vk::PhysicalDeviceDriverProperties::default();
         let mut props2 = vk::PhysicalDeviceProperties2::default()
@@ -380,7 +460,7 @@ impl Context {
             .push_next(&mut driver);
         // SAFETY: the chain holds structs valid for a Vulkan 1.1+ device; the
         // driver properties are core in 1.2 and otherwise left zeroed.
-        unsafe { instance.get_physical_device_properties2(chosen.physical_device, &mut props2) };
+        unsafe { vk_instance.get_physical_device_properties2(chosen.physical_device, &mut props2) };
         let driver_info = format!(
             "{} {}",
             driver
@@ -466,7 +546,7 @@ impl Context {
         let mut extensions: Vec<*const i8> = Vec::new();
         // SAFETY: valid physical device.
         let available =
-            unsafe { instance.enumerate_device_extension_properties(chosen.physical_device) }?;
+            unsafe { vk_instance.enumerate_device_extension_properties(chosen.physical_device) }?;
         let has_extension = |name: &CStr| {
             available
                 .iter()
@@ -482,46 +562,49 @@ impl Context {
             .enabled_extension_names(&extensions)
             .enabled_features(&enabled);
         // SAFETY: the create info and everything it points to outlive the call.
-        let device = unsafe { instance.create_device(chosen.physical_device, &device_info, None) }?;
-        // SAFETY: the family was created with one queue.
-        let queue = unsafe { device.get_device_queue(chosen.queue_family, 0) };
-        let debug_utils = debug_utils_instance
-            .as_ref()
-            .map(|_| ash::ext::debug_utils::Device::new(&instance, &device));
-
+        let device =
+            unsafe { vk_instance.create_device(chosen.physical_device, &device_info, None) }?;
+        // From here on, dropping `gpu` destroys the device, then the instance.
+        let mut gpu = Gpu {
+            debug_utils: instance
+                .debug_utils
+                .as_ref()
+                .map(|_| ash::ext::debug_utils::Device::new(&vk_instance, &device)),
+            surface_loader: (!desc.surface_extensions.is_empty())
+                .then(|| ash::khr::surface::Instance::new(&instance.entry, &vk_instance)),
+            swapchain_loader: surface_supported
+                .then(|| ash::khr::swapchain::Device::new(&vk_instance, &device)),
+            device,
+            allocator: Mutex::new(None),
+            instance,
+        };
         let allocator = Allocator::new(&AllocatorCreateDesc {
-            instance: instance.clone(),
-            device: device.clone(),
+            instance: vk_instance.clone(),
+            device: gpu.device.clone(),
             physical_device: chosen.physical_device,
             debug_settings: Default::default(),
             buffer_device_address: false,
             allocation_sizes: Default::default(),
-        });
-        let allocator = match allocator {
-            Ok(allocator) => allocator,
-            Err(err) => {
-                // SAFETY: nothing was created from the device yet.
-                unsafe { device.destroy_device(None) };
-                return Err(err.into());
-            }
-        };
+        })?;
+        *gpu.allocator
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner) = Some(allocator);
+        // SAFETY: the family was created with one queue.
+        let queue = unsafe { gpu.device.get_device_queue(chosen.queue_family, 0) };
 
         let context = Context {
-            entry,
-            instance,
-            debug_utils_instance,
-            debug_messenger,
-            validation_counts,
+            entry: gpu.instance.entry.clone(),
+            instance: vk_instance,
+            device: gpu.device.clone(),
+            validation_counts: gpu.instance.validation_counts.clone(),
+            gpu: Arc::new(gpu),
             physical_device: chosen.physical_device,
             device_name: chosen.name,
             driver_info,
-            device,
-            debug_utils,
             queue_family: chosen.queue_family,
             queue,
             tier,
             limits,
-            allocator: Some(allocator),
             surface_supported,
         };
         context.set_name(context.queue, "main queue");
@@ -536,22 +619,21 @@ impl Context {
         }
     }
 
-    /// Validation messages counted so far. The handle stays valid after
-    /// [`Context::destroy`], so leaks reported at device destruction count.
+    /// Validation messages counted so far. The handle stays valid after the
+    /// context is dropped, so leaks reported at device destruction count.
     pub fn validation_counts(&self) -> Arc<ValidationCounts> {
         self.validation_counts.clone()
     }
 
-    /// The allocator; present for the context's whole life.
-    pub fn allocator(&mut self) -> &mut Allocator {
-        self.allocator
-            .as_mut()
-            .expect("allocator lives until Context::destroy")
-    }
-
-    /// Live gpu-allocator allocations, for the no-leak check before `destroy`.
+    /// Names of the gpu-allocator allocations still alive, for the no-leak
+    /// check before the context is dropped.
     pub fn live_allocations(&self) -> Vec<String> {
-        self.allocator
+        let allocator = self
+            .gpu
+            .allocator
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        allocator
             .as_ref()
             .map(|a| {
                 a.generate_report()
@@ -563,9 +645,15 @@ impl Context {
             .unwrap_or_default()
     }
 
+    /// GPU objects (buffers, images, pipelines, owned handles) still holding
+    /// the device, for the no-leak check before the context is dropped.
+    pub fn live_device_objects(&self) -> usize {
+        Arc::strong_count(&self.gpu) - 1
+    }
+
     /// Gives a Vulkan object a debug name (no-op without debug utils).
     pub fn set_name<H: vk::Handle>(&self, handle: H, name: &str) {
-        let Some(debug_utils) = &self.debug_utils else {
+        let Some(debug_utils) = &self.gpu.debug_utils else {
             return;
         };
         let Ok(name) = CString::new(name) else { return };
@@ -580,7 +668,7 @@ impl Context {
 
     /// Opens a debug label region on a command buffer (for RenderDoc, Nsight).
     pub fn begin_label(&self, cmd: vk::CommandBuffer, name: &str) {
-        let Some(debug_utils) = &self.debug_utils else {
+        let Some(debug_utils) = &self.gpu.debug_utils else {
             return;
         };
         let Ok(name) = CString::new(name) else { return };
@@ -591,139 +679,102 @@ impl Context {
 
     /// Closes the region opened by [`Context::begin_label`].
     pub fn end_label(&self, cmd: vk::CommandBuffer) {
-        if let Some(debug_utils) = &self.debug_utils {
+        if let Some(debug_utils) = &self.gpu.debug_utils {
             // SAFETY: matches a `begin_label` on the same command buffer.
             unsafe { debug_utils.cmd_end_debug_utils_label(cmd) };
         }
     }
-
-    /// Destroys the allocator, device, messenger and instance, in that order.
-    /// Everything created from the device must be destroyed first.
-    pub fn destroy(mut self) {
-        // SAFETY: the caller destroyed every object made from this device.
-        unsafe {
-            let _ = self.device.device_wait_idle();
-            if let Some(allocator) = self.allocator.take() {
-                allocator.report_memory_leaks(log::Level::Error);
-                drop(allocator);
-            }
-            self.device.destroy_device(None);
-            destroy_instance(
-                &self.instance,
-                &self.debug_utils_instance,
-                self.debug_messenger,
-            );
-        }
-    }
 }
 
-fn create_instance(
-    entry: &ash::Entry,
-    desc: &ContextDesc,
-    counts: &Arc<ValidationCounts>,
-) -> Result<
-    (
-        ash::Instance,
-        Option<ash::ext::debug_utils::Instance>,
-        vk::DebugUtilsMessengerEXT,
-    ),
-    Error,
-> {
-    // SAFETY: plain enumeration through a loaded entry.
-    let layers = unsafe { entry.enumerate_instance_layer_properties() }?;
-    let extensions = unsafe { entry.enumerate_instance_extension_properties(None) }?;
-    let has_layer = layers
-        .iter()
-        .any(|l| l.layer_name_as_c_str().is_ok_and(|n| n == VALIDATION_LAYER));
-    let has_debug_utils = extensions.iter().any(|e| {
-        e.extension_name_as_c_str()
-            .is_ok_and(|n| n == ash::ext::debug_utils::NAME)
-    });
-    if desc.validation && !has_layer {
-        return Err(Error::Config(
-            "validation was requested but VK_LAYER_KHRONOS_validation is not installed \
-             (apt-get install vulkan-validationlayers)"
-                .to_owned(),
-        ));
-    }
-
-    let app_name = CString::new(desc.app_name.clone()).unwrap_or_default();
-    let app_info = vk::ApplicationInfo::default()
-        .application_name(&app_name)
-        .engine_name(c"horde")
-        .api_version(vk::API_VERSION_1_1);
-    let mut layer_names = Vec::new();
-    let mut extension_names: Vec<*const i8> =
-        desc.surface_extensions.iter().map(|e| e.as_ptr()).collect();
-    // Debug utils give names and labels to captures even without validation.
-    if has_debug_utils || desc.validation {
-        extension_names.push(ash::ext::debug_utils::NAME.as_ptr());
-    }
-    let enabled_validation = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
-    let mut validation_features =
-        vk::ValidationFeaturesEXT::default().enabled_validation_features(&enabled_validation);
-    let severity = vk::DebugUtilsMessageSeverityFlagsEXT::ERROR
-        | vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
-        | vk::DebugUtilsMessageSeverityFlagsEXT::INFO
-        | vk::DebugUtilsMessageSeverityFlagsEXT::VERBOSE;
-    let message_types = vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
-        | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
-        | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE;
-    let user_data = Arc::as_ptr(counts) as *mut c_void;
-    let mut messenger_info = vk::DebugUtilsMessengerCreateInfoEXT::default()
-        .message_severity(severity)
-        .message_type(message_types)
-        .pfn_user_callback(Some(debug_callback))
-        .user_data(user_data);
-    if desc.validation {
-        layer_names.push(VALIDATION_LAYER.as_ptr());
-        extension_names.push(ash::ext::validation_features::NAME.as_ptr());
-    }
-    let mut instance_info = vk::InstanceCreateInfo::default()
-        .application_info(&app_info)
-        .enabled_layer_names(&layer_names)
-        .enabled_extension_names(&extension_names);
-    if desc.validation {
-        instance_info = instance_info
-            // The chained messenger also catches messages from instance creation.
-            .push_next(&mut validation_features)
-            .push_next(&mut messenger_info);
-        log::info!("validation: on, with synchronization validation");
-    }
-    // SAFETY: all pointers in the create info outlive the call.
-    let instance = unsafe { entry.create_instance(&instance_info, None) }?;
-    if !(has_debug_utils || desc.validation) {
-        return Ok((instance, None, vk::DebugUtilsMessengerEXT::null()));
-    }
-    let debug_utils = ash::ext::debug_utils::Instance::new(entry, &instance);
-    let messenger_info = vk::DebugUtilsMessengerCreateInfoEXT::default()
-        .message_severity(severity)
-        .message_type(message_types)
-        .pfn_user_callback(Some(debug_callback))
-        .user_data(user_data);
-    // SAFETY: `counts` is kept alive by the Context that owns this messenger.
-    match unsafe { debug_utils.create_debug_utils_messenger(&messenger_info, None) } {
-        Ok(messenger) => Ok((instance, Some(debug_utils), messenger)),
-        Err(err) => {
-            // SAFETY: nothing else was created from the instance.
-            unsafe { instance.destroy_instance(None) };
-            Err(err.into())
+impl Instance {
+    /// Creates the instance with the requested layers and extensions, and the
+    /// debug messenger where debug utils exist.
+    fn new(entry: ash::Entry, desc: &ContextDesc) -> Result<Instance, Error> {
+        let counts = Arc::new(ValidationCounts::default());
+        // SAFETY: plain enumeration through a loaded entry.
+        let layers = unsafe { entry.enumerate_instance_layer_properties() }?;
+        let extensions = unsafe { entry.enumerate_instance_extension_properties(None) }?;
+        let has_layer = layers
+            .iter()
+            .any(|l| l.layer_name_as_c_str().is_ok_and(|n| n == VALIDATION_LAYER));
+        let has_debug_utils = extensions.iter().any(|e| {
+            e.extension_name_as_c_str()
+                .is_ok_and(|n| n == ash::ext::debug_utils::NAME)
+        });
+        if desc.validation && !has_layer {
+            return Err(Error::Config(
+                "validation was requested but VK_LAYER_KHRONOS_validation is not installed \
+                 (apt-get install vulkan-validationlayers)"
+                    .to_owned(),
+            ));
         }
-    }
-}
 
-/// # Safety
-/// Every object made from `instance` must already be destroyed.
-unsafe fn destroy_instance(
-    instance: &ash::Instance,
-    debug_utils: &Option<ash::ext::debug_utils::Instance>,
-    messenger: vk::DebugUtilsMessengerEXT,
-) {
-    // SAFETY: guaranteed by the caller.
-    unsafe {
-        if let Some(debug_utils) = debug_utils {
-            debug_utils.destroy_debug_utils_messenger(messenger, None);
+        let app_name = CString::new(desc.app_name.clone()).unwrap_or_default();
+        let app_info = vk::ApplicationInfo::default()
+            .application_name(&app_name)
+            .engine_name(c"horde")
+            .api_version(vk::API_VERSION_1_1);
+        let mut layer_names = Vec::new();
+        let mut extension_names: Vec<*const i8> =
+            desc.surface_extensions.iter().map(|e| e.as_ptr()).collect();
+        // Debug utils give names and labels to captures even without validation.
+        if has_debug_utils || desc.validation {
+            extension_names.push(ash::ext::debug_utils::NAME.as_ptr());
         }
-        instance.destroy_instance(None);
+        let enabled_validation = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
+        let mut validation_features =
+            vk::ValidationFeaturesEXT::default().enabled_validation_features(&enabled_validation);
+        let severity = vk::DebugUtilsMessageSeverityFlagsEXT::ERROR
+            | vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
+            | vk::DebugUtilsMessageSeverityFlagsEXT::INFO
+            | vk::DebugUtilsMessageSeverityFlagsEXT::VERBOSE;
+        let message_types = vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
+            | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+            | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE;
+        let user_data = Arc::as_ptr(&counts) as *mut c_void;
+        let mut messenger_info = vk::DebugUtilsMessengerCreateInfoEXT::default()
+            .message_severity(severity)
+            .message_type(message_types)
+            .pfn_user_callback(Some(debug_callback))
+            .user_data(user_data);
+        if desc.validation {
+            layer_names.push(VALIDATION_LAYER.as_ptr());
+            extension_names.push(ash::ext::validation_features::NAME.as_ptr());
+        }
+        let mut instance_info = vk::InstanceCreateInfo::default()
+            .application_info(&app_info)
+            .enabled_layer_names(&layer_names)
+            .enabled_extension_names(&extension_names);
+        if desc.validation {
+            instance_info = instance_info
+                // The chained messenger also catches messages from instance creation.
+                .push_next(&mut validation_features)
+                .push_next(&mut messenger_info);
+            log::info!("validation: on, with synchronization validation");
+        }
+        // SAFETY: all pointers in the create info outlive the call.
+        let raw = unsafe { entry.create_instance(&instance_info, None) }?;
+        // From here on, dropping `instance` destroys what was made.
+        let mut instance = Instance {
+            debug_utils: None,
+            messenger: vk::DebugUtilsMessengerEXT::null(),
+            validation_counts: counts,
+            raw,
+            entry,
+        };
+        if has_debug_utils || desc.validation {
+            let debug_utils = ash::ext::debug_utils::Instance::new(&instance.entry, &instance.raw);
+            let messenger_info = vk::DebugUtilsMessengerCreateInfoEXT::default()
+                .message_severity(severity)
+                .message_type(message_types)
+                .pfn_user_callback(Some(debug_callback))
+                .user_data(user_data);
+            // SAFETY: the counts the user data points to live in `instance`,
+            // which destroys the messenger before dropping them.
+            instance.messenger =
+                unsafe { debug_utils.create_debug_utils_messenger(&messenger_info, None) }?;
+            instance.debug_utils = Some(debug_utils);
+        }
+        Ok(instance)
     }
 }

@@ -262,9 +262,4 @@ impl ComputePipeline {
         }
         Ok(())
     }
-
-    /// Destroys the pipeline. The GPU must be done with it.
-    pub fn destroy(self, ctx: &Context) {
-        self.pipeline.destroy(ctx);
-    }
 }

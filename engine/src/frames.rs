@@ -9,23 +9,29 @@
 //! Each slot also has a descriptor pool, reset with it: passes allocate and
 //! write their descriptor sets every frame ([`allocate_set`]), so a buffer that
 //! grew or was replaced is picked up without any bookkeeping.
+//!
+//! Every object is an [`Owned`] handle, destroyed when its slot is dropped;
+//! the owner (the renderer) waits for the device first.
 
 use ash::vk;
 
 use crate::config::FRAMES_IN_FLIGHT;
 use crate::context::Context;
+use crate::owned::{CommandPool, DescriptorPool, Fence, Owned, Semaphore};
 use crate::Error;
 
-/// One frame's worth of command recording and synchronization.
+/// One frame's worth of command recording and synchronization. Fields are
+/// declared in reverse creation order, which is the order they drop in.
 pub struct FrameSlot {
-    pub pool: vk::CommandPool,
-    pub cmd: vk::CommandBuffer,
-    /// Signalled when this slot's last submission finished.
-    pub fence: vk::Fence,
-    /// Signalled by swapchain acquire; waited on by the submission.
-    pub image_available: vk::Semaphore,
     /// Descriptor sets of this frame, reset when the slot is reused.
-    pub descriptor_pool: vk::DescriptorPool,
+    pub descriptor_pool: DescriptorPool,
+    /// Signalled by swapchain acquire; waited on by the submission.
+    pub image_available: Semaphore,
+    /// Signalled when this slot's last submission finished.
+    pub fence: Fence,
+    /// Freed with `pool`.
+    pub cmd: vk::CommandBuffer,
+    pub pool: CommandPool,
 }
 
 /// The rotating frame slots.
@@ -50,20 +56,10 @@ pub struct FrameStart {
 impl Frames {
     /// Creates the slots; fences start signalled so the first wait passes.
     pub fn new(ctx: &Context) -> Result<Frames, Error> {
-        let mut frames = Frames {
-            slots: Vec::new(),
-            number: 0,
-        };
-        for index in 0..FRAMES_IN_FLIGHT {
-            match create_slot(ctx, index) {
-                Ok(slot) => frames.slots.push(slot),
-                Err(err) => {
-                    frames.destroy(ctx);
-                    return Err(err);
-                }
-            }
-        }
-        Ok(frames)
+        let slots = (0..FRAMES_IN_FLIGHT)
+            .map(|index| create_slot(ctx, index))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Frames { slots, number: 0 })
     }
 
     /// Waits for the slot of the next frame, resets it and begins recording.
@@ -73,11 +69,11 @@ impl Frames {
         // SAFETY: the fence and pool belong to this device; after the wait the
         // GPU no longer uses the pool's command buffer.
         unsafe {
-            ctx.device.wait_for_fences(&[slot.fence], true, u64::MAX)?;
+            ctx.device.wait_for_fences(&[*slot.fence], true, u64::MAX)?;
             ctx.device
-                .reset_command_pool(slot.pool, vk::CommandPoolResetFlags::empty())?;
+                .reset_command_pool(*slot.pool, vk::CommandPoolResetFlags::empty())?;
             ctx.device.reset_descriptor_pool(
-                slot.descriptor_pool,
+                *slot.descriptor_pool,
                 vk::DescriptorPoolResetFlags::empty(),
             )?;
             let begin = vk::CommandBufferBeginInfo::default()
@@ -87,7 +83,7 @@ impl Frames {
         Ok(FrameStart {
             slot: slot_index,
             cmd: slot.cmd,
-            descriptor_pool: slot.descriptor_pool,
+            descriptor_pool: *slot.descriptor_pool,
             number: self.number,
             completed: self.number.checked_sub(FRAMES_IN_FLIGHT as u64),
         })
@@ -114,8 +110,8 @@ impl Frames {
         // in `begin`, so it is unsignalled only between reset and submit.
         unsafe {
             ctx.device.end_command_buffer(slot.cmd)?;
-            ctx.device.reset_fences(&[slot.fence])?;
-            ctx.device.queue_submit(ctx.queue, &[submit], slot.fence)?;
+            ctx.device.reset_fences(&[*slot.fence])?;
+            ctx.device.queue_submit(ctx.queue, &[submit], *slot.fence)?;
         }
         self.number += 1;
         Ok(())
@@ -123,24 +119,10 @@ impl Frames {
 
     /// Waits until every submitted frame has completed.
     pub fn wait_all(&self, ctx: &Context) -> Result<(), Error> {
-        let fences: Vec<vk::Fence> = self.slots.iter().map(|s| s.fence).collect();
+        let fences: Vec<vk::Fence> = self.slots.iter().map(|s| *s.fence).collect();
         // SAFETY: fences of this device.
         unsafe { ctx.device.wait_for_fences(&fences, true, u64::MAX) }?;
         Ok(())
-    }
-
-    /// Destroys every slot. The device must be idle.
-    pub fn destroy(self, ctx: &Context) {
-        for slot in self.slots.into_iter().rev() {
-            // SAFETY: the device is idle.
-            unsafe {
-                ctx.device
-                    .destroy_descriptor_pool(slot.descriptor_pool, None);
-                ctx.device.destroy_semaphore(slot.image_available, None);
-                ctx.device.destroy_fence(slot.fence, None);
-                ctx.device.destroy_command_pool(slot.pool, None);
-            }
-        }
     }
 }
 
@@ -148,57 +130,35 @@ fn create_slot(ctx: &Context, index: u32) -> Result<FrameSlot, Error> {
     let pool_info = vk::CommandPoolCreateInfo::default()
         .queue_family_index(ctx.queue_family)
         .flags(vk::CommandPoolCreateFlags::TRANSIENT);
-    // SAFETY: plain object creation; on failure the created ones are destroyed.
-    unsafe {
-        let pool = ctx.device.create_command_pool(&pool_info, None)?;
-        let alloc = vk::CommandBufferAllocateInfo::default()
-            .command_pool(pool)
-            .level(vk::CommandBufferLevel::PRIMARY)
-            .command_buffer_count(1);
-        let rest = (|| {
-            let cmd = ctx.device.allocate_command_buffers(&alloc)?[0];
-            let fence_info = vk::FenceCreateInfo::default().flags(vk::FenceCreateFlags::SIGNALED);
-            let fence = ctx.device.create_fence(&fence_info, None)?;
-            let image_available = match ctx
-                .device
-                .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
-            {
-                Ok(semaphore) => semaphore,
-                Err(err) => {
-                    ctx.device.destroy_fence(fence, None);
-                    return Err(err);
-                }
-            };
-            match create_descriptor_pool(ctx) {
-                Ok(descriptor_pool) => Ok((cmd, fence, image_available, descriptor_pool)),
-                Err(err) => {
-                    ctx.device.destroy_semaphore(image_available, None);
-                    ctx.device.destroy_fence(fence, None);
-                    Err(err)
-                }
-            }
-        })();
-        match rest {
-            Ok((cmd, fence, image_available, descriptor_pool)) => {
-                ctx.set_name(descriptor_pool, &format!("frame {index} descriptors"));
-                ctx.set_name(pool, &format!("frame {index} command pool"));
-                ctx.set_name(cmd, &format!("frame {index} commands"));
-                ctx.set_name(fence, &format!("frame {index} fence"));
-                ctx.set_name(image_available, &format!("frame {index} image available"));
-                Ok(FrameSlot {
-                    pool,
-                    cmd,
-                    fence,
-                    image_available,
-                    descriptor_pool,
-                })
-            }
-            Err(err) => {
-                ctx.device.destroy_command_pool(pool, None);
-                Err(err.into())
-            }
-        }
-    }
+    // SAFETY: valid create info.
+    let pool = unsafe { ctx.device.create_command_pool(&pool_info, None) }?;
+    let pool: CommandPool = Owned::new(ctx, pool, &format!("frame {index} command pool"));
+    let alloc = vk::CommandBufferAllocateInfo::default()
+        .command_pool(*pool)
+        .level(vk::CommandBufferLevel::PRIMARY)
+        .command_buffer_count(1);
+    // SAFETY: a valid pool of this device.
+    let cmd = unsafe { ctx.device.allocate_command_buffers(&alloc) }?[0];
+    ctx.set_name(cmd, &format!("frame {index} commands"));
+    let fence_info = vk::FenceCreateInfo::default().flags(vk::FenceCreateFlags::SIGNALED);
+    // SAFETY: valid create info.
+    let fence = unsafe { ctx.device.create_fence(&fence_info, None) }?;
+    let fence = Owned::new(ctx, fence, &format!("frame {index} fence"));
+    // SAFETY: valid create info.
+    let semaphore = unsafe {
+        ctx.device
+            .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
+    }?;
+    let image_available = Owned::new(ctx, semaphore, &format!("frame {index} image available"));
+    let descriptor_pool = create_descriptor_pool(ctx)?;
+    let descriptor_pool = Owned::new(ctx, descriptor_pool, &format!("frame {index} descriptors"));
+    Ok(FrameSlot {
+        descriptor_pool,
+        image_available,
+        fence,
+        cmd,
+        pool,
+    })
 }
 
 /// Descriptor sets one frame may allocate, and descriptors of each type.

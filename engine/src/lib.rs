@@ -26,6 +26,7 @@ pub mod frames;
 pub mod gpu_types;
 pub mod memory;
 pub mod mesh;
+pub mod owned;
 pub mod passes;
 pub mod pipeline;
 pub mod profiler;

@@ -2,34 +2,44 @@
 //! uploads, and a deferred-release queue.
 //!
 //! - [`Buffer`] and [`Image`] hold the raw handle, the allocation, the size and a
-//!   debug name. They have no `Drop`: each is destroyed explicitly with
-//!   `destroy(ctx)`, by its owner, in the one teardown function of that owner.
+//!   debug name, and an `Arc` of the shared [`Gpu`]. We chose `Drop` over a
+//!   shared device (see [`crate::context`]): dropping a buffer or image
+//!   destroys it and frees its memory, so constructors are straight `?` chains
+//!   and owners tear down by field order, without unwinding code. The GPU must
+//!   be done with a resource when it drops: in-flight ones go through
+//!   [`DeferredRelease`].
+//! - Leaks still show: an allocation alive when the tests' `finish` runs is
+//!   named by [`Context::live_allocations`] and fails the test.
 //! - Uploads at load time go through a staging buffer and a one-shot command
 //!   buffer that the CPU waits for ([`upload_buffer`], [`upload_image`]). Per-frame
 //!   updates use host-visible buffers owned by the frame slot instead.
 //! - A resource replaced while frames that use it are still in flight (a buffer
 //!   that grew) goes to [`DeferredRelease`], keyed by the frame number that last
-//!   used it, and is destroyed once that frame's fence has signalled.
+//!   used it, and is dropped once that frame's fence has signalled.
+
+use std::sync::Arc;
 
 use ash::vk;
 use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
 use gpu_allocator::MemoryLocation;
 
-use crate::context::Context;
+use crate::context::{Context, Gpu};
+use crate::owned::{CommandPool, Fence, Owned};
 use crate::Error;
 
-/// A buffer and its memory.
+/// A buffer and its memory, destroyed when dropped.
 pub struct Buffer {
     pub raw: vk::Buffer,
     pub allocation: Allocation,
     pub size: u64,
     pub name: String,
+    gpu: Arc<Gpu>,
 }
 
 impl Buffer {
     /// Creates a buffer of `size` bytes (at least 4) in `location`.
     pub fn new(
-        ctx: &mut Context,
+        ctx: &Context,
         name: &str,
         size: u64,
         usage: vk::BufferUsageFlags,
@@ -40,43 +50,38 @@ impl Buffer {
             .size(size)
             .usage(usage)
             .sharing_mode(vk::SharingMode::EXCLUSIVE);
-        // SAFETY: valid create info; the buffer is destroyed in `destroy`.
+        // SAFETY: valid create info.
         let raw = unsafe { ctx.device.create_buffer(&info, None) }?;
-        let requirements = unsafe { ctx.device.get_buffer_memory_requirements(raw) };
-        let allocation = match ctx.allocator().allocate(&AllocationCreateDesc {
-            name,
-            requirements,
-            location,
-            linear: true,
-            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
-        }) {
-            Ok(allocation) => allocation,
-            Err(err) => {
-                // SAFETY: the buffer is unused and unbound.
-                unsafe { ctx.device.destroy_buffer(raw, None) };
-                return Err(Error::OutOfMemory(format!(
-                    "buffer '{name}' ({size} bytes): {err}"
-                )));
-            }
-        };
-        // SAFETY: the allocation satisfies the buffer's requirements.
-        let bound = unsafe {
-            ctx.device
-                .bind_buffer_memory(raw, allocation.memory(), allocation.offset())
-        };
-        if let Err(err) = bound {
-            // SAFETY: as above.
-            unsafe { ctx.device.destroy_buffer(raw, None) };
-            let _ = ctx.allocator().free(allocation);
-            return Err(err.into());
-        }
-        ctx.set_name(raw, name);
-        Ok(Buffer {
+        // Owns the buffer from here: a failure below drops it.
+        let mut buffer = Buffer {
             raw,
-            allocation,
+            allocation: Allocation::default(),
             size,
             name: name.to_owned(),
-        })
+            gpu: ctx.gpu.clone(),
+        };
+        // SAFETY: a valid buffer of this device.
+        let requirements = unsafe { ctx.device.get_buffer_memory_requirements(raw) };
+        buffer.allocation = ctx
+            .gpu
+            .allocate(&AllocationCreateDesc {
+                name,
+                requirements,
+                location,
+                linear: true,
+                allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+            })
+            .map_err(|err| Error::OutOfMemory(format!("buffer '{name}' ({size} bytes): {err}")))?;
+        // SAFETY: the allocation satisfies the buffer's requirements.
+        unsafe {
+            ctx.device.bind_buffer_memory(
+                raw,
+                buffer.allocation.memory(),
+                buffer.allocation.offset(),
+            )
+        }?;
+        ctx.set_name(raw, name);
+        Ok(buffer)
     }
 
     /// Copies `data` into a host-visible buffer at byte `offset`.
@@ -106,18 +111,18 @@ impl Buffer {
     pub fn mapped(&self) -> Option<&[u8]> {
         self.allocation.mapped_slice()
     }
+}
 
-    /// Frees the memory and destroys the buffer. The GPU must be done with it.
-    pub fn destroy(self, ctx: &mut Context) {
-        // SAFETY: the caller guarantees no pending GPU use.
-        unsafe { ctx.device.destroy_buffer(self.raw, None) };
-        if let Err(err) = ctx.allocator().free(self.allocation) {
-            log::error!("freeing buffer '{}': {err}", self.name);
-        }
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        // SAFETY: the owner drops a buffer only once the GPU is done with it.
+        unsafe { self.gpu.device.destroy_buffer(self.raw, None) };
+        self.gpu.free(std::mem::take(&mut self.allocation));
     }
 }
 
-/// A 2D image with one mip level, its default view, and its memory.
+/// A 2D image with one mip level, its default view, and its memory,
+/// destroyed when dropped.
 pub struct Image {
     pub raw: vk::Image,
     pub view: vk::ImageView,
@@ -125,12 +130,13 @@ pub struct Image {
     pub extent: vk::Extent2D,
     pub format: vk::Format,
     pub name: String,
+    gpu: Arc<Gpu>,
 }
 
 impl Image {
     /// Creates a device-local 2D image and a view of it.
     pub fn new(
-        ctx: &mut Context,
+        ctx: &Context,
         name: &str,
         extent: vk::Extent2D,
         format: vk::Format,
@@ -158,68 +164,57 @@ impl Image {
             .usage(usage)
             .sharing_mode(vk::SharingMode::EXCLUSIVE)
             .initial_layout(vk::ImageLayout::UNDEFINED);
-        // SAFETY: valid create info; destroyed in `destroy`.
+        // SAFETY: valid create info.
         let raw = unsafe { ctx.device.create_image(&info, None) }?;
-        let requirements = unsafe { ctx.device.get_image_memory_requirements(raw) };
-        let allocation = match ctx.allocator().allocate(&AllocationCreateDesc {
-            name,
-            requirements,
-            location: MemoryLocation::GpuOnly,
-            linear: false,
-            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
-        }) {
-            Ok(allocation) => allocation,
-            Err(err) => {
-                // SAFETY: unused, unbound image.
-                unsafe { ctx.device.destroy_image(raw, None) };
-                return Err(Error::OutOfMemory(format!("image '{name}': {err}")));
-            }
-        };
-        // SAFETY: the allocation satisfies the image's requirements.
-        let bound = unsafe {
-            ctx.device
-                .bind_image_memory(raw, allocation.memory(), allocation.offset())
-        };
-        let view = bound.and_then(|()| {
-            let view_info = vk::ImageViewCreateInfo::default()
-                .image(raw)
-                .view_type(vk::ImageViewType::TYPE_2D)
-                .format(format)
-                .subresource_range(full_range(aspect_of(format)));
-            // SAFETY: the image is bound to memory.
-            unsafe { ctx.device.create_image_view(&view_info, None) }
-        });
-        let view = match view {
-            Ok(view) => view,
-            Err(err) => {
-                // SAFETY: unused image.
-                unsafe { ctx.device.destroy_image(raw, None) };
-                let _ = ctx.allocator().free(allocation);
-                return Err(err.into());
-            }
-        };
-        ctx.set_name(raw, name);
-        ctx.set_name(view, name);
-        Ok(Image {
+        // Owns the image from here: a failure below drops it.
+        let mut image = Image {
             raw,
-            view,
-            allocation,
+            view: vk::ImageView::null(),
+            allocation: Allocation::default(),
             extent,
             format,
             name: name.to_owned(),
-        })
-    }
-
-    /// Destroys the view, the image and its memory. The GPU must be done with it.
-    pub fn destroy(self, ctx: &mut Context) {
-        // SAFETY: the caller guarantees no pending GPU use.
+            gpu: ctx.gpu.clone(),
+        };
+        // SAFETY: a valid image of this device.
+        let requirements = unsafe { ctx.device.get_image_memory_requirements(raw) };
+        image.allocation = ctx
+            .gpu
+            .allocate(&AllocationCreateDesc {
+                name,
+                requirements,
+                location: MemoryLocation::GpuOnly,
+                linear: false,
+                allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+            })
+            .map_err(|err| Error::OutOfMemory(format!("image '{name}': {err}")))?;
+        // SAFETY: the allocation satisfies the image's requirements.
         unsafe {
-            ctx.device.destroy_image_view(self.view, None);
-            ctx.device.destroy_image(self.raw, None);
+            ctx.device
+                .bind_image_memory(raw, image.allocation.memory(), image.allocation.offset())
+        }?;
+        let view_info = vk::ImageViewCreateInfo::default()
+            .image(raw)
+            .view_type(vk::ImageViewType::TYPE_2D)
+            .format(format)
+            .subresource_range(full_range(aspect_of(format)));
+        // SAFETY: the image is bound to memory.
+        image.view = unsafe { ctx.device.create_image_view(&view_info, None) }?;
+        ctx.set_name(raw, name);
+        ctx.set_name(image.view, name);
+        Ok(image)
+    }
+}
+
+impl Drop for Image {
+    fn drop(&mut self) {
+        // SAFETY: the owner drops an image only once the GPU is done with it;
+        // a view not made yet is null, which Vulkan ignores.
+        unsafe {
+            self.gpu.device.destroy_image_view(self.view, None);
+            self.gpu.device.destroy_image(self.raw, None);
         }
-        if let Err(err) = ctx.allocator().free(self.allocation) {
-            log::error!("freeing image '{}': {err}", self.name);
-        }
+        self.gpu.free(std::mem::take(&mut self.allocation));
     }
 }
 
@@ -291,40 +286,39 @@ pub fn submit_and_wait(ctx: &Context, record: impl FnOnce(vk::CommandBuffer)) ->
     let pool_info = vk::CommandPoolCreateInfo::default()
         .queue_family_index(ctx.queue_family)
         .flags(vk::CommandPoolCreateFlags::TRANSIENT);
-    // SAFETY: objects created here are destroyed before returning.
+    // SAFETY: valid create info.
+    let pool = unsafe { ctx.device.create_command_pool(&pool_info, None) }?;
+    let pool: CommandPool = Owned::new(ctx, pool, "one-shot commands");
+    // SAFETY: valid create info.
+    let fence = unsafe {
+        ctx.device
+            .create_fence(&vk::FenceCreateInfo::default(), None)
+    }?;
+    let fence: Fence = Owned::new(ctx, fence, "one-shot fence");
+    let alloc = vk::CommandBufferAllocateInfo::default()
+        .command_pool(*pool)
+        .level(vk::CommandBufferLevel::PRIMARY)
+        .command_buffer_count(1);
+    let begin =
+        vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+    // SAFETY: the command buffer comes from `pool`, which is dropped (freeing
+    // it) only after the wait, or after a failure before the submission.
     unsafe {
-        let pool = ctx.device.create_command_pool(&pool_info, None)?;
-        let result = (|| {
-            let alloc = vk::CommandBufferAllocateInfo::default()
-                .command_pool(pool)
-                .level(vk::CommandBufferLevel::PRIMARY)
-                .command_buffer_count(1);
-            let cmd = ctx.device.allocate_command_buffers(&alloc)?[0];
-            let begin = vk::CommandBufferBeginInfo::default()
-                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-            ctx.device.begin_command_buffer(cmd, &begin)?;
-            record(cmd);
-            ctx.device.end_command_buffer(cmd)?;
-            let fence = ctx
-                .device
-                .create_fence(&vk::FenceCreateInfo::default(), None)?;
-            let cmds = [cmd];
-            let submit = vk::SubmitInfo::default().command_buffers(&cmds);
-            let waited = ctx
-                .device
-                .queue_submit(ctx.queue, &[submit], fence)
-                .and_then(|()| ctx.device.wait_for_fences(&[fence], true, u64::MAX));
-            ctx.device.destroy_fence(fence, None);
-            waited
-        })();
-        ctx.device.destroy_command_pool(pool, None);
-        result.map_err(Error::from)
+        let cmd = ctx.device.allocate_command_buffers(&alloc)?[0];
+        ctx.device.begin_command_buffer(cmd, &begin)?;
+        record(cmd);
+        ctx.device.end_command_buffer(cmd)?;
+        let cmds = [cmd];
+        let submit = vk::SubmitInfo::default().command_buffers(&cmds);
+        ctx.device.queue_submit(ctx.queue, &[submit], *fence)?;
+        ctx.device.wait_for_fences(&[*fence], true, u64::MAX)?;
     }
+    Ok(())
 }
 
 /// Creates a device-local buffer holding `data`, through a staging buffer.
 pub fn upload_buffer(
-    ctx: &mut Context,
+    ctx: &Context,
     name: &str,
     usage: vk::BufferUsageFlags,
     data: &[u8],
@@ -339,33 +333,19 @@ pub fn upload_buffer(
     if data.is_empty() {
         return Ok(buffer);
     }
-    let mut staging = match staging_with(ctx, name, data) {
-        Ok(staging) => staging,
-        Err(err) => {
-            buffer.destroy(ctx);
-            return Err(err);
-        }
-    };
+    let staging = staging_with(ctx, name, data)?;
     let region = vk::BufferCopy::default().size(data.len() as u64);
-    let copied = submit_and_wait(ctx, |cmd| {
+    submit_and_wait(ctx, |cmd| {
         // SAFETY: both buffers are alive and large enough.
         unsafe {
             ctx.device
                 .cmd_copy_buffer(cmd, staging.raw, buffer.raw, &[region])
         };
-    });
-    staging.name.push_str(" (done)");
-    staging.destroy(ctx);
-    match copied {
-        Ok(()) => Ok(buffer),
-        Err(err) => {
-            buffer.destroy(ctx);
-            Err(err)
-        }
-    }
+    })?;
+    Ok(buffer)
 }
 
-fn staging_with(ctx: &mut Context, name: &str, data: &[u8]) -> Result<Buffer, Error> {
+fn staging_with(ctx: &Context, name: &str, data: &[u8]) -> Result<Buffer, Error> {
     let mut staging = Buffer::new(
         ctx,
         &format!("{name} staging"),
@@ -373,17 +353,14 @@ fn staging_with(ctx: &mut Context, name: &str, data: &[u8]) -> Result<Buffer, Er
         vk::BufferUsageFlags::TRANSFER_SRC,
         MemoryLocation::CpuToGpu,
     )?;
-    if let Err(err) = staging.write(0, data) {
-        staging.destroy(ctx);
-        return Err(err);
-    }
+    staging.write(0, data)?;
     Ok(staging)
 }
 
 /// Creates a sampled 2D image holding tightly packed `data` (one texel after
 /// another, rows top to bottom), left in `SHADER_READ_ONLY_OPTIMAL`.
 pub fn upload_image(
-    ctx: &mut Context,
+    ctx: &Context,
     name: &str,
     extent: vk::Extent2D,
     format: vk::Format,
@@ -396,15 +373,9 @@ pub fn upload_image(
         format,
         vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST,
     )?;
-    let staging = match staging_with(ctx, name, data) {
-        Ok(staging) => staging,
-        Err(err) => {
-            image.destroy(ctx);
-            return Err(err);
-        }
-    };
+    let staging = staging_with(ctx, name, data)?;
     let range = full_range(vk::ImageAspectFlags::COLOR);
-    let copied = submit_and_wait(ctx, |cmd| {
+    submit_and_wait(ctx, |cmd| {
         let to_transfer = vk::ImageMemoryBarrier::default()
             .src_access_mask(vk::AccessFlags::empty())
             .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE)
@@ -465,15 +436,8 @@ pub fn upload_image(
                 &[to_shader],
             );
         }
-    });
-    staging.destroy(ctx);
-    match copied {
-        Ok(()) => Ok(image),
-        Err(err) => {
-            image.destroy(ctx);
-            Err(err)
-        }
-    }
+    })?;
+    Ok(image)
 }
 
 /// A GPU resource waiting for the frames that use it to finish.
@@ -482,7 +446,7 @@ pub enum Released {
     Image(Image),
 }
 
-/// Resources to destroy once the frame that last used them has completed.
+/// Resources to drop once the frame that last used them has completed.
 #[derive(Default)]
 pub struct DeferredRelease {
     pending: Vec<(u64, Released)>,
@@ -494,17 +458,10 @@ impl DeferredRelease {
         self.pending.push((frame, resource));
     }
 
-    /// Destroys everything last used by a frame up to `completed_frame`.
-    pub fn collect(&mut self, ctx: &mut Context, completed_frame: u64) {
-        let mut index = 0;
-        while index < self.pending.len() {
-            if self.pending[index].0 <= completed_frame {
-                let (_, resource) = self.pending.swap_remove(index);
-                destroy_released(ctx, resource);
-            } else {
-                index += 1;
-            }
-        }
+    /// Drops everything last used by a frame up to `completed_frame`. `_ctx`
+    /// is unused (resources destroy themselves); kept until callers change.
+    pub fn collect(&mut self, completed_frame: u64) {
+        self.pending.retain(|(frame, _)| *frame > completed_frame);
     }
 
     /// Resources still waiting.
@@ -515,19 +472,5 @@ impl DeferredRelease {
     /// True when nothing is waiting.
     pub fn is_empty(&self) -> bool {
         self.pending.is_empty()
-    }
-
-    /// Destroys everything. The device must be idle.
-    pub fn destroy(self, ctx: &mut Context) {
-        for (_, resource) in self.pending {
-            destroy_released(ctx, resource);
-        }
-    }
-}
-
-fn destroy_released(ctx: &mut Context, resource: Released) {
-    match resource {
-        Released::Buffer(buffer) => buffer.destroy(ctx),
-        Released::Image(image) => image.destroy(ctx),
     }
 }

@@ -7,10 +7,19 @@
 //! another type, a smaller count or without the stage, or reads more push
 //! constants than the pass provides. A mismatch is a bug in the pass, and this
 //! turns it from undefined behaviour into a message naming shader and binding.
+//!
+//! A [`Pipeline`] owns its layout and set layouts and destroys them when
+//! dropped (`Drop` over the shared device, see [`crate::context`]). It is
+//! created empty and filled in, and shader modules are [`ShaderModule`]s
+//! dropped right after pipeline creation, so a failure at any step leaves
+//! nothing behind without unwinding code.
+
+use std::sync::Arc;
 
 use ash::vk;
 
-use crate::context::Context;
+use crate::context::{Context, Gpu};
+use crate::owned::{Owned, ShaderModule};
 use crate::reflect::reflect;
 use crate::{Error, Spirv};
 
@@ -22,23 +31,40 @@ pub struct LayoutDesc<'a> {
     pub push_constant_size: u32,
 }
 
-/// A pipeline, its layout, and the descriptor set layouts it owns.
+/// A pipeline, its layout, and the descriptor set layouts it owns, destroyed
+/// when dropped. A handle not made yet is null, which Vulkan ignores.
 pub struct Pipeline {
     pub raw: vk::Pipeline,
     pub layout: vk::PipelineLayout,
     pub set_layouts: Vec<vk::DescriptorSetLayout>,
     pub name: String,
+    gpu: Arc<Gpu>,
 }
 
 impl Pipeline {
-    /// Destroys the pipeline, its layout and its set layouts.
-    pub fn destroy(self, ctx: &Context) {
-        // SAFETY: the caller guarantees the GPU no longer uses the pipeline.
+    /// A pipeline with nothing made yet, to be filled in step by step.
+    fn empty(ctx: &Context, name: &str) -> Pipeline {
+        Pipeline {
+            raw: vk::Pipeline::null(),
+            layout: vk::PipelineLayout::null(),
+            set_layouts: Vec::new(),
+            name: name.to_owned(),
+            gpu: ctx.gpu.clone(),
+        }
+    }
+}
+
+impl Drop for Pipeline {
+    fn drop(&mut self) {
+        // SAFETY: the owner drops a pipeline only once the GPU is done with
+        // it; reverse creation order.
         unsafe {
-            ctx.device.destroy_pipeline(self.raw, None);
-            ctx.device.destroy_pipeline_layout(self.layout, None);
-            for set_layout in self.set_layouts {
-                ctx.device.destroy_descriptor_set_layout(set_layout, None);
+            self.gpu.device.destroy_pipeline(self.raw, None);
+            self.gpu.device.destroy_pipeline_layout(self.layout, None);
+            for &set_layout in self.set_layouts.iter().rev() {
+                self.gpu
+                    .device
+                    .destroy_descriptor_set_layout(set_layout, None);
             }
         }
     }
@@ -104,12 +130,15 @@ pub fn check_layout(
     Ok(())
 }
 
+/// Creates `pipeline`'s set layouts and layout after checking them against
+/// the tier's limits.
 fn create_layout(
     ctx: &Context,
-    name: &str,
+    pipeline: &mut Pipeline,
     desc: &LayoutDesc,
     stages: vk::ShaderStageFlags,
-) -> Result<(vk::PipelineLayout, Vec<vk::DescriptorSetLayout>), Error> {
+) -> Result<(), Error> {
+    let name = pipeline.name.as_str();
     if desc.push_constant_size > ctx.limits.max_push_constants_size {
         return Err(Error::Layout(format!(
             "{name}: {} bytes of push constants exceed the tier's {}",
@@ -140,54 +169,33 @@ fn create_layout(
             )));
         }
     }
-    let mut set_layouts = Vec::with_capacity(desc.sets.len());
-    let destroy_sets = |set_layouts: &[vk::DescriptorSetLayout]| {
-        for &set_layout in set_layouts {
-            // SAFETY: created just above and not used by anything yet.
-            unsafe { ctx.device.destroy_descriptor_set_layout(set_layout, None) };
-        }
-    };
     for (index, bindings) in desc.sets.iter().enumerate() {
         let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(bindings);
-        // SAFETY: valid create info.
-        match unsafe { ctx.device.create_descriptor_set_layout(&info, None) } {
-            Ok(set_layout) => {
-                ctx.set_name(set_layout, &format!("{name} set {index}"));
-                set_layouts.push(set_layout);
-            }
-            Err(err) => {
-                destroy_sets(&set_layouts);
-                return Err(err.into());
-            }
-        }
+        // SAFETY: valid create info; `pipeline` owns the result.
+        let set_layout = unsafe { ctx.device.create_descriptor_set_layout(&info, None) }?;
+        pipeline.set_layouts.push(set_layout);
+        ctx.set_name(set_layout, &format!("{name} set {index}"));
     }
     let ranges = [vk::PushConstantRange::default()
         .stage_flags(stages)
         .offset(0)
         .size(desc.push_constant_size)];
-    let mut info = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
+    let mut info = vk::PipelineLayoutCreateInfo::default().set_layouts(&pipeline.set_layouts);
     if desc.push_constant_size > 0 {
         info = info.push_constant_ranges(&ranges);
     }
-    // SAFETY: valid create info.
-    match unsafe { ctx.device.create_pipeline_layout(&info, None) } {
-        Ok(layout) => {
-            ctx.set_name(layout, name);
-            Ok((layout, set_layouts))
-        }
-        Err(err) => {
-            destroy_sets(&set_layouts);
-            Err(err.into())
-        }
-    }
+    // SAFETY: valid create info; `pipeline` owns the result.
+    let layout = unsafe { ctx.device.create_pipeline_layout(&info, None) }?;
+    pipeline.layout = layout;
+    ctx.set_name(layout, name);
+    Ok(())
 }
 
-fn shader_module(ctx: &Context, shader: &Spirv) -> Result<vk::ShaderModule, Error> {
+fn shader_module(ctx: &Context, shader: &Spirv) -> Result<ShaderModule, Error> {
     let info = vk::ShaderModuleCreateInfo::default().code(shader.words);
     // SAFETY: the words are SPIR-V produced by shaderc at build time.
     let module = unsafe { ctx.device.create_shader_module(&info, None) }?;
-    ctx.set_name(module, shader.name);
-    Ok(module)
+    Ok(Owned::new(ctx, module, shader.name))
 }
 
 /// Specialization data: constant `id` i gets `values[i]`.
@@ -227,58 +235,32 @@ pub fn compute_pipeline(
     specialization: &[u32],
 ) -> Result<Pipeline, Error> {
     check_layout(shader, vk::ShaderStageFlags::COMPUTE, layout_desc)?;
-    let (layout, set_layouts) =
-        create_layout(ctx, name, layout_desc, vk::ShaderStageFlags::COMPUTE)?;
-    let result = shader_module(ctx, shader).and_then(|module| {
-        let spec = Specialization::new(specialization);
-        let spec_info = spec.info();
-        let stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::COMPUTE)
-            .module(module)
-            .name(c"main")
-            .specialization_info(&spec_info);
-        let info = vk::ComputePipelineCreateInfo::default()
-            .stage(stage)
-            .layout(layout);
-        // SAFETY: valid create info; the module is destroyed right after.
-        let created = unsafe {
-            ctx.device
-                .create_compute_pipelines(vk::PipelineCache::null(), &[info], None)
-        };
-        unsafe { ctx.device.destroy_shader_module(module, None) };
-        created.map(|p| p[0]).map_err(|(_, err)| Error::from(err))
-    });
-    finish(ctx, name, result, layout, set_layouts)
-}
-
-fn finish(
-    ctx: &Context,
-    name: &str,
-    result: Result<vk::Pipeline, Error>,
-    layout: vk::PipelineLayout,
-    set_layouts: Vec<vk::DescriptorSetLayout>,
-) -> Result<Pipeline, Error> {
-    match result {
-        Ok(raw) => {
-            ctx.set_name(raw, name);
-            Ok(Pipeline {
-                raw,
-                layout,
-                set_layouts,
-                name: name.to_owned(),
-            })
-        }
-        Err(err) => {
-            // SAFETY: nothing uses the layout yet.
-            unsafe {
-                ctx.device.destroy_pipeline_layout(layout, None);
-                for set_layout in set_layouts {
-                    ctx.device.destroy_descriptor_set_layout(set_layout, None);
-                }
-            }
-            Err(err)
-        }
-    }
+    let mut pipeline = Pipeline::empty(ctx, name);
+    create_layout(
+        ctx,
+        &mut pipeline,
+        layout_desc,
+        vk::ShaderStageFlags::COMPUTE,
+    )?;
+    let module = shader_module(ctx, shader)?;
+    let spec = Specialization::new(specialization);
+    let spec_info = spec.info();
+    let stage = vk::PipelineShaderStageCreateInfo::default()
+        .stage(vk::ShaderStageFlags::COMPUTE)
+        .module(*module)
+        .name(c"main")
+        .specialization_info(&spec_info);
+    let info = vk::ComputePipelineCreateInfo::default()
+        .stage(stage)
+        .layout(pipeline.layout);
+    // SAFETY: valid create info; the module may go once the pipeline exists.
+    let created = unsafe {
+        ctx.device
+            .create_compute_pipelines(vk::PipelineCache::null(), &[info], None)
+    };
+    pipeline.raw = created.map_err(|(_, err)| err)?[0];
+    ctx.set_name(pipeline.raw, name);
+    Ok(pipeline)
 }
 
 /// The attributes among `offered` that the vertex shader reads: one shared
@@ -330,86 +312,76 @@ pub fn graphics_pipeline(
     check_layout(fragment, vk::ShaderStageFlags::FRAGMENT, layout_desc)?;
     let attributes = used_attributes(vertex, state.vertex_attributes)?;
     let stages = vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT;
-    let (layout, set_layouts) = create_layout(ctx, name, layout_desc, stages)?;
-    let result = (|| {
-        let vs = shader_module(ctx, vertex)?;
-        let fs = match shader_module(ctx, fragment) {
-            Ok(fs) => fs,
-            Err(err) => {
-                // SAFETY: unused module.
-                unsafe { ctx.device.destroy_shader_module(vs, None) };
-                return Err(err);
-            }
-        };
-        let spec = Specialization::new(specialization);
-        let spec_info = spec.info();
-        let stage_infos = [
-            vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::VERTEX)
-                .module(vs)
-                .name(c"main")
-                .specialization_info(&spec_info),
-            vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::FRAGMENT)
-                .module(fs)
-                .name(c"main")
-                .specialization_info(&spec_info),
-        ];
-        let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
-            .vertex_binding_descriptions(state.vertex_bindings)
-            .vertex_attribute_descriptions(&attributes);
-        let input_assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
-            .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
-        let viewport = vk::PipelineViewportStateCreateInfo::default()
-            .viewport_count(1)
-            .scissor_count(1);
-        let raster = vk::PipelineRasterizationStateCreateInfo::default()
-            .polygon_mode(vk::PolygonMode::FILL)
-            .cull_mode(state.cull_mode)
-            .front_face(vk::FrontFace::COUNTER_CLOCKWISE)
-            .line_width(1.0);
-        let multisample = vk::PipelineMultisampleStateCreateInfo::default()
-            .rasterization_samples(vk::SampleCountFlags::TYPE_1);
-        let depth = vk::PipelineDepthStencilStateCreateInfo::default()
-            .depth_test_enable(true)
-            .depth_write_enable(state.depth_write)
-            .depth_compare_op(state.depth_compare);
-        let attachment = vk::PipelineColorBlendAttachmentState::default()
-            .blend_enable(state.alpha_blend)
-            .src_color_blend_factor(vk::BlendFactor::SRC_ALPHA)
-            .dst_color_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
-            .color_blend_op(vk::BlendOp::ADD)
-            .src_alpha_blend_factor(vk::BlendFactor::ONE)
-            .dst_alpha_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
-            .alpha_blend_op(vk::BlendOp::ADD)
-            .color_write_mask(vk::ColorComponentFlags::RGBA);
-        let attachments = [attachment];
-        let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&attachments);
-        let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
-        let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
-        let info = vk::GraphicsPipelineCreateInfo::default()
-            .stages(&stage_infos)
-            .vertex_input_state(&vertex_input)
-            .input_assembly_state(&input_assembly)
-            .viewport_state(&viewport)
-            .rasterization_state(&raster)
-            .multisample_state(&multisample)
-            .depth_stencil_state(&depth)
-            .color_blend_state(&blend)
-            .dynamic_state(&dynamic)
-            .layout(layout)
-            .render_pass(state.render_pass)
-            .subpass(0);
-        // SAFETY: valid create info; modules are destroyed right after.
-        let created = unsafe {
-            ctx.device
-                .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
-        };
-        unsafe {
-            ctx.device.destroy_shader_module(vs, None);
-            ctx.device.destroy_shader_module(fs, None);
-        }
-        created.map(|p| p[0]).map_err(|(_, err)| Error::from(err))
-    })();
-    finish(ctx, name, result, layout, set_layouts)
+    let mut pipeline = Pipeline::empty(ctx, name);
+    create_layout(ctx, &mut pipeline, layout_desc, stages)?;
+    let vs = shader_module(ctx, vertex)?;
+    let fs = shader_module(ctx, fragment)?;
+    let spec = Specialization::new(specialization);
+    let spec_info = spec.info();
+    let stage_infos = [
+        vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::VERTEX)
+            .module(*vs)
+            .name(c"main")
+            .specialization_info(&spec_info),
+        vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::FRAGMENT)
+            .module(*fs)
+            .name(c"main")
+            .specialization_info(&spec_info),
+    ];
+    let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
+        .vertex_binding_descriptions(state.vertex_bindings)
+        .vertex_attribute_descriptions(&attributes);
+    let input_assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
+        .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+    let viewport = vk::PipelineViewportStateCreateInfo::default()
+        .viewport_count(1)
+        .scissor_count(1);
+    let raster = vk::PipelineRasterizationStateCreateInfo::default()
+        .polygon_mode(vk::PolygonMode::FILL)
+        .cull_mode(state.cull_mode)
+        .front_face(vk::FrontFace::COUNTER_CLOCKWISE)
+        .line_width(1.0);
+    let multisample = vk::PipelineMultisampleStateCreateInfo::default()
+        .rasterization_samples(vk::SampleCountFlags::TYPE_1);
+    let depth = vk::PipelineDepthStencilStateCreateInfo::default()
+        .depth_test_enable(true)
+        .depth_write_enable(state.depth_write)
+        .depth_compare_op(state.depth_compare);
+    let attachment = vk::PipelineColorBlendAttachmentState::default()
+        .blend_enable(state.alpha_blend)
+        .src_color_blend_factor(vk::BlendFactor::SRC_ALPHA)
+        .dst_color_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
+        .color_blend_op(vk::BlendOp::ADD)
+        .src_alpha_blend_factor(vk::BlendFactor::ONE)
+        .dst_alpha_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
+        .alpha_blend_op(vk::BlendOp::ADD)
+        .color_write_mask(vk::ColorComponentFlags::RGBA);
+    let attachments = [attachment];
+    let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&attachments);
+    let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
+    let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
+    let info = vk::GraphicsPipelineCreateInfo::default()
+        .stages(&stage_infos)
+        .vertex_input_state(&vertex_input)
+        .input_assembly_state(&input_assembly)
+        .viewport_state(&viewport)
+        .rasterization_state(&raster)
+        .multisample_state(&multisample)
+        .depth_stencil_state(&depth)
+        .color_blend_state(&blend)
+        .dynamic_state(&dynamic)
+        .layout(pipeline.layout)
+        .render_pass(state.render_pass)
+        .subpass(0);
+    // SAFETY: valid create info; the modules may go once the pipeline
+    // exists.
+    let created = unsafe {
+        ctx.device
+            .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
+    };
+    pipeline.raw = created.map_err(|(_, err)| err)?[0];
+    ctx.set_name(pipeline.raw, name);
+    Ok(pipeline)
 }

@@ -17,6 +17,7 @@ use ash::vk;
 
 use crate::config::{FRAMES_IN_FLIGHT, MAX_PROFILER_SCOPES};
 use crate::context::Context;
+use crate::owned::{Owned, QueryPool};
 use crate::Error;
 
 /// Frames of history kept per scope for the median and p95.
@@ -40,7 +41,8 @@ pub struct ScopeStats {
 
 /// Timestamp queries per frame slot.
 pub struct Profiler {
-    pool: Option<vk::QueryPool>,
+    /// Destroyed when the profiler drops; the owner waits for the device.
+    pool: Option<QueryPool>,
     period_ns: f64,
     /// Scope names recorded in each slot, in query order.
     slot_scopes: Vec<Vec<&'static str>>,
@@ -62,10 +64,9 @@ impl Profiler {
         let info = vk::QueryPoolCreateInfo::default()
             .query_type(vk::QueryType::TIMESTAMP)
             .query_count(FRAMES_IN_FLIGHT * MAX_PROFILER_SCOPES * 2);
-        // SAFETY: valid create info; destroyed in `destroy`.
+        // SAFETY: valid create info.
         let pool = unsafe { ctx.device.create_query_pool(&info, None) }?;
-        ctx.set_name(pool, "profiler timestamps");
-        profiler.pool = Some(pool);
+        profiler.pool = Some(Owned::new(ctx, pool, "profiler timestamps"));
         profiler.period_ns = f64::from(period);
         Ok(profiler)
     }
@@ -91,7 +92,9 @@ impl Profiler {
     /// its queries. Call at the start of the slot's command buffer.
     pub fn begin_frame(&mut self, ctx: &Context, cmd: vk::CommandBuffer, slot: usize) {
         self.current_slot = slot;
-        let Some(pool) = self.pool else { return };
+        let Some(pool) = self.pool.as_deref().copied() else {
+            return;
+        };
         let first = slot as u32 * MAX_PROFILER_SCOPES * 2;
         let names = std::mem::take(&mut self.slot_scopes[slot]);
         if !names.is_empty() {
@@ -135,7 +138,7 @@ impl Profiler {
     /// Opens a named scope: a timestamp and a debug label.
     pub fn begin(&mut self, ctx: &Context, cmd: vk::CommandBuffer, name: &'static str) -> Scope {
         ctx.begin_label(cmd, name);
-        let Some(pool) = self.pool else {
+        let Some(pool) = self.pool.as_deref().copied() else {
             return Scope { index: None };
         };
         let scopes = &mut self.slot_scopes[self.current_slot];
@@ -156,7 +159,7 @@ impl Profiler {
 
     /// Closes a scope opened by [`Profiler::begin`].
     pub fn end(&mut self, ctx: &Context, cmd: vk::CommandBuffer, scope: Scope) {
-        if let (Some(pool), Some(index)) = (self.pool, scope.index) {
+        if let (Some(pool), Some(index)) = (self.pool.as_deref().copied(), scope.index) {
             let query = self.current_slot as u32 * MAX_PROFILER_SCOPES * 2 + index * 2 + 1;
             // SAFETY: as in `begin`.
             unsafe {
@@ -209,14 +212,6 @@ impl Profiler {
     /// Forgets the history (for example after warm-up frames).
     pub fn clear_history(&mut self) {
         self.history.clear();
-    }
-
-    /// Destroys the query pool.
-    pub fn destroy(self, ctx: &Context) {
-        if let Some(pool) = self.pool {
-            // SAFETY: the device is idle.
-            unsafe { ctx.device.destroy_query_pool(pool, None) };
-        }
     }
 }
 

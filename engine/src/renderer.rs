@@ -30,11 +30,12 @@ use crate::anim::Controller;
 use crate::barriers::Tracker;
 use crate::camera::Camera;
 use crate::config::{DEBUG_VIEW_LOD, DEBUG_VIEW_SHADED, FRAMES_IN_FLIGHT};
-use crate::context::Context;
+use crate::context::{Context, Gpu};
 use crate::frame::Frame;
 use crate::frames::{FrameStart, Frames};
 use crate::gpu_types::FrameGlobals;
 use crate::memory::{Buffer, DeferredRelease};
+use crate::owned::RenderPass;
 use crate::passes::animate::{AnimateBuffers, AnimatePass};
 use crate::passes::bounds::BoundsPass;
 use crate::passes::cull::{cull_globals, CullPass};
@@ -48,6 +49,7 @@ use crate::swapchain::{Acquired, Swapchain};
 use crate::target::{create_render_pass, Offscreen, CLEAR_COLOR, OFFSCREEN_FORMAT};
 use crate::world::World;
 use crate::Error;
+use std::sync::Arc;
 
 pub use crate::passes::statistics::DrawStats;
 
@@ -127,22 +129,24 @@ pub enum WindowFrame {
     Skipped,
 }
 
-/// Everything that draws a frame, in creation order.
+/// Everything that draws a frame. Fields drop in declaration order, the
+/// reverse of creation order, after [`Drop`] has idled the device.
 pub struct Renderer {
-    pub world: World,
-    pub render_pass: vk::RenderPass,
-    globals: Vec<Buffer>,
-    upload: UploadPass,
-    simulate: SimulatePass,
-    animate: AnimatePass,
-    cull: CullPass,
-    statistics: StatisticsPass,
-    bounds: BoundsPass,
-    draw: DrawPass,
-    pub frames: Frames,
     pub profiler: Profiler,
-    tracker: Tracker,
+    pub frames: Frames,
+    /// Resources replaced while frames that used them were in flight.
     pub deferred: DeferredRelease,
+    draw: DrawPass,
+    bounds: BoundsPass,
+    statistics: StatisticsPass,
+    cull: CullPass,
+    animate: AnimatePass,
+    simulate: SimulatePass,
+    upload: UploadPass,
+    globals: Vec<Buffer>,
+    pub render_pass: RenderPass,
+    pub world: World,
+    tracker: Tracker,
     pub environment: Environment,
     pub settings: RenderSettings,
     /// The latest statistics read back.
@@ -152,6 +156,8 @@ pub struct Renderer {
     pub cpu_ms: f64,
     /// Seconds of animation since the start.
     time: f32,
+    /// For the idle wait in `drop`.
+    gpu: Arc<Gpu>,
 }
 
 impl Renderer {
@@ -196,8 +202,8 @@ impl Renderer {
             animate: AnimatePass::new(ctx)?,
             cull: CullPass::new(ctx)?,
             statistics: StatisticsPass::new(ctx)?,
-            bounds: BoundsPass::new(ctx, render_pass)?,
-            draw: DrawPass::new(ctx, render_pass, world.encoding)?,
+            bounds: BoundsPass::new(ctx, *render_pass)?,
+            draw: DrawPass::new(ctx, *render_pass, world.encoding)?,
             frames: Frames::new(ctx)?,
             profiler: Profiler::new(ctx)?,
             tracker: Tracker::default(),
@@ -210,13 +216,14 @@ impl Renderer {
             stats: DrawStats::default(),
             cpu_ms: 0.0,
             time: 0.0,
+            gpu: ctx.gpu.clone(),
         })
     }
 
     fn begin_frame(&mut self, ctx: &mut Context) -> Result<FrameStart, Error> {
         let start = self.frames.begin(ctx)?;
         if let Some(completed) = start.completed {
-            self.deferred.collect(ctx, completed);
+            self.deferred.collect(completed);
         }
         self.profiler.begin_frame(ctx, start.cmd, start.slot);
         if let Some(stats) = self.statistics.take(start.slot, &self.world) {
@@ -267,7 +274,7 @@ impl Renderer {
     ) -> Result<(), Error> {
         self.time += dt;
         let target = DrawTarget {
-            render_pass: self.render_pass,
+            render_pass: *self.render_pass,
             framebuffer,
             extent,
             globals: self.write_globals(start.slot, camera, extent)?,
@@ -333,7 +340,7 @@ impl Renderer {
     ) -> Result<(), Error> {
         let start = self.begin_frame(ctx)?;
         let cpu_start = std::time::Instant::now();
-        self.record(ctx, &start, target.framebuffer, target.extent, camera, dt)?;
+        self.record(ctx, &start, *target.framebuffer, target.extent, camera, dt)?;
         if capture {
             target.record_readback(ctx, start.cmd);
         }
@@ -357,7 +364,7 @@ impl Renderer {
             return Ok(WindowFrame::Skipped);
         }
         let start = self.begin_frame(ctx)?;
-        let acquire_semaphore = self.frames.slots[start.slot].image_available;
+        let acquire_semaphore = *self.frames.slots[start.slot].image_available;
         let index = match swapchain.acquire(acquire_semaphore)? {
             Acquired::Image(index) => index,
             Acquired::Skip => {
@@ -367,10 +374,10 @@ impl Renderer {
                 return Ok(WindowFrame::Skipped);
             }
         };
-        let framebuffer = swapchain.framebuffers[index as usize];
+        let framebuffer = *swapchain.framebuffers[index as usize];
         let cpu_start = std::time::Instant::now();
         self.record(ctx, &start, framebuffer, swapchain.extent, camera, dt)?;
-        let signal = [swapchain.render_finished[index as usize]];
+        let signal = [*swapchain.render_finished[index as usize]];
         self.frames
             .submit(ctx, &start, &[acquire_semaphore], &signal)?;
         self.cpu_ms = cpu_start.elapsed().as_secs_f64() * 1e3;
@@ -394,38 +401,19 @@ impl Renderer {
             vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
             scene,
         )?;
-        match Offscreen::new(ctx, renderer.render_pass, extent) {
-            Ok(target) => Ok((renderer, target)),
-            Err(err) => {
-                renderer.destroy(ctx);
-                Err(err)
-            }
-        }
+        let target = Offscreen::new(ctx, *renderer.render_pass, extent)?;
+        Ok((renderer, target))
     }
+}
 
-    /// Waits for the GPU and destroys everything in reverse creation order.
-    pub fn destroy(self, ctx: &mut Context) {
+impl Drop for Renderer {
+    /// Waits for the GPU; the fields then drop in reverse creation order.
+    fn drop(&mut self) {
         // Idle the whole device, not just the frame fences: presentation may
         // still hold a frame's "render finished" semaphore.
         // SAFETY: waiting has no preconditions.
-        if let Err(err) = unsafe { ctx.device.device_wait_idle() } {
+        if let Err(err) = unsafe { self.gpu.device.device_wait_idle() } {
             log::error!("waiting for the last frames: {err}");
         }
-        self.deferred.destroy(ctx);
-        self.profiler.destroy(ctx);
-        self.frames.destroy(ctx);
-        self.draw.destroy(ctx);
-        self.bounds.destroy(ctx);
-        self.statistics.destroy(ctx);
-        self.cull.destroy(ctx);
-        self.animate.destroy(ctx);
-        self.simulate.destroy(ctx);
-        self.upload.destroy(ctx);
-        for globals in self.globals.into_iter().rev() {
-            globals.destroy(ctx);
-        }
-        // SAFETY: nothing uses the render pass any more.
-        unsafe { ctx.device.destroy_render_pass(self.render_pass, None) };
-        self.world.destroy(ctx);
     }
 }

@@ -9,20 +9,32 @@
 //! - "Render finished" semaphores are per swapchain image, not per frame slot:
 //!   the presentation engine may hold an image's semaphore until that image is
 //!   acquired again, so reusing it for another image would race.
+//! - Every object is owned and destroyed when dropped, image objects before the
+//!   swapchain, the swapchain before the surface. The caller waits for the
+//!   device before recreating or dropping.
 
 use ash::vk;
 
 use crate::context::Context;
 use crate::memory::Image;
+use crate::owned::{Framebuffer, ImageView, Owned, Semaphore, Surface, SwapchainKhr};
 use crate::target::{create_framebuffer, DEPTH_FORMAT};
 use crate::Error;
+
+/// The surface functions, present when the instance has the window system's
+/// extensions.
+fn surface_loader(ctx: &Context) -> Result<&ash::khr::surface::Instance, Error> {
+    ctx.gpu.surface_loader.as_ref().ok_or_else(|| {
+        Error::Config("the context was created without surface extensions".to_owned())
+    })
+}
 
 /// Picks the surface format for a window.
 pub fn choose_format(
     ctx: &Context,
     surface: vk::SurfaceKHR,
 ) -> Result<vk::SurfaceFormatKHR, Error> {
-    let loader = ash::khr::surface::Instance::new(&ctx.entry, &ctx.instance);
+    let loader = surface_loader(ctx)?;
     // SAFETY: valid surface and physical device.
     let formats =
         unsafe { loader.get_physical_device_surface_formats(ctx.physical_device, surface) }?;
@@ -34,20 +46,23 @@ pub fn choose_format(
         .ok_or_else(|| Error::Config("the surface offers no formats".to_owned()))
 }
 
-/// A swapchain and what each of its images needs.
+/// A swapchain and what each of its images needs. Fields that own objects are
+/// declared in the order they must drop: per-image objects, the depth image,
+/// the swapchain, the surface.
 pub struct Swapchain {
+    pub render_finished: Vec<Semaphore>,
+    pub framebuffers: Vec<Framebuffer>,
+    pub views: Vec<ImageView>,
+    pub images: Vec<vk::Image>,
+    pub depth: Option<Image>,
+    /// `None` while the window is minimized.
+    raw: Option<SwapchainKhr>,
+    pub surface: Surface,
     surface_loader: ash::khr::surface::Instance,
     pub loader: ash::khr::swapchain::Device,
-    pub surface: vk::SurfaceKHR,
-    pub raw: vk::SwapchainKHR,
     pub format: vk::SurfaceFormatKHR,
     pub present_mode: vk::PresentModeKHR,
     pub extent: vk::Extent2D,
-    pub images: Vec<vk::Image>,
-    pub views: Vec<vk::ImageView>,
-    pub framebuffers: Vec<vk::Framebuffer>,
-    pub render_finished: Vec<vk::Semaphore>,
-    pub depth: Option<Image>,
     render_pass: vk::RenderPass,
     /// Times the swapchain was (re)created with a non-zero size.
     pub generation: u32,
@@ -63,61 +78,61 @@ pub enum Acquired {
 
 impl Swapchain {
     /// Creates the swapchain for `surface` at `extent` (the window's size).
+    /// The swapchain owns the surface from here on.
     pub fn new(
-        ctx: &mut Context,
-        surface: vk::SurfaceKHR,
+        ctx: &Context,
+        surface: Surface,
         format: vk::SurfaceFormatKHR,
         render_pass: vk::RenderPass,
         present_mode: vk::PresentModeKHR,
         extent: vk::Extent2D,
     ) -> Result<Swapchain, Error> {
+        let loader = ctx.gpu.swapchain_loader.clone().ok_or_else(|| {
+            Error::Config("the device cannot present (no VK_KHR_swapchain)".to_owned())
+        })?;
+        let surface_loader = surface_loader(ctx)?.clone();
+        // SAFETY: valid surface and physical device.
+        let modes = unsafe {
+            surface_loader.get_physical_device_surface_present_modes(ctx.physical_device, *surface)
+        }?;
+        let present_mode = if modes.contains(&present_mode) {
+            present_mode
+        } else {
+            log::warn!("present mode {present_mode:?} is not supported; using FIFO");
+            vk::PresentModeKHR::FIFO
+        };
         let mut swapchain = Swapchain {
-            surface_loader: ash::khr::surface::Instance::new(&ctx.entry, &ctx.instance),
-            loader: ash::khr::swapchain::Device::new(&ctx.instance, &ctx.device),
-            surface,
-            raw: vk::SwapchainKHR::null(),
-            format,
-            present_mode: vk::PresentModeKHR::FIFO,
-            extent: vk::Extent2D::default(),
-            images: Vec::new(),
-            views: Vec::new(),
-            framebuffers: Vec::new(),
             render_finished: Vec::new(),
+            framebuffers: Vec::new(),
+            views: Vec::new(),
+            images: Vec::new(),
             depth: None,
+            raw: None,
+            surface,
+            surface_loader,
+            loader,
+            format,
+            present_mode,
+            extent: vk::Extent2D::default(),
             render_pass,
             generation: 0,
         };
-        // SAFETY: valid surface and physical device.
-        let modes = unsafe {
-            swapchain
-                .surface_loader
-                .get_physical_device_surface_present_modes(ctx.physical_device, surface)
-        }?;
-        if modes.contains(&present_mode) {
-            swapchain.present_mode = present_mode;
-        } else {
-            log::warn!("present mode {present_mode:?} is not supported; using FIFO");
-        }
         swapchain.recreate(ctx, extent)?;
         Ok(swapchain)
     }
 
     /// True when there is nothing to draw into (minimized window).
     pub fn is_empty(&self) -> bool {
-        self.raw == vk::SwapchainKHR::null()
+        self.raw.is_none()
     }
 
     /// Rebuilds the swapchain for the window's current size. The device must
     /// have finished with the old images (the caller waits for idle).
-    pub fn recreate(
-        &mut self,
-        ctx: &mut Context,
-        window_extent: vk::Extent2D,
-    ) -> Result<(), Error> {
+    pub fn recreate(&mut self, ctx: &Context, window_extent: vk::Extent2D) -> Result<(), Error> {
         // SAFETY: valid surface and physical device.
         let caps = unsafe {
             self.surface_loader
-                .get_physical_device_surface_capabilities(ctx.physical_device, self.surface)
+                .get_physical_device_surface_capabilities(ctx.physical_device, *self.surface)
         }?;
         let extent = if caps.current_extent.width != u32::MAX {
             caps.current_extent
@@ -131,14 +146,14 @@ impl Swapchain {
                     .clamp(caps.min_image_extent.height, caps.max_image_extent.height),
             }
         };
-        let old = std::mem::replace(&mut self.raw, vk::SwapchainKHR::null());
-        self.destroy_images(ctx);
+        // The old images' objects go first; the old swapchain is retired by
+        // the creation below and dropped after it.
+        self.release_images();
+        let old = self.raw.take();
+        self.extent = extent;
         let minimized = window_extent.width == 0 || window_extent.height == 0;
         if minimized || extent.width == 0 || extent.height == 0 {
-            // Minimized: keep nothing; `old` is retired now.
-            // SAFETY: the device is idle with respect to the old swapchain.
-            unsafe { self.loader.destroy_swapchain(old, None) };
-            self.extent = extent;
+            // Minimized: keep nothing until the window has a size again.
             return Ok(());
         }
         let mut image_count = caps.min_image_count + 1;
@@ -146,7 +161,7 @@ impl Swapchain {
             image_count = image_count.min(caps.max_image_count);
         }
         let info = vk::SwapchainCreateInfoKHR::default()
-            .surface(self.surface)
+            .surface(*self.surface)
             .min_image_count(image_count)
             .image_format(self.format.format)
             .image_color_space(self.format.color_space)
@@ -158,29 +173,26 @@ impl Swapchain {
             .composite_alpha(vk::CompositeAlphaFlagsKHR::OPAQUE)
             .present_mode(self.present_mode)
             .clipped(true)
-            .old_swapchain(old);
-        // SAFETY: valid create info; the old swapchain is retired by this call
-        // and destroyed right after.
-        let created = unsafe { self.loader.create_swapchain(&info, None) };
-        unsafe { self.loader.destroy_swapchain(old, None) };
-        self.raw = created?;
-        self.extent = extent;
+            .old_swapchain(old.as_deref().copied().unwrap_or_default());
+        // SAFETY: valid create info; the old swapchain is retired by this call.
+        let raw = unsafe { self.loader.create_swapchain(&info, None) }?;
+        drop(old);
         self.generation += 1;
-        ctx.set_name(self.raw, &format!("swapchain #{}", self.generation));
-        self.create_images(ctx)
+        let name = format!("swapchain #{}", self.generation);
+        let raw = self.raw.insert(Owned::new(ctx, raw, &name));
+        // SAFETY: the swapchain was just created.
+        self.images = unsafe { self.loader.get_swapchain_images(**raw) }?;
+        self.create_image_objects(ctx)
     }
 
-    fn create_images(&mut self, ctx: &mut Context) -> Result<(), Error> {
-        // SAFETY: the swapchain was just created.
-        self.images = unsafe { self.loader.get_swapchain_images(self.raw) }?;
-        self.depth = Some(Image::new(
+    fn create_image_objects(&mut self, ctx: &Context) -> Result<(), Error> {
+        let depth = self.depth.insert(Image::new(
             ctx,
             "swapchain depth",
             self.extent,
             DEPTH_FORMAT,
             vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
         )?);
-        let depth_view = self.depth.as_ref().map(|d| d.view).unwrap_or_default();
         for (index, &image) in self.images.iter().enumerate() {
             let view_info = vk::ImageViewCreateInfo::default()
                 .image(image)
@@ -189,51 +201,41 @@ impl Swapchain {
                 .subresource_range(crate::memory::full_range(vk::ImageAspectFlags::COLOR));
             // SAFETY: the image belongs to the swapchain.
             let view = unsafe { ctx.device.create_image_view(&view_info, None) }?;
-            self.views.push(view);
-            ctx.set_name(view, &format!("swapchain image {index}"));
+            let view = Owned::new(ctx, view, &format!("swapchain image {index}"));
             let name = format!("swapchain framebuffer {index}");
             let framebuffer =
-                create_framebuffer(ctx, self.render_pass, view, depth_view, self.extent, &name)?;
+                create_framebuffer(ctx, self.render_pass, *view, depth.view, self.extent, &name)?;
+            self.views.push(view);
             self.framebuffers.push(framebuffer);
-            // SAFETY: plain creation.
+            // SAFETY: valid create info.
             let semaphore = unsafe {
                 ctx.device
                     .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
             }?;
-            ctx.set_name(semaphore, &format!("render finished {index}"));
-            self.render_finished.push(semaphore);
+            let name = format!("render finished {index}");
+            self.render_finished.push(Owned::new(ctx, semaphore, &name));
         }
         Ok(())
     }
 
-    fn destroy_images(&mut self, ctx: &mut Context) {
-        // SAFETY: the caller made sure the GPU is done with these.
-        unsafe {
-            for semaphore in self.render_finished.drain(..) {
-                ctx.device.destroy_semaphore(semaphore, None);
-            }
-            for framebuffer in self.framebuffers.drain(..) {
-                ctx.device.destroy_framebuffer(framebuffer, None);
-            }
-            for view in self.views.drain(..) {
-                ctx.device.destroy_image_view(view, None);
-            }
-        }
+    /// Drops the per-image objects, in reverse creation order.
+    fn release_images(&mut self) {
+        self.render_finished.clear();
+        self.framebuffers.clear();
+        self.views.clear();
         self.images.clear();
-        if let Some(depth) = self.depth.take() {
-            depth.destroy(ctx);
-        }
+        self.depth = None;
     }
 
     /// Acquires the next image, signalling `semaphore` when it is ready.
     pub fn acquire(&self, semaphore: vk::Semaphore) -> Result<Acquired, Error> {
-        if self.is_empty() {
+        let Some(raw) = self.raw.as_deref().copied() else {
             return Ok(Acquired::Skip);
-        }
+        };
         // SAFETY: valid swapchain and unsignalled semaphore.
         let result = unsafe {
             self.loader
-                .acquire_next_image(self.raw, u64::MAX, semaphore, vk::Fence::null())
+                .acquire_next_image(raw, u64::MAX, semaphore, vk::Fence::null())
         };
         match result {
             // A suboptimal image is still drawn and presented; presenting then
@@ -246,8 +248,8 @@ impl Swapchain {
 
     /// Presents image `index`; returns true when the swapchain needs recreating.
     pub fn present(&self, ctx: &Context, index: u32) -> Result<bool, Error> {
-        let waits = [self.render_finished[index as usize]];
-        let swapchains = [self.raw];
+        let waits = [*self.render_finished[index as usize]];
+        let swapchains = [self.raw.as_deref().copied().unwrap_or_default()];
         let indices = [index];
         let info = vk::PresentInfoKHR::default()
             .wait_semaphores(&waits)
@@ -259,16 +261,6 @@ impl Swapchain {
             Ok(suboptimal) => Ok(suboptimal),
             Err(vk::Result::ERROR_OUT_OF_DATE_KHR) => Ok(true),
             Err(err) => Err(err.into()),
-        }
-    }
-
-    /// Destroys the images, the swapchain and the surface.
-    pub fn destroy(mut self, ctx: &mut Context) {
-        self.destroy_images(ctx);
-        // SAFETY: the device is idle.
-        unsafe {
-            self.loader.destroy_swapchain(self.raw, None);
-            self.surface_loader.destroy_surface(self.surface, None);
         }
     }
 }

@@ -5,12 +5,15 @@
 //! layout (one colour + one reverse-Z depth attachment), so one recorded frame
 //! serves both. Only the colour attachment's final layout differs:
 //! `TRANSFER_SRC_OPTIMAL` for readback, `PRESENT_SRC_KHR` for the window.
+//!
+//! Render passes, framebuffers and targets destroy themselves when dropped.
 
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 
 use crate::context::Context;
 use crate::memory::{transfer_to_host_barrier, Buffer, Image};
+use crate::owned::{Framebuffer, Owned, RenderPass};
 use crate::Error;
 
 /// Depth format: 32-bit float for reverse-Z; every Vulkan device supports it
@@ -26,7 +29,7 @@ pub fn create_render_pass(
     ctx: &Context,
     color_format: vk::Format,
     color_final_layout: vk::ImageLayout,
-) -> Result<vk::RenderPass, Error> {
+) -> Result<RenderPass, Error> {
     let attachments = [
         vk::AttachmentDescription::default()
             .format(color_format)
@@ -94,8 +97,7 @@ pub fn create_render_pass(
         .dependencies(&dependencies);
     // SAFETY: valid create info.
     let render_pass = unsafe { ctx.device.create_render_pass(&info, None) }?;
-    ctx.set_name(render_pass, "main render pass");
-    Ok(render_pass)
+    Ok(Owned::new(ctx, render_pass, "main render pass"))
 }
 
 /// Creates a framebuffer of a colour view and a depth view.
@@ -106,7 +108,7 @@ pub fn create_framebuffer(
     depth: vk::ImageView,
     extent: vk::Extent2D,
     name: &str,
-) -> Result<vk::Framebuffer, Error> {
+) -> Result<Framebuffer, Error> {
     let views = [color, depth];
     let info = vk::FramebufferCreateInfo::default()
         .render_pass(render_pass)
@@ -116,23 +118,24 @@ pub fn create_framebuffer(
         .layers(1);
     // SAFETY: the views are alive and match the render pass formats.
     let framebuffer = unsafe { ctx.device.create_framebuffer(&info, None) }?;
-    ctx.set_name(framebuffer, name);
-    Ok(framebuffer)
+    Ok(Owned::new(ctx, framebuffer, name))
 }
 
 /// An offscreen colour + depth target with a host-visible readback buffer.
+/// Fields are declared in reverse creation order, which is the order they
+/// drop in.
 pub struct Offscreen {
-    pub color: Image,
-    pub depth: Image,
-    pub framebuffer: vk::Framebuffer,
+    pub framebuffer: Framebuffer,
     pub readback: Buffer,
+    pub depth: Image,
+    pub color: Image,
     pub extent: vk::Extent2D,
 }
 
 impl Offscreen {
     /// Creates a target of any size the device allows.
     pub fn new(
-        ctx: &mut Context,
+        ctx: &Context,
         render_pass: vk::RenderPass,
         extent: vk::Extent2D,
     ) -> Result<Offscreen, Error> {
@@ -143,19 +146,13 @@ impl Offscreen {
             OFFSCREEN_FORMAT,
             vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
         )?;
-        let depth = match Image::new(
+        let depth = Image::new(
             ctx,
             "offscreen depth",
             extent,
             DEPTH_FORMAT,
             vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
-        ) {
-            Ok(depth) => depth,
-            Err(err) => {
-                color.destroy(ctx);
-                return Err(err);
-            }
-        };
+        )?;
         let bytes = u64::from(extent.width) * u64::from(extent.height) * 4;
         let readback = Buffer::new(
             ctx,
@@ -163,37 +160,22 @@ impl Offscreen {
             bytes,
             vk::BufferUsageFlags::TRANSFER_DST,
             MemoryLocation::GpuToCpu,
-        );
-        let readback = match readback {
-            Ok(readback) => readback,
-            Err(err) => {
-                depth.destroy(ctx);
-                color.destroy(ctx);
-                return Err(err);
-            }
-        };
-        match create_framebuffer(
+        )?;
+        let framebuffer = create_framebuffer(
             ctx,
             render_pass,
             color.view,
             depth.view,
             extent,
             "offscreen",
-        ) {
-            Ok(framebuffer) => Ok(Offscreen {
-                color,
-                depth,
-                framebuffer,
-                readback,
-                extent,
-            }),
-            Err(err) => {
-                readback.destroy(ctx);
-                depth.destroy(ctx);
-                color.destroy(ctx);
-                Err(err)
-            }
-        }
+        )?;
+        Ok(Offscreen {
+            framebuffer,
+            readback,
+            depth,
+            color,
+            extent,
+        })
     }
 
     /// Records the copy of the colour image (in `TRANSFER_SRC_OPTIMAL` after the
@@ -235,15 +217,6 @@ impl Offscreen {
         let len = self.extent.width as usize * self.extent.height as usize * 4;
         image::RgbaImage::from_raw(self.extent.width, self.extent.height, bytes[..len].to_vec())
             .ok_or_else(|| Error::Config("readback buffer is too small".to_owned()))
-    }
-
-    /// Destroys the framebuffer, the buffer and the images.
-    pub fn destroy(self, ctx: &mut Context) {
-        // SAFETY: the GPU is done with the target.
-        unsafe { ctx.device.destroy_framebuffer(self.framebuffer, None) };
-        self.readback.destroy(ctx);
-        self.depth.destroy(ctx);
-        self.color.destroy(ctx);
     }
 }
 

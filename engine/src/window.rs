@@ -28,6 +28,7 @@ use winit::window::{Window, WindowId};
 
 use crate::camera::Camera;
 use crate::context::{Context, ContextDesc};
+use crate::owned::Owned;
 use crate::renderer::{RenderSettings, Renderer, WindowFrame};
 use crate::scene::Scene;
 use crate::swapchain::{choose_format, Swapchain};
@@ -81,16 +82,19 @@ pub struct WindowReport {
     pub validation_messages: Vec<String>,
     /// gpu-allocator allocations still alive at shutdown (should be none).
     pub leaked_allocations: Vec<String>,
+    /// GPU objects still holding the device at shutdown (should be none).
+    pub leaked_objects: usize,
     pub device_name: String,
     pub gpu_ms: Vec<(String, f64)>,
 }
 
+/// Fields drop in declaration order: the renderer (after waiting for the
+/// device), the swapchain and its surface, the context, and last the window
+/// the surface was made for. `shutdown` drops them in the same order.
 struct Running {
-    // Field order is drop order for the window only; the Vulkan objects are
-    // destroyed explicitly in `shutdown`.
-    ctx: Context,
     renderer: Renderer,
     swapchain: Swapchain,
+    ctx: Context,
     window: Window,
     window_extent: vk::Extent2D,
     needs_recreate: bool,
@@ -174,73 +178,49 @@ impl App {
             .collect();
         let mut ctx = Context::new(&desc)?;
         if !ctx.surface_supported {
-            ctx.destroy();
             return Err(Error::Config(
                 "the device cannot present (no VK_KHR_swapchain)".to_owned(),
             ));
         }
-        // SAFETY: the window outlives the surface: both are destroyed in
-        // `shutdown`, the surface first.
-        let surface = match unsafe {
+        // SAFETY: the window outlives the surface: `Running` drops the
+        // swapchain, which owns the surface, before the window.
+        let surface = unsafe {
             ash_window::create_surface(&ctx.entry, &ctx.instance, display, window_handle, None)
-        } {
-            Ok(surface) => surface,
-            Err(err) => {
-                ctx.destroy();
-                return Err(err.into());
-            }
-        };
-        let built = choose_format(&ctx, surface).and_then(|format| {
-            let renderer = Renderer::new(
-                &mut ctx,
-                format.format,
-                vk::ImageLayout::PRESENT_SRC_KHR,
-                &self.options.scene,
-            )?;
-            let extent = extent_of(window.inner_size());
-            match Swapchain::new(
-                &mut ctx,
-                surface,
-                format,
-                renderer.render_pass,
-                self.options.present_mode,
-                extent,
-            ) {
-                Ok(swapchain) => Ok((renderer, swapchain, extent)),
-                Err(err) => {
-                    renderer.destroy(&mut ctx);
-                    Err(err)
-                }
-            }
+        }?;
+        let surface = Owned::new(&ctx, surface, "window surface");
+        let format = choose_format(&ctx, *surface)?;
+        let renderer = Renderer::new(
+            &mut ctx,
+            format.format,
+            vk::ImageLayout::PRESENT_SRC_KHR,
+            &self.options.scene,
+        )?;
+        let window_extent = extent_of(window.inner_size());
+        let swapchain = Swapchain::new(
+            &ctx,
+            surface,
+            format,
+            *renderer.render_pass,
+            self.options.present_mode,
+            window_extent,
+        )?;
+        log::info!(
+            "window: {}x{}, {:?}, {:?}",
+            swapchain.extent.width,
+            swapchain.extent.height,
+            swapchain.format.format,
+            swapchain.present_mode
+        );
+        self.report.device_name = ctx.device_name.clone();
+        self.running = Some(Running {
+            renderer,
+            swapchain,
+            ctx,
+            window,
+            window_extent,
+            needs_recreate: false,
         });
-        match built {
-            Ok((renderer, swapchain, window_extent)) => {
-                log::info!(
-                    "window: {}x{}, {:?}, {:?}",
-                    swapchain.extent.width,
-                    swapchain.extent.height,
-                    swapchain.format.format,
-                    swapchain.present_mode
-                );
-                self.report.device_name = ctx.device_name.clone();
-                self.running = Some(Running {
-                    ctx,
-                    renderer,
-                    swapchain,
-                    window,
-                    window_extent,
-                    needs_recreate: false,
-                });
-                Ok(())
-            }
-            Err(err) => {
-                let loader = ash::khr::surface::Instance::new(&ctx.entry, &ctx.instance);
-                // SAFETY: nothing uses the surface any more.
-                unsafe { loader.destroy_surface(surface, None) };
-                ctx.destroy();
-                Err(err)
-            }
-        }
+        Ok(())
     }
 
     fn fail(&mut self, event_loop: &ActiveEventLoop, err: Error) {
@@ -292,7 +272,7 @@ impl App {
             unsafe { running.ctx.device.device_wait_idle() }?;
             running
                 .swapchain
-                .recreate(&mut running.ctx, running.window_extent)?;
+                .recreate(&running.ctx, running.window_extent)?;
             running.needs_recreate = false;
         }
         let now = std::time::Instant::now();
@@ -357,9 +337,9 @@ impl App {
             return;
         };
         let Running {
-            mut ctx,
             renderer,
             swapchain,
+            ctx,
             window,
             ..
         } = running;
@@ -370,13 +350,14 @@ impl App {
             .iter()
             .map(|(name, ms)| ((*name).to_owned(), *ms))
             .collect();
-        renderer.destroy(&mut ctx);
-        swapchain.destroy(&mut ctx);
+        drop(renderer);
+        drop(swapchain);
         self.report.leaked_allocations = ctx.live_allocations();
+        self.report.leaked_objects = ctx.live_device_objects();
         // Read after the device is destroyed: that is when the validation layer
         // reports leaked Vulkan objects.
         let validation = ctx.validation_counts();
-        ctx.destroy();
+        drop(ctx);
         self.report.validation_errors = validation.errors();
         self.report.validation_warnings = validation.warnings();
         self.report.validation_messages = validation.messages();

@@ -3,8 +3,8 @@
 //! - [`gpu_context`] creates a context with the validation layer and
 //!   synchronization validation on, on whatever device the machine has
 //!   (lavapipe in CI). No GPU test is ever skipped.
-//! - [`finish`] destroys the context and fails the test on any validation
-//!   message or leaked allocation.
+//! - [`finish`] drops the context and fails the test on any validation
+//!   message, leaked allocation, or GPU object still alive.
 //! - [`compare_with_reference`] checks a rendered image against a committed PNG
 //!   under `tests/reference/`, writing the actual and diff images under
 //!   `target/test-output/` when it fails.
@@ -49,12 +49,20 @@ pub fn gpu_context(tier: Option<Tier>) -> Context {
     Context::new(&desc).unwrap_or_else(|err| panic!("creating the Vulkan context: {err}"))
 }
 
-/// Destroys `ctx` and asserts no validation message and no leaked allocation.
+/// Drops `ctx` and asserts no validation message, no leaked allocation and no
+/// GPU object still alive (every object holds the device, so one still alive
+/// here would keep the device, and the objects the validation layer reports
+/// at its destruction, from being destroyed at all).
 pub fn finish(ctx: Context) {
     let leaks = ctx.live_allocations();
+    let live_objects = ctx.live_device_objects();
     let validation = ctx.validation_counts();
-    ctx.destroy();
+    drop(ctx);
     assert!(leaks.is_empty(), "leaked GPU allocations: {leaks:?}");
+    assert_eq!(
+        live_objects, 0,
+        "GPU objects still alive at the end of the test"
+    );
     assert_eq!(
         (validation.errors(), validation.warnings()),
         (0, 0),
@@ -179,8 +187,7 @@ pub fn render_scene(
             .expect("render frame");
     }
     let image = target.read_rgba().expect("read back");
-    renderer.destroy(ctx);
-    target.destroy(ctx);
+    drop((renderer, target));
     image
 }
 
@@ -216,7 +223,7 @@ impl PassHarness {
         use horde::barriers::{uses, Access};
         let start = self.frames.begin(ctx).expect("begin frame");
         if let Some(completed) = start.completed {
-            self.deferred.collect(ctx, completed);
+            self.deferred.collect(completed);
         }
         self.profiler.begin_frame(ctx, start.cmd, start.slot);
         let mut copies = Vec::new();
@@ -272,16 +279,8 @@ impl PassHarness {
             .map(|host| {
                 let bytes = host.mapped().expect("mapped readback").to_vec();
                 self.tracker.forget(host.raw);
-                host.destroy(ctx);
                 bytes
             })
             .collect()
-    }
-
-    /// Destroys everything. The GPU must be done.
-    pub fn destroy(self, ctx: &mut Context) {
-        self.deferred.destroy(ctx);
-        self.profiler.destroy(ctx);
-        self.frames.destroy(ctx);
     }
 }

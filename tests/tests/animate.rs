@@ -180,7 +180,7 @@ impl GpuUnits {
     ) -> GpuUnits {
         let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
         let uniform = vk::BufferUsageFlags::UNIFORM_BUFFER;
-        let mut upload =
+        let upload =
             |name: &str, usage, data: &[u8]| upload_buffer(ctx, name, usage, data).expect(name);
         GpuUnits {
             infos: upload("unit infos", storage, bytemuck::cast_slice(infos)),
@@ -226,20 +226,6 @@ impl GpuUnits {
                     bytemuck::bytes_of(&motions[unit]),
                 )
             };
-        }
-    }
-
-    /// Destroys the buffers in reverse creation order.
-    fn destroy(self, ctx: &mut Context) {
-        for buffer in [
-            self.controllers,
-            self.clips,
-            self.types,
-            self.anim_states,
-            self.motions,
-            self.infos,
-        ] {
-            buffer.destroy(ctx);
         }
     }
 }
@@ -403,9 +389,9 @@ fn gpu_matches_reference(tier: Option<Tier>) {
         .collect();
     assert!(missed.is_empty(), "states never entered: {missed:?}");
 
-    harness.destroy(&mut ctx);
-    pass.destroy(&ctx);
-    gpu.destroy(&mut ctx);
+    drop(harness);
+    drop(pass);
+    drop(gpu);
     finish(ctx);
 }
 
@@ -688,7 +674,7 @@ fn lod_bits_survive_every_transition() {
     let mut states = vec![stray; count];
     let gpu = GpuUnits::new(&mut ctx, &template.tables, &infos, &motions, &states);
     let route_buffer = upload_buffer(
-        &mut ctx,
+        &ctx,
         "routes",
         vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC,
         bytemuck::cast_slice(&routes),
@@ -733,10 +719,10 @@ fn lod_bits_survive_every_transition() {
     }
     // The same script as the reference run above, to the same state.
     assert_eq!(states[0], unit.state);
-    harness.destroy(&mut ctx);
-    pass.destroy(&ctx);
-    route_buffer.destroy(&mut ctx);
-    gpu.destroy(&mut ctx);
+    drop(harness);
+    drop(pass);
+    drop(route_buffer);
+    drop(gpu);
     finish(ctx);
 }
 

@@ -95,7 +95,7 @@ fn validation_layer_reports_misuse() {
         unsafe { ctx.device.destroy_buffer(buffer, None) };
     }
     let counts = ctx.validation_counts();
-    ctx.destroy();
+    drop(ctx);
     assert!(
         counts.errors() >= 1,
         "the validation layer reported nothing"

@@ -137,9 +137,9 @@ fn render_samples(
     (image, renderer, target)
 }
 
-fn teardown(mut ctx: Context, renderer: Renderer, target: Offscreen) {
-    renderer.destroy(&mut ctx);
-    target.destroy(&mut ctx);
+fn teardown(ctx: Context, renderer: Renderer, target: Offscreen) {
+    drop(renderer);
+    drop(target);
     finish(ctx);
 }
 
@@ -261,8 +261,8 @@ fn world_grows_and_despawns_with_exact_counts() {
             ..spawn(1, 0)[0]
         }])
         .is_err());
-    renderer.destroy(&mut ctx);
-    target.destroy(&mut ctx);
+    drop(renderer);
+    drop(target);
     finish(ctx);
 }
 
@@ -345,8 +345,8 @@ fn sparse_updates_reach_the_gpu_exactly() {
     }
     let gpu = renderer.world.read_unit_state(&mut ctx).expect("read back");
     let infos_match = gpu.infos.as_slice() == renderer.world.infos();
-    renderer.destroy(&mut ctx);
-    target.destroy(&mut ctx);
+    drop(renderer);
+    drop(target);
     finish(ctx);
     assert!(infos_match, "GPU unit infos differ from the CPU's");
     let first =
@@ -401,8 +401,8 @@ fn cpu_edits_never_overwrite_gpu_owned_state() {
                 .expect("frame");
         }
         let state = renderer.world.read_unit_state(ctx).expect("read back");
-        renderer.destroy(ctx);
-        target.destroy(ctx);
+        drop(renderer);
+        drop(target);
         state
     };
     let mut ctx = gpu_context(None);

@@ -280,7 +280,7 @@ struct GpuInstances {
 impl GpuInstances {
     fn new(ctx: &mut Context, name: &str, instances: &Instances) -> GpuInstances {
         let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC;
-        let mut upload = |what: &str, data: &[u8]| {
+        let upload = |what: &str, data: &[u8]| {
             upload_buffer(ctx, &format!("{name} {what}"), usage, data).expect("upload")
         };
         GpuInstances {
@@ -297,12 +297,6 @@ impl GpuInstances {
             routes: &self.routes,
             count,
         }
-    }
-
-    fn destroy(self, ctx: &mut Context) {
-        self.routes.destroy(ctx);
-        self.placements.destroy(ctx);
-        self.infos.destroy(ctx);
     }
 }
 
@@ -421,16 +415,6 @@ impl Harness {
             prop_routes: words(&read[2]),
             records,
         }
-    }
-
-    fn destroy(self, ctx: &mut Context) {
-        self.frames.destroy(ctx);
-        self.pass.destroy(ctx);
-        self.props.destroy(ctx);
-        self.units.destroy(ctx);
-        self.draw_lists.destroy(ctx);
-        self.template.destroy(ctx);
-        self.types.destroy(ctx);
     }
 }
 
@@ -583,7 +567,7 @@ fn random_scenes_match_the_reference(tier: Tier) {
         taken[..MAX_LODS as usize].iter().all(|&n| n > 0) && taken[ROUTE_FAR_FIELD as usize] == 0,
         "instances per route: {taken:?}"
     );
-    harness.destroy(&mut ctx);
+    drop(harness);
     finish(ctx);
 }
 
@@ -767,7 +751,7 @@ fn edge_cases_are_exact(tier: Tier) {
     }
     let bad_region = scene.command(BAD_REGION_TYPE, 0);
     assert_eq!(expected.instance_counts[bad_region], 0);
-    harness.destroy(&mut ctx);
+    drop(harness);
     finish(ctx);
 }
 
@@ -801,7 +785,7 @@ fn overflowing_regions_are_clamped() {
         .count();
     assert!(overflowing > 5, "only {overflowing} regions overflow");
     assert_matches(&scene, &expected, &gpu, "overflow");
-    harness.destroy(&mut ctx);
+    drop(harness);
     finish(ctx);
 }
 
@@ -825,7 +809,7 @@ fn empty_scenes_leave_every_count_zero() {
         let expected = reference_frame(&mut scene, &globals, count as usize, count as usize);
         assert_matches(&scene, &expected, &gpu, &format!("{count} inactive"));
     }
-    harness.destroy(&mut ctx);
+    drop(harness);
     finish(ctx);
 }
 
@@ -987,7 +971,7 @@ fn far_field_routes_match_the_reference(tier: Tier) {
         totals.entered > 1000 && totals.left > 1000 && totals.held > 100,
         "the camera path barely moves the far field: {totals:?}"
     );
-    harness.destroy(&mut ctx);
+    drop(harness);
     finish(ctx);
 }
 

@@ -208,6 +208,6 @@ fn dispatch_checks_descriptors_and_push_constants() {
         err.contains("reads 16 bytes of push constants but 8"),
         "{err}"
     );
-    pipeline.destroy(&ctx);
+    drop(pipeline);
     horde_tests::finish(ctx);
 }

@@ -141,24 +141,14 @@ fn profiler_reports_the_draw_pass() {
     let available = renderer.profiler.available();
     let draw = renderer.profiler.format_ms("draw");
     let stats = renderer.profiler.stats();
-    renderer.destroy(&mut ctx);
-    target.destroy(&mut ctx);
+    drop((renderer, target));
     finish(ctx);
     if available {
         let ms: f64 = draw.parse().expect("a number of milliseconds");
         assert!(ms >= 0.0);
         let names: Vec<&str> = stats.iter().map(|s| s.name.as_str()).collect();
-        assert_eq!(
-            names,
-            [
-                "animate",
-                "cull",
-                "draw",
-                "simulate",
-                "statistics",
-                "upload"
-            ]
-        );
+        // Nothing in the first scene moves, so the simulate pass records nothing.
+        assert_eq!(names, ["animate", "cull", "draw", "statistics", "upload"]);
         assert!(stats.iter().all(|s| s.samples >= 2));
     } else {
         assert_eq!(draw, "n/a");

@@ -15,6 +15,7 @@ use horde::context::Context;
 use horde::frames::{write_set, Descriptor};
 use horde::gpu_types::{ClipInfo, MAX_CLIPS};
 use horde::memory::{submit_and_wait, upload_buffer, upload_image, Buffer};
+use horde::owned::{DescriptorPool, Owned};
 use horde::passes::draw::create_bone_sampler;
 use horde::pipeline::{binding, compute_pipeline, LayoutDesc};
 use horde::shaders;
@@ -133,11 +134,12 @@ fn gpu_skin(ctx: &mut Context, baked: &Baked, samples: &[(u32, f32)]) -> Vec<Vec
     let pool_info = vk::DescriptorPoolCreateInfo::default()
         .max_sets(1)
         .pool_sizes(&sizes);
-    // SAFETY: plain creation; destroyed below.
+    // SAFETY: plain creation.
     let pool = unsafe { ctx.device.create_descriptor_pool(&pool_info, None) }.expect("pool");
+    let pool: DescriptorPool = Owned::new(ctx, pool, "skin twin descriptors");
     let layouts = [pipeline.set_layouts[0]];
     let alloc = vk::DescriptorSetAllocateInfo::default()
-        .descriptor_pool(pool)
+        .descriptor_pool(*pool)
         .set_layouts(&layouts);
     // SAFETY: the pool has room for one set.
     let set = unsafe { ctx.device.allocate_descriptor_sets(&alloc) }.expect("set")[0];
@@ -147,7 +149,7 @@ fn gpu_skin(ctx: &mut Context, baked: &Baked, samples: &[(u32, f32)]) -> Vec<Vec
         &[
             Descriptor::Storage(vertices.raw),
             Descriptor::Uniform(clip_buffer.raw),
-            Descriptor::Sampled(bones.view, sampler),
+            Descriptor::Sampled(bones.view, *sampler),
             Descriptor::Storage(output.raw),
         ],
     );
@@ -217,14 +219,7 @@ fn gpu_skin(ctx: &mut Context, baked: &Baked, samples: &[(u32, f32)]) -> Vec<Vec
                 .collect()
         })
         .collect();
-    // SAFETY: the GPU is idle after submit_and_wait.
-    unsafe { ctx.device.destroy_descriptor_pool(pool, None) };
-    pipeline.destroy(ctx);
-    unsafe { ctx.device.destroy_sampler(sampler, None) };
-    output.destroy(ctx);
-    bones.destroy(ctx);
-    clip_buffer.destroy(ctx);
-    vertices.destroy(ctx);
+    // Everything made here drops now; the GPU is idle after submit_and_wait.
     results
 }
 

@@ -92,6 +92,7 @@ fn window_presents_resizes_minimizes_and_closes_cleanly() {
         "{:?}",
         report.leaked_allocations
     );
+    assert_eq!(report.leaked_objects, 0, "GPU objects alive at shutdown");
     assert_eq!(
         (report.validation_errors, report.validation_warnings),
         (0, 0),

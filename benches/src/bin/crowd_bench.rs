@@ -168,8 +168,7 @@ fn measure(
         }
         Ok(measurements)
     })();
-    renderer.destroy(ctx);
-    target.destroy(ctx);
+    drop((renderer, target));
     result
 }
 
@@ -351,7 +350,7 @@ fn main() -> Result<()> {
             comparisons,
         })
     })();
-    ctx.destroy();
+    drop(ctx);
     let results = result?;
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;

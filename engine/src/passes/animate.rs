@@ -158,9 +158,4 @@ impl AnimatePass {
             )
         })
     }
-
-    /// Destroys the pipeline. The GPU must be done with it.
-    pub fn destroy(self, ctx: &Context) {
-        self.pipeline.destroy(ctx);
-    }
 }

@@ -89,8 +89,4 @@ impl BoundsPass {
             Ok(())
         })
     }
-
-    pub fn destroy(self, ctx: &Context) {
-        self.pipeline.destroy(ctx);
-    }
 }

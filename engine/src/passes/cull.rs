@@ -25,6 +25,7 @@
 //!   distance), camera position, pixels per unit at distance 1, LOD
 //!   threshold, hysteresis and the far-field size. The instance count is a
 //!   push constant, so units and props share one `CullGlobals` per frame.
+//!
 //! 36 bytes per unit are read (info, placement, route); the route is written
 //! only when it changes.
 //!
@@ -126,7 +127,7 @@ fn check_subgroup_support(ctx: &Context) -> Result<(), Error> {
 
 impl CullPass {
     /// Creates the pipeline (workgroup size by tier) and the uniform buffers.
-    pub fn new(ctx: &mut Context) -> Result<CullPass, Error> {
+    pub fn new(ctx: &Context) -> Result<CullPass, Error> {
         check_subgroup_support(ctx)?;
         let storage = vk::DescriptorType::STORAGE_BUFFER;
         let uniform = vk::DescriptorType::UNIFORM_BUFFER;
@@ -142,19 +143,13 @@ impl CullPass {
             globals: Vec::new(),
         };
         for slot in 0..FRAMES_IN_FLIGHT {
-            match Buffer::new(
+            pass.globals.push(Buffer::new(
                 ctx,
                 &format!("cull globals {slot}"),
                 size_of::<CullGlobals>() as u64,
                 vk::BufferUsageFlags::UNIFORM_BUFFER,
                 MemoryLocation::CpuToGpu,
-            ) {
-                Ok(buffer) => pass.globals.push(buffer),
-                Err(err) => {
-                    pass.destroy(ctx);
-                    return Err(err);
-                }
-            }
+            )?);
         }
         Ok(pass)
     }
@@ -217,15 +212,6 @@ impl CullPass {
             }
             Ok(())
         })
-    }
-
-    /// Destroys the uniform buffers and the pipeline, in reverse creation
-    /// order. The GPU must be done with them.
-    pub fn destroy(self, ctx: &mut Context) {
-        for buffer in self.globals.into_iter().rev() {
-            buffer.destroy(ctx);
-        }
-        self.pipeline.destroy(ctx);
     }
 }
 

@@ -31,6 +31,7 @@ use crate::frame::Frame;
 use crate::frames::Descriptor;
 use crate::gpu_types::{mesh_vertex_attributes, mesh_vertex_bindings, DrawCommand};
 use crate::memory::Buffer;
+use crate::owned::{Owned, Sampler};
 use crate::passes::bounds::BoundsPass;
 use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, Pipeline};
 use crate::target::CLEAR_COLOR;
@@ -44,8 +45,8 @@ const COMMAND_STRIDE: u32 = std::mem::size_of::<DrawCommand>() as u32;
 pub struct DrawPass {
     prop_pipeline: Pipeline,
     unit_pipeline: Pipeline,
-    atlas_sampler: vk::Sampler,
-    bone_sampler: vk::Sampler,
+    atlas_sampler: Sampler,
+    bone_sampler: Sampler,
 }
 
 /// Where the frame is drawn.
@@ -92,7 +93,7 @@ pub fn set_layout(skinned: bool) -> Vec<vk::DescriptorSetLayoutBinding<'static>>
     bindings
 }
 
-fn create_sampler(ctx: &Context, filter: vk::Filter, name: &str) -> Result<vk::Sampler, Error> {
+fn create_sampler(ctx: &Context, filter: vk::Filter, name: &str) -> Result<Sampler, Error> {
     let info = vk::SamplerCreateInfo::default()
         .mag_filter(filter)
         .min_filter(filter)
@@ -103,12 +104,11 @@ fn create_sampler(ctx: &Context, filter: vk::Filter, name: &str) -> Result<vk::S
         .max_lod(0.0);
     // SAFETY: valid create info.
     let sampler = unsafe { ctx.device.create_sampler(&info, None) }?;
-    ctx.set_name(sampler, name);
-    Ok(sampler)
+    Ok(Owned::new(ctx, sampler, name))
 }
 
 /// A nearest-filter sampler: bone textures are read with `texelFetch` only.
-pub fn create_bone_sampler(ctx: &Context) -> Result<vk::Sampler, Error> {
+pub fn create_bone_sampler(ctx: &Context) -> Result<Sampler, Error> {
     create_sampler(ctx, vk::Filter::NEAREST, "bone texture sampler")
 }
 
@@ -222,10 +222,10 @@ impl DrawPass {
             Descriptor::Storage(b.unit_infos.buffer.raw),
             Descriptor::Storage(b.unit_placements.buffer.raw),
             Descriptor::Uniform(b.material_table.raw),
-            Descriptor::Sampled(b.atlas.view, self.atlas_sampler),
+            Descriptor::Sampled(b.atlas.view, *self.atlas_sampler),
             Descriptor::Storage(b.anim_states.buffer.raw),
             Descriptor::Uniform(b.clip_table.raw),
-            Descriptor::Sampled(b.bone_texture.view, self.bone_sampler),
+            Descriptor::Sampled(b.bone_texture.view, *self.bone_sampler),
         ];
         let mut props = units;
         props[2] = Descriptor::Storage(b.prop_infos.buffer.raw);
@@ -261,17 +261,6 @@ impl DrawPass {
             }
         }
         Ok(())
-    }
-
-    /// Destroys the pipelines and samplers.
-    pub fn destroy(self, ctx: &Context) {
-        self.unit_pipeline.destroy(ctx);
-        self.prop_pipeline.destroy(ctx);
-        // SAFETY: the device is idle.
-        unsafe {
-            ctx.device.destroy_sampler(self.bone_sampler, None);
-            ctx.device.destroy_sampler(self.atlas_sampler, None);
-        }
     }
 }
 

@@ -83,8 +83,4 @@ impl SimulatePass {
             )
         })
     }
-
-    pub fn destroy(self, ctx: &Context) {
-        self.pipeline.destroy(ctx);
-    }
 }

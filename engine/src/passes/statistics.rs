@@ -47,27 +47,22 @@ pub struct StatisticsPass {
 }
 
 impl StatisticsPass {
-    pub fn new(ctx: &mut Context) -> Result<StatisticsPass, Error> {
-        let mut pass = StatisticsPass {
-            readback: Vec::new(),
+    pub fn new(ctx: &Context) -> Result<StatisticsPass, Error> {
+        let readback = (0..FRAMES_IN_FLIGHT)
+            .map(|slot| {
+                Buffer::new(
+                    ctx,
+                    &format!("frame {slot} draw statistics"),
+                    DRAW_COMMANDS_BYTES,
+                    vk::BufferUsageFlags::TRANSFER_DST,
+                    MemoryLocation::GpuToCpu,
+                )
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        Ok(StatisticsPass {
+            readback,
             frames: vec![None; FRAMES_IN_FLIGHT as usize],
-        };
-        for slot in 0..FRAMES_IN_FLIGHT {
-            match Buffer::new(
-                ctx,
-                &format!("frame {slot} draw statistics"),
-                DRAW_COMMANDS_BYTES,
-                vk::BufferUsageFlags::TRANSFER_DST,
-                MemoryLocation::GpuToCpu,
-            ) {
-                Ok(buffer) => pass.readback.push(buffer),
-                Err(err) => {
-                    pass.destroy(ctx);
-                    return Err(err);
-                }
-            }
-        }
-        Ok(pass)
+        })
     }
 
     /// The statistics the slot holds from its last frame, if any; call after
@@ -124,11 +119,5 @@ impl StatisticsPass {
         })?;
         self.frames[frame.slot] = Some(frame.number);
         Ok(())
-    }
-
-    pub fn destroy(self, ctx: &mut Context) {
-        for buffer in self.readback.into_iter().rev() {
-            buffer.destroy(ctx);
-        }
     }
 }

@@ -307,12 +307,4 @@ impl UploadPass {
         }
         Ok(slot.as_mut().expect("the staging buffer was just made"))
     }
-
-    /// Destroys the staging buffers and the pipeline. The GPU must be done.
-    pub fn destroy(self, ctx: &mut Context) {
-        for buffer in self.staging.into_iter().flatten() {
-            buffer.destroy(ctx);
-        }
-        self.scatter.destroy(ctx);
-    }
 }

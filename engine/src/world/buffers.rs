@@ -353,35 +353,4 @@ impl WorldBuffers {
         }
         Ok(copies)
     }
-
-    /// Destroys everything in reverse creation order. The GPU must be done.
-    pub fn destroy(self, ctx: &mut Context) {
-        for growable in [
-            self.prop_routes,
-            self.prop_placements,
-            self.prop_infos,
-            self.unit_routes,
-            self.anim_states,
-            self.unit_motions,
-            self.unit_placements,
-            self.unit_infos,
-            self.draw_lists,
-        ] {
-            growable.buffer.destroy(ctx);
-        }
-        self.bounds_commands.destroy(ctx);
-        self.command_template.destroy(ctx);
-        self.atlas.destroy(ctx);
-        self.bone_texture.destroy(ctx);
-        for buffer in [
-            self.controllers,
-            self.material_table,
-            self.clip_table,
-            self.type_table,
-            self.indices,
-            self.vertices,
-        ] {
-            buffer.destroy(ctx);
-        }
-    }
 }

@@ -271,12 +271,6 @@ impl World {
                 routes: bytemuck::pod_collect_to_vec(take(4)),
             })
         });
-        readback.destroy(ctx);
         result
-    }
-
-    /// Destroys every buffer and image. The device must be idle.
-    pub fn destroy(self, ctx: &mut Context) {
-        self.buffers.destroy(ctx);
     }
 }

@@ -186,12 +186,11 @@ fn main() -> Result<()> {
             }
             Ok(())
         })();
-        renderer.destroy(&mut ctx);
-        target.destroy(&mut ctx);
+        drop((renderer, target));
         rendered
     })();
     let validation = ctx.validation_counts();
-    ctx.destroy();
+    drop(ctx);
     result?;
     if validation.errors() > 0 {
         bail!(

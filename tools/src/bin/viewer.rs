@@ -241,13 +241,12 @@ fn run_headless(args: &Args) -> Result<()> {
             }
             Ok(())
         })();
-        renderer.destroy(&mut ctx);
-        target.destroy(&mut ctx);
+        drop((renderer, target));
         rendered
     })();
     let leaks = ctx.live_allocations();
     let validation = ctx.validation_counts();
-    ctx.destroy();
+    drop(ctx);
     result?;
     if !leaks.is_empty() {
         bail!("leaked GPU allocations: {leaks:?}");

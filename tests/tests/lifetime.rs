@@ -1,0 +1,137 @@
+//! Resource lifetime by `Drop` over the shared device: a constructor that
+//! fails midway leaves nothing behind, and objects that outlive the context
+//! are still destroyed before the device and the instance.
+
+use ash::vk;
+use gpu_allocator::MemoryLocation;
+use horde::context::Context;
+use horde::memory::{upload_buffer, upload_image, Buffer, Image};
+use horde::pipeline::{binding, compute_pipeline, LayoutDesc, Pipeline};
+use horde::renderer::Renderer;
+use horde::scene::first_scene;
+use horde::{shaders, Error};
+use horde_tests::{finish, gpu_context};
+
+/// Buffers, an image, then a pipeline whose layout misses what the shader
+/// binds: the reflection check fails after the memory was allocated.
+fn resources_then_mismatched_pipeline(ctx: &Context) -> Result<(Buffer, Image, Pipeline), Error> {
+    let staging = Buffer::new(
+        ctx,
+        "doomed staging",
+        4096,
+        vk::BufferUsageFlags::STORAGE_BUFFER,
+        MemoryLocation::CpuToGpu,
+    )?;
+    drop(staging);
+    let records = Buffer::new(
+        ctx,
+        "doomed records",
+        1 << 20,
+        vk::BufferUsageFlags::STORAGE_BUFFER,
+        MemoryLocation::GpuOnly,
+    )?;
+    let uploaded = upload_buffer(
+        ctx,
+        "doomed upload",
+        vk::BufferUsageFlags::STORAGE_BUFFER,
+        &[7u8; 256],
+    )?;
+    drop(uploaded);
+    let texels = [255u8; 4 * 4 * 4];
+    let extent = vk::Extent2D {
+        width: 4,
+        height: 4,
+    };
+    let image = upload_image(
+        ctx,
+        "doomed image",
+        extent,
+        vk::Format::R8G8B8A8_UNORM,
+        &texels,
+    )?;
+    // scatter.comp binds two storage buffers; declare one uniform buffer.
+    let compute = vk::ShaderStageFlags::COMPUTE;
+    let set0 = [binding(0, vk::DescriptorType::UNIFORM_BUFFER, compute)];
+    let pipeline = compute_pipeline(
+        ctx,
+        "mismatched scatter",
+        &shaders::SCATTER_COMP,
+        &LayoutDesc {
+            sets: &[&set0],
+            push_constant_size: 16,
+        },
+        &[64],
+    )?;
+    Ok((records, image, pipeline))
+}
+
+#[test]
+fn failed_constructor_leaves_no_allocation_and_no_object() {
+    let ctx = gpu_context(None);
+    let err = resources_then_mismatched_pipeline(&ctx)
+        .err()
+        .expect("the layout does not match the shader");
+    assert!(matches!(err, Error::Layout(_)), "{err}");
+    assert_eq!(ctx.live_allocations(), Vec::<String>::new());
+    assert_eq!(ctx.live_device_objects(), 0);
+    finish(ctx);
+}
+
+#[test]
+fn failed_target_drops_the_renderer_made_before_it() {
+    let mut ctx = gpu_context(None);
+    // The renderer is complete (world, passes, frames, profiler) when the
+    // target's first image fails: everything must go.
+    let too_large = vk::Extent2D {
+        width: ctx.limits.max_image_dimension_2d + 1,
+        height: 16,
+    };
+    let err = Renderer::new_offscreen(&mut ctx, &first_scene(64), too_large)
+        .err()
+        .expect("the target exceeds the device's image size");
+    assert!(err.to_string().contains("offscreen colour"), "{err}");
+    assert_eq!(ctx.live_allocations(), Vec::<String>::new());
+    assert_eq!(ctx.live_device_objects(), 0);
+    finish(ctx);
+}
+
+#[test]
+fn objects_that_outlive_the_context_are_destroyed_before_the_device() {
+    let ctx = gpu_context(None);
+    let validation = ctx.validation_counts();
+    let buffer = Buffer::new(
+        &ctx,
+        "outlives the context",
+        1024,
+        vk::BufferUsageFlags::STORAGE_BUFFER,
+        MemoryLocation::GpuOnly,
+    )
+    .expect("buffer");
+    let compute = vk::ShaderStageFlags::COMPUTE;
+    let set0 = [
+        binding(0, vk::DescriptorType::STORAGE_BUFFER, compute),
+        binding(1, vk::DescriptorType::STORAGE_BUFFER, compute),
+    ];
+    let pipeline = compute_pipeline(
+        &ctx,
+        "outlives the context",
+        &shaders::SCATTER_COMP,
+        &LayoutDesc {
+            sets: &[&set0],
+            push_constant_size: 16,
+        },
+        &[64],
+    )
+    .expect("pipeline");
+    // The context goes first; the device, its allocator and the instance
+    // stay until the last object holding them is dropped.
+    drop(ctx);
+    drop(pipeline);
+    drop(buffer);
+    assert_eq!(
+        (validation.errors(), validation.warnings()),
+        (0, 0),
+        "validation messages: {:#?}",
+        validation.messages()
+    );
+}
