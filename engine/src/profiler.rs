@@ -10,6 +10,12 @@
 //! - Ticks are scaled by `timestampPeriod` to milliseconds. A history of recent
 //!   frames per scope gives the median and 95th percentile.
 //! - Devices without timestamps report "n/a" instead of numbers.
+//! - Passes without a dependency between them may overlap on the GPU, and
+//!   then a scope's time includes some of its neighbour's. For measuring
+//!   passes one at a time, [`Profiler::serialize`] (or `HORDE_PROFILE_SERIAL=1`)
+//!   makes each scope wait for all earlier work first. It changes what it
+//!   measures, so it is off by default; the renderer's `frame` scope gives
+//!   the whole frame either way.
 
 use std::collections::BTreeMap;
 
@@ -50,6 +56,8 @@ pub struct Profiler {
     /// Most recent completed frame: scope name and milliseconds.
     last: Vec<(&'static str, f64)>,
     history: BTreeMap<&'static str, Vec<f64>>,
+    /// Each scope first waits for all earlier GPU work (see the module doc).
+    pub serialize: bool,
 }
 
 impl Profiler {
@@ -80,6 +88,7 @@ impl Profiler {
             current_slot: 0,
             last: Vec::new(),
             history: BTreeMap::new(),
+            serialize: std::env::var("HORDE_PROFILE_SERIAL").is_ok_and(|v| v.trim() == "1"),
         }
     }
 
@@ -138,6 +147,13 @@ impl Profiler {
     /// Opens a named scope: a timestamp and a debug label.
     pub fn begin(&mut self, ctx: &Context, cmd: vk::CommandBuffer, name: &'static str) -> Scope {
         ctx.begin_label(cmd, name);
+        if self.serialize {
+            let all = (
+                vk::PipelineStageFlags::ALL_COMMANDS,
+                vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE,
+            );
+            crate::memory::memory_barrier(ctx, cmd, all, all);
+        }
         let Some(pool) = self.pool.as_deref().copied() else {
             return Scope { index: None };
         };

@@ -14,7 +14,8 @@
 //! 7. `draw`: the main render pass, two indirect draws.
 //!
 //! Each pass declares the buffers it uses; the barriers between them follow
-//! (`barriers.rs`). Adding a pass means its file in `passes/`, its shader,
+//! (`barriers.rs`), so passes without a dependency (animate and cull) may
+//! overlap on the GPU. The `frame` timestamp scope spans all of them. Adding a pass means its file in `passes/`, its shader,
 //! and one line here. Before recording, the frame slot's fence is waited on,
 //! its timestamps and statistics (from `FRAMES_IN_FLIGHT` frames ago) are
 //! read without stalling, and resources whose last user has completed are
@@ -301,25 +302,21 @@ impl Renderer {
             &mut self.tracker,
             &mut self.deferred,
         );
-        let recorded = (|| {
-            self.upload.record(&mut frame, world)?;
-            self.simulate.record(&mut frame, world, dt)?;
+        let recorded = frame.pass("frame", |frame| {
+            self.upload.record(frame, world)?;
+            self.simulate.record(frame, world, dt)?;
             let unit_count = world.unit_count();
             self.animate
-                .record(&mut frame, &AnimateBuffers::of(world), unit_count, dt)?;
-            self.cull.record(
-                &mut frame,
-                &cull,
-                &world.cull_targets(),
-                &world.cull_batches(),
-            )?;
-            self.statistics.record(&mut frame, world)?;
+                .record(frame, &AnimateBuffers::of(world), unit_count, dt)?;
+            self.cull
+                .record(frame, &cull, &world.cull_targets(), &world.cull_batches())?;
+            self.statistics.record(frame, world)?;
             if settings.show_bounds {
-                self.bounds.prepare(&mut frame, world)?;
+                self.bounds.prepare(frame, world)?;
             }
             let bounds = settings.show_bounds.then_some(&self.bounds);
-            self.draw.record(&mut frame, world, &target, &draw, bounds)
-        })();
+            self.draw.record(frame, world, &target, &draw, bounds)
+        });
         if recorded.is_err() {
             // The frame is never submitted: its uses did not happen.
             self.tracker.reset_to_unknown();

@@ -148,7 +148,10 @@ fn profiler_reports_the_draw_pass() {
         assert!(ms >= 0.0);
         let names: Vec<&str> = stats.iter().map(|s| s.name.as_str()).collect();
         // Nothing in the first scene moves, so the simulate pass records nothing.
-        assert_eq!(names, ["animate", "cull", "draw", "statistics", "upload"]);
+        assert_eq!(
+            names,
+            ["animate", "cull", "draw", "frame", "statistics", "upload"]
+        );
         assert!(stats.iter().all(|s| s.samples >= 2));
     } else {
         assert_eq!(draw, "n/a");
