@@ -25,7 +25,6 @@ const DEFINES: &[(&str, u32)] = &[
         config::CULL_WORKGROUP_SIZE_MOBILE,
     ),
     ("LOD_COUNT", config::LOD_COUNT),
-    ("BONE_TEXTURE_WIDTH", config::BONE_TEXTURE_WIDTH),
     ("FRAMES_IN_FLIGHT", config::FRAMES_IN_FLIGHT),
     ("MAX_PROFILER_SCOPES", config::MAX_PROFILER_SCOPES),
 ];

@@ -11,8 +11,6 @@ pub const CULL_WORKGROUP_SIZE_MOBILE: u32 = 64;
 /// Levels of detail per type: the full mesh and three simplifications. The
 /// instance-list entry and the LOD state keep it in 2 bits.
 pub const LOD_COUNT: u32 = 4;
-/// Width in texels of bone textures; rows hold clip, then frame, then bone.
-pub const BONE_TEXTURE_WIDTH: u32 = 1024;
 /// Frames the CPU may record ahead of the GPU.
 pub const FRAMES_IN_FLIGHT: u32 = 2;
 /// Timestamp scopes per frame the profiler can hold.

@@ -12,7 +12,6 @@
 //! - [`asset`]: the baked `.horde` asset format.
 
 pub mod anim;
-pub mod asset;
 pub mod atlas;
 pub mod camera;
 pub mod config;
@@ -32,6 +31,9 @@ pub mod swapchain;
 pub mod target;
 pub mod window;
 pub mod world;
+
+/// The baked `.horde` asset format, from the GPU-free `horde-asset` crate.
+pub use horde_asset as asset;
 
 /// One embedded SPIR-V module, compiled from `shaders/` by `build.rs`.
 #[derive(Clone, Copy, Debug)]

@@ -3,9 +3,9 @@
 //! inputs for both the `.horde` reader and the glTF importer.
 
 use glam::{Mat4, Quat, Vec3, Vec4};
-use horde::asset::{self, skinning, Asset, BoneEncoding};
-use horde_tools::bake::import::{Channel, Interp, Target};
-use horde_tools::bake::{self, sample, two_bone, BakeOptions, Baked, ClipSelection};
+use horde_asset::{self as asset, skinning, Asset, BoneEncoding};
+use horde_bake::import::{Channel, Interp, Target};
+use horde_bake::{self as bake, sample, two_bone, BakeOptions, Baked, ClipSelection};
 use std::f32::consts::FRAC_1_SQRT_2;
 use std::path::{Path, PathBuf};
 

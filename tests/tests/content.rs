@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use horde::asset::AssetKind;
+use horde_asset::AssetKind;
+use horde_bake::{self as bake, BakeOptions};
 use horde_tests::repo_root;
-use horde_tools::bake::{self, BakeOptions};
 
 fn quiet(_: &str) {}
 

@@ -18,8 +18,8 @@ use horde::memory::{submit_and_wait, upload_buffer, upload_image, Buffer};
 use horde::passes::draw::create_bone_sampler;
 use horde::pipeline::{binding, compute_pipeline, LayoutDesc};
 use horde::shaders;
+use horde_bake::{self as bake, sample, two_bone, BakeOptions, Baked};
 use horde_tests::{finish, gpu_context, samples_dir};
-use horde_tools::bake::{self, sample, two_bone, BakeOptions, Baked};
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]

@@ -21,7 +21,7 @@ use horde::mesh::ground;
 use horde::scene::{rgba8, static_asset, Scene};
 use horde::world::{PropPlacement, UnitId, UnitSpawn, World};
 
-use crate::bake::{self, BakeOptions};
+use horde_bake::{self as bake, BakeOptions};
 
 /// What the crowd scene contains.
 #[derive(Clone, Debug)]

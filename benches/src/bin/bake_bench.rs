@@ -6,8 +6,8 @@
 
 use anyhow::Context as _;
 use clap::Parser;
-use horde::asset::{self, BoneEncoding};
-use horde_tools::bake::{self, BakeOptions};
+use horde_asset::{self as asset, BoneEncoding};
+use horde_bake::{self as bake, BakeOptions};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -7,7 +7,7 @@
 
 #![no_main]
 
-use horde::asset;
+use horde_asset as asset;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

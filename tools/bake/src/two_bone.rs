@@ -14,7 +14,7 @@
 //! The Gram matrix is accumulated in f64 over displacements from the exact
 //! position, which keeps the subtraction in E free of cancellation.
 
-use super::import::Influences;
+use crate::import::Influences;
 use glam::{Mat4, Vec3};
 
 /// Two bones and the 8-bit weight of the first, as a vertex stores them.

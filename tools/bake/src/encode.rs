@@ -12,9 +12,9 @@
 //! - The texture packs clips one after another, frame by frame, bone by bone;
 //!   its height is the texel count divided by the width, rounded up.
 
-use super::BakeError;
+use crate::BakeError;
 use glam::{Mat3, Mat4, Quat, Vec4};
-use horde::asset::BoneEncoding;
+use horde_asset::BoneEncoding;
 
 /// Rotation and uniform scale of a skin matrix.
 fn rotation_and_scale(matrix: &Mat4) -> (Quat, f32) {

@@ -15,7 +15,7 @@
 //!   character's own clips and by node name for separate animation libraries,
 //!   so a library whose joint order differs still drives the right bones.
 
-use super::BakeError;
+use crate::BakeError;
 use glam::{Mat3, Mat4, Quat, Vec2, Vec3, Vec4};
 use gltf::animation::util::ReadOutputs;
 use gltf::animation::{Interpolation, Property};
@@ -135,7 +135,7 @@ pub struct SourceClip {
 }
 
 /// A material before it is written.
-pub type SourceMaterial = horde::asset::Material;
+pub type SourceMaterial = horde_asset::Material;
 
 /// Everything the bake needs from the input files.
 #[derive(Clone, Debug)]
@@ -155,7 +155,7 @@ pub struct SourceModel {
     /// Materials (at least one).
     pub materials: Vec<SourceMaterial>,
     /// Base colour textures.
-    pub textures: Vec<horde::asset::Texture>,
+    pub textures: Vec<horde_asset::Texture>,
     /// Clips of the character file and of the animation libraries.
     pub clips: Vec<SourceClip>,
     /// Things the import dropped or changed.
@@ -580,7 +580,7 @@ fn materials_and_textures(file: &GltfFile, model: &mut SourceModel) -> Result<()
 }
 
 /// Converts a decoded image to RGBA8 (16-bit channels keep their high byte).
-fn rgba8(image: &gltf::image::Data) -> Option<horde::asset::Texture> {
+fn rgba8(image: &gltf::image::Data) -> Option<horde_asset::Texture> {
     use gltf::image::Format;
     let (channels, bytes_per_channel) = match image.format {
         Format::R8 => (1, 1),
@@ -610,7 +610,7 @@ fn rgba8(image: &gltf::image::Data) -> Option<horde::asset::Texture> {
         };
         rgba8.extend_from_slice(&rgba);
     }
-    Some(horde::asset::Texture {
+    Some(horde_asset::Texture {
         width: image.width,
         height: image.height,
         rgba8,
@@ -678,12 +678,12 @@ pub fn import_character(path: &Path) -> Result<SourceModel, BakeError> {
             file.error("no skin: nothing to animate (bake static meshes with --prop)")
         })?;
     let joints: Vec<usize> = skin.joints().map(|joint| joint.index()).collect();
-    if joints.is_empty() || joints.len() > horde::asset::MAX_BONES {
+    if joints.is_empty() || joints.len() > horde_asset::MAX_BONES {
         return Err(file.error(format!(
             "skin {} has {} joints (expected 1..={})",
             skin.index(),
             joints.len(),
-            horde::asset::MAX_BONES
+            horde_asset::MAX_BONES
         )));
     }
     let inverse_bind: Vec<Mat4> = match skin

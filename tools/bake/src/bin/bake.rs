@@ -8,8 +8,8 @@
 
 use anyhow::{bail, Context as _};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use horde::asset::BoneEncoding;
-use horde_tools::bake::{self, BakeOptions, ClipSelection, TwoBoneMethod};
+use horde_asset::BoneEncoding;
+use horde_bake::{self as bake, BakeOptions, ClipSelection, TwoBoneMethod};
 use std::path::PathBuf;
 
 #[derive(Parser)]
@@ -94,7 +94,7 @@ struct BakeArgs {
     #[arg(long = "lod-error", default_value_t = 0.05)]
     lod_error: f32,
     /// Bone texture width in texels (the mobile tier needs height <= 4096).
-    #[arg(long = "texture-width", default_value_t = horde::config::BONE_TEXTURE_WIDTH)]
+    #[arg(long = "texture-width", default_value_t = horde_asset::DEFAULT_BONE_TEXTURE_WIDTH)]
     texture_width: u32,
     /// Asset name (default: the input file stem).
     #[arg(long)]
@@ -146,8 +146,8 @@ fn options(args: &BakeArgs) -> BakeOptions {
 
 fn inspect(file: &PathBuf) -> anyhow::Result<()> {
     let bytes = std::fs::read(file).with_context(|| format!("{}: cannot read", file.display()))?;
-    let asset = horde::asset::read(&bytes).with_context(|| format!("{}", file.display()))?;
-    let sections = horde::asset::section_table(&bytes)?;
+    let asset = horde_asset::read(&bytes).with_context(|| format!("{}", file.display()))?;
+    let sections = horde_asset::section_table(&bytes)?;
     print!(
         "{}",
         bake::inspect::inspect_text(&asset, &sections, bytes.len())
@@ -181,7 +181,7 @@ fn run_bake(args: &BakeArgs) -> anyhow::Result<()> {
     };
     spinner.finish_and_clear();
     let baked = baked?;
-    horde::asset::write_file_atomic(output, &baked.asset)?;
+    horde_asset::write_file_atomic(output, &baked.asset)?;
     let size = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
     println!(
         "{} -> {} ({size} bytes) in {:.2} s",

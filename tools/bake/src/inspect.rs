@@ -1,6 +1,6 @@
 //! Human-readable summary of a `.horde` file and of an error report.
 
-use horde::asset::{Asset, ErrorReport, ErrorStat, SectionInfo};
+use horde_asset::{Asset, ErrorReport, ErrorStat, SectionInfo};
 use std::fmt::Write as _;
 
 fn stat_line(out: &mut String, label: &str, stat: ErrorStat, height: f32) {
@@ -51,7 +51,7 @@ pub fn inspect_text(asset: &Asset, sections: &[SectionInfo], file_len: usize) ->
         "{} ({:?}), format version {}, {file_len} bytes",
         asset.name,
         asset.kind,
-        horde::asset::VERSION
+        horde_asset::VERSION
     );
     let _ = writeln!(out, "sections:");
     for section in sections {
@@ -111,7 +111,7 @@ pub fn inspect_text(asset: &Asset, sections: &[SectionInfo], file_len: usize) ->
             lod.indices.len() / 3,
             lod.submeshes.len(),
             lod.error,
-            lod.vertices.len() * size_of::<horde::asset::PackedVertex>() + lod.indices.len() * 4
+            lod.vertices.len() * size_of::<horde_asset::PackedVertex>() + lod.indices.len() * 4
         );
     }
     let _ = writeln!(out, "materials:");

@@ -1,4 +1,7 @@
-//! Bake: skinned or static glTF 2.0 to a `.horde` crowd asset.
+//! horde-bake: skinned or static glTF 2.0 to a `.horde` crowd asset, and the
+//! procedural content generator ([`gen`]) that writes the default armies as glTF.
+//! Pure CPU: this crate links no Vulkan and no window system, so the offline
+//! tools build and test without a GPU stack.
 //!
 //! Pipeline of a unit ([`bake_unit`]):
 //! 1. [`import`]: the character's skin, meshes, rigid parts, materials and
@@ -17,6 +20,7 @@
 //! vertices, a bounding sphere over the mesh.
 
 pub mod encode;
+pub mod gen;
 pub mod import;
 pub mod inspect;
 pub mod lod;
@@ -25,7 +29,7 @@ pub mod sample;
 pub mod two_bone;
 
 use glam::{Mat4, Vec3};
-use horde::asset::{
+use horde_asset::{
     Animation, Asset, AssetKind, BoneEncoding, Bounds, Clip, ErrorReport, ErrorStat,
 };
 use import::{SourceClip, SourceModel};
@@ -122,7 +126,7 @@ impl Default for BakeOptions {
             looping: Vec::new(),
             not_looping: Vec::new(),
             two_bone: TwoBoneMethod::Fitted,
-            texture_width: horde::config::BONE_TEXTURE_WIDTH,
+            texture_width: horde_asset::DEFAULT_BONE_TEXTURE_WIDTH,
             max_texture_height: 4096,
         }
     }
@@ -158,21 +162,21 @@ fn check_options(options: &BakeOptions) -> Result<(), BakeError> {
     }
     let ratios = &options.lod_ratios;
     if ratios.is_empty()
-        || ratios.len() > horde::asset::MAX_LODS
+        || ratios.len() > horde_asset::MAX_LODS
         || ratios
             .iter()
             .any(|r| !(r.is_finite() && *r > 0.0 && *r <= 1.0))
     {
         return Err(BakeError::Options(format!(
             "LOD ratios {ratios:?} (expected 1..={} values in (0, 1])",
-            horde::asset::MAX_LODS
+            horde_asset::MAX_LODS
         )));
     }
-    if options.texture_width == 0 || options.texture_width > horde::asset::MAX_TEXTURE_SIDE {
+    if options.texture_width == 0 || options.texture_width > horde_asset::MAX_TEXTURE_SIDE {
         return Err(BakeError::Options(format!(
             "texture width {} (expected 1..={})",
             options.texture_width,
-            horde::asset::MAX_TEXTURE_SIDE
+            horde_asset::MAX_TEXTURE_SIDE
         )));
     }
     Ok(())
@@ -509,16 +513,16 @@ pub fn bake_unit(
 
 /// Keeps the report within the format's warning limit.
 fn capped(mut warnings: Vec<String>) -> Vec<String> {
-    if warnings.len() > horde::asset::MAX_WARNINGS {
-        let dropped = warnings.len() - (horde::asset::MAX_WARNINGS - 1);
-        warnings.truncate(horde::asset::MAX_WARNINGS - 1);
+    if warnings.len() > horde_asset::MAX_WARNINGS {
+        let dropped = warnings.len() - (horde_asset::MAX_WARNINGS - 1);
+        warnings.truncate(horde_asset::MAX_WARNINGS - 1);
         warnings.push(format!("{dropped} more warnings dropped"));
     }
     warnings
         .into_iter()
         .map(|mut warning| {
-            if warning.len() > horde::asset::MAX_STRING_LEN {
-                let mut end = horde::asset::MAX_STRING_LEN;
+            if warning.len() > horde_asset::MAX_STRING_LEN {
+                let mut end = horde_asset::MAX_STRING_LEN;
                 while !warning.is_char_boundary(end) {
                     end -= 1;
                 }

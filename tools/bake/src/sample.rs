@@ -10,7 +10,7 @@
 //! - Skin matrix of bone j = global(joint j) * inverseBind[j]; the skinned mesh
 //!   node's transform plays no part.
 
-use super::import::{Channel, Interp, Skeleton, SourceClip, Target};
+use crate::import::{Channel, Interp, Skeleton, SourceClip, Target};
 use glam::{Mat4, Quat, Vec3, Vec4};
 
 /// Value of `channel` at absolute time `time` (xyz or xyzw).

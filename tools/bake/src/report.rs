@@ -6,20 +6,20 @@
 //! interpolation), for every clip; a looping clip skips its last frame time,
 //! which the runtime wraps to frame 0. Each approximation is measured alone
 //! (the rest exact) and then all together, exactly as the runtime reads the file
-//! (`horde::asset::skinning`), on the LOD 0 vertices.
+//! (`horde_asset::skinning`), on the LOD 0 vertices.
 //!
 //! The sphere holds every exact and every runtime position at every sampled
 //! time: it circumscribes their bounding box, grown by 0.5% for the curvature of
 //! normalized quaternion blends between samples (mat3x4 blends are linear, so
 //! their positions stay inside the hull of the sampled ones).
 
-use super::encode::encode_bone;
-use super::import::{SourceClip, SourceModel};
-use super::lod::BuiltLod;
-use super::sample::{frame_time, skin_matrices};
-use super::two_bone::TwoBone;
+use crate::encode::encode_bone;
+use crate::import::{SourceClip, SourceModel};
+use crate::lod::BuiltLod;
+use crate::sample::{frame_time, skin_matrices};
+use crate::two_bone::TwoBone;
 use glam::{Mat4, Vec3, Vec4};
-use horde::asset::{skinning, Animation, BoneEncoding, Bounds, ErrorStat};
+use horde_asset::{skinning, Animation, BoneEncoding, Bounds, ErrorStat};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 

@@ -1,7 +1,7 @@
 //! The `.horde` baked asset format: types, writer and validating reader.
 //!
 //! One file holds one unit type (skinned, with baked animation) or one static prop.
-//! `tools/src/bake` writes it; the renderer reads it with [`read_file`] and uploads
+//! `horde-bake` writes it; the renderer reads it with [`read_file`] and uploads
 //! the vertex, index and bone-texture data as they are.
 //!
 //! # Layout (version 1, every integer and float little-endian)
@@ -91,6 +91,10 @@ pub const MAX_STRING_LEN: usize = 4096;
 pub const MAX_WARNINGS: usize = 1024;
 /// Largest texture side (base colour or bone texture) the reader accepts.
 pub const MAX_TEXTURE_SIDE: u32 = 16384;
+/// Bone texture width in texels the bake uses unless told otherwise. The
+/// engine reads each asset's own width from its `ANIM` section, so this is a
+/// default, not a limit.
+pub const DEFAULT_BONE_TEXTURE_WIDTH: u32 = 1024;
 /// Material texture index meaning "no texture".
 pub const NO_TEXTURE: u32 = u32::MAX;
 
