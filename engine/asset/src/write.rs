@@ -6,6 +6,7 @@ use super::{
 };
 use std::io::{self, Write as _};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Little-endian byte sink for one section body.
 #[derive(Default)]
@@ -177,7 +178,9 @@ pub fn write(asset: &Asset) -> Vec<u8> {
 
 /// Writes `asset` to `path` atomically: the bytes go to a temporary file in the
 /// same directory, which is flushed and then renamed over `path`, so a reader
-/// never sees a half-written file.
+/// never sees a half-written file. The temporary name is unique per process and
+/// call, so concurrent writers of one path (threads or processes) never share a
+/// temporary file; the last rename wins and every rename publishes a whole file.
 pub fn write_file_atomic(path: impl AsRef<Path>, asset: &Asset) -> io::Result<()> {
     let path = path.as_ref();
     let file_name = path.file_name().ok_or_else(|| {
@@ -188,7 +191,9 @@ pub fn write_file_atomic(path: impl AsRef<Path>, asset: &Asset) -> io::Result<()
     })?;
     let mut temp_name = std::ffi::OsString::from(".");
     temp_name.push(file_name);
-    temp_name.push(format!(".{}.tmp", std::process::id()));
+    static NEXT_WRITE: AtomicU64 = AtomicU64::new(0);
+    let call = NEXT_WRITE.fetch_add(1, Ordering::Relaxed);
+    temp_name.push(format!(".{}.{call}.tmp", std::process::id()));
     let temp_path = path.with_file_name(temp_name);
     let result = (|| {
         let mut file = std::fs::File::create(&temp_path)?;

@@ -185,49 +185,13 @@ impl GltfFile {
     }
 }
 
-/// Extensions whose absence makes no difference to what the bake reads.
-const SUPPORTED_REQUIRED_EXTENSIONS: &[&str] = &["KHR_materials_emissive_strength"];
-
 fn load(path: &Path) -> Result<GltfFile, BakeError> {
-    let input_error = |message: String| BakeError::Input {
-        path: path.display().to_string(),
-        message,
-    };
-    let bytes =
-        std::fs::read(path).map_err(|error| input_error(format!("cannot read file: {error}")))?;
-    // Parse without validation first so that an unknown required extension or a
-    // missing buffer file is reported by name rather than as a generic failure.
-    let unchecked = gltf::Gltf::from_slice_without_validation(&bytes)
-        .map_err(|error| input_error(format!("not a glTF 2.0 file: {error}")))?;
-    let unsupported: Vec<&str> = unchecked
-        .document
-        .extensions_required()
-        .filter(|name| !SUPPORTED_REQUIRED_EXTENSIONS.contains(name))
-        .collect();
-    if !unsupported.is_empty() {
-        return Err(input_error(format!(
-            "unsupported required extension(s): {}",
-            unsupported.join(", ")
-        )));
-    }
-    let base = path.parent().unwrap_or(Path::new("."));
-    for buffer in unchecked.document.buffers() {
-        if let gltf::buffer::Source::Uri(uri) = buffer.source() {
-            if !uri.starts_with("data:") && !base.join(uri).is_file() {
-                return Err(input_error(format!(
-                    "buffer {} refers to missing file {uri:?}",
-                    buffer.index()
-                )));
-            }
-        }
-    }
-    let (document, buffers, images) =
-        gltf::import(path).map_err(|error| input_error(format!("cannot load glTF: {error}")))?;
+    let loaded = crate::source::load(path)?;
     Ok(GltfFile {
         path: path.to_path_buf(),
-        document,
-        buffers,
-        images,
+        document: loaded.document,
+        buffers: loaded.buffers,
+        images: loaded.images,
     })
 }
 
@@ -251,8 +215,8 @@ fn nodes_of(file: &GltfFile) -> (Vec<Node>, Vec<usize>) {
             nodes[child.index()].parent = Some(node.index());
         }
     }
-    // Validation guarantees a forest, so a depth-first walk from the roots visits
-    // every node once, parents first.
+    // `source::load` refused anything but a forest, so a depth-first walk from
+    // the roots visits every node once, parents first.
     let mut order = Vec::with_capacity(nodes.len());
     let mut stack: Vec<usize> = (0..nodes.len())
         .filter(|&n| nodes[n].parent.is_none())

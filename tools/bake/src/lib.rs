@@ -19,6 +19,7 @@
 //! A prop ([`bake_prop`]) skips 2, 3, 5 and 6: one implicit bone, world-space
 //! vertices, a bounding sphere over the mesh.
 
+pub mod cache;
 pub mod encode;
 pub mod gen;
 pub mod import;
@@ -26,6 +27,7 @@ pub mod inspect;
 pub mod lod;
 pub mod report;
 pub mod sample;
+pub mod source;
 pub mod two_bone;
 
 use glam::{Mat4, Vec3};
@@ -50,6 +52,9 @@ pub enum BakeError {
     /// The options cannot be satisfied.
     #[error("{0}")]
     Options(String),
+    /// A `.horde` file could not be read or written.
+    #[error(transparent)]
+    Asset(#[from] horde_asset::AssetError),
 }
 
 /// How four influences become two.
@@ -182,7 +187,7 @@ fn check_options(options: &BakeOptions) -> Result<(), BakeError> {
     Ok(())
 }
 
-fn asset_name(options: &BakeOptions, path: &Path) -> String {
+pub(crate) fn asset_name(options: &BakeOptions, path: &Path) -> String {
     options.name.clone().unwrap_or_else(|| {
         path.file_stem().map_or_else(
             || "asset".into(),
