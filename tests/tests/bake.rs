@@ -30,7 +30,7 @@ fn bake_sample(character: &str, libraries: &[&str], options: &BakeOptions) -> Ba
 
 /// Writes, reads back and compares; returns the asset as read.
 fn round_trip(asset: &Asset) -> Asset {
-    let bytes = asset::write(asset);
+    let bytes = asset::write(asset).unwrap_or_else(|error| panic!("{}: {error}", asset.name));
     let read = asset::read(&bytes).unwrap_or_else(|error| panic!("{}: {error}", asset.name));
     assert_eq!(&read, asset, "round trip changed {}", asset.name);
     read
@@ -648,6 +648,7 @@ fn importer_rejects_unknown_clip_selection() {
 
 fn small_asset_bytes() -> Vec<u8> {
     asset::write(&bake_sample("SimpleSkin/SimpleSkin.gltf", &[], &BakeOptions::default()).asset)
+        .expect("a baked asset serializes")
 }
 
 /// Recomputes the checksum so that a corruption reaches the deeper checks.

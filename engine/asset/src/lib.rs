@@ -4,12 +4,12 @@
 //! `horde-bake` writes it; the renderer reads it with [`read_file`] and uploads
 //! the vertex, index and bone-texture data as they are.
 //!
-//! # Layout (version 1, every integer and float little-endian)
+//! # Layout (version 2, every integer and float little-endian)
 //!
 //! ```text
 //! offset size  field
 //! 0      8     magic "HORDEAST"
-//! 8      4     version (u32) = 1
+//! 8      4     version (u32) = 2
 //! 12     4     section count S (u32), 1..=64
 //! 16     8     file length in bytes (u64), equal to the real length
 //! 24     4     checksum (u32): FNV-1a 32 of bytes [32, file length)
@@ -27,9 +27,12 @@
 //!   (3 f32), quant_max (3 f32), sphere_center (3 f32), sphere_radius (f32),
 //!   height (f32).
 //! - `MATL` (once): count (u32), then per material: name (string), base colour
-//!   factor (4 f32), base colour texture (u32, `u32::MAX` for none).
+//!   factor (4 f32), base colour texture (u32, `u32::MAX` for none), emissive
+//!   factor (3 f32), emissive texture (u32, `u32::MAX` for none), double-sided
+//!   (u8, 0 or 1).
 //! - `TEXR` (once): count (u32), then per texture: width (u32), height (u32),
-//!   width*height*4 bytes of sRGB RGBA8, row-major.
+//!   width*height*4 bytes of sRGB RGBA8, row-major (base colour and emissive
+//!   textures alike).
 //! - `ANIM` (units only, once): encoding (u32: 0 mat3x4 f32, 1 quat f32, 2 quat
 //!   f16), bone count (u32, equal to META's), texture width (u32), texture height
 //!   (u32), clip count (u32), clips (name string, first texel u32, frame count u32,
@@ -74,7 +77,7 @@ pub use write::{write, write_file_atomic};
 /// File signature, the first eight bytes of every `.horde` file.
 pub const MAGIC: [u8; 8] = *b"HORDEAST";
 /// Format version this crate reads and writes.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// Bytes of the fixed header before the section table.
 pub const HEADER_SIZE: usize = 32;
 /// Bytes of one section table entry.
@@ -219,7 +222,7 @@ pub struct MeshLod {
     pub error: f32,
 }
 
-/// Base colour material.
+/// Base colour and emissive material.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Material {
     /// Name from the source file (may be empty).
@@ -228,6 +231,29 @@ pub struct Material {
     pub base_color_factor: [f32; 4],
     /// Index into [`Asset::textures`].
     pub base_color_texture: Option<u32>,
+    /// Linear RGB emitted light, `KHR_materials_emissive_strength` already
+    /// multiplied in; zero for none.
+    pub emissive_factor: [f32; 3],
+    /// sRGB emissive texture (index into [`Asset::textures`]), multiplied by
+    /// `emissive_factor`.
+    pub emissive_texture: Option<u32>,
+    /// Whether back faces are drawn (and lit with the flipped normal) instead
+    /// of culled.
+    pub double_sided: bool,
+}
+
+impl Default for Material {
+    /// Opaque white, single-sided, not emissive.
+    fn default() -> Self {
+        Self {
+            name: String::new(),
+            base_color_factor: [1.0; 4],
+            base_color_texture: None,
+            emissive_factor: [0.0; 3],
+            emissive_texture: None,
+            double_sided: false,
+        }
+    }
 }
 
 /// sRGB base colour texture.
@@ -252,7 +278,8 @@ pub struct Bounds {
     pub sphere_center: [f32; 3],
     /// Radius of that sphere.
     pub sphere_radius: f32,
-    /// Height of the model in its bind pose (y extent).
+    /// Height (y extent) of the model in its rest pose, skinned: every vertex
+    /// at `jointGlobal * inverseBind * v`, as the runtime draws it.
     pub height: f32,
 }
 
@@ -301,9 +328,10 @@ pub struct ErrorStat {
 /// skinning of the source at exact clip times (frame times and mid-frame times).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ErrorReport {
-    /// Bind-pose height of the model, the unit of the percentages.
+    /// Rest-pose (skinned) height of the model, the unit of the percentages.
     pub model_height: f32,
-    /// Frames per second the clips were sampled at.
+    /// Base frames per second; a clip whose frame interpolation would exceed
+    /// the bake's bound is sampled faster (its rate is `(frames - 1) / duration`).
     pub sample_rate: f32,
     /// Time samples the statistics cover.
     pub time_samples: u32,

@@ -212,12 +212,8 @@ pub fn entry_key(
     field(asset_name(options, path).as_bytes());
     field(format!("{options:?}").as_bytes());
     for input in std::iter::once(path).chain(libraries.iter().copied()) {
-        for file in crate::source::input_files(input)? {
-            let bytes = std::fs::read(&file).map_err(|error| BakeError::Input {
-                path: file.display().to_string(),
-                message: format!("cannot read file: {error}"),
-            })?;
-            field(&bytes);
+        for (file, length) in crate::source::input_files(input)? {
+            field(&crate::source::read_regular_file(&file, length)?);
         }
     }
     Ok(hasher

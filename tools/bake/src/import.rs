@@ -507,37 +507,60 @@ fn weld(model: &mut SourceModel) {
     }
 }
 
+/// The asset texture of glTF image `image_index`, converted once and shared
+/// by every material that uses it.
+fn texture_of(
+    file: &GltfFile,
+    model: &mut SourceModel,
+    converted: &mut HashMap<usize, u32>,
+    image_index: usize,
+) -> Result<u32, BakeError> {
+    if let Some(&texture) = converted.get(&image_index) {
+        return Ok(texture);
+    }
+    let image = file
+        .images
+        .get(image_index)
+        .ok_or_else(|| file.error(format!("image {image_index} was not loaded")))?;
+    let texture = rgba8(image).ok_or_else(|| {
+        file.error(format!(
+            "image {image_index}: unsupported pixel format {:?}",
+            image.format
+        ))
+    })?;
+    let index = model.textures.len() as u32;
+    model.textures.push(texture);
+    converted.insert(image_index, index);
+    Ok(index)
+}
+
 fn materials_and_textures(file: &GltfFile, model: &mut SourceModel) -> Result<(), BakeError> {
-    let mut texture_of_image: HashMap<usize, u32> = HashMap::new();
+    let mut converted: HashMap<usize, u32> = HashMap::new();
     for material in file.document.materials() {
         let pbr = material.pbr_metallic_roughness();
-        let factor = pbr.base_color_factor();
-        let mut base_color_texture = None;
-        if let Some(info) = pbr.base_color_texture() {
-            let image_index = info.texture().source().index();
-            if let Some(&texture) = texture_of_image.get(&image_index) {
-                base_color_texture = Some(texture);
-            } else {
-                let image = file
-                    .images
-                    .get(image_index)
-                    .ok_or_else(|| file.error(format!("image {image_index} was not loaded")))?;
-                let texture = rgba8(image).ok_or_else(|| {
-                    file.error(format!(
-                        "image {image_index}: unsupported pixel format {:?}",
-                        image.format
-                    ))
-                })?;
-                let index = model.textures.len() as u32;
-                model.textures.push(texture);
-                texture_of_image.insert(image_index, index);
-                base_color_texture = Some(index);
-            }
+        let base_color_texture = pbr
+            .base_color_texture()
+            .map(|info| texture_of(file, model, &mut converted, info.texture().source().index()))
+            .transpose()?;
+        let emissive_texture = material
+            .emissive_texture()
+            .map(|info| texture_of(file, model, &mut converted, info.texture().source().index()))
+            .transpose()?;
+        let strength = material.emissive_strength().unwrap_or(1.0);
+        let emissive_factor = material.emissive_factor().map(|c| c * strength);
+        if !emissive_factor.iter().all(|c| c.is_finite() && *c >= 0.0) {
+            return Err(file.error(format!(
+                "material {}: emissive factor {emissive_factor:?} is not finite and non-negative",
+                material.index().unwrap_or_default()
+            )));
         }
         model.materials.push(SourceMaterial {
             name: material.name().unwrap_or_default().to_owned(),
-            base_color_factor: factor,
+            base_color_factor: pbr.base_color_factor(),
             base_color_texture,
+            emissive_factor,
+            emissive_texture,
+            double_sided: material.double_sided(),
         });
     }
     Ok(())
@@ -600,8 +623,7 @@ fn empty_model(skeleton: Skeleton) -> SourceModel {
 fn default_material(model: &mut SourceModel) -> u32 {
     model.materials.push(SourceMaterial {
         name: "default".into(),
-        base_color_factor: [1.0; 4],
-        base_color_texture: None,
+        ..SourceMaterial::default()
     });
     model.materials.len() as u32 - 1
 }

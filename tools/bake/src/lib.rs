@@ -310,8 +310,35 @@ fn extreme_displacements(
         .collect()
 }
 
+/// Runs `work`, turning a panic (a bug here or in a dependency) into an error
+/// naming the file: the last guard, behind the checks of [`source`].
+fn guarded<T>(path: &Path, work: impl FnOnce() -> Result<T, BakeError>) -> Result<T, BakeError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|text| (*text).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(BakeError::Input {
+            path: path.display().to_string(),
+            message: format!("internal error while baking this file (please report it): {what}"),
+        })
+    })
+}
+
 /// Bakes a skinned character with the clips of its own file and of `libraries`.
 pub fn bake_unit(
+    character: &Path,
+    libraries: &[&Path],
+    options: &BakeOptions,
+    progress: Progress<'_>,
+) -> Result<Baked, BakeError> {
+    guarded(character, || {
+        bake_unit_unguarded(character, libraries, options, progress)
+    })
+}
+
+fn bake_unit_unguarded(
     character: &Path,
     libraries: &[&Path],
     options: &BakeOptions,
@@ -540,6 +567,14 @@ fn capped(mut warnings: Vec<String>) -> Vec<String> {
 
 /// Bakes a static prop: one implicit bone, world-space vertices.
 pub fn bake_prop(
+    path: &Path,
+    options: &BakeOptions,
+    progress: Progress<'_>,
+) -> Result<Baked, BakeError> {
+    guarded(path, || bake_prop_unguarded(path, options, progress))
+}
+
+fn bake_prop_unguarded(
     path: &Path,
     options: &BakeOptions,
     progress: Progress<'_>,

@@ -50,8 +50,8 @@ fn error(path: &Path, message: impl Into<String>) -> BakeError {
     }
 }
 
-/// Reads a regular file of at most `limit` bytes (and at most
-/// [`MAX_INPUT_BYTES`]), refusing anything else before reading.
+/// Reads the first `limit` bytes of a regular file, refusing anything else
+/// before reading, and refusing to read more than [`MAX_INPUT_BYTES`].
 pub fn read_regular_file(path: &Path, limit: u64) -> Result<Vec<u8>, BakeError> {
     let metadata =
         std::fs::metadata(path).map_err(|io| error(path, format!("cannot read file: {io}")))?;
@@ -61,20 +61,17 @@ pub fn read_regular_file(path: &Path, limit: u64) -> Result<Vec<u8>, BakeError> 
             "not a regular file (FIFOs, devices and directories are refused)",
         ));
     }
-    let limit = limit.min(MAX_INPUT_BYTES);
-    if metadata.len() > MAX_INPUT_BYTES {
+    let wanted = metadata.len().min(limit);
+    if wanted > MAX_INPUT_BYTES {
         return Err(error(
             path,
-            format!(
-                "file of {} bytes exceeds the {MAX_INPUT_BYTES}-byte input limit",
-                metadata.len()
-            ),
+            format!("{wanted} bytes to read exceed the {MAX_INPUT_BYTES}-byte input limit"),
         ));
     }
     let file =
         std::fs::File::open(path).map_err(|io| error(path, format!("cannot read file: {io}")))?;
-    let mut bytes = Vec::with_capacity(metadata.len().min(limit) as usize);
-    file.take(limit)
+    let mut bytes = Vec::with_capacity(wanted as usize);
+    file.take(wanted)
         .read_to_end(&mut bytes)
         .map_err(|io| error(path, format!("cannot read file: {io}")))?;
     Ok(bytes)
@@ -593,7 +590,7 @@ struct RawGltf {
 
 /// Reads and checks the file's JSON, returning it with its GLB binary chunk.
 fn checked_json(path: &Path) -> Result<RawGltf, BakeError> {
-    let bytes = read_regular_file(path, MAX_INPUT_BYTES)?;
+    let bytes = read_regular_file(path, u64::MAX)?;
     let (json, bin) = split_glb(path, &bytes)?;
     let root: Value = serde_json::from_slice(json)
         .map_err(|parse| error(path, format!("not a glTF 2.0 file: invalid JSON ({parse})")))?;
@@ -610,16 +607,25 @@ fn checked_json(path: &Path) -> Result<RawGltf, BakeError> {
     })
 }
 
-/// The files a glTF reads: itself and the files its buffers and images name.
-/// The cache hashes their content.
-pub fn input_files(path: &Path) -> Result<Vec<PathBuf>, BakeError> {
+/// The files a glTF reads, each with the number of leading bytes the bake
+/// reads from it: the glTF itself and the files its buffers (`byteLength`
+/// bytes) and images name. The cache hashes exactly these bytes.
+pub fn input_files(path: &Path) -> Result<Vec<(PathBuf, u64)>, BakeError> {
     let root = checked_json(path)?.root;
-    let mut files = vec![path.to_path_buf()];
+    let mut files = vec![(path.to_path_buf(), u64::MAX)];
     for key in ["buffers", "images"] {
         for (item, value) in array(&root, key).iter().enumerate() {
             if let Some(uri) = value.get("uri").and_then(Value::as_str) {
                 match resolve_uri(path, uri) {
-                    Ok(UriTarget::File(file)) => files.push(file),
+                    Ok(UriTarget::File(file)) => {
+                        let read = match key {
+                            "buffers" => unsigned(value, "byteLength", key)
+                                .map_err(|message| error(path, message))?
+                                .unwrap_or(0),
+                            _ => u64::MAX,
+                        };
+                        files.push((file, read));
+                    }
                     Ok(UriTarget::Data) => {}
                     Err(message) => return Err(error(path, format!("{key}[{item}]: {message}"))),
                 }
@@ -697,7 +703,7 @@ pub fn load(path: &Path) -> Result<Loaded, BakeError> {
                         .map_err(|decode| error(path, format!("{at}: {decode}")))?
                 }
                 UriTarget::File(file) => {
-                    let bytes = read_regular_file(&file, MAX_INPUT_BYTES)?;
+                    let bytes = read_regular_file(&file, u64::MAX)?;
                     let rgba = image::load_from_memory(&bytes)
                         .map_err(|decode| error(&file, format!("cannot decode image: {decode}")))?
                         .to_rgba8();
