@@ -65,7 +65,8 @@ fn check_against_exact(baked: &Baked, read: &Asset, stride: usize) {
                     &baked.source.influences[source],
                     baked.source.positions[source],
                 );
-                let actual = skinning::skin_position(&read.bounds, vertex, &runtime);
+                let actual =
+                    skinning::skin_position(animation.encoding, &read.bounds, vertex, &runtime);
                 worst = worst.max(actual.distance(reference));
                 assert!(
                     actual.distance(center) <= read.bounds.sphere_radius,

@@ -37,13 +37,14 @@
 //!   f16), bone count (u32, equal to META's), texture width (u32), texture height
 //!   (u32), clip count (u32), clips (name string, first texel u32, frame count u32,
 //!   duration f32, looping u8), then width*height texels of 16 bytes (RGBA32F) or 8
-//!   bytes (RGBA16F), row-major.
+//!   bytes (RGBA16F), row-major. Encoding 3 is the dual quaternion (real xyzw,
+//!   dual xyzw), RGBA32F.
 //! - `LOD_` (1..=16, in order, LOD 0 first): simplification error (f32), vertex
 //!   count (u32), vertices (20 bytes each, [`PackedVertex`]), index count (u32,
 //!   a multiple of 3), indices (u32 each), submesh count (u32), submeshes (first
 //!   index, index count, material: 3 u32).
 //! - `REPT` (once): the [`ErrorReport`]: model height, sample rate (f32), sample
-//!   count (u32), then seven (max, rms) f32 pairs in field order, then a warning
+//!   count (u32), then eight (max, rms) f32 pairs in field order, then a warning
 //!   count (u32, at most 1024) and the warnings (strings).
 //!
 //! # Bone texture
@@ -129,24 +130,34 @@ pub enum BoneEncoding {
     QuatF32,
     /// As [`BoneEncoding::QuatF32`] in RGBA16F.
     QuatF16,
+    /// Two RGBA32F texels: the unit dual quaternion (real part, then dual
+    /// part) of a rigid pose. The runtime blends a vertex's two bones as dual
+    /// quaternions (no candy-wrapper collapse on twists) instead of as
+    /// matrices. Poses with scale cannot be stored.
+    DualQuatF32,
 }
 
 impl BoneEncoding {
     /// Every encoding, in file-code order.
-    pub const ALL: [BoneEncoding; 3] = [Self::Mat3x4F32, Self::QuatF32, Self::QuatF16];
+    pub const ALL: [BoneEncoding; 4] = [
+        Self::Mat3x4F32,
+        Self::QuatF32,
+        Self::QuatF16,
+        Self::DualQuatF32,
+    ];
 
     /// Texels one bone of one frame occupies.
     pub fn texels_per_bone(self) -> u32 {
         match self {
             Self::Mat3x4F32 => 3,
-            Self::QuatF32 | Self::QuatF16 => 2,
+            Self::QuatF32 | Self::QuatF16 | Self::DualQuatF32 => 2,
         }
     }
 
     /// Bytes of one texel (RGBA32F or RGBA16F).
     pub fn texel_size(self) -> usize {
         match self {
-            Self::Mat3x4F32 | Self::QuatF32 => 16,
+            Self::Mat3x4F32 | Self::QuatF32 | Self::DualQuatF32 => 16,
             Self::QuatF16 => 8,
         }
     }
@@ -157,6 +168,18 @@ impl BoneEncoding {
             Self::Mat3x4F32 => 0,
             Self::QuatF32 => 1,
             Self::QuatF16 => 2,
+            Self::DualQuatF32 => 3,
+        }
+    }
+
+    /// The value of the shaders' `BONE_ENCODING` specialization constant
+    /// (`skinning.glsl`): 0 matrix rows, 1 quaternion + translation/scale
+    /// (RGBA32F or RGBA16F alike), 2 dual quaternion.
+    pub fn shader_constant(self) -> u32 {
+        match self {
+            Self::Mat3x4F32 => 0,
+            Self::QuatF32 | Self::QuatF16 => 1,
+            Self::DualQuatF32 => 2,
         }
     }
 
@@ -173,6 +196,7 @@ impl BoneEncoding {
             Self::Mat3x4F32 => "mat3x4",
             Self::QuatF32 => "quat32",
             Self::QuatF16 => "quat16",
+            Self::DualQuatF32 => "dualquat",
         }
     }
 }
@@ -345,6 +369,9 @@ pub struct ErrorReport {
     pub quat32: ErrorStat,
     /// Exact influences, poses through the quat16 encoding.
     pub quat16: ErrorStat,
+    /// Exact influences and poses, blended as dual quaternions instead of
+    /// matrices (what the dual-quaternion encoding changes).
+    pub dual_quat: ErrorStat,
     /// Exact influences, f32 poses blended between stored frames.
     pub frame_rate: ErrorStat,
     /// Everything the runtime does with this file: quantized vertices, two

@@ -307,7 +307,7 @@ fn report(bytes: &[u8]) -> Result<ErrorReport, AssetError> {
     let model_height = cursor.f32("model height")?;
     let sample_rate = cursor.f32("sample rate")?;
     let time_samples = cursor.u32("time sample count")?;
-    let mut stats = [ErrorStat::default(); 7];
+    let mut stats = [ErrorStat::default(); 8];
     for stat in &mut stats {
         let [max, rms] = cursor.f32s("error statistic")?;
         *stat = ErrorStat { max, rms };
@@ -322,7 +322,8 @@ fn report(bytes: &[u8]) -> Result<ErrorReport, AssetError> {
         .map(|warning| cursor.string(&format!("warning {warning}")))
         .collect::<Result<Vec<_>, _>>()?;
     cursor.finish()?;
-    let [two_bone_naive, two_bone_fitted, mat3x4, quat32, quat16, frame_rate, total] = stats;
+    let [two_bone_naive, two_bone_fitted, mat3x4, quat32, quat16, dual_quat, frame_rate, total] =
+        stats;
     Ok(ErrorReport {
         model_height,
         sample_rate,
@@ -332,6 +333,7 @@ fn report(bytes: &[u8]) -> Result<ErrorReport, AssetError> {
         mat3x4,
         quat32,
         quat16,
+        dual_quat,
         frame_rate,
         total,
         warnings,
@@ -653,7 +655,7 @@ fn validate_animation(animation: &Animation, bone_count: usize) -> Result<(), As
         }
     }
     let finite = match animation.encoding {
-        BoneEncoding::Mat3x4F32 | BoneEncoding::QuatF32 => animation
+        BoneEncoding::Mat3x4F32 | BoneEncoding::QuatF32 | BoneEncoding::DualQuatF32 => animation
             .texels
             .chunks_exact(4)
             .all(|word| f32::from_le_bytes([word[0], word[1], word[2], word[3]]).is_finite()),

@@ -115,6 +115,7 @@ fn report(report: &ErrorReport) -> Vec<u8> {
         report.mat3x4,
         report.quat32,
         report.quat16,
+        report.dual_quat,
         report.frame_rate,
         report.total,
     ] {

@@ -9,8 +9,12 @@
 //!   scaled by the key interval, rotations normalized afterwards.
 //! - Skin matrix of bone j = global(joint j) * inverseBind[j]; the skinned mesh
 //!   node's transform plays no part.
+//! - Sample rate per clip ([`choose_rate`]): the base rate, raised for a clip
+//!   whose fast motion would make blending between stored frames cost more
+//!   than the bound (a 124 degree swing between two 24 fps keys does).
 
-use crate::import::{Channel, Interp, Skeleton, SourceClip, Target};
+use crate::import::{Channel, Influences, Interp, Skeleton, SourceClip, Target};
+use crate::two_bone::skin_exact;
 use glam::{Mat4, Quat, Vec3, Vec4};
 
 /// Value of `channel` at absolute time `time` (xyz or xyzw).
@@ -138,5 +142,90 @@ pub fn frame_time(duration: f32, frame_count: u32, frame: f32) -> f32 {
         0.0
     } else {
         frame * duration / (frame_count - 1) as f32
+    }
+}
+
+/// Exact skin matrices of every stored frame of `clip` at `rate`.
+pub fn sample_clip(skeleton: &Skeleton, clip: &SourceClip, rate: f32) -> Vec<Vec<Mat4>> {
+    let count = frame_count(clip.duration, rate);
+    (0..count)
+        .map(|frame| {
+            let time = frame_time(clip.duration, count, frame as f32);
+            skin_matrices(skeleton, Some(clip), time)
+        })
+        .collect()
+}
+
+/// Most vertices the rate search skins per time; a spread subset bounds its
+/// cost on dense meshes, and the final report measures every vertex.
+const RATE_SEARCH_VERTICES: usize = 512;
+
+/// Largest distance, over a spread subset of the vertices and every
+/// mid-point between stored frames (where it peaks), between exact
+/// four-influence skinning and skinning with the two neighbouring frames'
+/// matrices blended linearly, as the runtime blends them.
+pub fn interpolation_error(
+    skeleton: &Skeleton,
+    clip: &SourceClip,
+    frames: &[Vec<Mat4>],
+    positions: &[Vec3],
+    influences: &[Influences],
+) -> f32 {
+    let stride = positions.len().div_ceil(RATE_SEARCH_VERTICES).max(1);
+    let count = frames.len() as u32;
+    let mut worst = 0.0f32;
+    for (index, pair) in frames.windows(2).enumerate() {
+        let time = frame_time(clip.duration, count, index as f32 + 0.5);
+        let exact = skin_matrices(skeleton, Some(clip), time);
+        let blended: Vec<Mat4> = pair[0]
+            .iter()
+            .zip(&pair[1])
+            .map(|(a, b)| (*a + *b) * 0.5)
+            .collect();
+        for (position, influence) in positions.iter().zip(influences).step_by(stride) {
+            let reference = skin_exact(&exact, influence, *position);
+            let approximate = skin_exact(&blended, influence, *position);
+            worst = worst.max(reference.distance(approximate));
+        }
+    }
+    worst
+}
+
+/// The chosen rate of one clip and its frames.
+pub struct ClipSampling {
+    /// Frames per second actually stored.
+    pub rate: f32,
+    /// Exact skin matrices of every stored frame.
+    pub frames: Vec<Vec<Mat4>>,
+    /// [`interpolation_error`] at that rate.
+    pub interpolation_error: f32,
+}
+
+/// Samples `clip` at `base_rate`, raising the rate until frame interpolation
+/// costs at most `bound` (model units) or the rate reaches `max_rate`.
+/// Interpolation error falls with the square of the rate, so each step aims
+/// at the bound with a 10 % margin, and at least doubles no more than needed.
+pub fn choose_rate(
+    skeleton: &Skeleton,
+    clip: &SourceClip,
+    positions: &[Vec3],
+    influences: &[Influences],
+    base_rate: f32,
+    max_rate: f32,
+    bound: f32,
+) -> ClipSampling {
+    let mut rate = base_rate;
+    loop {
+        let frames = sample_clip(skeleton, clip, rate);
+        let error = interpolation_error(skeleton, clip, &frames, positions, influences);
+        if error <= bound || rate >= max_rate || !error.is_finite() || clip.duration <= 0.0 {
+            return ClipSampling {
+                rate,
+                frames,
+                interpolation_error: error,
+            };
+        }
+        let factor = ((error / bound).sqrt() * 1.1).max(1.25);
+        rate = (rate * factor).min(max_rate);
     }
 }

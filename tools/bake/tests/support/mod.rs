@@ -71,21 +71,36 @@ pub fn push_accessor(
     accessors.len() - 1
 }
 
-/// Strip vertices: three rows (y = 0, 1, 2) of two, bottom row on joint 0,
-/// middle row half and half, top row on joint 1.
-const STRIP_POSITIONS: [[f32; 3]; 6] = [
-    [-0.5, 0.0, 0.0],
-    [0.5, 0.0, 0.0],
-    [-0.5, 1.0, 0.0],
-    [0.5, 1.0, 0.0],
-    [-0.5, 2.0, 0.0],
-    [0.5, 2.0, 0.0],
-];
+/// What [`strip`] builds.
+#[derive(Clone, Copy)]
+pub struct Strip {
+    /// Radians joint 1 turns about x over the clip.
+    pub angle: f32,
+    /// Clip length in seconds.
+    pub duration: f32,
+    /// Bind-space "up": the strip's long axis and joint 1's offset.
+    pub up: glam::Vec3,
+}
 
-/// A skinned strip 2 units tall: node 0 is the root joint, node 1 its child
-/// joint at y = 1, node 2 the skinned mesh. One clip, "bend", turns joint 1
-/// by `angle` radians about z over one second.
+/// [`strip`] with `angle`, one second, y up.
 pub fn skinned_strip(angle: f32) -> Synthetic {
+    strip(Strip {
+        angle,
+        duration: 1.0,
+        up: glam::Vec3::Y,
+    })
+}
+
+/// A skinned strip 2 units long along `up`: node 0 is the root joint, node 1
+/// its child joint one unit up, node 2 the skinned mesh. Vertices: three rows
+/// of two, bottom row on joint 0, middle row half and half, top row on joint
+/// 1. One clip, "bend", turns joint 1 by `angle` radians about x.
+pub fn strip(shape: Strip) -> Synthetic {
+    let Strip {
+        angle,
+        duration,
+        up,
+    } = shape;
     let mut s = Synthetic {
         json: json!({
             "asset": {"version": "2.0"},
@@ -93,7 +108,7 @@ pub fn skinned_strip(angle: f32) -> Synthetic {
             "scenes": [{"nodes": [0, 2]}],
             "nodes": [
                 {"name": "root", "children": [1]},
-                {"name": "tip", "translation": [0.0, 1.0, 0.0]},
+                {"name": "tip", "translation": up.to_array()},
                 {"name": "strip", "mesh": 0, "skin": 0}
             ],
             "buffers": [{"byteLength": 0}],
@@ -105,14 +120,21 @@ pub fn skinned_strip(angle: f32) -> Synthetic {
         }),
         bin: Vec::new(),
     };
-    let positions: Vec<f32> = STRIP_POSITIONS.iter().flatten().copied().collect();
+    let corners: Vec<glam::Vec3> = (0..3)
+        .flat_map(|row| [-0.5f32, 0.5].map(|x| glam::Vec3::X * x + up * row as f32))
+        .collect();
+    let low = corners.iter().fold(glam::Vec3::INFINITY, |a, &b| a.min(b));
+    let high = corners
+        .iter()
+        .fold(glam::Vec3::NEG_INFINITY, |a, &b| a.max(b));
+    let positions: Vec<f32> = corners.iter().flat_map(|c| c.to_array()).collect();
     let position = push_accessor(
         &mut s,
         &f32s(&positions),
         5126,
         "VEC3",
         6,
-        json!({"min": [-0.5, 0.0, 0.0], "max": [0.5, 2.0, 0.0]}),
+        json!({"min": low.to_array(), "max": high.to_array()}),
     );
     let joints: Vec<u8> = [
         [0u8, 0, 0, 0],
@@ -145,19 +167,17 @@ pub fn skinned_strip(angle: f32) -> Synthetic {
     let index = push_accessor(&mut s, &indices, 5123, "SCALAR", 12, json!({}));
     let mut ibm = Vec::new();
     ibm.extend_from_slice(&glam::Mat4::IDENTITY.to_cols_array());
-    ibm.extend_from_slice(
-        &glam::Mat4::from_translation(glam::Vec3::new(0.0, -1.0, 0.0)).to_cols_array(),
-    );
+    ibm.extend_from_slice(&glam::Mat4::from_translation(-up).to_cols_array());
     let inverse_bind = push_accessor(&mut s, &f32s(&ibm), 5126, "MAT4", 2, json!({}));
     let times = push_accessor(
         &mut s,
-        &f32s(&[0.0, 1.0]),
+        &f32s(&[0.0, duration]),
         5126,
         "SCALAR",
         2,
-        json!({"min": [0.0], "max": [1.0]}),
+        json!({"min": [0.0], "max": [duration]}),
     );
-    let turn = glam::Quat::from_rotation_z(angle);
+    let turn = glam::Quat::from_rotation_x(angle);
     let rotations = push_accessor(
         &mut s,
         &f32s(&[0.0, 0.0, 0.0, 1.0, turn.x, turn.y, turn.z, turn.w]),
