@@ -158,7 +158,7 @@ pub fn sample_clip(skeleton: &Skeleton, clip: &SourceClip, rate: f32) -> Vec<Vec
 
 /// Most vertices the rate search skins per time; a spread subset bounds its
 /// cost on dense meshes, and the final report measures every vertex.
-const RATE_SEARCH_VERTICES: usize = 512;
+const RATE_SEARCH_VERTICES: usize = 4096;
 
 /// Largest distance, over a spread subset of the vertices and every
 /// mid-point between stored frames (where it peaks), between exact
@@ -201,10 +201,34 @@ pub struct ClipSampling {
     pub interpolation_error: f32,
 }
 
+/// The clip's key rate when every key time lies on one grid (exporters bake
+/// clips at 24 or 30 keys per second): the inverse of the grid step.
+fn key_rate(clip: &SourceClip) -> Option<f32> {
+    let mut times: Vec<f32> = clip
+        .channels
+        .iter()
+        .flat_map(|channel| channel.times.iter().map(|&time| time - clip.start))
+        .collect();
+    times.sort_by(f32::total_cmp);
+    times.dedup_by(|a, b| (*a - *b).abs() < 1e-5);
+    let step = times
+        .windows(2)
+        .map(|pair| pair[1] - pair[0])
+        .fold(f32::INFINITY, f32::min);
+    let on_grid = |time: f32| ((time / step) - (time / step).round()).abs() < 1e-2;
+    (step.is_finite() && step > 0.0 && times.iter().all(|&time| on_grid(time))).then(|| 1.0 / step)
+}
+
 /// Samples `clip` at `base_rate`, raising the rate until frame interpolation
 /// costs at most `bound` (model units) or the rate reaches `max_rate`.
-/// Interpolation error falls with the square of the rate, so each step aims
-/// at the bound with a 10 % margin, and at least doubles no more than needed.
+///
+/// Between keys a LINEAR clip moves smoothly, but at each key its motion
+/// kinks; frames that miss the keys cut the corners, an error that falls only
+/// linearly with the rate. So when the keys lie on a grid, the candidates are
+/// the multiples of the key rate (frames land on every key), tried in order;
+/// otherwise the rate grows geometrically, aiming at the bound by the
+/// square law. If no candidate meets the bound, the one with the least error
+/// is kept (the caller warns).
 pub fn choose_rate(
     skeleton: &Skeleton,
     clip: &SourceClip,
@@ -214,18 +238,55 @@ pub fn choose_rate(
     max_rate: f32,
     bound: f32,
 ) -> ClipSampling {
-    let mut rate = base_rate;
-    loop {
+    let measure = |rate: f32| {
         let frames = sample_clip(skeleton, clip, rate);
         let error = interpolation_error(skeleton, clip, &frames, positions, influences);
-        if error <= bound || rate >= max_rate || !error.is_finite() || clip.duration <= 0.0 {
-            return ClipSampling {
-                rate,
-                frames,
-                interpolation_error: error,
-            };
+        log::debug!(
+            "clip {:?}: {rate:.1} fps, frame interpolation error {error:.6}",
+            clip.name
+        );
+        ClipSampling {
+            rate,
+            frames,
+            interpolation_error: error,
         }
-        let factor = ((error / bound).sqrt() * 1.1).max(1.25);
-        rate = (rate * factor).min(max_rate);
+    };
+    let first = measure(base_rate);
+    if first.interpolation_error <= bound
+        || clip.duration <= 0.0
+        || !first.interpolation_error.is_finite()
+    {
+        return first;
     }
+    let mut best = first;
+    let consider = |candidate: ClipSampling, best: &mut ClipSampling| {
+        let met = candidate.interpolation_error <= bound;
+        if met || candidate.interpolation_error < best.interpolation_error {
+            *best = candidate;
+        }
+        met
+    };
+    if let Some(keys) = key_rate(clip) {
+        let multiples = (1..)
+            .map(|k| keys * k as f32)
+            .take_while(|&rate| rate <= max_rate)
+            .filter(|&rate| (rate - base_rate).abs() > 1e-3 * base_rate);
+        for rate in multiples {
+            if consider(measure(rate), &mut best) {
+                return best;
+            }
+        }
+        return best;
+    }
+    let mut rate = base_rate;
+    let mut error = best.interpolation_error;
+    while rate < max_rate {
+        rate = (rate * ((error / bound).sqrt() * 1.1).max(1.25)).min(max_rate);
+        let candidate = measure(rate);
+        error = candidate.interpolation_error;
+        if consider(candidate, &mut best) {
+            break;
+        }
+    }
+    best
 }
