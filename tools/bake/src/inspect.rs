@@ -121,8 +121,17 @@ pub fn inspect_text(asset: &Asset, sections: &[SectionInfo], file_len: usize) ->
     for material in &asset.materials {
         let _ = writeln!(
             out,
-            "  {:?} factor {:?} texture {:?}",
-            material.name, material.base_color_factor, material.base_color_texture
+            "  {:?} factor {:?} texture {:?} emissive {:?} texture {:?}{}",
+            material.name,
+            material.base_color_factor,
+            material.base_color_texture,
+            material.emissive_factor,
+            material.emissive_texture,
+            if material.double_sided {
+                " double-sided"
+            } else {
+                ""
+            }
         );
     }
     for (index, texture) in asset.textures.iter().enumerate() {
