@@ -14,7 +14,8 @@ fuzz_target!(|data: &[u8]| {
     let _ = asset::read(data);
     if data.len() >= asset::HEADER_SIZE {
         let mut sealed = data.to_vec();
-        sealed[16..24].copy_from_slice(&(sealed.len() as u64).to_le_bytes());
+        let length = sealed.len() as u64;
+        sealed[16..24].copy_from_slice(&length.to_le_bytes());
         let checksum = asset::fnv1a32(&sealed[asset::HEADER_SIZE..]);
         sealed[24..28].copy_from_slice(&checksum.to_le_bytes());
         if let Ok(parsed) = asset::read(&sealed) {
