@@ -366,6 +366,14 @@ fn check_accessor(root: &Value, accessor_index: usize) -> Result<(), String> {
         .and_then(component_count)
         .ok_or_else(|| format!("{at} has an invalid type"))?;
     let element = component * components;
+    // An accessor without a view reads as zeros: its size is only declared,
+    // so it gets the same cap as a file.
+    let declared = element_count.saturating_mul(element);
+    if declared > MAX_INPUT_BYTES {
+        return Err(format!(
+            "{at} declares {declared} bytes, over the {MAX_INPUT_BYTES}-byte input limit"
+        ));
+    }
     if let Some(view) = index(accessor, "bufferView", views, "bufferViews", &at)? {
         let (_, view_length) = view_range(root, view)?;
         let stride = unsigned(
@@ -392,6 +400,11 @@ fn check_accessor(root: &Value, accessor_index: usize) -> Result<(), String> {
     }
     if let Some(sparse) = accessor.get("sparse") {
         let sparse_count = unsigned(sparse, "count", &at)?.unwrap_or(0);
+        if sparse_count > element_count {
+            return Err(format!(
+                "{at}.sparse.count {sparse_count} exceeds the accessor's count {element_count}"
+            ));
+        }
         for (part, size) in [("indices", None), ("values", Some(element))] {
             let part_value = sparse
                 .get(part)

@@ -160,6 +160,19 @@ fn accessor_past_its_buffer_view_is_refused() {
 }
 
 #[test]
+fn accessor_without_view_cannot_declare_unbounded_zeros() {
+    let mut s = skinned_strip(1.0);
+    let accessor = s.json["meshes"][0]["primitives"][0]["attributes"]["POSITION"].clone();
+    let index = accessor.as_u64().expect("index") as usize;
+    s.json["accessors"][index]
+        .as_object_mut()
+        .expect("accessor")
+        .remove("bufferView");
+    s.json["accessors"][index]["count"] = json!(1u64 << 40);
+    refused(&s, "zeros", &["declares", "over the"]);
+}
+
+#[test]
 fn declared_buffer_longer_than_its_data_is_refused() {
     let mut s = skinned_strip(1.0);
     s.json["buffers"][0]["byteLength"] = json!(s.bin.len() + 4096);
