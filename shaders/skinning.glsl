@@ -2,18 +2,23 @@
 // twin (skin_twin.comp) so tests check the exact code that draws.
 //
 // The includer declares `bone_texture` (sampler2D, read with texelFetch only)
-// and includes types.glsl first. The rules match engine/src/asset/skinning.rs:
+// and includes types.glsl first. The rules match horde_asset::skinning
+// (engine/asset/src/skinning.rs):
 // 1. Looping clips wrap time modulo the duration, others clamp.
 // 2. f = t / D * (N - 1); frames floor(f) and min(floor(f) + 1, N - 1),
 //    blended by fract(f), texel by texel; quaternions are normalized after.
 // 3. Two bones blended linearly by weight (the second gets 1 - weight):
 //    transforming the point by each bone and mixing the results equals
 //    transforming it by the mixed matrix.
+// 4. Normals: each bone's inverse-transpose direction, normalized, then
+//    blended by weight and normalized again.
 #ifndef HORDE_SKINNING_GLSL
 #define HORDE_SKINNING_GLSL
 
 // 0: mat3x4 (three texels: the matrix rows); 1: quaternion + translation and
-// uniform scale (two texels), RGBA32F or RGBA16F alike.
+// uniform scale (two texels), RGBA32F or RGBA16F alike; 2: dual quaternion
+// (two texels: real, dual), whose two bones blend as dual quaternions
+// (BoneEncoding::shader_constant).
 layout(constant_id = 0) const uint BONE_ENCODING = 0u;
 
 vec4 bone_texel(uint index) {
@@ -59,7 +64,18 @@ void apply_bone(ClipInfo clip, uint bone_count, FramePair frames, uint bone,
         vec4 row2 = mix(bone_texel(a + 2u), bone_texel(b + 2u), frames.blend);
         vec4 p = vec4(point, 1.0);
         out_point = vec3(dot(row0, p), dot(row1, p), dot(row2, p));
-        out_normal = vec3(dot(row0.xyz, normal), dot(row1.xyz, normal), dot(row2.xyz, normal));
+        // Normals take the inverse transpose of the linear part, whose rows
+        // are the cross products of its rows over the determinant: right under
+        // non-uniform scale, and the sign keeps a mirror's flip. The length is
+        // dropped (skin() normalizes), so a x100 joint scale cannot wash out
+        // or outweigh the other bone.
+        vec3 r0 = row0.xyz;
+        vec3 r1 = row1.xyz;
+        vec3 r2 = row2.xyz;
+        vec3 c0 = cross(r1, r2);
+        float det = dot(r0, c0);
+        vec3 n = vec3(dot(c0, normal), dot(cross(r2, r0), normal), dot(cross(r0, r1), normal));
+        out_normal = det < 0.0 ? -n : n;
     } else {
         vec4 q = mix(bone_texel(a), bone_texel(b), frames.blend);
         float len = length(q);
@@ -71,13 +87,58 @@ void apply_bone(ClipInfo clip, uint bone_count, FramePair frames, uint bone,
     }
 }
 
-// Skins a model-space point and normal with two bones at `time` into `clip`.
+// One bone's dual quaternion, blended between the frame pair and normalized
+// by its real part (as horde_asset::skinning::decode_bone does).
+void bone_dual_quat(ClipInfo clip, uint bone_count, FramePair frames, uint bone,
+                    out vec4 real, out vec4 dual) {
+    uint a = clip.first_texel + (frames.first * bone_count + bone) * 2u;
+    uint b = clip.first_texel + (frames.second * bone_count + bone) * 2u;
+    real = mix(bone_texel(a), bone_texel(b), frames.blend);
+    dual = mix(bone_texel(a + 1u), bone_texel(b + 1u), frames.blend);
+    float len = length(real);
+    real = len > 0.0 ? real / len : vec4(0.0, 0.0, 0.0, 1.0);
+    dual = len > 0.0 ? dual / len : vec4(0.0);
+}
+
+// Dual-quaternion blend of two bones (the second in the first's hemisphere),
+// normalized, applied to a point (rotation, then translation 2 d r*) and a
+// normal (rotation).
+vec3 skin_dual_quat(ClipInfo clip, uint bone_count, FramePair frames, uvec2 bones,
+                    float weight, vec3 point, vec3 normal, out vec3 out_normal) {
+    vec4 r0;
+    vec4 d0;
+    vec4 r1;
+    vec4 d1;
+    bone_dual_quat(clip, bone_count, frames, bones.x, r0, d0);
+    bone_dual_quat(clip, bone_count, frames, bones.y, r1, d1);
+    float w1 = dot(r0, r1) < 0.0 ? weight - 1.0 : 1.0 - weight;
+    vec4 real = r0 * weight + r1 * w1;
+    vec4 dual = d0 * weight + d1 * w1;
+    float len = length(real);
+    real = len > 0.0 ? real / len : vec4(0.0, 0.0, 0.0, 1.0);
+    dual = len > 0.0 ? dual / len : vec4(0.0);
+    vec3 translation = 2.0 * (real.w * dual.xyz - dual.w * real.xyz + cross(real.xyz, dual.xyz));
+    out_normal = normalize(quat_rotate(real, normal));
+    return quat_rotate(real, point) + translation;
+}
+
+vec3 safe_normalize(vec3 v) {
+    float len = length(v);
+    return len > 0.0 ? v / len : vec3(0.0, 1.0, 0.0);
+}
+
+// Skins a model-space point and normal with two bones at `time` into `clip`;
+// the normal comes out unit length.
 vec3 skin(ClipInfo clip, uint bone_count, float time, uvec2 bones, float weight,
           vec3 point, vec3 normal, out vec3 out_normal) {
     FramePair frames = frame_lookup(clip, time);
+    if (BONE_ENCODING == 2u) {
+        return skin_dual_quat(clip, bone_count, frames, bones, weight, point, normal, out_normal);
+    }
     vec3 p0;
     vec3 n0;
     apply_bone(clip, bone_count, frames, bones.x, point, normal, p0, n0);
+    n0 = safe_normalize(n0);
     if (weight >= 1.0) {
         out_normal = n0;
         return p0;
@@ -85,7 +146,7 @@ vec3 skin(ClipInfo clip, uint bone_count, float time, uvec2 bones, float weight,
     vec3 p1;
     vec3 n1;
     apply_bone(clip, bone_count, frames, bones.y, point, normal, p1, n1);
-    out_normal = n0 * weight + n1 * (1.0 - weight);
+    out_normal = safe_normalize(n0 * weight + safe_normalize(n1) * (1.0 - weight));
     return p0 * weight + p1 * (1.0 - weight);
 }
 

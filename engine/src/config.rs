@@ -10,8 +10,6 @@
 pub const UNIT_WORKGROUP_SIZE: u32 = 256;
 /// Workgroup size that fits the mobile tier's 128-invocation limit.
 pub const UNIT_WORKGROUP_SIZE_MOBILE: u32 = 64;
-/// Width in texels of the bone textures the bake writes by default.
-pub const BONE_TEXTURE_WIDTH: u32 = 1024;
 /// Frames the CPU may record ahead of the GPU.
 pub const FRAMES_IN_FLIGHT: u32 = 2;
 /// Timestamp scopes per frame the profiler can hold.

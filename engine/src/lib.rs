@@ -14,7 +14,6 @@
 //! - [`asset`]: the baked `.horde` asset format.
 
 pub mod anim;
-pub mod asset;
 pub mod atlas;
 pub mod barriers;
 pub mod camera;
@@ -37,6 +36,9 @@ pub mod swapchain;
 pub mod target;
 pub mod window;
 pub mod world;
+
+/// The baked `.horde` asset format, from the GPU-free `horde-asset` crate.
+pub use horde_asset as asset;
 
 /// One embedded SPIR-V module, compiled from `shaders/` by `build.rs`.
 #[derive(Clone, Copy, Debug)]

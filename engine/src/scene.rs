@@ -56,6 +56,7 @@ pub fn static_asset(name: &str, mesh: &MeshData) -> Asset {
             name: "white".to_owned(),
             base_color_factor: [1.0; 4],
             base_color_texture: None,
+            ..Material::default()
         }],
         textures: Vec::new(),
         bounds: Bounds {

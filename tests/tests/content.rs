@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use horde::asset::AssetKind;
+use horde_asset::AssetKind;
+use horde_bake::{self as bake, BakeOptions};
 use horde_tests::repo_root;
-use horde_tools::bake::{self, BakeOptions};
 
 fn quiet(_: &str) {}
 
@@ -34,7 +34,7 @@ fn generated_units_bake_with_fitted_two_bone_weights() {
         assert_eq!(asset.kind, AssetKind::Unit);
         assert_eq!(
             asset.lods.len(),
-            horde_tools::bake::BakeOptions::default().lod_ratios.len(),
+            BakeOptions::default().lod_ratios.len(),
             "{name}: every LOD"
         );
         for clip in [

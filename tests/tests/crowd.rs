@@ -14,11 +14,11 @@ use horde::renderer::Renderer;
 use horde::scene::{rgba8, static_asset, Scene};
 use horde::target::Offscreen;
 use horde::world::{PropPlacement, UnitId, UnitSpawn};
+use horde_bake::{self as bake, BakeOptions};
 use horde_tests::{
     compare_with_reference, compare_with_reference_as, finish, gpu_context, offscreen_renderer,
     repo_root, samples_dir, Tolerance,
 };
-use horde_tools::bake::{self, BakeOptions};
 
 fn quiet(_: &str) {}
 

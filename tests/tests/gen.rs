@@ -1,4 +1,4 @@
-//! Checks on the procedural content generator (`tools/src/gen`) and the
+//! Checks on the procedural content generator (`horde_bake::gen`) and the
 //! committed default content set in `assets/`.
 //!
 //! The default set is generated once per test process, into memory and into
@@ -11,10 +11,10 @@ use std::sync::OnceLock;
 
 use glam::{Mat4, Quat, Vec3};
 use gltf::animation::util::ReadOutputs;
-use horde_tools::gen::clips::CLIP_NAMES;
-use horde_tools::gen::rig::{Joint, JOINT_COUNT};
-use horde_tools::gen::units::UnitKind;
-use horde_tools::gen::{generate, write_default_set, Content, Generated, DEFAULT_SET};
+use horde_bake::gen::clips::CLIP_NAMES;
+use horde_bake::gen::rig::{Joint, JOINT_COUNT};
+use horde_bake::gen::units::UnitKind;
+use horde_bake::gen::{generate, write_default_set, Content, Generated, DEFAULT_SET};
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")

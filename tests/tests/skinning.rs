@@ -19,8 +19,8 @@ use horde::owned::{DescriptorPool, Owned};
 use horde::passes::draw::create_bone_sampler;
 use horde::pipeline::{binding, compute_pipeline, LayoutDesc};
 use horde::shaders;
+use horde_bake::{self as bake, sample, two_bone, BakeOptions, Baked};
 use horde_tests::{finish, gpu_context, samples_dir};
-use horde_tools::bake::{self, sample, two_bone, BakeOptions, Baked};
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -104,7 +104,7 @@ fn gpu_skin(ctx: &mut Context, baked: &Baked, samples: &[(u32, f32)]) -> Vec<Vec
         binding(2, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, compute),
         binding(3, vk::DescriptorType::STORAGE_BUFFER, compute),
     ];
-    let encoding = u32::from(animation.encoding != BoneEncoding::Mat3x4F32);
+    let encoding = animation.encoding.shader_constant();
     let pipeline = compute_pipeline(
         ctx,
         "skin twin",
@@ -262,7 +262,7 @@ fn check(relative: &str, encoding: BoneEncoding) {
             .zip(positions)
             .zip(&baked.source_vertex[0])
         {
-            let cpu = skinning::skin_position(&asset.bounds, vertex, &pose);
+            let cpu = skinning::skin_position(animation.encoding, &asset.bounds, vertex, &pose);
             worst_cpu = worst_cpu.max(cpu.distance(*gpu_position));
             let source = source as usize;
             let reference = two_bone::skin_exact(
@@ -297,6 +297,23 @@ fn cesium_man_mat3x4_matches_cpu_and_exact() {
 #[test]
 fn cesium_man_quat16_matches_cpu_and_exact() {
     check("CesiumMan/CesiumMan.glb", BoneEncoding::QuatF16);
+}
+
+#[test]
+fn cesium_man_dual_quaternion_matches_cpu_and_exact() {
+    let baked = bake_sample("CesiumMan/CesiumMan.glb", BoneEncoding::DualQuatF32);
+    let stored = baked
+        .asset
+        .animation
+        .as_ref()
+        .map(|animation| animation.encoding);
+    assert_eq!(
+        stored,
+        Some(BoneEncoding::DualQuatF32),
+        "fell back: {:?}",
+        baked.asset.report.warnings
+    );
+    check("CesiumMan/CesiumMan.glb", BoneEncoding::DualQuatF32);
 }
 
 #[test]

@@ -2,8 +2,9 @@
 //! other on a field of props, and a battle script that gives a few units new
 //! orders every frame.
 //!
-//! Unit and prop types are baked at start-up from glTF with the `bake`
-//! library, exactly as `bake` would write them: by default the project's own
+//! Unit and prop types are baked from glTF on first use and then loaded from
+//! the bake cache (`horde_bake::cache`), exactly as `bake` would write them:
+//! by default the project's own
 //! generated content in `assets/`, or with `samples` the third-party models in
 //! `../shared/gltf-samples` (Knight, skeletons, CesiumMan, Fox).
 //!
@@ -21,7 +22,8 @@ use horde::mesh::ground;
 use horde::scene::{rgba8, static_asset, Scene};
 use horde::world::{PropPlacement, UnitId, UnitSpawn, World};
 
-use crate::bake::{self, BakeOptions};
+use horde_bake::cache::{self, CacheOptions};
+use horde_bake::BakeOptions;
 
 /// What the crowd scene contains.
 #[derive(Clone, Debug)]
@@ -79,17 +81,15 @@ fn bake_unit(path: &Path, libraries: &[&Path], encoding: BoneEncoding) -> Result
         encoding,
         ..BakeOptions::default()
     };
-    log::info!("baking {}", path.display());
-    let baked = bake::bake_unit(path, libraries, &options, &|_| {})
+    let loaded = cache::load_unit(path, libraries, &options, &CacheOptions::default())
         .with_context(|| format!("baking {}", path.display()))?;
-    Ok(baked.asset)
+    Ok(loaded.asset)
 }
 
 fn bake_prop(path: &Path) -> Result<Asset> {
-    log::info!("baking {}", path.display());
-    let baked = bake::bake_prop(path, &BakeOptions::default(), &|_| {})
+    let loaded = cache::load_prop(path, &BakeOptions::default(), &CacheOptions::default())
         .with_context(|| format!("baking {}", path.display()))?;
-    Ok(baked.asset)
+    Ok(loaded.asset)
 }
 
 /// The unit types: the generated knight and skeleton, or the samples.

@@ -1,6 +1,6 @@
-//! Offline library code behind horde's binaries. The binaries in `src/bin/` are
-//! thin command-line fronts over these modules, so tests can drive them directly.
+//! Library code behind horde's GPU binaries (viewer, contact_sheet). The
+//! binaries in `src/bin/` are thin command-line fronts over these modules, so
+//! tests can drive them directly. Baking and content generation live in the
+//! GPU-free `horde-bake` crate (`tools/bake`).
 
-pub mod bake;
 pub mod crowd;
-pub mod gen;

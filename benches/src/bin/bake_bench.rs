@@ -6,8 +6,8 @@
 
 use anyhow::Context as _;
 use clap::Parser;
-use horde::asset::{self, BoneEncoding};
-use horde_tools::bake::{self, BakeOptions};
+use horde_asset::{self as asset, BoneEncoding};
+use horde_bake::{self as bake, BakeOptions};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -53,7 +53,7 @@ fn main() -> anyhow::Result<()> {
         }
         seconds.sort_by(f64::total_cmp);
         let Some(baked) = last else { continue };
-        let bytes = asset::write(&baked.asset);
+        let bytes = asset::write(&baked.asset)?;
         let sections: Vec<_> = asset::section_table(&bytes)?
             .iter()
             .map(|s| json!({"tag": String::from_utf8_lossy(&s.tag), "bytes": s.len}))

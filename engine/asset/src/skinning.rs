@@ -6,8 +6,13 @@
 //!    blend `fract(f)`.
 //! 3. Per bone, each texel of frame i0 is mixed with the same texel of frame i1;
 //!    a quaternion is normalized after the mix.
-//! 4. The two bone matrices of a vertex are blended linearly by `weight / 255`.
+//! 4. The two bone matrices of a vertex are blended linearly by `weight / 255`;
+//!    the dual-quaternion encoding blends the two poses as dual quaternions
+//!    (each normalized after the frame blend, the second taken in the first's
+//!    hemisphere) and normalizes the result.
 //! 5. Positions decode as `quant_min + unorm16 * (quant_max - quant_min)`.
+//! 6. Normals: each bone's inverse-transpose direction, normalized, blended
+//!    by the weight and normalized again ([`skin_normal`]).
 
 use super::{Animation, BoneEncoding, Bounds, Clip, PackedVertex};
 use glam::{Mat4, Quat, Vec3, Vec4};
@@ -15,7 +20,7 @@ use glam::{Mat4, Quat, Vec3, Vec4};
 /// Every texel of the bone texture as four f32 values.
 pub fn texels_f32(animation: &Animation) -> Vec<Vec4> {
     match animation.encoding {
-        BoneEncoding::Mat3x4F32 | BoneEncoding::QuatF32 => animation
+        BoneEncoding::Mat3x4F32 | BoneEncoding::QuatF32 | BoneEncoding::DualQuatF32 => animation
             .texels
             .chunks_exact(16)
             .map(|texel| {
@@ -84,6 +89,58 @@ pub fn decode_bone(encoding: BoneEncoding, texels: &[Vec4]) -> Mat4 {
                 texels[1].truncate(),
             )
         }
+        BoneEncoding::DualQuatF32 => matrix_of_dual_quat(texels[0], texels[1]),
+    }
+}
+
+/// Unit dual quaternion (real, dual) of a rigid matrix; any scale is dropped.
+pub fn dual_quat_of(matrix: &Mat4) -> (Vec4, Vec4) {
+    let (_, rotation, translation) = matrix.to_scale_rotation_translation();
+    let real = rotation.normalize();
+    let dual = Quat::from_xyzw(translation.x, translation.y, translation.z, 0.0) * real * 0.5;
+    (Vec4::from(real), Vec4::from(dual))
+}
+
+/// Rigid matrix of a dual quaternion, normalized by its real part's length
+/// (blends of unit dual quaternions are not unit): rotation `r`, translation
+/// `2 d r*`.
+pub fn matrix_of_dual_quat(real: Vec4, dual: Vec4) -> Mat4 {
+    let length = real.length();
+    if length <= 0.0 || !length.is_finite() {
+        return Mat4::IDENTITY;
+    }
+    let (r, d) = (real / length, dual / length);
+    let (rv, dv) = (r.truncate(), d.truncate());
+    let translation = 2.0 * (r.w * dv - d.w * rv + rv.cross(dv));
+    Mat4::from_rotation_translation(Quat::from_vec4(r), translation)
+}
+
+/// Dual-quaternion linear blend of weighted rigid poses, each taken in the
+/// hemisphere of the first so the blend turns the short way.
+pub fn blend_dual_quat(bones: &[(Mat4, f32)]) -> Mat4 {
+    let Some(first) = bones.first() else {
+        return Mat4::IDENTITY;
+    };
+    let (pivot, _) = dual_quat_of(&first.0);
+    let (real, dual) = bones.iter().fold(
+        (Vec4::ZERO, Vec4::ZERO),
+        |(real, dual), (matrix, weight)| {
+            let (r, d) = dual_quat_of(matrix);
+            let signed = if r.dot(pivot) < 0.0 { -weight } else { *weight };
+            (real + r * signed, dual + d * signed)
+        },
+    );
+    matrix_of_dual_quat(real, dual)
+}
+
+/// The matrix a vertex's two bones blend to: linearly for the matrix and
+/// quaternion encodings, as dual quaternions for [`BoneEncoding::DualQuatF32`].
+pub fn blend_two(encoding: BoneEncoding, first: &Mat4, second: &Mat4, weight: f32) -> Mat4 {
+    match encoding {
+        BoneEncoding::DualQuatF32 => blend_dual_quat(&[(*first, weight), (*second, 1.0 - weight)]),
+        BoneEncoding::Mat3x4F32 | BoneEncoding::QuatF32 | BoneEncoding::QuatF16 => {
+            *first * weight + *second * (1.0 - weight)
+        }
     }
 }
 
@@ -118,8 +175,14 @@ pub fn decode_position(bounds: &Bounds, vertex: &PackedVertex) -> Vec3 {
     min + unorm * extent
 }
 
-/// Skinned position of a quantized vertex under `pose`.
-pub fn skin_position(bounds: &Bounds, vertex: &PackedVertex, pose: &[Mat4]) -> Vec3 {
+/// Skinned position of a quantized vertex under `pose`, its two bones blended
+/// as `encoding` blends them.
+pub fn skin_position(
+    encoding: BoneEncoding,
+    bounds: &Bounds,
+    vertex: &PackedVertex,
+    pose: &[Mat4],
+) -> Vec3 {
     let position = decode_position(bounds, vertex);
     let weight = f32::from(vertex.weight) / 255.0;
     let first = pose
@@ -130,5 +193,37 @@ pub fn skin_position(bounds: &Bounds, vertex: &PackedVertex, pose: &[Mat4]) -> V
         .get(vertex.bones[1] as usize)
         .copied()
         .unwrap_or(Mat4::IDENTITY);
-    (first * weight + second * (1.0 - weight)).transform_point3(position)
+    blend_two(encoding, &first, &second, weight).transform_point3(position)
+}
+
+/// Direction of a normal under one skin matrix: the inverse transpose of its
+/// linear part (right under non-uniform scale, flipped by a mirror), unit
+/// length. Built from the rows' cross products, as the shader does, so it
+/// needs no matrix inverse.
+pub fn bone_normal(matrix: &Mat4, normal: Vec3) -> Vec3 {
+    let rows = matrix.transpose();
+    let [r0, r1, r2] = [rows.x_axis, rows.y_axis, rows.z_axis].map(Vec4::truncate);
+    let c0 = r1.cross(r2);
+    let n = Vec3::new(
+        c0.dot(normal),
+        r2.cross(r0).dot(normal),
+        r0.cross(r1).dot(normal),
+    );
+    let oriented = if r0.dot(c0) < 0.0 { -n } else { n };
+    oriented.normalize_or(Vec3::Y)
+}
+
+/// Skinned unit normal of a vertex under `pose`, as the shader computes it for
+/// the matrix and quaternion encodings: each bone's [`bone_normal`], blended
+/// by the 8-bit weight, normalized. (Dual quaternions rotate the normal by the
+/// blended rotation: `bone_normal` of [`blend_two`]'s matrix.)
+pub fn skin_normal(vertex: &PackedVertex, normal: Vec3, pose: &[Mat4]) -> Vec3 {
+    let weight = f32::from(vertex.weight) / 255.0;
+    let bone = |index: u8| pose.get(index as usize).copied().unwrap_or(Mat4::IDENTITY);
+    let first = bone_normal(&bone(vertex.bones[0]), normal);
+    if vertex.weight == 255 {
+        return first;
+    }
+    let second = bone_normal(&bone(vertex.bones[1]), normal);
+    (first * weight + second * (1.0 - weight)).normalize_or(Vec3::Y)
 }

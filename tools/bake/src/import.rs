@@ -1,11 +1,15 @@
-//! glTF 2.0 import: the scene graph, one skin, the meshes bound to it, materials,
-//! textures and animation clips, checked and converted into plain arrays.
+//! glTF 2.0 import: the scene graph, the skins, the meshes bound to them,
+//! materials, textures and animation clips, converted into plain arrays. The
+//! file has passed [`crate::source`]'s checks before anything here reads it.
 //!
 //! - Node transforms are kept for every node, because animated non-joint parents
 //!   of the skeleton move the joints too. The skinned mesh node's own transform
 //!   and its parents' are ignored, as the glTF spec requires.
-//! - All primitives of all meshes bound to the chosen skin are merged into one
-//!   vertex array; triangles are grouped by material (the later submeshes).
+//! - Every skin a mesh uses is merged into one joint palette by joint node
+//!   (exporters often write one skin per mesh over one skeleton); all
+//!   primitives of all skinned meshes are merged into one vertex array, their
+//!   joint indices remapped to the palette; triangles are grouped by material
+//!   (the later submeshes).
 //! - A mesh node without a skin whose ancestor is a joint (a sword in a hand, a
 //!   helmet) becomes a one-bone part: its vertices are moved into bind space
 //!   (`inverse(IBM[j]) * local chain * p`), so the joint's skin matrix moves them.
@@ -15,7 +19,7 @@
 //!   character's own clips and by node name for separate animation libraries,
 //!   so a library whose joint order differs still drives the right bones.
 
-use super::BakeError;
+use crate::BakeError;
 use glam::{Mat3, Mat4, Quat, Vec2, Vec3, Vec4};
 use gltf::animation::util::ReadOutputs;
 use gltf::animation::{Interpolation, Property};
@@ -44,7 +48,7 @@ pub struct Skeleton {
     pub nodes: Vec<Node>,
     /// Node indices with parents before children.
     pub order: Vec<usize>,
-    /// Node index of each bone (skin joint order).
+    /// Node index of each bone (the merged skins' joint palette).
     pub joints: Vec<usize>,
     /// Inverse bind matrix of each bone.
     pub inverse_bind: Vec<Mat4>,
@@ -135,7 +139,7 @@ pub struct SourceClip {
 }
 
 /// A material before it is written.
-pub type SourceMaterial = horde::asset::Material;
+pub type SourceMaterial = horde_asset::Material;
 
 /// Everything the bake needs from the input files.
 #[derive(Clone, Debug)]
@@ -155,7 +159,7 @@ pub struct SourceModel {
     /// Materials (at least one).
     pub materials: Vec<SourceMaterial>,
     /// Base colour textures.
-    pub textures: Vec<horde::asset::Texture>,
+    pub textures: Vec<horde_asset::Texture>,
     /// Clips of the character file and of the animation libraries.
     pub clips: Vec<SourceClip>,
     /// Things the import dropped or changed.
@@ -185,49 +189,13 @@ impl GltfFile {
     }
 }
 
-/// Extensions whose absence makes no difference to what the bake reads.
-const SUPPORTED_REQUIRED_EXTENSIONS: &[&str] = &["KHR_materials_emissive_strength"];
-
 fn load(path: &Path) -> Result<GltfFile, BakeError> {
-    let input_error = |message: String| BakeError::Input {
-        path: path.display().to_string(),
-        message,
-    };
-    let bytes =
-        std::fs::read(path).map_err(|error| input_error(format!("cannot read file: {error}")))?;
-    // Parse without validation first so that an unknown required extension or a
-    // missing buffer file is reported by name rather than as a generic failure.
-    let unchecked = gltf::Gltf::from_slice_without_validation(&bytes)
-        .map_err(|error| input_error(format!("not a glTF 2.0 file: {error}")))?;
-    let unsupported: Vec<&str> = unchecked
-        .document
-        .extensions_required()
-        .filter(|name| !SUPPORTED_REQUIRED_EXTENSIONS.contains(name))
-        .collect();
-    if !unsupported.is_empty() {
-        return Err(input_error(format!(
-            "unsupported required extension(s): {}",
-            unsupported.join(", ")
-        )));
-    }
-    let base = path.parent().unwrap_or(Path::new("."));
-    for buffer in unchecked.document.buffers() {
-        if let gltf::buffer::Source::Uri(uri) = buffer.source() {
-            if !uri.starts_with("data:") && !base.join(uri).is_file() {
-                return Err(input_error(format!(
-                    "buffer {} refers to missing file {uri:?}",
-                    buffer.index()
-                )));
-            }
-        }
-    }
-    let (document, buffers, images) =
-        gltf::import(path).map_err(|error| input_error(format!("cannot load glTF: {error}")))?;
+    let loaded = crate::source::load(path)?;
     Ok(GltfFile {
         path: path.to_path_buf(),
-        document,
-        buffers,
-        images,
+        document: loaded.document,
+        buffers: loaded.buffers,
+        images: loaded.images,
     })
 }
 
@@ -251,8 +219,8 @@ fn nodes_of(file: &GltfFile) -> (Vec<Node>, Vec<usize>) {
             nodes[child.index()].parent = Some(node.index());
         }
     }
-    // Validation guarantees a forest, so a depth-first walk from the roots visits
-    // every node once, parents first.
+    // `source::load` refused anything but a forest, so a depth-first walk from
+    // the roots visits every node once, parents first.
     let mut order = Vec::with_capacity(nodes.len());
     let mut stack: Vec<usize> = (0..nodes.len())
         .filter(|&n| nodes[n].parent.is_none())
@@ -307,7 +275,7 @@ impl MeshBuilder<'_> {
         primitive: &gltf::Primitive<'_>,
         transform: Mat4,
         bone: Option<u16>,
-        joint_count: usize,
+        joint_map: &[u16],
     ) -> Result<(), BakeError> {
         if primitive.mode() != gltf::mesh::Mode::Triangles {
             self.model.warnings.push(format!(
@@ -369,7 +337,7 @@ impl MeshBuilder<'_> {
                         Some((joints, weights))
                     })
                     .collect();
-                self.influences(file, mesh_name, &sets, vertex_count, joint_count)?
+                self.influences(file, mesh_name, &sets, vertex_count, joint_map)?
             }
         };
         let normal_matrix = Mat3::from_mat4(transform).inverse().transpose();
@@ -417,7 +385,7 @@ impl MeshBuilder<'_> {
         mesh_name: &str,
         sets: &[InfluenceSet],
         vertex_count: usize,
-        joint_count: usize,
+        joint_map: &[u16],
     ) -> Result<Vec<Influences>, BakeError> {
         let mut pairs: Vec<Vec<(u16, f32)>> = vec![Vec::with_capacity(8); vertex_count];
         if sets.is_empty() {
@@ -441,13 +409,14 @@ impl MeshBuilder<'_> {
                     if weight == 0.0 {
                         continue;
                     }
-                    if joint as usize >= joint_count {
+                    let Some(&bone) = joint_map.get(joint as usize) else {
                         return Err(file.error(format!(
                             "mesh {mesh_name:?}: vertex {vertex} joint index {joint} out of range \
-                             (skin has {joint_count} joints)"
+                             (skin has {} joints)",
+                            joint_map.len()
                         )));
-                    }
-                    pairs[vertex].push((joint, weight));
+                    };
+                    pairs[vertex].push((bone, weight));
                 }
             }
         }
@@ -543,44 +512,67 @@ fn weld(model: &mut SourceModel) {
     }
 }
 
+/// The asset texture of glTF image `image_index`, converted once and shared
+/// by every material that uses it.
+fn texture_of(
+    file: &GltfFile,
+    model: &mut SourceModel,
+    converted: &mut HashMap<usize, u32>,
+    image_index: usize,
+) -> Result<u32, BakeError> {
+    if let Some(&texture) = converted.get(&image_index) {
+        return Ok(texture);
+    }
+    let image = file
+        .images
+        .get(image_index)
+        .ok_or_else(|| file.error(format!("image {image_index} was not loaded")))?;
+    let texture = rgba8(image).ok_or_else(|| {
+        file.error(format!(
+            "image {image_index}: unsupported pixel format {:?}",
+            image.format
+        ))
+    })?;
+    let index = model.textures.len() as u32;
+    model.textures.push(texture);
+    converted.insert(image_index, index);
+    Ok(index)
+}
+
 fn materials_and_textures(file: &GltfFile, model: &mut SourceModel) -> Result<(), BakeError> {
-    let mut texture_of_image: HashMap<usize, u32> = HashMap::new();
+    let mut converted: HashMap<usize, u32> = HashMap::new();
     for material in file.document.materials() {
         let pbr = material.pbr_metallic_roughness();
-        let factor = pbr.base_color_factor();
-        let mut base_color_texture = None;
-        if let Some(info) = pbr.base_color_texture() {
-            let image_index = info.texture().source().index();
-            if let Some(&texture) = texture_of_image.get(&image_index) {
-                base_color_texture = Some(texture);
-            } else {
-                let image = file
-                    .images
-                    .get(image_index)
-                    .ok_or_else(|| file.error(format!("image {image_index} was not loaded")))?;
-                let texture = rgba8(image).ok_or_else(|| {
-                    file.error(format!(
-                        "image {image_index}: unsupported pixel format {:?}",
-                        image.format
-                    ))
-                })?;
-                let index = model.textures.len() as u32;
-                model.textures.push(texture);
-                texture_of_image.insert(image_index, index);
-                base_color_texture = Some(index);
-            }
+        let base_color_texture = pbr
+            .base_color_texture()
+            .map(|info| texture_of(file, model, &mut converted, info.texture().source().index()))
+            .transpose()?;
+        let emissive_texture = material
+            .emissive_texture()
+            .map(|info| texture_of(file, model, &mut converted, info.texture().source().index()))
+            .transpose()?;
+        let strength = material.emissive_strength().unwrap_or(1.0);
+        let emissive_factor = material.emissive_factor().map(|c| c * strength);
+        if !emissive_factor.iter().all(|c| c.is_finite() && *c >= 0.0) {
+            return Err(file.error(format!(
+                "material {}: emissive factor {emissive_factor:?} is not finite and non-negative",
+                material.index().unwrap_or_default()
+            )));
         }
         model.materials.push(SourceMaterial {
             name: material.name().unwrap_or_default().to_owned(),
-            base_color_factor: factor,
+            base_color_factor: pbr.base_color_factor(),
             base_color_texture,
+            emissive_factor,
+            emissive_texture,
+            double_sided: material.double_sided(),
         });
     }
     Ok(())
 }
 
 /// Converts a decoded image to RGBA8 (16-bit channels keep their high byte).
-fn rgba8(image: &gltf::image::Data) -> Option<horde::asset::Texture> {
+fn rgba8(image: &gltf::image::Data) -> Option<horde_asset::Texture> {
     use gltf::image::Format;
     let (channels, bytes_per_channel) = match image.format {
         Format::R8 => (1, 1),
@@ -610,7 +602,7 @@ fn rgba8(image: &gltf::image::Data) -> Option<horde::asset::Texture> {
         };
         rgba8.extend_from_slice(&rgba);
     }
-    Some(horde::asset::Texture {
+    Some(horde_asset::Texture {
         width: image.width,
         height: image.height,
         rgba8,
@@ -636,8 +628,7 @@ fn empty_model(skeleton: Skeleton) -> SourceModel {
 fn default_material(model: &mut SourceModel) -> u32 {
     model.materials.push(SourceMaterial {
         name: "default".into(),
-        base_color_factor: [1.0; 4],
-        base_color_texture: None,
+        ..SourceMaterial::default()
     });
     model.materials.len() as u32 - 1
 }
@@ -670,36 +661,12 @@ pub fn import_character(path: &Path) -> Result<SourceModel, BakeError> {
         .nodes()
         .filter(|node| node.mesh().is_some())
         .collect();
-    let skin = mesh_nodes
-        .iter()
-        .find_map(|node| node.skin())
-        .or_else(|| file.document.skins().next())
-        .ok_or_else(|| {
-            file.error("no skin: nothing to animate (bake static meshes with --prop)")
-        })?;
-    let joints: Vec<usize> = skin.joints().map(|joint| joint.index()).collect();
-    if joints.is_empty() || joints.len() > horde::asset::MAX_BONES {
-        return Err(file.error(format!(
-            "skin {} has {} joints (expected 1..={})",
-            skin.index(),
-            joints.len(),
-            horde::asset::MAX_BONES
-        )));
-    }
-    let inverse_bind: Vec<Mat4> = match skin
-        .reader(|buffer| file.buffer(buffer))
-        .read_inverse_bind_matrices()
-    {
-        Some(matrices) => matrices.map(|m| Mat4::from_cols_array_2d(&m)).collect(),
-        None => vec![Mat4::IDENTITY; joints.len()],
-    };
-    if inverse_bind.len() != joints.len()
-        || !inverse_bind
-            .iter()
-            .all(|m| m.is_finite() && m.determinant().abs() > 1e-12)
-    {
-        return Err(file.error("inverse bind matrices: wrong count, NaN or singular"));
-    }
+    let palette = merge_skins(&file, &mesh_nodes)?;
+    let SkinPalette {
+        joints,
+        inverse_bind,
+        maps,
+    } = palette;
     let skeleton = Skeleton {
         nodes,
         order,
@@ -718,17 +685,18 @@ pub fn import_character(path: &Path) -> Result<SourceModel, BakeError> {
     for node in &mesh_nodes {
         let Some(mesh) = node.mesh() else { continue };
         let mesh_name = mesh.name().or(node.name()).unwrap_or_default().to_owned();
-        let (transform, bone) = match node.skin() {
-            Some(node_skin) if node_skin.index() == skin.index() => (Mat4::IDENTITY, None),
-            Some(_) => {
-                builder.model.warnings.push(format!(
-                    "{}: mesh {mesh_name:?} uses another skin: skipped",
-                    path.display()
-                ));
-                continue;
-            }
+        let (transform, bone, joint_map) = match node.skin() {
+            Some(node_skin) => match maps.get(&node_skin.index()) {
+                Some(map) => (Mat4::IDENTITY, None, map.as_slice()),
+                None => {
+                    return Err(file.error(format!(
+                        "mesh {mesh_name:?}: skin {} was not merged",
+                        node_skin.index()
+                    )))
+                }
+            },
             None => match rigid_attachment(&builder.model.skeleton, node.index(), &rest) {
-                Some(attachment) => attachment,
+                Some((transform, bone)) => (transform, bone, [].as_slice()),
                 None => {
                     builder.model.warnings.push(format!(
                         "{}: mesh {mesh_name:?} is not skinned nor attached to a joint: skipped",
@@ -738,9 +706,8 @@ pub fn import_character(path: &Path) -> Result<SourceModel, BakeError> {
                 }
             },
         };
-        let joint_count = builder.model.skeleton.joints.len();
         for primitive in mesh.primitives() {
-            builder.primitive(&file, &mesh_name, &primitive, transform, bone, joint_count)?;
+            builder.primitive(&file, &mesh_name, &primitive, transform, bone, joint_map)?;
         }
     }
     let renormalized = builder.renormalized;
@@ -748,6 +715,101 @@ pub fn import_character(path: &Path) -> Result<SourceModel, BakeError> {
     let identity: Vec<Option<usize>> = (0..model.skeleton.nodes.len()).map(Some).collect();
     model.clips = clips(&file, &identity, &mut model.warnings)?;
     Ok(model)
+}
+
+/// Every skin of a character merged into one joint palette.
+struct SkinPalette {
+    /// Node of each bone.
+    joints: Vec<usize>,
+    /// Inverse bind matrix of each bone.
+    inverse_bind: Vec<Mat4>,
+    /// For each merged skin index, its joint slots' bone indices.
+    maps: HashMap<usize, Vec<u16>>,
+}
+
+/// Whether two inverse bind matrices agree to f32 export precision.
+fn same_bind(a: &Mat4, b: &Mat4) -> bool {
+    let scale = a
+        .abs()
+        .to_cols_array()
+        .iter()
+        .fold(1.0f32, |m, &v| m.max(v));
+    (*a - *b)
+        .abs()
+        .to_cols_array()
+        .iter()
+        .all(|&d| d <= 1e-4 * scale)
+}
+
+/// Merges the skins the mesh nodes use (or the file's first skin if none
+/// does) into one palette by joint node: exporters often write one skin per
+/// mesh over the same skeleton. A joint that two skins bind differently
+/// becomes two bones driven by the same node. Only a palette beyond
+/// [`horde_asset::MAX_BONES`] bones is refused.
+fn merge_skins(file: &GltfFile, mesh_nodes: &[gltf::Node<'_>]) -> Result<SkinPalette, BakeError> {
+    let mut skins: Vec<gltf::Skin<'_>> = Vec::new();
+    for skin in mesh_nodes.iter().filter_map(|node| node.skin()) {
+        if !skins.iter().any(|seen| seen.index() == skin.index()) {
+            skins.push(skin);
+        }
+    }
+    if skins.is_empty() {
+        skins.extend(file.document.skins().next());
+    }
+    if skins.is_empty() {
+        return Err(file.error("no skin: nothing to animate (bake static meshes with --prop)"));
+    }
+    let mut palette = SkinPalette {
+        joints: Vec::new(),
+        inverse_bind: Vec::new(),
+        maps: HashMap::new(),
+    };
+    for skin in &skins {
+        let joints: Vec<usize> = skin.joints().map(|joint| joint.index()).collect();
+        if joints.is_empty() {
+            return Err(file.error(format!("skin {} has no joints", skin.index())));
+        }
+        let inverse_bind: Vec<Mat4> = match skin
+            .reader(|buffer| file.buffer(buffer))
+            .read_inverse_bind_matrices()
+        {
+            Some(matrices) => matrices.map(|m| Mat4::from_cols_array_2d(&m)).collect(),
+            None => vec![Mat4::IDENTITY; joints.len()],
+        };
+        if inverse_bind.len() != joints.len()
+            || !inverse_bind
+                .iter()
+                .all(|m| m.is_finite() && m.determinant().abs() > 1e-12)
+        {
+            return Err(file.error(format!(
+                "skin {}: inverse bind matrices: wrong count, NaN or singular",
+                skin.index()
+            )));
+        }
+        let mut map = Vec::with_capacity(joints.len());
+        for (&node, bind) in joints.iter().zip(&inverse_bind) {
+            let existing = palette
+                .joints
+                .iter()
+                .zip(&palette.inverse_bind)
+                .position(|(&known, known_bind)| known == node && same_bind(known_bind, bind));
+            let bone = existing.unwrap_or_else(|| {
+                palette.joints.push(node);
+                palette.inverse_bind.push(*bind);
+                palette.joints.len() - 1
+            });
+            if bone >= horde_asset::MAX_BONES {
+                return Err(file.error(format!(
+                    "{} skins merge into more than {} distinct joints",
+                    skins.len(),
+                    horde_asset::MAX_BONES
+                )));
+            }
+            map.push(bone as u16);
+        }
+        palette.maps.insert(skin.index(), map);
+    }
+    Ok(palette)
 }
 
 /// Bind-space placement and bone of a rigid mesh node under a joint:
@@ -804,7 +866,7 @@ pub fn import_prop(path: &Path) -> Result<SourceModel, BakeError> {
                 &primitive,
                 rest[node.index()],
                 Some(0),
-                1,
+                &[],
             )?;
         }
     }

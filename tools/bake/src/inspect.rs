@@ -1,6 +1,6 @@
 //! Human-readable summary of a `.horde` file and of an error report.
 
-use horde::asset::{Asset, ErrorReport, ErrorStat, SectionInfo};
+use horde_asset::{Asset, ErrorReport, ErrorStat, SectionInfo};
 use std::fmt::Write as _;
 
 fn stat_line(out: &mut String, label: &str, stat: ErrorStat, height: f32) {
@@ -26,7 +26,8 @@ pub fn report_text(report: &ErrorReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "error report (vs exact 4-influence skinning, {} time samples at {} fps, model height {:.4}):",
+        "error report (vs exact 4-influence skinning, {} time samples, base {} fps, \
+         rest-pose model height {:.4}):",
         report.time_samples, report.sample_rate, report.model_height
     );
     let height = report.model_height;
@@ -35,6 +36,7 @@ pub fn report_text(report: &ErrorReport) -> String {
     stat_line(&mut out, "encoding mat3x4", report.mat3x4, height);
     stat_line(&mut out, "encoding quat32", report.quat32, height);
     stat_line(&mut out, "encoding quat16", report.quat16, height);
+    stat_line(&mut out, "dual-quaternion blend", report.dual_quat, height);
     stat_line(&mut out, "frame interpolation", report.frame_rate, height);
     stat_line(&mut out, "total (as stored)", report.total, height);
     for warning in &report.warnings {
@@ -51,7 +53,7 @@ pub fn inspect_text(asset: &Asset, sections: &[SectionInfo], file_len: usize) ->
         "{} ({:?}), format version {}, {file_len} bytes",
         asset.name,
         asset.kind,
-        horde::asset::VERSION
+        horde_asset::VERSION
     );
     let _ = writeln!(out, "sections:");
     for section in sections {
@@ -93,10 +95,11 @@ pub fn inspect_text(asset: &Asset, sections: &[SectionInfo], file_len: usize) ->
         for clip in &animation.clips {
             let _ = writeln!(
                 out,
-                "  {:<32} {:>4} frames {:>7.3} s {} first texel {}",
+                "  {:<32} {:>4} frames {:>7.3} s {:>6.1} fps {} first texel {}",
                 clip.name,
                 clip.frame_count,
                 clip.duration,
+                clip_rate(clip),
                 if clip.looping { "loop" } else { "once" },
                 clip.first_texel
             );
@@ -111,15 +114,24 @@ pub fn inspect_text(asset: &Asset, sections: &[SectionInfo], file_len: usize) ->
             lod.indices.len() / 3,
             lod.submeshes.len(),
             lod.error,
-            lod.vertices.len() * size_of::<horde::asset::PackedVertex>() + lod.indices.len() * 4
+            lod.vertices.len() * size_of::<horde_asset::PackedVertex>() + lod.indices.len() * 4
         );
     }
     let _ = writeln!(out, "materials:");
     for material in &asset.materials {
         let _ = writeln!(
             out,
-            "  {:?} factor {:?} texture {:?}",
-            material.name, material.base_color_factor, material.base_color_texture
+            "  {:?} factor {:?} texture {:?} emissive {:?} texture {:?}{}",
+            material.name,
+            material.base_color_factor,
+            material.base_color_texture,
+            material.emissive_factor,
+            material.emissive_texture,
+            if material.double_sided {
+                " double-sided"
+            } else {
+                ""
+            }
         );
     }
     for (index, texture) in asset.textures.iter().enumerate() {
@@ -131,4 +143,14 @@ pub fn inspect_text(asset: &Asset, sections: &[SectionInfo], file_len: usize) ->
     }
     out.push_str(&report_text(&asset.report));
     out
+}
+
+/// Frames per second a clip is stored at: `(frames - 1) / duration`, 0 for a
+/// pose.
+pub fn clip_rate(clip: &horde_asset::Clip) -> f32 {
+    if clip.frame_count > 1 && clip.duration > 0.0 {
+        (clip.frame_count - 1) as f32 / clip.duration
+    } else {
+        0.0
+    }
 }

@@ -6,15 +6,17 @@
 //!   determinant (a mirror becomes a negative scale with a proper rotation).
 //!   Non-uniform scale cannot be represented: [`max_scale_skew`] measures it so
 //!   the bake can fall back to mat3x4.
+//! - `dualquat`: the unit dual quaternion of a rigid pose; poses with scale
+//!   fall back to mat3x4 ([`scale_deviation`] measures it).
 //! - Neighbouring frames of a clip keep their quaternions in one hemisphere
 //!   (q and -q are the same rotation), so the shader's per-texel mix between
 //!   frames takes the short way round.
 //! - The texture packs clips one after another, frame by frame, bone by bone;
 //!   its height is the texel count divided by the width, rounded up.
 
-use super::BakeError;
+use crate::BakeError;
 use glam::{Mat3, Mat4, Quat, Vec4};
-use horde::asset::BoneEncoding;
+use horde_asset::BoneEncoding;
 
 /// Rotation and uniform scale of a skin matrix.
 fn rotation_and_scale(matrix: &Mat4) -> (Quat, f32) {
@@ -81,7 +83,22 @@ pub fn encode_bone(
                 texels
             }
         }
+        BoneEncoding::DualQuatF32 => {
+            let (mut real, mut dual) = horde_asset::skinning::dual_quat_of(matrix);
+            if previous.is_some_and(|previous| Vec4::from(previous).dot(real) < 0.0) {
+                real = -real;
+                dual = -dual;
+            }
+            *previous = Some(Quat::from_vec4(real));
+            vec![real, dual]
+        }
     }
+}
+
+/// Largest deviation of a skin matrix's uniform scale (cube root of the 3x3
+/// determinant) from 1: dual quaternions store rigid poses only.
+pub fn scale_deviation(matrix: &Mat4) -> f32 {
+    (Mat3::from_mat4(*matrix).determinant().cbrt() - 1.0).abs()
 }
 
 /// Texels of every frame of one clip: frame by frame, bone by bone.
@@ -119,7 +136,7 @@ pub fn texture_bytes(encoding: BoneEncoding, texels: &[Vec4], width: u32, height
     {
         for component in texel.to_array() {
             match encoding {
-                BoneEncoding::Mat3x4F32 | BoneEncoding::QuatF32 => {
+                BoneEncoding::Mat3x4F32 | BoneEncoding::QuatF32 | BoneEncoding::DualQuatF32 => {
                     bytes.extend_from_slice(&component.to_le_bytes());
                 }
                 BoneEncoding::QuatF16 => {

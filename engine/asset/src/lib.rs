@@ -1,15 +1,15 @@
 //! The `.horde` baked asset format: types, writer and validating reader.
 //!
 //! One file holds one unit type (skinned, with baked animation) or one static prop.
-//! `tools/src/bake` writes it; the renderer reads it with [`read_file`] and uploads
+//! `horde-bake` writes it; the renderer reads it with [`read_file`] and uploads
 //! the vertex, index and bone-texture data as they are.
 //!
-//! # Layout (version 1, every integer and float little-endian)
+//! # Layout (version 2, every integer and float little-endian)
 //!
 //! ```text
 //! offset size  field
 //! 0      8     magic "HORDEAST"
-//! 8      4     version (u32) = 1
+//! 8      4     version (u32) = 2
 //! 12     4     section count S (u32), 1..=64
 //! 16     8     file length in bytes (u64), equal to the real length
 //! 24     4     checksum (u32): FNV-1a 32 of bytes [32, file length)
@@ -27,20 +27,24 @@
 //!   (3 f32), quant_max (3 f32), sphere_center (3 f32), sphere_radius (f32),
 //!   height (f32).
 //! - `MATL` (once): count (u32), then per material: name (string), base colour
-//!   factor (4 f32), base colour texture (u32, `u32::MAX` for none).
+//!   factor (4 f32), base colour texture (u32, `u32::MAX` for none), emissive
+//!   factor (3 f32), emissive texture (u32, `u32::MAX` for none), double-sided
+//!   (u8, 0 or 1).
 //! - `TEXR` (once): count (u32), then per texture: width (u32), height (u32),
-//!   width*height*4 bytes of sRGB RGBA8, row-major.
+//!   width*height*4 bytes of sRGB RGBA8, row-major (base colour and emissive
+//!   textures alike).
 //! - `ANIM` (units only, once): encoding (u32: 0 mat3x4 f32, 1 quat f32, 2 quat
 //!   f16), bone count (u32, equal to META's), texture width (u32), texture height
 //!   (u32), clip count (u32), clips (name string, first texel u32, frame count u32,
 //!   duration f32, looping u8), then width*height texels of 16 bytes (RGBA32F) or 8
-//!   bytes (RGBA16F), row-major.
+//!   bytes (RGBA16F), row-major. Encoding 3 is the dual quaternion (real xyzw,
+//!   dual xyzw), RGBA32F.
 //! - `LOD_` (1..=16, in order, LOD 0 first): simplification error (f32), vertex
 //!   count (u32), vertices (20 bytes each, [`PackedVertex`]), index count (u32,
 //!   a multiple of 3), indices (u32 each), submesh count (u32), submeshes (first
 //!   index, index count, material: 3 u32).
 //! - `REPT` (once): the [`ErrorReport`]: model height, sample rate (f32), sample
-//!   count (u32), then seven (max, rms) f32 pairs in field order, then a warning
+//!   count (u32), then eight (max, rms) f32 pairs in field order, then a warning
 //!   count (u32, at most 1024) and the warnings (strings).
 //!
 //! # Bone texture
@@ -74,7 +78,7 @@ pub use write::{write, write_file_atomic};
 /// File signature, the first eight bytes of every `.horde` file.
 pub const MAGIC: [u8; 8] = *b"HORDEAST";
 /// Format version this crate reads and writes.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// Bytes of the fixed header before the section table.
 pub const HEADER_SIZE: usize = 32;
 /// Bytes of one section table entry.
@@ -91,6 +95,10 @@ pub const MAX_STRING_LEN: usize = 4096;
 pub const MAX_WARNINGS: usize = 1024;
 /// Largest texture side (base colour or bone texture) the reader accepts.
 pub const MAX_TEXTURE_SIDE: u32 = 16384;
+/// Bone texture width in texels the bake uses unless told otherwise. The
+/// engine reads each asset's own width from its `ANIM` section, so this is a
+/// default, not a limit.
+pub const DEFAULT_BONE_TEXTURE_WIDTH: u32 = 1024;
 /// Material texture index meaning "no texture".
 pub const NO_TEXTURE: u32 = u32::MAX;
 
@@ -122,24 +130,34 @@ pub enum BoneEncoding {
     QuatF32,
     /// As [`BoneEncoding::QuatF32`] in RGBA16F.
     QuatF16,
+    /// Two RGBA32F texels: the unit dual quaternion (real part, then dual
+    /// part) of a rigid pose. The runtime blends a vertex's two bones as dual
+    /// quaternions (no candy-wrapper collapse on twists) instead of as
+    /// matrices. Poses with scale cannot be stored.
+    DualQuatF32,
 }
 
 impl BoneEncoding {
     /// Every encoding, in file-code order.
-    pub const ALL: [BoneEncoding; 3] = [Self::Mat3x4F32, Self::QuatF32, Self::QuatF16];
+    pub const ALL: [BoneEncoding; 4] = [
+        Self::Mat3x4F32,
+        Self::QuatF32,
+        Self::QuatF16,
+        Self::DualQuatF32,
+    ];
 
     /// Texels one bone of one frame occupies.
     pub fn texels_per_bone(self) -> u32 {
         match self {
             Self::Mat3x4F32 => 3,
-            Self::QuatF32 | Self::QuatF16 => 2,
+            Self::QuatF32 | Self::QuatF16 | Self::DualQuatF32 => 2,
         }
     }
 
     /// Bytes of one texel (RGBA32F or RGBA16F).
     pub fn texel_size(self) -> usize {
         match self {
-            Self::Mat3x4F32 | Self::QuatF32 => 16,
+            Self::Mat3x4F32 | Self::QuatF32 | Self::DualQuatF32 => 16,
             Self::QuatF16 => 8,
         }
     }
@@ -150,6 +168,18 @@ impl BoneEncoding {
             Self::Mat3x4F32 => 0,
             Self::QuatF32 => 1,
             Self::QuatF16 => 2,
+            Self::DualQuatF32 => 3,
+        }
+    }
+
+    /// The value of the shaders' `BONE_ENCODING` specialization constant
+    /// (`skinning.glsl`): 0 matrix rows, 1 quaternion + translation/scale
+    /// (RGBA32F or RGBA16F alike), 2 dual quaternion.
+    pub fn shader_constant(self) -> u32 {
+        match self {
+            Self::Mat3x4F32 => 0,
+            Self::QuatF32 | Self::QuatF16 => 1,
+            Self::DualQuatF32 => 2,
         }
     }
 
@@ -166,6 +196,7 @@ impl BoneEncoding {
             Self::Mat3x4F32 => "mat3x4",
             Self::QuatF32 => "quat32",
             Self::QuatF16 => "quat16",
+            Self::DualQuatF32 => "dualquat",
         }
     }
 }
@@ -215,7 +246,7 @@ pub struct MeshLod {
     pub error: f32,
 }
 
-/// Base colour material.
+/// Base colour and emissive material.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Material {
     /// Name from the source file (may be empty).
@@ -224,6 +255,29 @@ pub struct Material {
     pub base_color_factor: [f32; 4],
     /// Index into [`Asset::textures`].
     pub base_color_texture: Option<u32>,
+    /// Linear RGB emitted light, `KHR_materials_emissive_strength` already
+    /// multiplied in; zero for none.
+    pub emissive_factor: [f32; 3],
+    /// sRGB emissive texture (index into [`Asset::textures`]), multiplied by
+    /// `emissive_factor`.
+    pub emissive_texture: Option<u32>,
+    /// Whether back faces are drawn (and lit with the flipped normal) instead
+    /// of culled.
+    pub double_sided: bool,
+}
+
+impl Default for Material {
+    /// Opaque white, single-sided, not emissive.
+    fn default() -> Self {
+        Self {
+            name: String::new(),
+            base_color_factor: [1.0; 4],
+            base_color_texture: None,
+            emissive_factor: [0.0; 3],
+            emissive_texture: None,
+            double_sided: false,
+        }
+    }
 }
 
 /// sRGB base colour texture.
@@ -248,7 +302,8 @@ pub struct Bounds {
     pub sphere_center: [f32; 3],
     /// Radius of that sphere.
     pub sphere_radius: f32,
-    /// Height of the model in its bind pose (y extent).
+    /// Height (y extent) of the model in its rest pose, skinned: every vertex
+    /// at `jointGlobal * inverseBind * v`, as the runtime draws it.
     pub height: f32,
 }
 
@@ -297,9 +352,10 @@ pub struct ErrorStat {
 /// skinning of the source at exact clip times (frame times and mid-frame times).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ErrorReport {
-    /// Bind-pose height of the model, the unit of the percentages.
+    /// Rest-pose (skinned) height of the model, the unit of the percentages.
     pub model_height: f32,
-    /// Frames per second the clips were sampled at.
+    /// Base frames per second; a clip whose frame interpolation would exceed
+    /// the bake's bound is sampled faster (its rate is `(frames - 1) / duration`).
     pub sample_rate: f32,
     /// Time samples the statistics cover.
     pub time_samples: u32,
@@ -313,6 +369,9 @@ pub struct ErrorReport {
     pub quat32: ErrorStat,
     /// Exact influences, poses through the quat16 encoding.
     pub quat16: ErrorStat,
+    /// Exact influences and poses, blended as dual quaternions instead of
+    /// matrices (what the dual-quaternion encoding changes).
+    pub dual_quat: ErrorStat,
     /// Exact influences, f32 poses blended between stored frames.
     pub frame_rate: ErrorStat,
     /// Everything the runtime does with this file: quantized vertices, two

@@ -8,8 +8,8 @@
 
 use anyhow::{bail, Context as _};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use horde::asset::BoneEncoding;
-use horde_tools::bake::{self, BakeOptions, ClipSelection, TwoBoneMethod};
+use horde_asset::BoneEncoding;
+use horde_bake::{self as bake, BakeOptions, ClipSelection, TwoBoneMethod};
 use std::path::PathBuf;
 
 #[derive(Parser)]
@@ -43,6 +43,8 @@ enum EncodingArg {
     Quat32,
     /// Quaternion + translation/scale, RGBA16F.
     Quat16,
+    /// Dual quaternion, RGBA32F; two bones blended without candy-wrapper collapse.
+    Dualquat,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -75,9 +77,20 @@ struct BakeArgs {
     /// Mark a clip non-looping (repeatable).
     #[arg(long = "no-loop", value_name = "NAME")]
     not_looping: Vec<String>,
-    /// Frames per second of the baked clips.
+    /// Base frames per second of the baked clips.
     #[arg(long, default_value_t = 30.0)]
     rate: f32,
+    /// Largest frame-interpolation error, in % of the rest-pose height; a clip
+    /// that exceeds it at --rate is sampled faster (up to --max-rate).
+    #[arg(
+        long = "max-interp-error",
+        value_name = "PERCENT",
+        default_value_t = 1.0
+    )]
+    max_interp_error: f32,
+    /// Highest frames per second a clip may be raised to.
+    #[arg(long = "max-rate", default_value_t = 240.0)]
+    max_rate: f32,
     /// Bone texture encoding.
     #[arg(long, value_enum, default_value = "mat3x4")]
     encoding: EncodingArg,
@@ -94,7 +107,7 @@ struct BakeArgs {
     #[arg(long = "lod-error", default_value_t = 0.05)]
     lod_error: f32,
     /// Bone texture width in texels (the mobile tier needs height <= 4096).
-    #[arg(long = "texture-width", default_value_t = horde::config::BONE_TEXTURE_WIDTH)]
+    #[arg(long = "texture-width", default_value_t = horde_asset::DEFAULT_BONE_TEXTURE_WIDTH)]
     texture_width: u32,
     /// Asset name (default: the input file stem).
     #[arg(long)]
@@ -121,10 +134,13 @@ fn options(args: &BakeArgs) -> BakeOptions {
     BakeOptions {
         name: args.name.clone(),
         sample_rate: args.rate,
+        max_interp_error: args.max_interp_error / 100.0,
+        max_sample_rate: args.max_rate,
         encoding: match args.encoding {
             EncodingArg::Mat3x4 => BoneEncoding::Mat3x4F32,
             EncodingArg::Quat32 => BoneEncoding::QuatF32,
             EncodingArg::Quat16 => BoneEncoding::QuatF16,
+            EncodingArg::Dualquat => BoneEncoding::DualQuatF32,
         },
         lod_ratios: lod_ratios(args),
         lod_target_error: args.lod_error,
@@ -146,8 +162,8 @@ fn options(args: &BakeArgs) -> BakeOptions {
 
 fn inspect(file: &PathBuf) -> anyhow::Result<()> {
     let bytes = std::fs::read(file).with_context(|| format!("{}: cannot read", file.display()))?;
-    let asset = horde::asset::read(&bytes).with_context(|| format!("{}", file.display()))?;
-    let sections = horde::asset::section_table(&bytes)?;
+    let asset = horde_asset::read(&bytes).with_context(|| format!("{}", file.display()))?;
+    let sections = horde_asset::section_table(&bytes)?;
     print!(
         "{}",
         bake::inspect::inspect_text(&asset, &sections, bytes.len())
@@ -181,7 +197,7 @@ fn run_bake(args: &BakeArgs) -> anyhow::Result<()> {
     };
     spinner.finish_and_clear();
     let baked = baked?;
-    horde::asset::write_file_atomic(output, &baked.asset)?;
+    horde_asset::write_file_atomic(output, &baked.asset)?;
     let size = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
     println!(
         "{} -> {} ({size} bytes) in {:.2} s",
@@ -198,14 +214,47 @@ fn run_bake(args: &BakeArgs) -> anyhow::Result<()> {
         );
     }
     if let Some(animation) = &baked.asset.animation {
+        let texel_size = animation.encoding.texel_size();
+        let texels_per_frame =
+            (animation.bone_count * animation.encoding.texels_per_bone()) as usize;
+        let base_bytes: usize = animation
+            .clips
+            .iter()
+            .map(|clip| {
+                bake::sample::frame_count(clip.duration, options.sample_rate) as usize
+                    * texels_per_frame
+                    * texel_size
+            })
+            .sum();
+        let stored_bytes: usize = animation
+            .clips
+            .iter()
+            .map(|clip| clip.frame_count as usize * texels_per_frame * texel_size)
+            .sum();
         println!(
-            "  {} clips, {} bones, {} bone texture {}x{}",
+            "  {} clips, {} bones, {} bone texture {}x{}: {stored_bytes} bytes of poses \
+             ({base_bytes} at the base {} fps)",
             animation.clips.len(),
             animation.bone_count,
             animation.encoding.name(),
             animation.texture_width,
-            animation.texture_height
+            animation.texture_height,
+            options.sample_rate
         );
+        for clip in &animation.clips {
+            println!(
+                "    clip {:<32} {:>4} frames at {:>6.1} fps{}",
+                clip.name,
+                clip.frame_count,
+                bake::inspect::clip_rate(clip),
+                if clip.frame_count > bake::sample::frame_count(clip.duration, options.sample_rate)
+                {
+                    "  (raised: fast motion)"
+                } else {
+                    ""
+                }
+            );
+        }
     }
     print!("{}", bake::inspect::report_text(&baked.asset.report));
     Ok(())

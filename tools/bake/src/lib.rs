@@ -1,10 +1,15 @@
-//! Bake: skinned or static glTF 2.0 to a `.horde` crowd asset.
+//! horde-bake: skinned or static glTF 2.0 to a `.horde` crowd asset, and the
+//! procedural content generator ([`gen`]) that writes the default armies as glTF.
+//! Pure CPU: this crate links no Vulkan and no window system, so the offline
+//! tools build and test without a GPU stack.
 //!
 //! Pipeline of a unit ([`bake_unit`]):
 //! 1. [`import`]: the character's skin, meshes, rigid parts, materials and
 //!    clips, plus the clips of animation libraries bound by node name.
 //! 2. Clip selection and renaming, then [`sample`]: exact skin matrices at
-//!    `ceil(D * rate) + 1` evenly spaced frames per clip, both ends included.
+//!    `ceil(D * rate) + 1` evenly spaced frames per clip, both ends included,
+//!    each clip's rate raised from the base until frame interpolation costs
+//!    at most `max_interp_error` of the rest-pose height.
 //! 3. [`two_bone`]: naive and least-squares two-bone reductions over every
 //!    baked frame; the chosen one goes into the vertices.
 //! 4. [`lod`]: meshopt LODs, optimized and quantized.
@@ -16,16 +21,19 @@
 //! A prop ([`bake_prop`]) skips 2, 3, 5 and 6: one implicit bone, world-space
 //! vertices, a bounding sphere over the mesh.
 
+pub mod cache;
 pub mod encode;
+pub mod gen;
 pub mod import;
 pub mod inspect;
 pub mod lod;
 pub mod report;
 pub mod sample;
+pub mod source;
 pub mod two_bone;
 
 use glam::{Mat4, Vec3};
-use horde::asset::{
+use horde_asset::{
     Animation, Asset, AssetKind, BoneEncoding, Bounds, Clip, ErrorReport, ErrorStat,
 };
 use import::{SourceClip, SourceModel};
@@ -46,6 +54,9 @@ pub enum BakeError {
     /// The options cannot be satisfied.
     #[error("{0}")]
     Options(String),
+    /// A `.horde` file could not be read or written.
+    #[error(transparent)]
+    Asset(#[from] horde_asset::AssetError),
 }
 
 /// How four influences become two.
@@ -87,8 +98,13 @@ impl ClipSelection {
 pub struct BakeOptions {
     /// Asset name; the input file stem if `None`.
     pub name: Option<String>,
-    /// Frames per second.
+    /// Base frames per second of every clip.
     pub sample_rate: f32,
+    /// Largest frame-interpolation error allowed, as a fraction of the model
+    /// height: a clip that exceeds it at `sample_rate` is sampled faster.
+    pub max_interp_error: f32,
+    /// Highest rate a clip may be raised to.
+    pub max_sample_rate: f32,
     /// Bone texture encoding.
     pub encoding: BoneEncoding,
     /// Triangle ratio of each LOD, LOD 0 (1.0) first.
@@ -115,6 +131,8 @@ impl Default for BakeOptions {
         Self {
             name: None,
             sample_rate: 30.0,
+            max_interp_error: 0.01,
+            max_sample_rate: 240.0,
             encoding: BoneEncoding::Mat3x4F32,
             lod_ratios: vec![1.0, 0.3, 0.1, 0.03],
             lod_target_error: 0.05,
@@ -122,7 +140,7 @@ impl Default for BakeOptions {
             looping: Vec::new(),
             not_looping: Vec::new(),
             two_bone: TwoBoneMethod::Fitted,
-            texture_width: horde::config::BONE_TEXTURE_WIDTH,
+            texture_width: horde_asset::DEFAULT_BONE_TEXTURE_WIDTH,
             max_texture_height: 4096,
         }
     }
@@ -156,29 +174,44 @@ fn check_options(options: &BakeOptions) -> Result<(), BakeError> {
             options.sample_rate
         )));
     }
+    if !(options.max_interp_error.is_finite() && options.max_interp_error > 0.0) {
+        return Err(BakeError::Options(format!(
+            "max interpolation error {} (expected a fraction of the height > 0)",
+            options.max_interp_error
+        )));
+    }
+    if !(options.max_sample_rate.is_finite()
+        && options.max_sample_rate >= options.sample_rate
+        && options.max_sample_rate <= 1000.0)
+    {
+        return Err(BakeError::Options(format!(
+            "max sample rate {} (expected sample rate <= max <= 1000)",
+            options.max_sample_rate
+        )));
+    }
     let ratios = &options.lod_ratios;
     if ratios.is_empty()
-        || ratios.len() > horde::asset::MAX_LODS
+        || ratios.len() > horde_asset::MAX_LODS
         || ratios
             .iter()
             .any(|r| !(r.is_finite() && *r > 0.0 && *r <= 1.0))
     {
         return Err(BakeError::Options(format!(
             "LOD ratios {ratios:?} (expected 1..={} values in (0, 1])",
-            horde::asset::MAX_LODS
+            horde_asset::MAX_LODS
         )));
     }
-    if options.texture_width == 0 || options.texture_width > horde::asset::MAX_TEXTURE_SIDE {
+    if options.texture_width == 0 || options.texture_width > horde_asset::MAX_TEXTURE_SIDE {
         return Err(BakeError::Options(format!(
             "texture width {} (expected 1..={})",
             options.texture_width,
-            horde::asset::MAX_TEXTURE_SIDE
+            horde_asset::MAX_TEXTURE_SIDE
         )));
     }
     Ok(())
 }
 
-fn asset_name(options: &BakeOptions, path: &Path) -> String {
+pub(crate) fn asset_name(options: &BakeOptions, path: &Path) -> String {
     options.name.clone().unwrap_or_else(|| {
         path.file_stem().map_or_else(
             || "asset".into(),
@@ -233,6 +266,24 @@ fn deduplicate_names(clips: &mut [SourceClip], warnings: &mut Vec<String>) {
             ));
         }
     }
+}
+
+/// Height (y extent) of the mesh as the runtime draws it in the rest pose:
+/// every vertex skinned with its four influences by `jointGlobal *
+/// inverseBind`. Bind-space positions can be in other units or axes than the
+/// drawn model (an FBX armature scaled x100 and turned Z-up), so they do not
+/// measure it.
+fn rest_pose_height(model: &SourceModel) -> f32 {
+    let rest = sample::skin_matrices(&model.skeleton, None, 0.0);
+    let (low, high) = model
+        .positions
+        .iter()
+        .zip(&model.influences)
+        .map(|(&position, influences)| two_bone::skin_exact(&rest, influences, position).y)
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(low, high), y| {
+            (low.min(y), high.max(y))
+        });
+    high - low
 }
 
 /// Bind-pose box of the vertices (the quantization box) and its height.
@@ -301,8 +352,35 @@ fn extreme_displacements(
         .collect()
 }
 
+/// Runs `work`, turning a panic (a bug here or in a dependency) into an error
+/// naming the file: the last guard, behind the checks of [`source`].
+fn guarded<T>(path: &Path, work: impl FnOnce() -> Result<T, BakeError>) -> Result<T, BakeError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|text| (*text).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(BakeError::Input {
+            path: path.display().to_string(),
+            message: format!("internal error while baking this file (please report it): {what}"),
+        })
+    })
+}
+
 /// Bakes a skinned character with the clips of its own file and of `libraries`.
 pub fn bake_unit(
+    character: &Path,
+    libraries: &[&Path],
+    options: &BakeOptions,
+    progress: Progress<'_>,
+) -> Result<Baked, BakeError> {
+    guarded(character, || {
+        bake_unit_unguarded(character, libraries, options, progress)
+    })
+}
+
+fn bake_unit_unguarded(
     character: &Path,
     libraries: &[&Path],
     options: &BakeOptions,
@@ -325,21 +403,47 @@ pub fn bake_unit(
     }
     let mut warnings = std::mem::take(&mut model.warnings);
     let mut bounds = bind_bounds(&model.positions);
+    bounds.height = rest_pose_height(&model);
+    if !(bounds.height.is_finite() && bounds.height > 0.0) {
+        return Err(BakeError::Input {
+            path: character.display().to_string(),
+            message: format!(
+                "rest pose has height {} (flat or degenerate skin)",
+                bounds.height
+            ),
+        });
+    }
 
     progress("sampling poses");
-    let frames: Vec<Vec<Vec<Mat4>>> = model
+    let bound = options.max_interp_error * bounds.height;
+    let samplings: Vec<sample::ClipSampling> = model
         .clips
         .iter()
         .map(|clip| {
-            let count = sample::frame_count(clip.duration, options.sample_rate);
-            (0..count)
-                .map(|frame| {
-                    let time = sample::frame_time(clip.duration, count, frame as f32);
-                    sample::skin_matrices(&model.skeleton, Some(clip), time)
-                })
-                .collect()
+            sample::choose_rate(
+                &model.skeleton,
+                clip,
+                &model.positions,
+                &model.influences,
+                options.sample_rate,
+                options.max_sample_rate,
+                bound,
+            )
         })
         .collect();
+    for (clip, sampling) in model.clips.iter().zip(&samplings) {
+        if sampling.interpolation_error > bound {
+            warnings.push(format!(
+                "clip {:?}: frame interpolation still costs {:.2} % of the height at the {} Hz \
+                 limit (bound {:.2} %)",
+                clip.name,
+                100.0 * sampling.interpolation_error / bounds.height,
+                options.max_sample_rate,
+                100.0 * options.max_interp_error
+            ));
+        }
+    }
+    let frames: Vec<Vec<Vec<Mat4>>> = samplings.into_iter().map(|s| s.frames).collect();
     if let Some(clip) = frames
         .iter()
         .position(|clip| clip.iter().flatten().any(|m| !m.is_finite()))
@@ -369,10 +473,25 @@ pub fn bake_unit(
         encoding = BoneEncoding::Mat3x4F32;
     }
 
+    let scale = frames
+        .iter()
+        .flatten()
+        .flatten()
+        .map(encode::scale_deviation)
+        .fold(0.0, f32::max);
+    if encoding == BoneEncoding::DualQuatF32 && scale > 1e-3 {
+        warnings.push(format!(
+            "poses are scaled (up to {:.4} off 1); dual quaternions store rigid poses only, \
+             using mat3x4",
+            scale
+        ));
+        encoding = BoneEncoding::Mat3x4F32;
+    }
+
     progress("fitting two-bone weights");
     let naive: Vec<TwoBone> = model.influences.iter().map(two_bone::naive).collect();
     let poses: Vec<Vec<Mat4>> = frames.iter().flatten().cloned().collect();
-    let fitted = two_bone::fit_all(&model.positions, &model.influences, &poses);
+    let fitted = two_bone::fit_all(&model.positions, &model.influences, &poses, encoding);
     let stored = match options.two_bone {
         TwoBoneMethod::Naive => &naive,
         TwoBoneMethod::Fitted => &fitted,
@@ -454,7 +573,7 @@ pub fn bake_unit(
         lod0,
         bounds: &bounds,
     });
-    let [two_bone_naive, two_bone_fitted, mat3x4, quat32, quat16, frame_rate, total] =
+    let [two_bone_naive, two_bone_fitted, mat3x4, quat32, quat16, dual_quat, frame_rate, total] =
         measured.stats;
     if two_bone_fitted.rms > two_bone_naive.rms {
         warnings.push(format!(
@@ -474,6 +593,7 @@ pub fn bake_unit(
         mat3x4,
         quat32,
         quat16,
+        dual_quat,
         frame_rate,
         total,
         warnings: capped(warnings),
@@ -509,16 +629,16 @@ pub fn bake_unit(
 
 /// Keeps the report within the format's warning limit.
 fn capped(mut warnings: Vec<String>) -> Vec<String> {
-    if warnings.len() > horde::asset::MAX_WARNINGS {
-        let dropped = warnings.len() - (horde::asset::MAX_WARNINGS - 1);
-        warnings.truncate(horde::asset::MAX_WARNINGS - 1);
+    if warnings.len() > horde_asset::MAX_WARNINGS {
+        let dropped = warnings.len() - (horde_asset::MAX_WARNINGS - 1);
+        warnings.truncate(horde_asset::MAX_WARNINGS - 1);
         warnings.push(format!("{dropped} more warnings dropped"));
     }
     warnings
         .into_iter()
         .map(|mut warning| {
-            if warning.len() > horde::asset::MAX_STRING_LEN {
-                let mut end = horde::asset::MAX_STRING_LEN;
+            if warning.len() > horde_asset::MAX_STRING_LEN {
+                let mut end = horde_asset::MAX_STRING_LEN;
                 while !warning.is_char_boundary(end) {
                     end -= 1;
                 }
@@ -531,6 +651,14 @@ fn capped(mut warnings: Vec<String>) -> Vec<String> {
 
 /// Bakes a static prop: one implicit bone, world-space vertices.
 pub fn bake_prop(
+    path: &Path,
+    options: &BakeOptions,
+    progress: Progress<'_>,
+) -> Result<Baked, BakeError> {
+    guarded(path, || bake_prop_unguarded(path, options, progress))
+}
+
+fn bake_prop_unguarded(
     path: &Path,
     options: &BakeOptions,
     progress: Progress<'_>,

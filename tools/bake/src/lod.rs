@@ -13,10 +13,10 @@
 //! - Quantization: position unorm16 in the bind-pose box, octahedral normal
 //!   snorm16, UV f16, two 8-bit bone indices and an 8-bit weight.
 
-use super::import::SourceModel;
-use super::two_bone::TwoBone;
+use crate::import::SourceModel;
+use crate::two_bone::TwoBone;
 use glam::{Vec2, Vec3};
-use horde::asset::{Bounds, MeshLod, PackedVertex, Submesh};
+use horde_asset::{Bounds, MeshLod, PackedVertex, Submesh};
 
 /// Attribute weights: normal xyz, uv, then displacement components.
 const NORMAL_WEIGHT: f32 = 0.5;

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
-use horde_tools::gen::props::PropKind;
-use horde_tools::gen::units::UnitKind;
-use horde_tools::gen::{generate, write_atomically, write_default_set, Content, Generated};
+use horde_bake::gen::props::PropKind;
+use horde_bake::gen::units::UnitKind;
+use horde_bake::gen::{generate, write_atomically, write_default_set, Content, Generated};
 
 #[derive(Parser)]
 #[command(about = "Generate horde's procedural units and props as binary glTF (GLB).")]

@@ -1,11 +1,12 @@
 //! Serializes an [`Asset`] into the layout documented in the module above.
 
 use super::{
-    fnv1a32, tag, Asset, AssetKind, Bounds, ErrorReport, ErrorStat, MeshLod, HEADER_SIZE, MAGIC,
-    NO_TEXTURE, SECTION_ENTRY_SIZE, VERSION,
+    fnv1a32, tag, Asset, AssetError, AssetKind, Bounds, ErrorReport, ErrorStat, MeshLod,
+    HEADER_SIZE, MAGIC, NO_TEXTURE, SECTION_ENTRY_SIZE, VERSION,
 };
 use std::io::{self, Write as _};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Little-endian byte sink for one section body.
 #[derive(Default)]
@@ -68,6 +69,9 @@ fn materials(asset: &Asset) -> Vec<u8> {
         body.string(&material.name);
         body.f32s(&material.base_color_factor);
         body.u32(material.base_color_texture.unwrap_or(NO_TEXTURE));
+        body.f32s(&material.emissive_factor);
+        body.u32(material.emissive_texture.unwrap_or(NO_TEXTURE));
+        body.u8(u8::from(material.double_sided));
     }
     body.0
 }
@@ -111,6 +115,7 @@ fn report(report: &ErrorReport) -> Vec<u8> {
         report.mat3x4,
         report.quat32,
         report.quat16,
+        report.dual_quat,
         report.frame_rate,
         report.total,
     ] {
@@ -124,9 +129,18 @@ fn report(report: &ErrorReport) -> Vec<u8> {
     body.0
 }
 
-/// Serializes `asset`. Vertex data is written in the host's byte order through
-/// bytemuck; every supported target is little-endian.
-pub fn write(asset: &Asset) -> Vec<u8> {
+/// Serializes `asset`, then checks the bytes with [`read`](super::read): one
+/// set of limits (string lengths, counts, indices, finite values) holds for
+/// both, so the writer never produces a file its own reader rejects. Vertex
+/// data is written in the host's byte order through bytemuck; every supported
+/// target is little-endian.
+pub fn write(asset: &Asset) -> Result<Vec<u8>, AssetError> {
+    let bytes = serialize(asset);
+    super::read(&bytes)?;
+    Ok(bytes)
+}
+
+fn serialize(asset: &Asset) -> Vec<u8> {
     let mut sections: Vec<([u8; 4], Vec<u8>)> = vec![
         (tag::META, meta(asset)),
         (tag::MATERIALS, materials(asset)),
@@ -177,22 +191,34 @@ pub fn write(asset: &Asset) -> Vec<u8> {
 
 /// Writes `asset` to `path` atomically: the bytes go to a temporary file in the
 /// same directory, which is flushed and then renamed over `path`, so a reader
-/// never sees a half-written file.
-pub fn write_file_atomic(path: impl AsRef<Path>, asset: &Asset) -> io::Result<()> {
+/// never sees a half-written file. The temporary name is unique per process and
+/// call, so concurrent writers of one path (threads or processes) never share a
+/// temporary file; the last rename wins and every rename publishes a whole file.
+pub fn write_file_atomic(path: impl AsRef<Path>, asset: &Asset) -> Result<(), AssetError> {
     let path = path.as_ref();
+    let io_error = |source: io::Error| AssetError::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    let bytes = write(asset).map_err(|source| AssetError::InFile {
+        path: path.display().to_string(),
+        source: Box::new(source),
+    })?;
     let file_name = path.file_name().ok_or_else(|| {
-        io::Error::new(
+        io_error(io::Error::new(
             io::ErrorKind::InvalidInput,
-            format!("{}: not a file path", path.display()),
-        )
+            "not a file path",
+        ))
     })?;
     let mut temp_name = std::ffi::OsString::from(".");
     temp_name.push(file_name);
-    temp_name.push(format!(".{}.tmp", std::process::id()));
+    static NEXT_WRITE: AtomicU64 = AtomicU64::new(0);
+    let call = NEXT_WRITE.fetch_add(1, Ordering::Relaxed);
+    temp_name.push(format!(".{}.{call}.tmp", std::process::id()));
     let temp_path = path.with_file_name(temp_name);
     let result = (|| {
         let mut file = std::fs::File::create(&temp_path)?;
-        file.write_all(&write(asset))?;
+        file.write_all(&bytes)?;
         file.sync_all()?;
         std::fs::rename(&temp_path, path)
     })();
@@ -200,5 +226,5 @@ pub fn write_file_atomic(path: impl AsRef<Path>, asset: &Asset) -> io::Result<()
         // Best effort: the temporary file is garbage whether or not it was created.
         let _ = std::fs::remove_file(&temp_path);
     }
-    result.map_err(|error| io::Error::new(error.kind(), format!("{}: {error}", path.display())))
+    result.map_err(io_error)
 }

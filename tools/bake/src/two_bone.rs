@@ -13,9 +13,14 @@
 //!
 //! The Gram matrix is accumulated in f64 over displacements from the exact
 //! position, which keeps the subtraction in E free of cancellation.
+//!
+//! - Fitted for dual quaternions ([`fit_dual_quat`]): the runtime blends the
+//!   pair as dual quaternions, whose error is not quadratic in w, so w is
+//!   searched numerically against the same exact targets.
 
-use super::import::Influences;
-use glam::{Mat4, Vec3};
+use crate::import::Influences;
+use glam::{Mat4, Vec3, Vec4};
+use horde_asset::{skinning, BoneEncoding};
 
 /// Two bones and the 8-bit weight of the first, as a vertex stores them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -134,8 +139,121 @@ pub fn fit(influences: &Influences, position: Vec3, poses: &[Vec<Mat4>]) -> TwoB
     best.1
 }
 
-/// [`fit`] for every vertex, spread over the machine's cores.
-pub fn fit_all(positions: &[Vec3], influences: &[Influences], poses: &[Vec<Mat4>]) -> Vec<TwoBone> {
+/// Most poses the dual-quaternion fit evaluates per vertex: its error is not
+/// a parabola in w, so each candidate weight costs a pass over the poses.
+const DUAL_QUAT_FIT_POSES: usize = 64;
+
+/// Squared error of `w * A + (1 - w) * B` blended as dual quaternions
+/// (pre-converted, B already in A's hemisphere) against `targets`.
+fn dual_quat_error(
+    a: &[(Vec4, Vec4)],
+    b: &[(Vec4, Vec4)],
+    position: Vec3,
+    targets: &[Vec3],
+    w: f32,
+) -> f64 {
+    a.iter()
+        .zip(b)
+        .zip(targets)
+        .map(|((&(ar, ad), &(br, bd)), &target)| {
+            let blended =
+                skinning::matrix_of_dual_quat(ar * w + br * (1.0 - w), ad * w + bd * (1.0 - w));
+            f64::from(blended.transform_point3(position).distance_squared(target))
+        })
+        .sum()
+}
+
+/// Least-squares bone pair and weight of one vertex when the runtime blends
+/// the pair as dual quaternions: for each pair, a golden-section search of w
+/// in [0, 1] over up to [`DUAL_QUAT_FIT_POSES`] evenly spread poses, then the
+/// nearest 8-bit steps; single bones are candidates too.
+pub fn fit_dual_quat(influences: &Influences, position: Vec3, poses: &[Vec<Mat4>]) -> TwoBone {
+    let count = influences.count();
+    if count < 2 || poses.is_empty() {
+        return naive(influences);
+    }
+    let stride = poses.len().div_ceil(DUAL_QUAT_FIT_POSES).max(1);
+    let sampled: Vec<&Vec<Mat4>> = poses.iter().step_by(stride).collect();
+    let targets: Vec<Vec3> = sampled
+        .iter()
+        .map(|pose| skin_exact(pose, influences, position))
+        .collect();
+    let quats: Vec<Vec<(Vec4, Vec4)>> = (0..count)
+        .map(|slot| {
+            sampled
+                .iter()
+                .map(|pose| skinning::dual_quat_of(&pose[influences.bones[slot] as usize]))
+                .collect()
+        })
+        .collect();
+    let bone = |slot: usize| influences.bones[slot];
+    let mut best = (f64::INFINITY, naive(influences));
+    for j in 0..count {
+        let single = dual_quat_error(&quats[j], &quats[j], position, &targets, 1.0);
+        if single < best.0 {
+            best = (
+                single,
+                TwoBone {
+                    bones: [bone(j), bone(j)],
+                    weight: 255,
+                },
+            );
+        }
+        for k in j + 1..count {
+            let aligned: Vec<(Vec4, Vec4)> = quats[j]
+                .iter()
+                .zip(&quats[k])
+                .map(|(&(ar, _), &(br, bd))| {
+                    if ar.dot(br) < 0.0 {
+                        (-br, -bd)
+                    } else {
+                        (br, bd)
+                    }
+                })
+                .collect();
+            let error = |w: f32| dual_quat_error(&quats[j], &aligned, position, &targets, w);
+            let ratio = 0.5 * (5f32.sqrt() - 1.0);
+            let (mut low, mut high) = (0.0f32, 1.0f32);
+            for _ in 0..16 {
+                let left = high - ratio * (high - low);
+                let right = low + ratio * (high - low);
+                if error(left) <= error(right) {
+                    high = right;
+                } else {
+                    low = left;
+                }
+            }
+            let centre = quantize(0.5 * (low + high));
+            for weight in [centre.saturating_sub(1), centre, centre.saturating_add(1)] {
+                let candidate = error(f32::from(weight) / 255.0);
+                if candidate < best.0 {
+                    best = (
+                        candidate,
+                        TwoBone {
+                            bones: [bone(j), bone(k)],
+                            weight,
+                        },
+                    );
+                }
+            }
+        }
+    }
+    best.1
+}
+
+/// [`fit`] (or [`fit_dual_quat`] for the dual-quaternion encoding, whose
+/// runtime blends the pair differently) for every vertex, spread over the
+/// machine's cores.
+pub fn fit_all(
+    positions: &[Vec3],
+    influences: &[Influences],
+    poses: &[Vec<Mat4>],
+    encoding: BoneEncoding,
+) -> Vec<TwoBone> {
+    let fit_one = match encoding {
+        BoneEncoding::DualQuatF32 => fit_dual_quat,
+        BoneEncoding::Mat3x4F32 | BoneEncoding::QuatF32 | BoneEncoding::QuatF16 => fit,
+    };
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     let chunk = positions.len().div_ceil(threads).max(1);
     std::thread::scope(|scope| {
@@ -147,7 +265,7 @@ pub fn fit_all(positions: &[Vec3], influences: &[Influences], poses: &[Vec<Mat4>
                     positions
                         .iter()
                         .zip(influences)
-                        .map(|(&position, influences)| fit(influences, position, poses))
+                        .map(|(&position, influences)| fit_one(influences, position, poses))
                         .collect::<Vec<_>>()
                 })
             })

@@ -148,7 +148,7 @@ fn meta(bytes: &[u8]) -> Result<Meta, AssetError> {
         )));
     }
     let bone_names = (0..bone_count)
-        .map(|_| cursor.string("bone name"))
+        .map(|bone| cursor.string(&format!("bone name {bone}")))
         .collect::<Result<Vec<_>, _>>()?;
     let bounds = Bounds {
         quant_min: cursor.f32s("quantization minimum")?,
@@ -172,17 +172,30 @@ fn meta(bytes: &[u8]) -> Result<Meta, AssetError> {
     })
 }
 
+/// Smallest encoding of one material: empty name, factors, texture indices, flag.
+const MATERIAL_MIN_BYTES: usize = 4 + 16 + 4 + 12 + 4 + 1;
+
 fn materials(bytes: &[u8]) -> Result<Vec<Material>, AssetError> {
     let mut cursor = Cursor::new("MATL", bytes);
-    let count = cursor.count("material count", 24)?;
+    let count = cursor.count("material count", MATERIAL_MIN_BYTES)?;
     let materials = (0..count)
-        .map(|_| {
+        .map(|index| {
             Ok(Material {
-                name: cursor.string("material name")?,
+                name: cursor.string(&format!("material name {index}"))?,
                 base_color_factor: cursor.f32s("base colour factor")?,
                 base_color_texture: match cursor.u32("base colour texture")? {
                     NO_TEXTURE => None,
                     index => Some(index),
+                },
+                emissive_factor: cursor.f32s("emissive factor")?,
+                emissive_texture: match cursor.u32("emissive texture")? {
+                    NO_TEXTURE => None,
+                    index => Some(index),
+                },
+                double_sided: match cursor.u8("double-sided flag")? {
+                    0 => false,
+                    1 => true,
+                    other => return Err(invalid(format!("double-sided flag {other}"))),
                 },
             })
         })
@@ -230,9 +243,9 @@ fn animation(bytes: &[u8]) -> Result<Animation, AssetError> {
     let texture_height = texture_side(cursor.u32("bone texture height")?, "bone texture height")?;
     let clip_count = cursor.count("clip count", 17)?;
     let clips = (0..clip_count)
-        .map(|_| {
+        .map(|clip| {
             Ok(Clip {
-                name: cursor.string("clip name")?,
+                name: cursor.string(&format!("clip name {clip}"))?,
                 first_texel: cursor.u32("clip first texel")?,
                 frame_count: cursor.u32("clip frame count")?,
                 duration: cursor.f32("clip duration")?,
@@ -294,7 +307,7 @@ fn report(bytes: &[u8]) -> Result<ErrorReport, AssetError> {
     let model_height = cursor.f32("model height")?;
     let sample_rate = cursor.f32("sample rate")?;
     let time_samples = cursor.u32("time sample count")?;
-    let mut stats = [ErrorStat::default(); 7];
+    let mut stats = [ErrorStat::default(); 8];
     for stat in &mut stats {
         let [max, rms] = cursor.f32s("error statistic")?;
         *stat = ErrorStat { max, rms };
@@ -306,10 +319,11 @@ fn report(bytes: &[u8]) -> Result<ErrorReport, AssetError> {
         )));
     }
     let warnings = (0..warning_count)
-        .map(|_| cursor.string("warning"))
+        .map(|warning| cursor.string(&format!("warning {warning}")))
         .collect::<Result<Vec<_>, _>>()?;
     cursor.finish()?;
-    let [two_bone_naive, two_bone_fitted, mat3x4, quat32, quat16, frame_rate, total] = stats;
+    let [two_bone_naive, two_bone_fitted, mat3x4, quat32, quat16, dual_quat, frame_rate, total] =
+        stats;
     Ok(ErrorReport {
         model_height,
         sample_rate,
@@ -319,6 +333,7 @@ fn report(bytes: &[u8]) -> Result<ErrorReport, AssetError> {
         mat3x4,
         quat32,
         quat16,
+        dual_quat,
         frame_rate,
         total,
         warnings,
@@ -529,14 +544,23 @@ fn validate(asset: &Asset) -> Result<(), AssetError> {
         (AssetKind::Prop, _) => return Err(invalid("prop with bones or animation")),
     };
     for material in &asset.materials {
-        if let Some(texture) = material.base_color_texture {
-            if texture as usize >= asset.textures.len() {
-                return Err(invalid(format!(
-                    "material {:?}: texture {texture} of {}",
-                    material.name,
-                    asset.textures.len()
-                )));
-            }
+        let textures = [material.base_color_texture, material.emissive_texture];
+        if let Some(texture) = textures
+            .into_iter()
+            .flatten()
+            .find(|&texture| texture as usize >= asset.textures.len())
+        {
+            return Err(invalid(format!(
+                "material {:?}: texture {texture} of {}",
+                material.name,
+                asset.textures.len()
+            )));
+        }
+        if !material.emissive_factor.iter().all(|c| c.is_finite()) {
+            return Err(invalid(format!(
+                "material {:?}: non-finite emissive factor",
+                material.name
+            )));
         }
     }
     for (level, lod) in asset.lods.iter().enumerate() {
@@ -631,7 +655,7 @@ fn validate_animation(animation: &Animation, bone_count: usize) -> Result<(), As
         }
     }
     let finite = match animation.encoding {
-        BoneEncoding::Mat3x4F32 | BoneEncoding::QuatF32 => animation
+        BoneEncoding::Mat3x4F32 | BoneEncoding::QuatF32 | BoneEncoding::DualQuatF32 => animation
             .texels
             .chunks_exact(4)
             .all(|word| f32::from_le_bytes([word[0], word[1], word[2], word[3]]).is_finite()),

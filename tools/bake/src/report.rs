@@ -6,20 +6,22 @@
 //! interpolation), for every clip; a looping clip skips its last frame time,
 //! which the runtime wraps to frame 0. Each approximation is measured alone
 //! (the rest exact) and then all together, exactly as the runtime reads the file
-//! (`horde::asset::skinning`), on the LOD 0 vertices.
+//! (`horde_asset::skinning`), on the LOD 0 vertices. The dual-quaternion
+//! statistic blends the exact influences as dual quaternions; with that
+//! encoding stored, the two-bone statistics blend their pair the same way.
 //!
 //! The sphere holds every exact and every runtime position at every sampled
 //! time: it circumscribes their bounding box, grown by 0.5% for the curvature of
 //! normalized quaternion blends between samples (mat3x4 blends are linear, so
 //! their positions stay inside the hull of the sampled ones).
 
-use super::encode::encode_bone;
-use super::import::{SourceClip, SourceModel};
-use super::lod::BuiltLod;
-use super::sample::{frame_time, skin_matrices};
-use super::two_bone::TwoBone;
+use crate::encode::encode_bone;
+use crate::import::{SourceClip, SourceModel};
+use crate::lod::BuiltLod;
+use crate::sample::{frame_time, skin_matrices};
+use crate::two_bone::TwoBone;
 use glam::{Mat4, Vec3, Vec4};
-use horde::asset::{skinning, Animation, BoneEncoding, Bounds, ErrorStat};
+use horde_asset::{skinning, Animation, BoneEncoding, Bounds, ErrorStat};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -27,9 +29,9 @@ use std::sync::Mutex;
 const NAIVE: usize = 0;
 const FITTED: usize = 1;
 const ENCODING: usize = 2; // + index in BoneEncoding::ALL
-const FRAME_RATE: usize = 5;
-const TOTAL: usize = 6;
-const STAT_COUNT: usize = 7;
+const FRAME_RATE: usize = ENCODING + BoneEncoding::ALL.len();
+const TOTAL: usize = FRAME_RATE + 1;
+const STAT_COUNT: usize = TOTAL + 1;
 
 /// Running sum of squares and maximum of one statistic.
 #[derive(Clone, Copy, Default)]
@@ -112,7 +114,8 @@ pub struct ReportInput<'a> {
 
 /// The measured statistics, in report order, and the bounding sphere.
 pub struct Measured {
-    /// naive, fitted, mat3x4, quat32, quat16, frame rate, total.
+    /// naive, fitted, mat3x4, quat32, quat16, dual quaternion, frame rate,
+    /// total.
     pub stats: [ErrorStat; STAT_COUNT],
     /// Time samples covered.
     pub time_samples: u32,
@@ -158,6 +161,7 @@ fn measure_clip(
         )
     }));
     let model = input.model;
+    let encoding = input.animation.encoding;
     let mut transformed = [Vec3::ZERO; 4];
     for (time, frame) in times {
         partial.time_samples += 1;
@@ -196,6 +200,12 @@ fn measure_clip(
             let reference = blend(&transformed);
             partial.include(reference);
             let two_bone = |reduction: &TwoBone| {
+                let weight = f32::from(reduction.weight) / 255.0;
+                if encoding == BoneEncoding::DualQuatF32 {
+                    let [first, second] = reduction.bones.map(|bone| exact[bone as usize]);
+                    return skinning::blend_two(encoding, &first, &second, weight)
+                        .transform_point3(position);
+                }
                 let point = |bone: u16| {
                     let slot = influences.bones[..count].iter().position(|&b| b == bone);
                     slot.map_or_else(
@@ -203,7 +213,6 @@ fn measure_clip(
                         |s| transformed[s],
                     )
                 };
-                let weight = f32::from(reduction.weight) / 255.0;
                 point(reduction.bones[0]) * weight + point(reduction.bones[1]) * (1.0 - weight)
             };
             partial.stats[NAIVE].add(two_bone(&input.naive[source]).distance(reference));
@@ -215,12 +224,25 @@ fn measure_clip(
                 }
                 blend(&points)
             };
-            for (offset, pose) in encoded.iter().enumerate() {
-                partial.stats[ENCODING + offset].add(skin_with(pose).distance(reference));
+            for (offset, (pose, stored_as)) in encoded.iter().zip(BoneEncoding::ALL).enumerate() {
+                let skinned = if stored_as == BoneEncoding::DualQuatF32 {
+                    let weighted: Vec<(Mat4, f32)> = (0..count)
+                        .map(|slot| {
+                            (
+                                pose[influences.bones[slot] as usize],
+                                influences.weights[slot],
+                            )
+                        })
+                        .collect();
+                    skinning::blend_dual_quat(&weighted).transform_point3(position)
+                } else {
+                    skin_with(pose)
+                };
+                partial.stats[ENCODING + offset].add(skinned.distance(reference));
             }
             partial.stats[FRAME_RATE].add(skin_with(&interpolated).distance(reference));
             let vertex = &input.lod0.lod.vertices[lod_vertex];
-            let actual = skinning::skin_position(input.bounds, vertex, &runtime);
+            let actual = skinning::skin_position(encoding, input.bounds, vertex, &runtime);
             partial.include(actual);
             partial.stats[TOTAL].add(actual.distance(reference));
         }
