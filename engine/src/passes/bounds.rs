@@ -15,9 +15,9 @@ use crate::barriers::{uses, Access};
 use crate::config::MAX_ROUTES;
 use crate::context::Context;
 use crate::frame::Frame;
-use crate::gpu_types::{mesh_vertex_attributes, mesh_vertex_bindings, DrawCommand};
-use crate::passes::draw::set_layout;
-use crate::pipeline::{graphics_pipeline, GraphicsDesc, LayoutDesc, Pipeline};
+use crate::gpu_types::DrawCommand;
+use crate::passes::draw::{mesh_pipeline, MeshState};
+use crate::pipeline::Pipeline;
 use crate::world::World;
 use crate::{shaders, Error};
 
@@ -28,29 +28,13 @@ pub struct BoundsPass {
 
 impl BoundsPass {
     pub fn new(ctx: &Context, render_pass: vk::RenderPass) -> Result<BoundsPass, Error> {
-        let set0 = set_layout(false);
-        let bindings = mesh_vertex_bindings();
-        let attributes = mesh_vertex_attributes();
-        let pipeline = graphics_pipeline(
-            ctx,
-            "draw bounds",
-            &shaders::BOUNDS_VERT,
-            &shaders::BOUNDS_FRAG,
-            &LayoutDesc {
-                sets: &[&set0],
-                push_constant_size: 0,
-            },
-            &GraphicsDesc {
-                vertex_bindings: &bindings,
-                vertex_attributes: &attributes,
-                render_pass,
-                cull_mode: vk::CullModeFlags::NONE,
-                depth_compare: vk::CompareOp::GREATER,
-                depth_write: false,
-                alpha_blend: true,
-            },
-            &[],
-        )?;
+        let state = MeshState {
+            cull_mode: vk::CullModeFlags::NONE,
+            depth_write: false,
+            alpha_blend: true,
+        };
+        let shaders = (&shaders::BOUNDS_VERT, &shaders::BOUNDS_FRAG);
+        let pipeline = mesh_pipeline(ctx, "draw bounds", render_pass, shaders, false, state, &[])?;
         Ok(BoundsPass { pipeline })
     }
 

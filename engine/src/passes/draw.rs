@@ -37,7 +37,7 @@ use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, Pipe
 use crate::target::CLEAR_COLOR;
 use crate::world::buffers::DRAW_COMMANDS_BYTES;
 use crate::world::World;
-use crate::{shaders, Error};
+use crate::{shaders, Error, Spirv};
 
 const COMMAND_STRIDE: u32 = std::mem::size_of::<DrawCommand>() as u32;
 
@@ -112,27 +112,41 @@ pub fn create_bone_sampler(ctx: &Context) -> Result<Sampler, Error> {
     create_sampler(ctx, vk::Filter::NEAREST, "bone texture sampler")
 }
 
-/// Creates a mesh pipeline: props (`mesh.vert`) or skinned units (`unit.vert`).
-fn create_pipeline(
+/// How a mesh pipeline treats faces, depth and blending.
+#[derive(Clone, Copy, Debug)]
+pub struct MeshState {
+    pub cull_mode: vk::CullModeFlags,
+    pub depth_write: bool,
+    pub alpha_blend: bool,
+}
+
+/// Opaque, back faces culled, depth written.
+const OPAQUE: MeshState = MeshState {
+    cull_mode: vk::CullModeFlags::BACK,
+    depth_write: true,
+    alpha_blend: false,
+};
+
+/// A pipeline over the shared mesh vertex format and reverse-Z depth, with
+/// the draw pass's set layout (`skinned` adds the animation bindings).
+#[allow(clippy::too_many_arguments)]
+pub fn mesh_pipeline(
     ctx: &Context,
+    name: &str,
     render_pass: vk::RenderPass,
+    (vertex, fragment): (&Spirv, &Spirv),
     skinned: bool,
-    encoding: BoneEncoding,
+    state: MeshState,
+    specialization: &[u32],
 ) -> Result<Pipeline, Error> {
     let set0 = set_layout(skinned);
     let bindings = mesh_vertex_bindings();
     let attributes = mesh_vertex_attributes();
-    let (name, vertex) = if skinned {
-        ("draw units", &shaders::UNIT_VERT)
-    } else {
-        ("draw props", &shaders::MESH_VERT)
-    };
-    let encoding_constant = u32::from(encoding != BoneEncoding::Mat3x4F32);
     graphics_pipeline(
         ctx,
         name,
         vertex,
-        &shaders::MESH_FRAG,
+        fragment,
         &LayoutDesc {
             sets: &[&set0],
             push_constant_size: 0,
@@ -141,12 +155,12 @@ fn create_pipeline(
             vertex_bindings: &bindings,
             vertex_attributes: &attributes,
             render_pass,
-            cull_mode: vk::CullModeFlags::BACK,
+            cull_mode: state.cull_mode,
             depth_compare: vk::CompareOp::GREATER,
-            depth_write: true,
-            alpha_blend: false,
+            depth_write: state.depth_write,
+            alpha_blend: state.alpha_blend,
         },
-        &[encoding_constant],
+        specialization,
     )
 }
 
@@ -159,8 +173,27 @@ impl DrawPass {
     ) -> Result<DrawPass, Error> {
         let atlas_sampler = create_sampler(ctx, vk::Filter::LINEAR, "atlas sampler")?;
         let bone_sampler = create_bone_sampler(ctx)?;
-        let prop_pipeline = create_pipeline(ctx, render_pass, false, encoding)?;
-        let unit_pipeline = create_pipeline(ctx, render_pass, true, encoding)?;
+        let encoding = [u32::from(encoding != BoneEncoding::Mat3x4F32)];
+        let props = (&shaders::MESH_VERT, &shaders::MESH_FRAG);
+        let units = (&shaders::UNIT_VERT, &shaders::MESH_FRAG);
+        let prop_pipeline = mesh_pipeline(
+            ctx,
+            "draw props",
+            render_pass,
+            props,
+            false,
+            OPAQUE,
+            &encoding,
+        )?;
+        let unit_pipeline = mesh_pipeline(
+            ctx,
+            "draw units",
+            render_pass,
+            units,
+            true,
+            OPAQUE,
+            &encoding,
+        )?;
         Ok(DrawPass {
             prop_pipeline,
             unit_pipeline,
