@@ -42,15 +42,17 @@ bool error_fits(float lod_error, float size_px, float distance_squared, float th
     return lhs <= rhs;
 }
 
-// The coarsest LOD below `lod_count` that fits `threshold`; LOD 0 when none does.
-uint coarsest_fitting(uint type_index, uint lod_count, float size_px, float distance_squared,
-                      float threshold) {
-    for (uint lod = lod_count - 1u; lod > 0u; lod--) {
+// The coarsest LOD above `floor` and below `lod_count` that fits
+// `threshold`; `floor` when none does. Only the LODs that could win are
+// read: a unit already at its coarsest LOD reads none.
+uint coarsest_fitting(uint type_index, uint floor, uint lod_count, float size_px,
+                      float distance_squared, float threshold) {
+    for (uint lod = lod_count - 1u; lod > floor; lod--) {
         if (error_fits(types[type_index].routes[lod].error, size_px, distance_squared, threshold)) {
             return lod;
         }
     }
-    return 0u;
+    return floor;
 }
 
 // The sphere projects within `limit` pixels, squared as above:
@@ -146,10 +148,11 @@ void main() {
     if (!far) {
         uint previous = min(previous_route, lod_count - 1u);
         if (!error_fits(types[type_index].routes[previous].error, size_px, distance_squared, threshold)) {
-            route = coarsest_fitting(type_index, lod_count, size_px, distance_squared, threshold);
+            route = coarsest_fitting(type_index, 0u, lod_count, size_px, distance_squared,
+                                     threshold);
         } else {
-            route = max(previous, coarsest_fitting(type_index, lod_count, size_px, distance_squared,
-                                                   tight_threshold));
+            route = coarsest_fitting(type_index, previous, lod_count, size_px, distance_squared,
+                                     tight_threshold);
         }
     }
     if (route != previous_route) {

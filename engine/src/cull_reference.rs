@@ -108,15 +108,17 @@ fn projects_within(size_px: f32, distance_squared: f32, limit: f32) -> bool {
     size_px * size_px <= (limit * limit) * distance_squared
 }
 
-/// The coarsest LOD below `lod_count` that fits `threshold`; 0 when none does.
+/// The coarsest LOD above `floor` and below `lod_count` that fits
+/// `threshold`; `floor` when none does.
 fn coarsest_fitting(
     type_info: &TypeInfo,
+    floor: u32,
     lod_count: u32,
     size_px: f32,
     distance_squared: f32,
     threshold: f32,
 ) -> u32 {
-    (1..lod_count)
+    (floor + 1..lod_count)
         .rev()
         .find(|&lod| {
             error_fits(
@@ -126,7 +128,7 @@ fn coarsest_fitting(
                 threshold,
             )
         })
-        .unwrap_or(0)
+        .unwrap_or(floor)
 }
 
 /// The route of a visible instance this frame, given last frame's.
@@ -172,15 +174,16 @@ pub fn choose_route(
     let previous = previous_route.min(lod_count - 1);
     let previous_error = type_info.routes[previous as usize].error;
     if !error_fits(previous_error, size_px, distance_squared, threshold) {
-        coarsest_fitting(type_info, lod_count, size_px, distance_squared, threshold)
+        coarsest_fitting(type_info, 0, lod_count, size_px, distance_squared, threshold)
     } else {
-        previous.max(coarsest_fitting(
+        coarsest_fitting(
             type_info,
+            previous,
             lod_count,
             size_px,
             distance_squared,
             tight_threshold,
-        ))
+        )
     }
 }
 
