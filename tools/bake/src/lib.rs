@@ -414,6 +414,31 @@ fn bake_unit_unguarded(
         });
     }
 
+    // Frames the bone texture can hold (at mat3x4's three texels per bone,
+    // the fallback encoding), checked before sampling so that a hostile clip
+    // length cannot make the bake allocate without bound; each clip's raised
+    // rate stays within it too.
+    let bone_texels = u64::from(BoneEncoding::Mat3x4F32.texels_per_bone())
+        * model.skeleton.joints.len().max(1) as u64;
+    let frame_budget =
+        u64::from(options.max_texture_height) * u64::from(options.texture_width) / bone_texels;
+    let base_frames: u64 = model
+        .clips
+        .iter()
+        .map(|clip| u64::from(sample::frame_count(clip.duration, options.sample_rate)))
+        .sum();
+    if base_frames > frame_budget {
+        return Err(BakeError::Options(format!(
+            "{}: the clips need {base_frames} frames at {} fps, more than the {}x{} bone \
+             texture holds ({frame_budget}); pass fewer clips (--clip), a lower --rate or a \
+             wider --texture-width",
+            character.display(),
+            options.sample_rate,
+            options.texture_width,
+            options.max_texture_height
+        )));
+    }
+
     progress("sampling poses");
     let bound = options.max_interp_error * bounds.height;
     let samplings: Vec<sample::ClipSampling> = model
@@ -426,7 +451,10 @@ fn bake_unit_unguarded(
                 &model.positions,
                 &model.influences,
                 options.sample_rate,
-                options.max_sample_rate,
+                options
+                    .max_sample_rate
+                    .min(frame_budget as f32 / clip.duration.max(f32::MIN_POSITIVE))
+                    .max(options.sample_rate),
                 bound,
             )
         })

@@ -132,7 +132,7 @@ pub fn frame_count(duration: f32, rate: f32) -> u32 {
     if duration <= 0.0 {
         1
     } else {
-        ((duration * rate - 1e-3).ceil().max(1.0) as u32) + 1
+        ((duration * rate - 1e-3).ceil().max(1.0) as u32).saturating_add(1)
     }
 }
 

@@ -366,6 +366,9 @@ fn check_accessor(root: &Value, accessor_index: usize) -> Result<(), String> {
         .and_then(component_count)
         .ok_or_else(|| format!("{at} has an invalid type"))?;
     let element = component * components;
+    if element_count == 0 {
+        return Err(format!("{at} has count 0 (glTF requires at least 1)"));
+    }
     // An accessor without a view reads as zeros: its size is only declared,
     // so it gets the same cap as a file.
     let declared = element_count.saturating_mul(element);
@@ -381,8 +384,13 @@ fn check_accessor(root: &Value, accessor_index: usize) -> Result<(), String> {
             "byteStride",
             "bufferView",
         )?
-        .unwrap_or(element)
-        .max(element);
+        .unwrap_or(element);
+        if stride < element {
+            return Err(format!(
+                "{at}: bufferView {view} has byteStride {stride}, less than its {element}-byte \
+                 elements"
+            ));
+        }
         let offset = unsigned(accessor, "byteOffset", &at)?.unwrap_or(0);
         let needed = match element_count {
             0 => 0,
@@ -434,6 +442,51 @@ fn check_accessor(root: &Value, accessor_index: usize) -> Result<(), String> {
     Ok(())
 }
 
+const FLOAT: u64 = 5126;
+const UNSIGNED_BYTE: u64 = 5121;
+const UNSIGNED_SHORT: u64 = 5123;
+const UNSIGNED_INT: u64 = 5125;
+
+/// Checks that accessor `index` has one of `types` and one of `components`,
+/// as the glTF spec requires for its use (`what`); the gltf crate's readers
+/// assume it and panic otherwise.
+fn check_accessor_kind(
+    root: &Value,
+    accessor_index: usize,
+    types: &[&str],
+    components: &[u64],
+    what: &str,
+) -> Result<(), String> {
+    let accessor = &array(root, "accessors")[accessor_index];
+    let kind = accessor.get("type").and_then(Value::as_str).unwrap_or("");
+    let component = accessor
+        .get("componentType")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    if types.contains(&kind) && components.contains(&component) {
+        Ok(())
+    } else {
+        Err(format!(
+            "accessors[{accessor_index}] used as {what} is {kind} of component type {component} \
+             (expected {types:?} of {components:?})"
+        ))
+    }
+}
+
+/// The accessor types and component types glTF allows for a vertex attribute.
+fn attribute_kind(name: &str) -> Option<(&'static [&'static str], &'static [u64])> {
+    let base = name.split('_').next().unwrap_or(name);
+    match base {
+        "POSITION" | "NORMAL" => Some((&["VEC3"], &[FLOAT])),
+        "TANGENT" => Some((&["VEC4"], &[FLOAT])),
+        "TEXCOORD" => Some((&["VEC2"], &[FLOAT, UNSIGNED_BYTE, UNSIGNED_SHORT])),
+        "COLOR" => Some((&["VEC3", "VEC4"], &[FLOAT, UNSIGNED_BYTE, UNSIGNED_SHORT])),
+        "JOINTS" => Some((&["VEC4"], &[UNSIGNED_BYTE, UNSIGNED_SHORT])),
+        "WEIGHTS" => Some((&["VEC4"], &[FLOAT, UNSIGNED_BYTE, UNSIGNED_SHORT])),
+        _ => None,
+    }
+}
+
 /// Every index and range the bake or the `gltf` crate will follow.
 fn validate(root: &Value) -> Result<(), String> {
     let [nodes, meshes, skins, accessors, views, materials, textures, images, samplers, cameras, scenes] =
@@ -475,7 +528,9 @@ fn validate(root: &Value) -> Result<(), String> {
             check_index(joint, nodes, "nodes", &format!("{at}.joints[{slot}]"))?;
         }
         index(skin, "skeleton", nodes, "nodes", &at)?;
-        index(skin, "inverseBindMatrices", accessors, "accessors", &at)?;
+        if let Some(matrices) = index(skin, "inverseBindMatrices", accessors, "accessors", &at)? {
+            check_accessor_kind(root, matrices, &["MAT4"], &[FLOAT], "inverse bind matrices")?;
+        }
     }
     for (mesh_index, mesh) in array(root, "meshes").iter().enumerate() {
         for (primitive_index, primitive) in array(mesh, "primitives").iter().enumerate() {
@@ -485,15 +540,26 @@ fn validate(root: &Value) -> Result<(), String> {
                 .flatten();
             for attributes in attribute_sets {
                 for (name, accessor) in attributes.as_object().into_iter().flatten() {
-                    check_index(
+                    let accessor = check_index(
                         accessor,
                         accessors,
                         "accessors",
                         &format!("{at}.attributes.{name}"),
                     )?;
+                    if let Some((types, components)) = attribute_kind(name) {
+                        check_accessor_kind(root, accessor, types, components, name)?;
+                    }
                 }
             }
-            index(primitive, "indices", accessors, "accessors", &at)?;
+            if let Some(indices) = index(primitive, "indices", accessors, "accessors", &at)? {
+                check_accessor_kind(
+                    root,
+                    indices,
+                    &["SCALAR"],
+                    &[UNSIGNED_BYTE, UNSIGNED_SHORT, UNSIGNED_INT],
+                    "indices",
+                )?;
+            }
             index(primitive, "material", materials, "materials", &at)?;
         }
     }
@@ -542,6 +608,8 @@ fn validate(root: &Value) -> Result<(), String> {
                 index(sampler, key, accessors, "accessors", &sampler_at)?
                     .ok_or_else(|| format!("{sampler_at} has no {key}"))?;
             }
+            let input = unsigned(sampler, "input", &sampler_at)?.unwrap_or(0) as usize;
+            check_accessor_kind(root, input, &["SCALAR"], &[FLOAT], "key times")?;
         }
         for (slot, channel) in array(animation, "channels").iter().enumerate() {
             let channel_at = format!("{at}.channels[{slot}]");
@@ -564,6 +632,17 @@ fn validate(root: &Value) -> Result<(), String> {
                 &format!("{channel_at}.target"),
             )?
             .ok_or_else(|| format!("{channel_at}.target has no node"))?;
+            let sampler = unsigned(channel, "sampler", &channel_at)?.unwrap_or(0) as usize;
+            let output = unsigned(&animation_samplers[sampler], "output", &channel_at)?.unwrap_or(0)
+                as usize;
+            let path = target.get("path").and_then(Value::as_str).unwrap_or("");
+            let normalized_or_float = [FLOAT, 5120, UNSIGNED_BYTE, 5122, UNSIGNED_SHORT];
+            let (types, components): (&[&str], &[u64]) = match path {
+                "translation" | "scale" => (&["VEC3"], &[FLOAT]),
+                "rotation" => (&["VEC4"], &normalized_or_float),
+                _ => (&["SCALAR"], &normalized_or_float),
+            };
+            check_accessor_kind(root, output, types, components, &format!("{path} keys"))?;
         }
     }
     for view in 0..views {
