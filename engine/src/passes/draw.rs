@@ -173,7 +173,7 @@ impl DrawPass {
     ) -> Result<DrawPass, Error> {
         let atlas_sampler = create_sampler(ctx, vk::Filter::LINEAR, "atlas sampler")?;
         let bone_sampler = create_bone_sampler(ctx)?;
-        let encoding = [u32::from(encoding != BoneEncoding::Mat3x4F32)];
+        let encoding = [encoding.shader_constant()];
         let props = (&shaders::MESH_VERT, &shaders::MESH_FRAG);
         let units = (&shaders::UNIT_VERT, &shaders::MESH_FRAG);
         let prop_pipeline = mesh_pipeline(
