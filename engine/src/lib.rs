@@ -9,8 +9,9 @@
 //! - [`frame`] and [`barriers`]: the frame context passes record through, the
 //!   checked dispatch, and the barriers derived from declared buffer uses.
 //! - [`passes`]: one file per GPU pass.
-//! - [`renderer`]: records one frame for either target; [`window`] runs it in a
-//!   winit window.
+//! - [`renderer`]: records one frame for either target. The window, its event
+//!   loop and input are application code (`horde_tools::window`): the engine
+//!   presents to any window through its raw handles ([`swapchain`]).
 //! - [`asset`]: the baked `.horde` asset format.
 
 pub mod anim;
@@ -35,7 +36,6 @@ pub mod renderer;
 pub mod scene;
 pub mod swapchain;
 pub mod target;
-pub mod window;
 pub mod world;
 
 /// One embedded SPIR-V module, compiled from `shaders/` by `build.rs`.
