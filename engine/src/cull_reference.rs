@@ -174,7 +174,14 @@ pub fn choose_route(
     let previous = previous_route.min(lod_count - 1);
     let previous_error = type_info.routes[previous as usize].error;
     if !error_fits(previous_error, size_px, distance_squared, threshold) {
-        coarsest_fitting(type_info, 0, lod_count, size_px, distance_squared, threshold)
+        coarsest_fitting(
+            type_info,
+            0,
+            lod_count,
+            size_px,
+            distance_squared,
+            threshold,
+        )
     } else {
         coarsest_fitting(
             type_info,

@@ -1,16 +1,27 @@
 //! horde: a Vulkan-native, GPU-driven crowd renderer.
 //!
 //! Module map, from the bottom up:
-//! - [`context`]: loader, instance, validation, device selection, tiers.
-//! - [`memory`]: buffers, images, staging uploads, deferred release.
+//! - [`context`]: loader, instance and validation messenger, device selection
+//!   and tiers, and the [`Gpu`](context::Gpu) every object shares.
+//! - [`memory`] and [`owned`]: buffers, images, staging uploads and deferred
+//!   release; every other Vulkan handle, destroyed when dropped.
 //! - [`reflect`] and [`pipeline`]: SPIR-V reflection and checked pipelines.
+//! - [`config`] and [`gpu_types`]: the constants and structs Rust and GLSL
+//!   share.
 //! - [`frames`] and [`profiler`]: frames in flight and GPU timestamps.
-//! - [`target`] and [`swapchain`]: offscreen and window render targets.
+//! - [`target`] and [`swapchain`]: offscreen and window render targets. The
+//!   engine presents to any window through its raw handles; the window, its
+//!   event loop and input are application code (`horde_tools::window`).
 //! - [`frame`] and [`barriers`]: the frame context passes record through, the
 //!   checked dispatch, and the barriers derived from declared buffer uses.
+//! - [`camera`], [`mesh`] and [`atlas`]: the camera, procedural meshes and
+//!   vertex quantization, the texture atlas.
+//! - [`anim`]: animation controllers and the CPU reference of the animate
+//!   pass; [`cull_reference`]: the CPU reference of the cull pass.
+//! - [`scene`] and [`world`]: what a renderer starts with, and the types,
+//!   units, props and GPU buffers made from it.
 //! - [`passes`]: one file per GPU pass.
-//! - [`renderer`]: records one frame for either target; [`window`] runs it in a
-//!   winit window.
+//! - [`renderer`]: records one frame for either target.
 //! - [`asset`]: the baked `.horde` asset format.
 
 pub mod anim;
@@ -34,7 +45,6 @@ pub mod renderer;
 pub mod scene;
 pub mod swapchain;
 pub mod target;
-pub mod window;
 pub mod world;
 
 /// The baked `.horde` asset format, from the GPU-free `horde-asset` crate.

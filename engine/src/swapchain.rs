@@ -1,6 +1,10 @@
 //! The window target: surface, swapchain, per-image framebuffers and the
 //! present semaphores.
 //!
+//! - The surface comes from the window's raw display and window handles
+//!   (raw-window-handle, through ash-window), so the engine presents to any
+//!   window system's window without depending on one: the application owns the
+//!   window and its event loop (horde's is `horde_tools::window`).
 //! - Format: `B8G8R8A8_SRGB` or `R8G8B8A8_SRGB` when offered, else the first.
 //! - Present mode: the requested one when supported, else FIFO (always there).
 //! - Recreated on resize, `OUT_OF_DATE` and `SUBOPTIMAL`. A 0×0 surface (a
@@ -13,7 +17,10 @@
 //!   swapchain, the swapchain before the surface. The caller waits for the
 //!   device before recreating or dropping.
 
+use std::ffi::CStr;
+
 use ash::vk;
+use raw_window_handle::{RawDisplayHandle, RawWindowHandle};
 
 use crate::context::Context;
 use crate::memory::Image;
@@ -27,6 +34,34 @@ fn surface_loader(ctx: &Context) -> Result<&ash::khr::surface::Instance, Error> 
     ctx.gpu.surface_loader.as_ref().ok_or_else(|| {
         Error::Config("the context was created without surface extensions".to_owned())
     })
+}
+
+/// The instance extensions a surface on `display` needs, for
+/// [`ContextDesc::surface_extensions`](crate::context::ContextDesc::surface_extensions).
+pub fn surface_extensions(display: RawDisplayHandle) -> Result<Vec<&'static CStr>, Error> {
+    let extensions = ash_window::enumerate_required_extensions(display)?;
+    // SAFETY: the extension names are static strings from ash-window.
+    Ok(extensions
+        .iter()
+        .map(|&p| unsafe { CStr::from_ptr(p) })
+        .collect())
+}
+
+/// Creates the surface of a window from its raw handles.
+///
+/// # Safety
+/// The window must outlive the surface: drop the [`Swapchain`] that takes
+/// the surface (or the surface itself) before the window.
+pub unsafe fn create_surface(
+    ctx: &Context,
+    display: RawDisplayHandle,
+    window: RawWindowHandle,
+) -> Result<Surface, Error> {
+    // SAFETY: the handles are valid (the caller's window is alive) and the
+    // caller keeps the window alive for the surface's lifetime.
+    let surface =
+        unsafe { ash_window::create_surface(&ctx.entry, &ctx.instance, display, window, None) }?;
+    Ok(Owned::new(ctx, surface, "window surface"))
 }
 
 /// Picks the surface format for a window.

@@ -8,9 +8,9 @@ use horde::context::Context;
 use horde::memory::{upload_buffer, upload_image, Buffer, Image};
 use horde::pipeline::{binding, compute_pipeline, LayoutDesc, Pipeline};
 use horde::renderer::Renderer;
-use horde::scene::first_scene;
 use horde::{shaders, Error};
 use horde_tests::{finish, gpu_context};
+use horde_tools::first_scene::first_scene;
 
 /// Buffers, an image, then a pipeline whose layout misses what the shader
 /// binds: the reflection check fails after the memory was allocated.

@@ -7,13 +7,14 @@ use horde::camera::Camera;
 use horde::context::Tier;
 use horde::mesh::ground;
 use horde::renderer::Environment;
-use horde::scene::{first_scene, first_scene_camera, rgba8, static_asset, Scene};
+use horde::scene::{rgba8, static_asset, Scene};
 use horde::target::CLEAR_COLOR;
 use horde::world::PropPlacement;
 use horde_tests::{
     compare_with_reference, compare_with_reference_as, finish, gpu_context, offscreen_renderer,
     render_scene, Tolerance,
 };
+use horde_tools::first_scene::{first_scene, first_scene_camera};
 
 const UNITS: u32 = 1024;
 

@@ -9,9 +9,9 @@ use std::process::{Child, Command, Stdio};
 
 use ash::vk;
 use horde::context::ContextDesc;
-use horde::scene::{first_scene, first_scene_camera};
-use horde::window::{run_window, WindowAction, WindowOptions};
 use horde_tests::init_logging;
+use horde_tools::first_scene::{first_scene, first_scene_camera};
+use horde_tools::window::{run_window, WindowAction, WindowOptions};
 
 /// Starts Xvfb on a free display and points `DISPLAY` at it.
 fn start_xvfb() -> Child {

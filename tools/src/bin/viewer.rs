@@ -16,10 +16,10 @@ use horde::asset::BoneEncoding;
 use horde::context::{Context, ContextDesc, Tier};
 use horde::profiler::percentile;
 use horde::renderer::{DrawStats, Renderer};
-use horde::scene::{first_scene, first_scene_camera};
 use horde::target::write_png_atomic;
-use horde::window::{run_window, WindowOptions};
 use horde_tools::crowd::{crowd_camera, crowd_scene, Battle, CameraPreset, CrowdOptions};
+use horde_tools::first_scene::{first_scene, first_scene_camera};
+use horde_tools::window::{run_window, WindowOptions};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum PresentMode {

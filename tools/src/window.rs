@@ -1,4 +1,7 @@
-//! Runs the renderer in a winit window.
+//! Runs the renderer in a winit window: the application side of presenting.
+//! The engine makes the surface and swapchain from the window's raw handles
+//! (`horde::swapchain`); the window, its event loop, input and camera
+//! controls live here, so the engine does not depend on winit.
 //!
 //! winit 0.30's `ApplicationHandler`: the window, the Vulkan context, the
 //! surface, the renderer and the swapchain are created in `resumed`; events
@@ -18,22 +21,20 @@
 //!   minimize/restore and close at given frame numbers.
 
 use ash::vk;
-use raw_window_handle::{HasDisplayHandle, HasWindowHandle};
+use horde::camera::Camera;
+use horde::context::{Context, ContextDesc};
+use horde::renderer::{RenderSettings, Renderer, WindowFrame};
+use horde::scene::Scene;
+use horde::swapchain::{choose_format, create_surface, surface_extensions, Swapchain};
+use horde::world::World;
+use horde::Error;
 use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
 use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, EventLoop};
 use winit::keyboard::{Key, NamedKey};
+use winit::raw_window_handle::{HasDisplayHandle, HasWindowHandle};
 use winit::window::{Window, WindowId};
-
-use crate::camera::Camera;
-use crate::context::{Context, ContextDesc};
-use crate::owned::Owned;
-use crate::renderer::{RenderSettings, Renderer, WindowFrame};
-use crate::scene::Scene;
-use crate::swapchain::{choose_format, Swapchain};
-use crate::world::World;
-use crate::Error;
 
 /// Something a script does to the window at a given frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -169,13 +170,8 @@ impl App {
             .window_handle()
             .map_err(|err| Error::Window(err.to_string()))?
             .as_raw();
-        let extensions = ash_window::enumerate_required_extensions(display)?;
         let mut desc = self.options.context.clone();
-        // SAFETY: the extension names are static strings from ash-window.
-        desc.surface_extensions = extensions
-            .iter()
-            .map(|&p| unsafe { std::ffi::CStr::from_ptr(p) })
-            .collect();
+        desc.surface_extensions = surface_extensions(display)?;
         let mut ctx = Context::new(&desc)?;
         if !ctx.surface_supported {
             return Err(Error::Config(
@@ -184,10 +180,7 @@ impl App {
         }
         // SAFETY: the window outlives the surface: `Running` drops the
         // swapchain, which owns the surface, before the window.
-        let surface = unsafe {
-            ash_window::create_surface(&ctx.entry, &ctx.instance, display, window_handle, None)
-        }?;
-        let surface = Owned::new(&ctx, surface, "window surface");
+        let surface = unsafe { create_surface(&ctx, display, window_handle) }?;
         let format = choose_format(&ctx, *surface)?;
         let renderer = Renderer::new(
             &mut ctx,

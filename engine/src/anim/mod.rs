@@ -8,7 +8,9 @@
 //! the GPU for every unit every frame. [`pack`] concatenates the controllers of
 //! all types into the two GPU tables, and [`step`] is the CPU reference of one
 //! frame of one unit: it repeats the shader's arithmetic in the same order, so a
-//! test can compare the GPU with it bit for bit.
+//! test can compare the GPU with it bit for bit. This file holds the
+//! controllers, their packing and the state word's fields; `reference.rs`
+//! holds the CPU reference ([`step`], [`step_unit`], [`AnimTables`]).
 //!
 //! One frame of a unit (`dt` seconds):
 //! 1. Advance. The current clip's time grows by `dt × state speed`, the previous
@@ -29,24 +31,25 @@
 //!    yet (a hit during a hit, an attack while dead) stays pending, like a
 //!    Unity trigger.
 //!
-//! Bad data never reads out of bounds: a type index past [`MAX_TYPES`]
-//! (despawned units), a state past the type's states, or a type without clips
-//! leaves the unit unchanged; a transition whose target does not exist never
-//! fires; a clip index past the type's clips reads its last clip.
+//! Bad data never reads out of bounds: a type index past
+//! [`MAX_TYPES`](crate::gpu_types::MAX_TYPES) (despawned units), a state past
+//! the type's states, or a type without clips leaves the unit unchanged; a
+//! transition whose target does not exist never fires; a clip index past the
+//! type's clips reads its last clip.
 
 use crate::asset::Clip;
 use crate::config::{
-    ANIM_ATTACK_SEEN_SHIFT, ANIM_COMMAND_ATTACK_SHIFT, ANIM_COMMAND_DEAD, ANIM_COMMAND_HIT_SHIFT,
-    ANIM_COMMAND_VARIANT_SHIFT, ANIM_CURRENT_CLIP_SHIFT, ANIM_FADE_STEPS_PER_SECOND,
-    ANIM_FADE_STEPS_SHIFT, ANIM_FADE_STEP_SECONDS, ANIM_HIT_SEEN_SHIFT, ANIM_PREVIOUS_CLIP_SHIFT,
-    ANIM_PREVIOUS_LOOPS_BIT, ANIM_SERIAL_MASK,
+    ANIM_ATTACK_SEEN_SHIFT, ANIM_CURRENT_CLIP_SHIFT, ANIM_FADE_STEPS_SHIFT, ANIM_FADE_STEP_SECONDS,
+    ANIM_HIT_SEEN_SHIFT, ANIM_PREVIOUS_CLIP_SHIFT, ANIM_PREVIOUS_LOOPS_BIT, ANIM_SERIAL_MASK,
 };
 use crate::gpu_types::{
-    condition, AnimState, AnimStateDef, AnimTransitionDef, ClipInfo, TypeInfo, UnitInfo,
-    UnitMotion, MAX_ANIM_STATES, MAX_ANIM_TRANSITIONS, MAX_CLIPS, MAX_TYPES, STATE_NO_ANY,
-    STATE_PLAY_ONCE,
+    condition, AnimState, AnimStateDef, AnimTransitionDef, MAX_ANIM_STATES, MAX_ANIM_TRANSITIONS,
+    STATE_NO_ANY, STATE_PLAY_ONCE,
 };
 use crate::Error;
+
+mod reference;
+pub use reference::{step, step_unit, AnimTables};
 
 /// Most states one controller may have (8 bits in [`AnimState::clips`]).
 pub const MAX_STATES_PER_CONTROLLER: usize = 256;
@@ -312,8 +315,9 @@ pub struct PackedControllers {
     /// Storage buffer `Transitions`: per type, its any-state transitions, then
     /// its states' transitions.
     pub transitions: Vec<AnimTransitionDef>,
-    /// Per controller, the value of [`TypeInfo::controller`]: first state,
-    /// state count, first any-state transition, any-state count.
+    /// Per controller, its four fields of
+    /// [`TypeInfo`](crate::gpu_types::TypeInfo): first state, state count,
+    /// first any-state transition, any-state count.
     pub ranges: Vec<[u32; 4]>,
 }
 
@@ -445,217 +449,4 @@ impl AnimFields {
     pub fn fade_seconds(&self) -> f32 {
         self.fade_steps as f32 * ANIM_FADE_STEP_SECONDS
     }
-}
-
-/// The GPU tables [`step`] reads, as uploaded.
-#[derive(Clone, Copy, Debug)]
-pub struct AnimTables<'a> {
-    /// Uniform buffer `Types`.
-    pub types: &'a [TypeInfo],
-    /// Uniform buffer `Clips` (entries past the end read as zero, like the
-    /// zero padding of the uniform buffer).
-    pub clips: &'a [ClipInfo],
-    /// The head of storage buffer `Controllers` ([`PackedControllers::states`]);
-    /// entries past its end, up to `MAX_ANIM_STATES`, read as zero.
-    pub states: &'a [AnimStateDef],
-    /// The rest of `Controllers` ([`PackedControllers::transitions`]).
-    pub transitions: &'a [AnimTransitionDef],
-}
-
-/// One frame of one unit, exactly as `shaders/animate.comp` computes it:
-/// despawned units and bad type indices are returned unchanged.
-pub fn step_unit(
-    info: &UnitInfo,
-    motion: &UnitMotion,
-    state: AnimState,
-    dt: f32,
-    tables: &AnimTables,
-) -> AnimState {
-    if info.type_index as usize >= MAX_TYPES {
-        return state;
-    }
-    match tables.types.get(info.type_index as usize) {
-        Some(type_info) => step(state, motion, dt, type_info, tables),
-        None => state,
-    }
-}
-
-/// The animation inputs of a [`UnitMotion`], as the shader unpacks them.
-struct Params {
-    speed: f32,
-    dead: bool,
-    attack_serial: u32,
-    hit_serial: u32,
-    attack_variant: u32,
-}
-
-/// The controller state `index` (global) as the GPU reads it: zero past the
-/// packed states, nothing past `MAX_ANIM_STATES`.
-fn state_def(index: u32, tables: &AnimTables) -> Option<AnimStateDef> {
-    (index < MAX_ANIM_STATES).then(|| {
-        tables
-            .states
-            .get(index as usize)
-            .copied()
-            .unwrap_or_default()
-    })
-}
-
-/// The clip `local` of a type; an index past the type's clips reads its last.
-fn clip_of(type_info: &TypeInfo, local: u32, tables: &AnimTables) -> ClipInfo {
-    let global = type_info
-        .first_clip
-        .wrapping_add(local.min(type_info.clip_count.wrapping_sub(1)));
-    let global = global.min(MAX_CLIPS as u32 - 1);
-    tables
-        .clips
-        .get(global as usize)
-        .copied()
-        .unwrap_or_default()
-}
-
-/// Keeps a clip time within [0, duration]: looping clips wrap, others hold.
-fn wrap_or_hold(time: f32, duration: f32, loops: bool) -> f32 {
-    // Written as `!(d > 0)` so that a NaN duration holds at 0, as in GLSL.
-    #[allow(clippy::neg_cmp_op_on_partial_ord)]
-    if !(duration > 0.0) {
-        return 0.0;
-    }
-    if !loops {
-        return time.min(duration);
-    }
-    let mut wrapped = time;
-    if wrapped >= duration {
-        wrapped -= duration;
-    }
-    if wrapped >= duration {
-        wrapped -= duration * (wrapped / duration).floor();
-    }
-    wrapped
-}
-
-/// Whether `transition` may fire now (its target exists and its condition holds).
-fn can_fire(
-    transition: &AnimTransitionDef,
-    type_info: &TypeInfo,
-    params: &Params,
-    clip_ended: bool,
-    fields: &AnimFields,
-) -> bool {
-    let target_exists = transition.target < type_info.controller_state_count
-        && type_info
-            .first_controller_state
-            .wrapping_add(transition.target)
-            < MAX_ANIM_STATES;
-    if !target_exists {
-        return false;
-    }
-    match transition.condition {
-        condition::CLIP_END => clip_ended,
-        condition::SPEED_ABOVE => params.speed > transition.threshold,
-        condition::SPEED_BELOW => params.speed <= transition.threshold,
-        condition::DEAD => params.dead,
-        condition::ALIVE => !params.dead,
-        condition::ATTACK => {
-            params.attack_serial != fields.attack_seen
-                && (transition.threshold < 0.0
-                    || transition.threshold as u32 == params.attack_variant)
-        }
-        condition::HIT => params.hit_serial != fields.hit_seen,
-        _ => false,
-    }
-}
-
-/// One frame of one unit of type `type_info` moving as `motion`: the CPU
-/// reference of `shaders/animate.comp`.
-pub fn step(
-    state: AnimState,
-    motion: &UnitMotion,
-    dt: f32,
-    type_info: &TypeInfo,
-    tables: &AnimTables,
-) -> AnimState {
-    let mut fields = AnimFields::decode(state);
-    let state_index = type_info.first_controller_state.wrapping_add(fields.state);
-    let current_def = match state_def(state_index, tables) {
-        Some(def)
-            if fields.state < type_info.controller_state_count && type_info.clip_count != 0 =>
-        {
-            def
-        }
-        _ => return state,
-    };
-    let current = clip_of(type_info, fields.current_clip, tables);
-    let previous = clip_of(type_info, fields.previous_clip, tables);
-    let current_loops = current.looping != 0 && current_def.flags & STATE_PLAY_ONCE == 0;
-
-    // 1. Advance.
-    let time_current = fields.time_current + dt * current_def.speed;
-    fields.time_current = wrap_or_hold(time_current, current.duration, current_loops);
-    let time_previous = fields.time_previous + dt;
-    fields.time_previous = wrap_or_hold(time_previous, previous.duration, fields.previous_loops);
-    fields.blend = if fields.fade_steps != 0 {
-        let fade_seconds = fields.fade_steps as f32 * ANIM_FADE_STEP_SECONDS;
-        (fields.blend + dt / fade_seconds).min(1.0)
-    } else {
-        1.0
-    };
-
-    // 2. Evaluate.
-    let commands = motion.anim_commands;
-    let params = Params {
-        speed: motion.speed,
-        dead: commands & ANIM_COMMAND_DEAD != 0,
-        attack_serial: (commands >> ANIM_COMMAND_ATTACK_SHIFT) & ANIM_SERIAL_MASK,
-        hit_serial: (commands >> ANIM_COMMAND_HIT_SHIFT) & ANIM_SERIAL_MASK,
-        attack_variant: (commands >> ANIM_COMMAND_VARIANT_SHIFT) & ANIM_SERIAL_MASK,
-    };
-    let clip_ended = !current_loops && fields.time_current >= current.duration;
-    // The first of `count` transitions from `first` that can fire; the end of
-    // the table ends the search.
-    let first_firing = |first: u32, count: u32, skip_current: bool| {
-        for i in 0..count {
-            let index = first.wrapping_add(i);
-            let transition = tables.transitions.get(index as usize)?;
-            if !(skip_current && transition.target == fields.state)
-                && can_fire(transition, type_info, &params, clip_ended, &fields)
-            {
-                return Some(index);
-            }
-        }
-        None
-    };
-    let mut fired = None;
-    if current_def.flags & STATE_NO_ANY == 0 {
-        fired = first_firing(
-            type_info.first_any_transition,
-            type_info.any_transition_count,
-            true,
-        );
-    }
-    if fired.is_none() {
-        let own = current_def.transitions;
-        fired = first_firing(own & 0xffff, own >> 16, false);
-    }
-
-    // 3. Fire.
-    if let Some(transition) = fired.and_then(|index| tables.transitions.get(index as usize)) {
-        if transition.condition == condition::ATTACK {
-            fields.attack_seen = params.attack_serial;
-        }
-        if transition.condition == condition::HIT {
-            fields.hit_seen = params.hit_serial;
-        }
-        fields.previous_clip = fields.current_clip;
-        fields.time_previous = fields.time_current;
-        fields.previous_loops = current_loops;
-        fields.state = transition.target;
-        let target_index = type_info.first_controller_state.wrapping_add(fields.state);
-        fields.current_clip = state_def(target_index, tables).map_or(0, |def| def.clip & 0xff);
-        fields.time_current = 0.0;
-        let steps = transition.fade * ANIM_FADE_STEPS_PER_SECOND + 0.5;
-        fields.fade_steps = steps.clamp(0.0, 255.0) as u32;
-        fields.blend = if fields.fade_steps == 0 { 1.0 } else { 0.0 };
-    }
-    fields.encode()
 }

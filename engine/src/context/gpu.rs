@@ -1,0 +1,78 @@
+//! The shared device: the instance, the logical device and the memory
+//! allocator in one [`Gpu`], held through an `Arc` by the context and by every
+//! GPU object. The last holder to drop destroys them in order: the allocator,
+//! the device, then the instance (see the `context` module doc, "Lifetime").
+
+use std::sync::{Mutex, PoisonError};
+
+use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, Allocator};
+use gpu_allocator::AllocationError;
+
+use super::instance::Instance;
+
+/// The Vulkan instance, logical device and memory allocator, shared through an
+/// `Arc` by the [`Context`](super::Context) and every object made from the device. Dropping
+/// the last `Arc` destroys the allocator, then the device, then the instance.
+pub struct Gpu {
+    pub device: ash::Device,
+    pub(super) debug_utils: Option<ash::ext::debug_utils::Device>,
+    /// Present when the instance has the window system's extensions.
+    pub surface_loader: Option<ash::khr::surface::Instance>,
+    /// Present when the device has `VK_KHR_swapchain` enabled.
+    pub swapchain_loader: Option<ash::khr::swapchain::Device>,
+    /// `None` only while [`Context::new`](super::Context::new) builds the `Gpu`, and in `drop`.
+    pub(super) allocator: Mutex<Option<Allocator>>,
+    /// Dropped after `Gpu::drop` has destroyed the device.
+    pub(super) instance: Instance,
+}
+
+impl Gpu {
+    /// Allocates memory.
+    pub fn allocate(&self, desc: &AllocationCreateDesc) -> Result<Allocation, AllocationError> {
+        let mut allocator = self
+            .allocator
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        allocator
+            .as_mut()
+            .ok_or_else(|| AllocationError::Internal("the allocator is gone".to_owned()))?
+            .allocate(desc)
+    }
+
+    /// Returns memory to the allocator; a null allocation is ignored.
+    pub fn free(&self, allocation: Allocation) {
+        let mut allocator = self
+            .allocator
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(allocator) = allocator.as_mut() {
+            if let Err(err) = allocator.free(allocation) {
+                log::error!("freeing GPU memory: {err}");
+            }
+        }
+    }
+}
+
+impl Drop for Gpu {
+    fn drop(&mut self) {
+        let allocator = self
+            .allocator
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        // SAFETY: this is the last holder of the device, so every object made
+        // from it has been dropped; waiting for idle covers work still queued.
+        unsafe {
+            if let Err(err) = self.device.device_wait_idle() {
+                log::error!("waiting for the device before destroying it: {err}");
+            }
+            if let Some(allocator) = allocator {
+                allocator.report_memory_leaks(log::Level::Error);
+                // Frees the memory blocks, which needs the device.
+                drop(allocator);
+            }
+            self.device.destroy_device(None);
+        }
+        // `self.instance` drops next, destroying the messenger and instance.
+    }
+}
