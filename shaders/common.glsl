@@ -20,11 +20,13 @@ vec3 rotate_y(vec3 v, float angle) {
     return vec3(c * v.x + s * v.z, v.y, -s * v.x + c * v.z);
 }
 
-// Directional + ambient lighting with exponential fog, in linear colour.
-vec3 shade(vec3 albedo, vec3 normal, vec3 world_position, FrameGlobals g) {
+// Directional + ambient lighting plus emitted light, with exponential fog,
+// in linear colour.
+vec3 shade(vec3 albedo, vec3 emitted, vec3 normal, vec3 world_position, FrameGlobals g) {
     float diffuse = max(dot(normalize(normal), g.light_direction), 0.0);
     float hemisphere = 0.5 + 0.5 * normal.y;
-    vec3 lit = albedo * (g.light_color * diffuse + g.ambient * mix(0.6, 1.0, hemisphere));
+    vec3 lit = albedo * (g.light_color * diffuse + g.ambient * mix(0.6, 1.0, hemisphere))
+             + emitted;
     float distance_to_camera = length(world_position - g.camera_position);
     float fog = 1.0 - exp(-g.fog_density * distance_to_camera);
     return mix(lit, g.fog_color, clamp(fog, 0.0, 1.0));

@@ -1,6 +1,9 @@
 #version 450
 // Base colour (atlas texture × factor × instance tint), directional + ambient
-// light, fog. The LOD debug view replaces the base colour by the route's colour.
+// light, emission (atlas texture × factor), fog. The LOD debug view replaces
+// the base colour by the route's colour. In the pipelines that rasterize back
+// faces (types with a double-sided material), single-sided materials discard
+// theirs and double-sided ones are lit with the flipped normal.
 #include "types.glsl"
 #include "common.glsl"
 
@@ -17,15 +20,31 @@ layout(location = 5) flat in uint in_route;
 
 layout(location = 0) out vec4 out_color;
 
+// 1 in the pipelines without back-face culling.
+layout(constant_id = 1) const uint BACK_FACES_RASTERIZED = 0u;
+
+vec3 atlas_texel(vec4 rect) {
+    return texture(atlas, rect.xy + fract(in_uv) * rect.zw).rgb;
+}
+
 void main() {
     MaterialInfo material = materials[in_material];
+    bool back_face = BACK_FACES_RASTERIZED == 1u && !gl_FrontFacing;
+    if (back_face && material.double_sided == 0u) {
+        discard;
+    }
+    vec3 normal = back_face ? -in_normal : in_normal;
     vec3 albedo = material.base_color.rgb * in_tint.rgb;
     if (material.atlas_rect.z > 0.0) {
-        vec2 uv = material.atlas_rect.xy + fract(in_uv) * material.atlas_rect.zw;
-        albedo *= texture(atlas, uv).rgb;
+        albedo *= atlas_texel(material.atlas_rect);
+    }
+    vec3 emitted = material.emissive;
+    if (material.emissive_rect.z > 0.0) {
+        emitted *= atlas_texel(material.emissive_rect);
     }
     if (globals.debug_view == DEBUG_VIEW_LOD) {
         albedo = route_color(in_route);
+        emitted = vec3(0.0);
     }
-    out_color = vec4(shade(albedo, in_normal, in_world_position, globals), 1.0);
+    out_color = vec4(shade(albedo, emitted, normal, in_world_position, globals), 1.0);
 }

@@ -87,6 +87,9 @@ struct ClipInfo {
 struct MaterialInfo {
     vec4 base_color;
     vec4 atlas_rect;
+    vec3 emissive;
+    uint double_sided;
+    vec4 emissive_rect;
 };
 
 struct AnimStateDef {

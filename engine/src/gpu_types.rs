@@ -243,16 +243,25 @@ pub struct ClipInfo {
 }
 const _: () = assert!(size_of::<ClipInfo>() == 16);
 
-/// A material: base colour factor and where its texture sits in the atlas.
+/// A material (uniform buffer `Materials`): base colour and emission, each
+/// a factor times an optional rectangle of the shared atlas.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable, PartialEq)]
 pub struct MaterialInfo {
     /// Linear RGBA factor.
     pub base_color: [f32; 4],
-    /// Atlas rectangle: xy offset, zw size, in UV units; zw = 0 means untextured.
+    /// Atlas rectangle of the base colour texture: xy offset, zw size, in UV
+    /// units; zw = 0 means untextured.
     pub atlas_rect: [f32; 4],
+    /// Linear RGB emitted light (0 for none).
+    pub emissive: [f32; 3],
+    /// 1 when back faces are drawn, lit with the flipped normal.
+    pub double_sided: u32,
+    /// Atlas rectangle of the emissive texture, as `atlas_rect`.
+    pub emissive_rect: [f32; 4],
 }
-const _: () = assert!(size_of::<MaterialInfo>() == 32);
+const _: () = assert!(size_of::<MaterialInfo>() == 64);
+const _: () = assert!(size_of::<MaterialInfo>() * MAX_MATERIALS <= 16 * 1024);
 
 /// One state of an animation controller (storage buffer `Controllers`).
 #[repr(C)]
@@ -441,7 +450,10 @@ pub fn layouts() -> Vec<(&'static str, Vec<(&'static str, usize)>)> {
         }),
         layout!(MaterialInfo {
             base_color,
-            atlas_rect
+            atlas_rect,
+            emissive,
+            double_sided,
+            emissive_rect
         }),
         layout!(AnimStateDef {
             clip,

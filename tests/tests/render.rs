@@ -158,3 +158,85 @@ fn profiler_reports_the_draw_pass() {
         assert_eq!(draw, "n/a");
     }
 }
+
+/// A flat 100 m plane with one material, seen from `camera_y` (above or
+/// below), with light only from the sun straight down and no fog; the
+/// centre pixel of a 64x64 render.
+fn plane_pixel(
+    tier: Option<Tier>,
+    camera_y: f32,
+    edit: impl Fn(&mut horde::asset::Material),
+) -> [u8; 3] {
+    let mut plane = static_asset("plane", &ground(100.0, 1));
+    plane.materials[0].base_color_factor = [0.5, 0.5, 0.5, 1.0];
+    edit(&mut plane.materials[0]);
+    let scene = Scene {
+        prop_types: vec![plane],
+        props: vec![PropPlacement {
+            prop_type: 0,
+            position: Vec3::ZERO,
+            heading: 0.0,
+            scale: 1.0,
+            tint: rgba8(Vec3::ONE),
+        }],
+        ..Scene::default()
+    };
+    let environment = Environment {
+        sun_direction: Vec3::Y,
+        sun_color: Vec3::splat(0.5),
+        ambient: 0.0,
+        fog_color: Vec3::ZERO,
+        fog_density: 0.0,
+    };
+    let camera = Camera::look_at(Vec3::new(0.0, camera_y, 0.01), Vec3::ZERO);
+    let mut ctx = gpu_context(tier);
+    let image = render_scene(
+        &mut ctx,
+        &scene,
+        &camera,
+        |r| r.environment = environment,
+        64,
+        64,
+        1,
+        0.0,
+    );
+    finish(ctx);
+    let pixel = image.get_pixel(32, 32);
+    [pixel[0], pixel[1], pixel[2]]
+}
+
+/// glTF `doubleSided` and emission on both tiers: a single-sided plane seen
+/// from below is culled (the clear colour shows), a double-sided one is drawn
+/// and lit with its flipped normal (facing away from the sun: black), and an
+/// emissive material adds its light on top of the lit colour.
+#[test]
+fn double_sided_and_emissive_materials() {
+    let clear: Vec<u8> = CLEAR_COLOR[..3].iter().map(|&c| srgb_encode(c)).collect();
+    for tier in [None, Some(Tier::Mobile)] {
+        let below_single = plane_pixel(tier, -10.0, |_| {});
+        assert_eq!(
+            &below_single[..],
+            &clear[..],
+            "{tier:?}: a single-sided back face is culled"
+        );
+        let below_double = plane_pixel(tier, -10.0, |m| m.double_sided = true);
+        assert_eq!(
+            below_double,
+            [0, 0, 0],
+            "{tier:?}: the back face is lit with the flipped normal"
+        );
+        let above_double = plane_pixel(tier, 10.0, |m| m.double_sided = true);
+        let lit = srgb_encode(0.25);
+        assert_eq!(
+            above_double,
+            [lit, lit, lit],
+            "{tier:?}: the front face as usual"
+        );
+        let glowing = plane_pixel(tier, 10.0, |m| m.emissive_factor = [0.5, 0.0, 0.0]);
+        assert_eq!(
+            glowing,
+            [srgb_encode(0.75), lit, lit],
+            "{tier:?}: emission adds to the lit colour"
+        );
+    }
+}

@@ -20,6 +20,13 @@
 //!   multi-draw and `firstInstance` must be 0, so every mesh route is its own
 //!   call, with the instance list bound at the region's byte offset.
 //! - The far-field route's command has no indices: the raster never draws it.
+//! - Types with a double-sided material are drawn by pipelines without
+//!   back-face culling, in runs of consecutive types; `mesh.frag` discards
+//!   the back faces of their single-sided materials and flips the normal of
+//!   the double-sided ones. Every other type keeps back-face culling and
+//!   early depth testing.
+
+use std::ops::Range;
 
 use ash::vk;
 
@@ -41,10 +48,13 @@ use crate::{shaders, Error, Spirv};
 
 const COMMAND_STRIDE: u32 = std::mem::size_of::<DrawCommand>() as u32;
 
-/// The two pipelines and their samplers.
+/// The mesh pipelines (props and units, each with and without back-face
+/// culling) and their samplers.
 pub struct DrawPass {
     prop_pipeline: Pipeline,
     unit_pipeline: Pipeline,
+    double_sided_prop_pipeline: Pipeline,
+    double_sided_unit_pipeline: Pipeline,
     atlas_sampler: Sampler,
     bone_sampler: Sampler,
 }
@@ -173,30 +183,30 @@ impl DrawPass {
     ) -> Result<DrawPass, Error> {
         let atlas_sampler = create_sampler(ctx, vk::Filter::LINEAR, "atlas sampler")?;
         let bone_sampler = create_bone_sampler(ctx)?;
-        let encoding = [encoding.shader_constant()];
+        // Constant 0: the bone encoding (vertex); 1: back faces are
+        // rasterized (fragment).
+        let single = [encoding.shader_constant(), 0];
+        let double = [encoding.shader_constant(), 1];
+        let both_faces = MeshState {
+            cull_mode: vk::CullModeFlags::NONE,
+            ..OPAQUE
+        };
         let props = (&shaders::MESH_VERT, &shaders::MESH_FRAG);
         let units = (&shaders::UNIT_VERT, &shaders::MESH_FRAG);
-        let prop_pipeline = mesh_pipeline(
-            ctx,
-            "draw props",
-            render_pass,
-            props,
-            false,
-            OPAQUE,
-            &encoding,
-        )?;
-        let unit_pipeline = mesh_pipeline(
-            ctx,
-            "draw units",
-            render_pass,
-            units,
-            true,
-            OPAQUE,
-            &encoding,
-        )?;
+        let pipeline = |name, shaders, skinned, state, constants: &[u32]| {
+            mesh_pipeline(ctx, name, render_pass, shaders, skinned, state, constants)
+        };
+        let prop_pipeline = pipeline("draw props", props, false, OPAQUE, &single)?;
+        let unit_pipeline = pipeline("draw units", units, true, OPAQUE, &single)?;
+        let double_sided_prop_pipeline =
+            pipeline("draw double-sided props", props, false, both_faces, &double)?;
+        let double_sided_unit_pipeline =
+            pipeline("draw double-sided units", units, true, both_faces, &double)?;
         Ok(DrawPass {
             prop_pipeline,
             unit_pipeline,
+            double_sided_prop_pipeline,
+            double_sided_unit_pipeline,
             atlas_sampler,
             bone_sampler,
         })
@@ -274,26 +284,53 @@ impl DrawPass {
         };
         let commands = &b.draw_lists.buffer;
         if world.unit_count() > 0 {
-            let (pipeline, descriptors) = if options.skinning {
-                (&self.unit_pipeline, &units[..])
+            let descriptors = if options.skinning {
+                &units[..]
             } else {
-                (&self.prop_pipeline, &units[..6])
+                &units[..6]
             };
-            let set = frame.descriptor_set(pipeline.set_layouts[0], descriptors)?;
-            draw_commands(frame, pipeline, set, world, commands, true);
+            let set = frame.descriptor_set(
+                self.unit_pipeline(options, false).set_layouts[0],
+                descriptors,
+            )?;
+            for (range, double_sided) in sided_runs(world, true) {
+                let pipeline = self.unit_pipeline(options, double_sided);
+                draw_commands(frame, pipeline, set, world, commands, range);
+            }
         }
         if world.prop_count() > 0 {
             let set = frame.descriptor_set(self.prop_pipeline.set_layouts[0], &props[..6])?;
-            draw_commands(frame, &self.prop_pipeline, set, world, commands, false);
+            for (range, double_sided) in sided_runs(world, false) {
+                let pipeline = if double_sided {
+                    &self.double_sided_prop_pipeline
+                } else {
+                    &self.prop_pipeline
+                };
+                draw_commands(frame, pipeline, set, world, commands, range);
+            }
         }
         if let Some(bounds) = bounds {
-            for (is_units, descriptors) in [(true, &units[..6]), (false, &props[..6])] {
-                let set = frame.descriptor_set(bounds.pipeline.set_layouts[0], descriptors)?;
-                let pipeline = &bounds.pipeline;
-                draw_commands(frame, pipeline, set, world, &b.bounds_commands, is_units);
+            let pipeline = &bounds.pipeline;
+            for (range, descriptors) in [
+                (world.unit_commands(), &units[..6]),
+                (world.prop_commands(), &props[..6]),
+            ] {
+                let set = frame.descriptor_set(pipeline.set_layouts[0], descriptors)?;
+                draw_commands(frame, pipeline, set, world, &b.bounds_commands, range);
             }
         }
         Ok(())
+    }
+
+    /// The pipeline drawing units: skinned, or static when skinning is off;
+    /// without back-face culling for types with double-sided materials.
+    fn unit_pipeline(&self, options: &DrawOptions, double_sided: bool) -> &Pipeline {
+        match (options.skinning, double_sided) {
+            (true, false) => &self.unit_pipeline,
+            (true, true) => &self.double_sided_unit_pipeline,
+            (false, false) => &self.prop_pipeline,
+            (false, true) => &self.double_sided_prop_pipeline,
+        }
     }
 }
 
@@ -340,24 +377,39 @@ fn begin_render_pass(frame: &Frame, target: &DrawTarget) {
     }
 }
 
-/// Draws the commands of the world's unit types (`units`) or prop types with
-/// `pipeline` and `set`, from `command_buffer` (the draw lists' head, or the
-/// bounds view's commands).
+/// The draw commands of the unit types (`units`) or the prop types, in runs
+/// of consecutive types that agree on back-face culling, with whether the run
+/// is double-sided.
+fn sided_runs(world: &World, units: bool) -> Vec<(Range<u32>, bool)> {
+    let types = if units {
+        0..world.unit_type_count as usize
+    } else {
+        world.unit_type_count as usize..world.types.len()
+    };
+    let mut runs: Vec<(Range<u32>, bool)> = Vec::new();
+    for type_index in types {
+        let double_sided = world.types[type_index].double_sided;
+        let first = type_index as u32 * MAX_ROUTES;
+        match runs.last_mut() {
+            Some((range, sided)) if *sided == double_sided => range.end = first + MAX_ROUTES,
+            _ => runs.push((first..first + MAX_ROUTES, double_sided)),
+        }
+    }
+    runs
+}
+
+/// Draws `commands` (whole types' commands) with `pipeline` and `set`, from
+/// `command_buffer` (the draw lists' head, or the bounds view's commands).
 pub fn draw_commands(
     frame: &Frame,
     pipeline: &Pipeline,
     set: vk::DescriptorSet,
     world: &World,
     command_buffer: &Buffer,
-    units: bool,
+    commands: Range<u32>,
 ) {
     let lists = world.buffers.draw_lists.buffer.raw;
     let vertices = world.buffers.vertices.raw;
-    let commands = if units {
-        world.unit_commands()
-    } else {
-        world.prop_commands()
-    };
     let device = &frame.ctx.device;
     let cmd = frame.cmd;
     // SAFETY: every bound object lives as long as the world; the command

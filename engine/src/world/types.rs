@@ -51,6 +51,9 @@ pub struct WorldType {
     pub kind: AssetKind,
     pub lods: Vec<LodRange>,
     pub info: TypeInfo,
+    /// Some material shows its back faces: the type is drawn without
+    /// back-face culling.
+    pub double_sided: bool,
     /// Instances alive of this type.
     pub live: u32,
     /// Size of each of its instance-list regions.
@@ -136,7 +139,8 @@ pub fn pack_types(
     let mut types = Vec::with_capacity(type_count);
     let mut clips: Vec<ClipInfo> = Vec::new();
     let mut materials: Vec<MaterialInfo> = Vec::new();
-    let mut material_textures: Vec<Option<(usize, u32)>> = Vec::new();
+    // Per material: its type, and its base colour and emissive textures.
+    let mut material_textures: Vec<(usize, Option<u32>, Option<u32>)> = Vec::new();
     let mut bone = BoneTexture {
         encoding,
         width: 0,
@@ -194,16 +198,22 @@ pub fn pack_types(
         for material in &asset.materials {
             materials.push(MaterialInfo {
                 base_color: material.base_color_factor,
-                atlas_rect: [0.0; 4],
+                emissive: material.emissive_factor,
+                double_sided: u32::from(material.double_sided),
+                ..MaterialInfo::default()
             });
-            material_textures.push(material.base_color_texture.map(|t| (type_index, t)));
+            material_textures.push((
+                type_index,
+                material.base_color_texture,
+                material.emissive_texture,
+            ));
         }
         if asset.materials.is_empty() {
             materials.push(MaterialInfo {
                 base_color: [1.0; 4],
-                atlas_rect: [0.0; 4],
+                ..MaterialInfo::default()
             });
-            material_textures.push(None);
+            material_textures.push((type_index, None, None));
         }
         if let (true, Some(animation)) = (is_unit, &asset.animation) {
             if animation.encoding != encoding {
@@ -248,6 +258,7 @@ pub fn pack_types(
             kind: asset.kind,
             lods,
             info,
+            double_sided: asset.materials.iter().any(|m| m.double_sided),
             live: 0,
             capacity: MIN_TYPE_CAPACITY,
         });
@@ -280,15 +291,15 @@ pub fn pack_types(
         texture_starts.push(next);
         next += asset.textures.len();
     }
-    for (material, texture) in materials.iter_mut().zip(&material_textures) {
-        if let Some((type_index, texture)) = texture {
-            if let Some(rect) = atlas
-                .rects
-                .get(texture_starts[*type_index] + *texture as usize)
-            {
-                material.atlas_rect = *rect;
-            }
-        }
+    let rect_of = |type_index: usize, texture: Option<u32>| {
+        texture
+            .and_then(|t| atlas.rects.get(texture_starts[type_index] + t as usize))
+            .copied()
+            .unwrap_or([0.0; 4])
+    };
+    for (material, &(type_index, base, emissive)) in materials.iter_mut().zip(&material_textures) {
+        material.atlas_rect = rect_of(type_index, base);
+        material.emissive_rect = rect_of(type_index, emissive);
     }
 
     let sphere = crate::mesh::sphere(16, 10);
