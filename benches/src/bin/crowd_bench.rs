@@ -125,6 +125,7 @@ fn measure(
         encoding,
         samples: false,
         seed: 1,
+        cache: horde_bake::cache::CacheOptions::default(),
     })?;
     let camera = crowd_camera(CameraPreset::Overview, units);
     let extent = vk::Extent2D {

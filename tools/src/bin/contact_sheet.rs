@@ -7,6 +7,7 @@
 //! contact-sheet -o contact_sheet.png
 //! ```
 
+use horde_bake::cache::CacheOptions;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context as _, Result};
@@ -42,6 +43,10 @@ struct Args {
     /// Use the third-party samples instead of the generated content.
     #[arg(long)]
     samples: bool,
+    /// Bake every glTF anew instead of using the baked-asset cache
+    /// (`HORDE_CACHE_DIR`, else ~/.cache/horde).
+    #[arg(long)]
+    no_cache: bool,
     /// Enable the Khronos validation layer.
     #[arg(long)]
     validation: bool,
@@ -65,6 +70,10 @@ fn main() -> Result<()> {
         encoding: BoneEncoding::Mat3x4F32,
         samples: args.samples,
         seed: 0,
+        cache: CacheOptions {
+            enabled: !args.no_cache,
+            dir: None,
+        },
     })?;
     // One frozen state per clip: speed 0 holds the pose the unit is given.
     let controllers: Vec<Option<Controller>> = types

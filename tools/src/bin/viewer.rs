@@ -7,6 +7,7 @@
 //! viewer --units 100000 --samples --camera overview
 //! ```
 
+use horde_bake::cache::CacheOptions;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context as _, Result};
@@ -68,6 +69,10 @@ struct Args {
     /// Use the third-party samples in ../shared/gltf-samples (Knight, skeletons, CesiumMan, Fox).
     #[arg(long)]
     samples: bool,
+    /// Bake every glTF anew instead of using the baked-asset cache
+    /// (`HORDE_CACHE_DIR`, else ~/.cache/horde).
+    #[arg(long)]
+    no_cache: bool,
     /// Camera preset.
     #[arg(long, value_enum, default_value_t = CameraPreset::Overview)]
     camera: CameraPreset,
@@ -142,6 +147,10 @@ fn scene_and_camera(args: &Args) -> Result<(horde::scene::Scene, horde::camera::
         encoding,
         samples: args.samples,
         seed: args.seed,
+        cache: CacheOptions {
+            enabled: !args.no_cache,
+            dir: None,
+        },
     })?;
     Ok((scene, crowd_camera(args.camera, args.units)))
 }
