@@ -20,6 +20,10 @@
 // (two texels: real, dual), whose two bones blend as dual quaternions
 // (BoneEncoding::shader_constant).
 layout(constant_id = 0) const uint BONE_ENCODING = 0u;
+// 1 when every baked mat3x4 bone is a rotation with a uniform scale (the
+// world checks at load): the linear part then maps normals itself (its
+// inverse transpose differs only in length), and the cofactors are skipped.
+layout(constant_id = 2) const uint BONES_ARE_SIMILARITIES = 0u;
 
 vec4 bone_texel(uint index) {
     uint width = uint(textureSize(bone_texture, 0).x);
@@ -72,10 +76,14 @@ void apply_bone(ClipInfo clip, uint bone_count, FramePair frames, uint bone,
         vec3 r0 = row0.xyz;
         vec3 r1 = row1.xyz;
         vec3 r2 = row2.xyz;
-        vec3 c0 = cross(r1, r2);
-        float det = dot(r0, c0);
-        vec3 n = vec3(dot(c0, normal), dot(cross(r2, r0), normal), dot(cross(r0, r1), normal));
-        out_normal = det < 0.0 ? -n : n;
+        if (BONES_ARE_SIMILARITIES == 1u) {
+            out_normal = vec3(dot(r0, normal), dot(r1, normal), dot(r2, normal));
+        } else {
+            vec3 c0 = cross(r1, r2);
+            float det = dot(r0, c0);
+            vec3 n = vec3(dot(c0, normal), dot(cross(r2, r0), normal), dot(cross(r0, r1), normal));
+            out_normal = det < 0.0 ? -n : n;
+        }
     } else {
         vec4 q = mix(bone_texel(a), bone_texel(b), frames.blend);
         float len = length(q);

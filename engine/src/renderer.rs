@@ -204,7 +204,12 @@ impl Renderer {
             cull: CullPass::new(ctx)?,
             statistics: StatisticsPass::new(ctx)?,
             bounds: BoundsPass::new(ctx, *render_pass)?,
-            draw: DrawPass::new(ctx, *render_pass, world.encoding)?,
+            draw: DrawPass::new(
+                ctx,
+                *render_pass,
+                world.encoding,
+                world.bones_are_similarities,
+            )?,
             frames: Frames::new(ctx)?,
             profiler: Profiler::new(ctx)?,
             tracker: Tracker::default(),

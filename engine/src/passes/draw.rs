@@ -180,13 +180,15 @@ impl DrawPass {
         ctx: &Context,
         render_pass: vk::RenderPass,
         encoding: BoneEncoding,
+        bones_are_similarities: bool,
     ) -> Result<DrawPass, Error> {
         let atlas_sampler = create_sampler(ctx, vk::Filter::LINEAR, "atlas sampler")?;
         let bone_sampler = create_bone_sampler(ctx)?;
         // Constant 0: the bone encoding (vertex); 1: back faces are
-        // rasterized (fragment).
-        let single = [encoding.shader_constant(), 0];
-        let double = [encoding.shader_constant(), 1];
+        // rasterized (fragment); 2: bones are similarities (vertex).
+        let similarities = u32::from(bones_are_similarities);
+        let single = [encoding.shader_constant(), 0, similarities];
+        let double = [encoding.shader_constant(), 1, similarities];
         let both_faces = MeshState {
             cull_mode: vk::CullModeFlags::NONE,
             ..OPAQUE

@@ -39,6 +39,9 @@ pub struct World {
     pub types: Vec<WorldType>,
     pub unit_type_count: u32,
     pub encoding: BoneEncoding,
+    /// Every mat3x4 bone is a rotation with a uniform scale: the unit vertex
+    /// shader may map normals by the linear part itself.
+    pub bones_are_similarities: bool,
     /// The bounds view's sphere mesh, after every type's LODs.
     pub bounds_mesh: LodRange,
     pub buffers: WorldBuffers,
@@ -78,6 +81,7 @@ impl World {
         Ok(World {
             unit_type_count: packed.unit_type_count,
             encoding: packed.bone_texture.encoding,
+            bones_are_similarities: packed.bones_are_similarities,
             bounds_mesh: packed.bounds_mesh,
             initial_states: packed.initial_states,
             types: packed.types,

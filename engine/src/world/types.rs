@@ -93,6 +93,9 @@ pub struct PackedTypes {
     pub atlas: Atlas,
     /// The bounds view's sphere mesh, after every type's LODs.
     pub bounds_mesh: LodRange,
+    /// Every mat3x4 bone of every unit type is a rotation with a uniform
+    /// scale (true for the quaternion encodings, which store nothing else).
+    pub bones_are_similarities: bool,
 }
 
 fn config_error(message: String) -> Error {
@@ -311,8 +314,10 @@ pub fn pack_types(
     indices.extend_from_slice(&sphere.indices);
     vertices.extend_from_slice(&quantize(&sphere).0);
     layout_regions(&mut types);
+    let bones_are_similarities = unit_types.iter().all(|asset| similarity_bones(asset));
 
     Ok(PackedTypes {
+        bones_are_similarities,
         types,
         unit_type_count: unit_types.len() as u32,
         vertices,
@@ -324,6 +329,41 @@ pub fn pack_types(
         bone_texture: bone,
         atlas,
         bounds_mesh,
+    })
+}
+
+/// Whether every bone matrix of `asset`'s mat3x4 clips is a rotation times a
+/// uniform scale (rows orthogonal and of one length, to 1e-3 relative).
+/// Other encodings store nothing else.
+pub fn similarity_bones(asset: &Asset) -> bool {
+    let Some(animation) = &asset.animation else {
+        return true;
+    };
+    if animation.encoding != BoneEncoding::Mat3x4F32 {
+        return true;
+    }
+    let texels: &[[f32; 4]] = match bytemuck::try_cast_slice(&animation.texels) {
+        Ok(texels) => texels,
+        Err(_) => return false,
+    };
+    let bones = animation.bone_count as usize;
+    animation.clips.iter().all(|clip| {
+        (0..clip.frame_count as usize * bones).all(|bone| {
+            let first = clip.first_texel as usize + bone * 3;
+            let Some(rows) = texels.get(first..first + 3) else {
+                return false;
+            };
+            let row = |i: usize| Vec3::new(rows[i][0], rows[i][1], rows[i][2]);
+            let (r0, r1, r2) = (row(0), row(1), row(2));
+            let lengths = [r0.length(), r1.length(), r2.length()];
+            let largest = lengths.iter().fold(0.0f32, |a, &b| a.max(b));
+            let tolerance = 1e-3 * largest.max(f32::MIN_POSITIVE);
+            let same_length = lengths.iter().all(|l| (l - largest).abs() <= tolerance);
+            let orthogonal = [r0.dot(r1), r1.dot(r2), r2.dot(r0)]
+                .iter()
+                .all(|d| d.abs() <= tolerance * largest);
+            same_length && orthogonal
+        })
     })
 }
 
@@ -420,4 +460,60 @@ pub fn grow_capacities(types: &mut [WorldType]) -> bool {
         }
     }
     changed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::asset::{Animation, Clip};
+
+    /// A one-clip, one-frame, one-bone unit whose bone has `rows`.
+    fn unit_with_bone(rows: [[f32; 4]; 3]) -> Asset {
+        let mut asset = crate::scene::static_asset("bone", &crate::mesh::ground(1.0, 1));
+        asset.kind = AssetKind::Unit;
+        asset.animation = Some(Animation {
+            encoding: BoneEncoding::Mat3x4F32,
+            bone_count: 1,
+            texture_width: 3,
+            texture_height: 1,
+            texels: bytemuck::cast_slice(&rows).to_vec(),
+            clips: vec![Clip {
+                name: "pose".to_owned(),
+                first_texel: 0,
+                frame_count: 1,
+                duration: 0.0,
+                looping: false,
+            }],
+        });
+        asset
+    }
+
+    #[test]
+    fn similarities_are_told_from_uneven_scales() {
+        let (s, c) = 0.6f32.sin_cos();
+        let rotated_and_scaled = [
+            [2.0 * c, 0.0, 2.0 * s, 1.0],
+            [0.0, 2.0, 0.0, 5.0],
+            [-2.0 * s, 0.0, 2.0 * c, -3.0],
+        ];
+        assert!(similarity_bones(&unit_with_bone(rotated_and_scaled)));
+        let mirrored = [
+            [-1.0, 0.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0, 0.0],
+            [0.0, 0.0, 1.0, 0.0],
+        ];
+        assert!(similarity_bones(&unit_with_bone(mirrored)));
+        let stretched = [
+            [1.0, 0.0, 0.0, 0.0],
+            [0.0, 2.0, 0.0, 0.0],
+            [0.0, 0.0, 1.0, 0.0],
+        ];
+        assert!(!similarity_bones(&unit_with_bone(stretched)));
+        let sheared = [
+            [1.0, 0.5, 0.0, 0.0],
+            [0.0, 1.0, 0.0, 0.0],
+            [0.0, 0.0, 1.0, 0.0],
+        ];
+        assert!(!similarity_bones(&unit_with_bone(sheared)));
+    }
 }
