@@ -28,7 +28,7 @@ const MAX_WORKGROUPS_X: u32 = 65_535;
 
 /// One frame being recorded.
 pub struct Frame<'a> {
-    pub ctx: &'a mut Context,
+    pub ctx: &'a Context,
     pub cmd: vk::CommandBuffer,
     /// The frame slot (`number % FRAMES_IN_FLIGHT`).
     pub slot: usize,
@@ -44,7 +44,7 @@ pub struct Frame<'a> {
 impl<'a> Frame<'a> {
     /// A frame recording into `start`'s command buffer.
     pub fn new(
-        ctx: &'a mut Context,
+        ctx: &'a Context,
         start: &FrameStart,
         profiler: &'a mut Profiler,
         tracker: &'a mut Tracker,

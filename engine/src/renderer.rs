@@ -166,7 +166,7 @@ impl Renderer {
     /// `color_final_layout` (`TRANSFER_SRC_OPTIMAL` offscreen, `PRESENT_SRC_KHR`
     /// for a window), loads the scene's types and places its units and props.
     pub fn new(
-        ctx: &mut Context,
+        ctx: &Context,
         color_format: vk::Format,
         color_final_layout: vk::ImageLayout,
         scene: &Scene,
@@ -226,7 +226,7 @@ impl Renderer {
         })
     }
 
-    fn begin_frame(&mut self, ctx: &mut Context) -> Result<FrameStart, Error> {
+    fn begin_frame(&mut self, ctx: &Context) -> Result<FrameStart, Error> {
         let start = self.frames.begin(ctx)?;
         if let Some(completed) = start.completed {
             self.deferred.collect(completed);
@@ -271,7 +271,7 @@ impl Renderer {
     #[allow(clippy::too_many_arguments)]
     fn record(
         &mut self,
-        ctx: &mut Context,
+        ctx: &Context,
         start: &FrameStart,
         framebuffer: vk::Framebuffer,
         extent: vk::Extent2D,
@@ -334,7 +334,7 @@ impl Renderer {
     /// call waits for the GPU, so [`Offscreen::read_rgba`] returns this frame.
     pub fn render_offscreen(
         &mut self,
-        ctx: &mut Context,
+        ctx: &Context,
         target: &Offscreen,
         camera: &Camera,
         dt: f32,
@@ -357,7 +357,7 @@ impl Renderer {
     /// Renders and presents one frame to the window.
     pub fn render_window(
         &mut self,
-        ctx: &mut Context,
+        ctx: &Context,
         swapchain: &Swapchain,
         camera: &Camera,
         dt: f32,
@@ -393,7 +393,7 @@ impl Renderer {
     /// A renderer for `scene` and an offscreen target of `extent` to draw it
     /// into; on failure nothing is left behind.
     pub fn new_offscreen(
-        ctx: &mut Context,
+        ctx: &Context,
         scene: &Scene,
         extent: vk::Extent2D,
     ) -> Result<(Renderer, Offscreen), Error> {

@@ -340,10 +340,10 @@ fn sparse_updates_reach_the_gpu_exactly() {
         renderer.world.set_params(&params);
         renderer.world.teleport_units(&moves);
         renderer
-            .render_offscreen(&mut ctx, &target, &camera, 1.0 / 30.0, frame == 5)
+            .render_offscreen(&ctx, &target, &camera, 1.0 / 30.0, frame == 5)
             .expect("frame");
     }
-    let gpu = renderer.world.read_unit_state(&mut ctx).expect("read back");
+    let gpu = renderer.world.read_unit_state(&ctx).expect("read back");
     let infos_match = gpu.infos.as_slice() == renderer.world.infos();
     drop(renderer);
     drop(target);

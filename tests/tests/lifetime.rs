@@ -79,14 +79,14 @@ fn failed_constructor_leaves_no_allocation_and_no_object() {
 
 #[test]
 fn failed_target_drops_the_renderer_made_before_it() {
-    let mut ctx = gpu_context(None);
+    let ctx = gpu_context(None);
     // The renderer is complete (world, passes, frames, profiler) when the
     // target's first image fails: everything must go.
     let too_large = vk::Extent2D {
         width: ctx.limits.max_image_dimension_2d + 1,
         height: 16,
     };
-    let err = Renderer::new_offscreen(&mut ctx, &first_scene(64), too_large)
+    let err = Renderer::new_offscreen(&ctx, &first_scene(64), too_large)
         .err()
         .expect("the target exceeds the device's image size");
     assert!(err.to_string().contains("offscreen colour"), "{err}");

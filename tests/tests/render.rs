@@ -136,7 +136,7 @@ fn profiler_reports_the_draw_pass() {
     let (mut renderer, target) = offscreen_renderer(&mut ctx, &first_scene(64), 64, 64);
     for _ in 0..4 {
         renderer
-            .render_offscreen(&mut ctx, &target, &first_scene_camera(64), 0.016, false)
+            .render_offscreen(&ctx, &target, &first_scene_camera(64), 0.016, false)
             .expect("frame");
     }
     let available = renderer.profiler.available();

@@ -172,7 +172,7 @@ impl App {
             .as_raw();
         let mut desc = self.options.context.clone();
         desc.surface_extensions = surface_extensions(display)?;
-        let mut ctx = Context::new(&desc)?;
+        let ctx = Context::new(&desc)?;
         if !ctx.surface_supported {
             return Err(Error::Config(
                 "the device cannot present (no VK_KHR_swapchain)".to_owned(),
@@ -183,7 +183,7 @@ impl App {
         let surface = unsafe { create_surface(&ctx, display, window_handle) }?;
         let format = choose_format(&ctx, *surface)?;
         let renderer = Renderer::new(
-            &mut ctx,
+            &ctx,
             format.format,
             vk::ImageLayout::PRESENT_SRC_KHR,
             &self.options.scene,
@@ -278,7 +278,7 @@ impl App {
             hook(&mut running.renderer.world, dt);
         }
         let outcome = running.renderer.render_window(
-            &mut running.ctx,
+            &running.ctx,
             &running.swapchain,
             &self.options.camera,
             dt,

@@ -57,7 +57,7 @@ pub struct GrowthCopy {
 
 impl Growable {
     fn new(
-        ctx: &mut Context,
+        ctx: &Context,
         name: &str,
         record_bytes: u64,
         head_bytes: u64,
@@ -79,7 +79,7 @@ impl Growable {
 
     /// Makes room for `needed` records; the old buffer and what to copy from
     /// it when it had to grow.
-    fn grow(&mut self, ctx: &mut Context, needed: u32) -> Result<Option<GrowthCopy>, Error> {
+    fn grow(&mut self, ctx: &Context, needed: u32) -> Result<Option<GrowthCopy>, Error> {
         if needed <= self.capacity {
             return Ok(None);
         }
@@ -146,7 +146,7 @@ pub struct Needed {
 impl WorldBuffers {
     /// Uploads the packed tables and creates the per-record buffers.
     pub fn new(
-        ctx: &mut Context,
+        ctx: &Context,
         packed: &PackedTypes,
         list_entries: u32,
     ) -> Result<WorldBuffers, Error> {
@@ -336,7 +336,7 @@ impl WorldBuffers {
 
     /// Grows every buffer whose capacity `needed` exceeds; returns what to
     /// copy from the old buffers (whose release is then the caller's).
-    pub fn grow(&mut self, ctx: &mut Context, needed: Needed) -> Result<Vec<GrowthCopy>, Error> {
+    pub fn grow(&mut self, ctx: &Context, needed: Needed) -> Result<Vec<GrowthCopy>, Error> {
         let mut copies = Vec::new();
         for (growable, count) in [
             (&mut self.unit_infos, needed.units),

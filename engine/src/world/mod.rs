@@ -66,7 +66,7 @@ impl World {
     /// Loads the types and uploads everything static. Unit types must share a
     /// bone encoding and bone-texture width.
     pub fn new(
-        ctx: &mut Context,
+        ctx: &Context,
         unit_types: &[&Asset],
         prop_types: &[&Asset],
         controllers: &[Controller],
@@ -212,7 +212,7 @@ impl World {
 
     /// Reads every unit's GPU-owned state back. Waits for the GPU: for tools
     /// and tests, never per frame.
-    pub fn read_unit_state(&self, ctx: &mut Context) -> Result<UnitStateReadback, Error> {
+    pub fn read_unit_state(&self, ctx: &Context) -> Result<UnitStateReadback, Error> {
         let count = u64::from(self.unit_count());
         let b = &self.buffers;
         let sources = [

@@ -149,7 +149,7 @@ fn main() -> Result<()> {
         validation: args.validation || ContextDesc::default().validation,
         ..ContextDesc::default()
     };
-    let mut ctx = Context::new(&desc)?;
+    let ctx = Context::new(&desc)?;
     let tile = vk::Extent2D {
         width: args.tile_width,
         height: args.tile_height,
@@ -158,7 +158,7 @@ fn main() -> Result<()> {
     let sheet_height = tile.height * rows as u32;
     let mut sheet = image::RgbaImage::new(sheet_width, sheet_height);
     let result = (|| -> Result<()> {
-        let (mut renderer, target) = Renderer::new_offscreen(&mut ctx, &scene, tile)?;
+        let (mut renderer, target) = Renderer::new_offscreen(&ctx, &scene, tile)?;
         let ids: Vec<_> = (0..renderer.world.unit_count())
             .map(horde::world::UnitId)
             .collect();
@@ -183,7 +183,7 @@ fn main() -> Result<()> {
                         Vec3::new(center_x, 0.8, z),
                     );
                     camera.fov_y = 40f32.to_radians();
-                    renderer.render_offscreen(&mut ctx, &target, &camera, 0.0, true)?;
+                    renderer.render_offscreen(&ctx, &target, &camera, 0.0, true)?;
                     let image = target.read_rgba()?;
                     image::imageops::replace(
                         &mut sheet,

@@ -175,13 +175,13 @@ struct Report {
 
 fn run_headless(args: &Args) -> Result<()> {
     let (scene, camera) = scene_and_camera(args)?;
-    let mut ctx = Context::new(&context_desc(args)?)?;
+    let ctx = Context::new(&context_desc(args)?)?;
     let extent = vk::Extent2D {
         width: args.width,
         height: args.height,
     };
     let result = (|| -> Result<()> {
-        let (mut renderer, target) = Renderer::new_offscreen(&mut ctx, &scene, extent)?;
+        let (mut renderer, target) = Renderer::new_offscreen(&ctx, &scene, extent)?;
         renderer.settings.color_by_lod = args.color_by_lod;
         renderer.settings.lod_bias = args.lod_bias;
         renderer.settings.max_draw_distance = args.max_distance;
@@ -196,7 +196,7 @@ fn run_headless(args: &Args) -> Result<()> {
                 }
                 battle.step(&mut renderer.world, dt);
                 let last = frame + 1 == args.frames;
-                renderer.render_offscreen(&mut ctx, &target, &camera, dt, last)?;
+                renderer.render_offscreen(&ctx, &target, &camera, dt, last)?;
                 if frame >= warmup {
                     cpu_ms.push(renderer.cpu_ms);
                 }
