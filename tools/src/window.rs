@@ -12,9 +12,9 @@
 //!   before the next frame (after the device is idle).
 //! - A 0×0 size (minimized) leaves the swapchain empty; frames are skipped,
 //!   not drawn, until the window has a size again.
-//! - Drag with the left mouse button to orbit, scroll to zoom, WASD or the
-//!   arrow keys to move, Esc to quit; L colours by LOD, B shows bounding
-//!   spheres, F freezes culling, + and - change the LOD bias.
+//! - Drag with the left mouse button to orbit, scroll to zoom, Esc to quit;
+//!   L colours by LOD, B shows bounding spheres, F freezes culling, + and -
+//!   change the LOD bias.
 //! - Twice a second the title shows frames per second, GPU milliseconds per
 //!   pass and the units visible per LOD.
 //! - A [`WindowScript`] drives the same code paths from tests: resizes,
