@@ -34,6 +34,8 @@ enum Encoding {
     Mat3x4,
     Quat32,
     Quat16,
+    /// Dual quaternions (two RGBA32F texels per bone).
+    Dualquat,
 }
 
 #[derive(Debug, Parser)]
@@ -141,6 +143,7 @@ fn scene_and_camera(args: &Args) -> Result<(horde::scene::Scene, horde::camera::
         Encoding::Mat3x4 => BoneEncoding::Mat3x4F32,
         Encoding::Quat32 => BoneEncoding::QuatF32,
         Encoding::Quat16 => BoneEncoding::QuatF16,
+        Encoding::Dualquat => BoneEncoding::DualQuatF32,
     };
     let scene = crowd_scene(&CrowdOptions {
         units: args.units,
