@@ -30,6 +30,7 @@ pub mod barriers;
 pub mod camera;
 pub mod config;
 pub mod context;
+pub mod battle_reference;
 pub mod cull_reference;
 pub mod frame;
 pub mod frames;

@@ -5,13 +5,15 @@
 //! The frame is one list, in [`Renderer::record`]:
 //! 1. `upload`: the world's pending commands (spawns, orders, teleports) and
 //!    buffer growth;
-//! 2. `simulate`: units move by their velocity;
-//! 3. `animate`: the animation state machine of every unit;
-//! 4. `cull`: frustum, route (mesh LOD or far field), instance lists and
+//! 2. `battle` (battle demo only): the battle's fixed steps move units,
+//!    make them fight and fall, and set their animation inputs;
+//! 3. `simulate`: without a battle, units move by their velocity;
+//! 4. `animate`: the animation state machine of every unit;
+//! 5. `cull`: frustum, route (mesh LOD or far field), instance lists and
 //!    draw commands, for units and props;
-//! 5. `statistics`: the draw commands copied for the CPU to read later;
-//! 6. `bounds` (debug view): the sphere commands' instance counts;
-//! 7. `draw`: the main render pass, two indirect draws.
+//! 6. `statistics`: the draw commands copied for the CPU to read later;
+//! 7. `bounds` (debug view): the sphere commands' instance counts;
+//! 8. `draw`: the main render pass, two indirect draws.
 //!
 //! Each pass declares the buffers it uses; the barriers between them follow
 //! (`barriers.rs`), so passes without a dependency (animate and cull) may
@@ -38,6 +40,7 @@ use crate::gpu_types::FrameGlobals;
 use crate::memory::{Buffer, DeferredRelease};
 use crate::owned::RenderPass;
 use crate::passes::animate::{AnimateBuffers, AnimatePass};
+use crate::passes::battle::BattlePass;
 use crate::passes::bounds::BoundsPass;
 use crate::passes::cull::{cull_globals, CullPass};
 use crate::passes::draw::{DrawOptions, DrawPass, DrawTarget};
@@ -143,6 +146,7 @@ pub struct Renderer {
     cull: CullPass,
     animate: AnimatePass,
     simulate: SimulatePass,
+    battle: BattlePass,
     upload: UploadPass,
     globals: Vec<Buffer>,
     pub render_pass: RenderPass,
@@ -185,6 +189,9 @@ impl Renderer {
         let mut world = World::new(ctx, &unit_types, &prop_types, &controllers)?;
         world.spawn_units(&scene.units)?;
         world.place_props(&scene.props)?;
+        if let Some(setup) = &scene.battle {
+            world.start_battle(ctx, setup)?;
+        }
         let render_pass = create_render_pass(ctx, color_format, color_final_layout)?;
         let globals = (0..FRAMES_IN_FLIGHT)
             .map(|slot| {
@@ -199,6 +206,7 @@ impl Renderer {
             .collect::<Result<Vec<_>, Error>>()?;
         Ok(Renderer {
             upload: UploadPass::new(ctx)?,
+            battle: BattlePass::new(ctx)?,
             simulate: SimulatePass::new(ctx)?,
             animate: AnimatePass::new(ctx)?,
             cull: CullPass::new(ctx)?,
@@ -234,6 +242,9 @@ impl Renderer {
         self.profiler.begin_frame(ctx, start.cmd, start.slot);
         if let Some(stats) = self.statistics.take(start.slot, &self.world) {
             self.stats = stats;
+        }
+        if let (Some(stats), Some(battle)) = (self.battle.take(start.slot), &mut self.world.battle) {
+            battle.stats = Some(stats);
         }
         Ok(start)
     }
@@ -309,6 +320,7 @@ impl Renderer {
         );
         let recorded = frame.pass("frame", |frame| {
             self.upload.record(frame, world)?;
+            self.battle.record(frame, world)?;
             self.simulate.record(frame, world, dt)?;
             let unit_count = world.unit_count();
             self.animate
@@ -388,6 +400,26 @@ impl Renderer {
         } else {
             WindowFrame::Presented
         })
+    }
+
+    /// Waits for the frames in flight and takes their statistics and battle
+    /// counts, so they describe the last frame recorded (for a report at the
+    /// end of a run, not per frame).
+    pub fn finish(&mut self, ctx: &Context) -> Result<(), Error> {
+        self.frames.wait_all(ctx)?;
+        for slot in 0..FRAMES_IN_FLIGHT as usize {
+            if let Some(stats) = self.statistics.take(slot, &self.world) {
+                if stats.frame >= self.stats.frame {
+                    self.stats = stats;
+                }
+            }
+            if let (Some(stats), Some(battle)) = (self.battle.take(slot), &mut self.world.battle) {
+                if battle.stats.is_none_or(|last| stats.step >= last.step) {
+                    battle.stats = Some(stats);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// A renderer for `scene` and an offscreen target of `extent` to draw it

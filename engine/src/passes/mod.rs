@@ -1,8 +1,9 @@
 //! GPU passes, one file each. The frame runs them in this order (see
-//! `Renderer::record`): upload, simulate, animate, cull, statistics, bounds
-//! (debug), draw.
+//! `Renderer::record`): upload, battle (battle demo), simulate, animate,
+//! cull, statistics, bounds (debug), draw.
 
 pub mod animate;
+pub mod battle;
 pub mod bounds;
 pub mod cull;
 pub mod draw;

@@ -1,0 +1,232 @@
+//! The battle demo's scene: two armies drawn up in lanes on opposite sides of
+//! a field of props, the battle set up over them, and the camera presets.
+//!
+//! Layout: each army stands in `lanes` files side by side along z, `ranks`
+//! deep along x; army 0 on the −x side facing +x, army 1 on the +x side
+//! facing −x, a gap of [`GAP`] metres between their front ranks. Unit ids are
+//! army 0's lanes in order, then army 1's, each lane front rank first: the
+//! layout the battle pass expects (`horde::world::battle`). The lanes are
+//! twice as many as the ranks are deep, so the front is wide and the armies
+//! meet along a long line.
+//!
+//! Variety: every unit has its own scale (±8 %), tint and hit points; the
+//! generated content's two unit types fight for one army each, or the
+//! `--model` files do.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+use glam::Vec3;
+use horde::asset::{Asset, BoneEncoding};
+use horde::camera::Camera;
+use horde::gpu_types::{AnimParams, BattleRules};
+use horde::mesh::ground;
+use horde::scene::{rgba8, static_asset, Scene};
+use horde::world::{BattleSetup, LaneSetup, PropPlacement, UnitSpawn};
+use horde_bake::cache::CacheOptions;
+
+use crate::crowd::{prop_types, unit_types, CrowdOptions, Rng};
+
+/// Metres between the armies' front ranks when the battle begins.
+pub const GAP: f32 = 30.0;
+/// Units are scaled to stand this tall (before their ±8 % variety).
+const UNIT_HEIGHT: f32 = 1.8;
+/// Margin of open field around the armies, in metres.
+const MARGIN: f32 = 40.0;
+
+/// What the battle is made of.
+#[derive(Clone, Debug)]
+pub struct BattleOptions {
+    pub units: u32,
+    pub props: u32,
+    pub seed: u64,
+    pub encoding: BoneEncoding,
+    /// glTF or `.horde` files of the armies' unit types (army 0 takes the
+    /// first, army 1 the second, or both the only one); empty: the generated
+    /// knight and skeleton.
+    pub models: Vec<PathBuf>,
+    pub cache: CacheOptions,
+    pub rules: BattleRules,
+}
+
+/// The scene with its battle, and where things stand.
+pub struct BattleScene {
+    pub scene: Scene,
+    /// Files per army and their depth in ranks.
+    pub lanes_per_army: u32,
+    pub ranks: u32,
+    /// Half the field's size (x, z), in metres.
+    pub field_half_extent: f32,
+    /// Half the armies' extent across the field (z).
+    pub front_half_width: f32,
+}
+
+/// Files per army for `per_army` units: twice as wide as deep.
+fn lanes_for(per_army: u32) -> u32 {
+    ((per_army as f32 * 2.0).sqrt().ceil() as u32).clamp(1, per_army.max(1))
+}
+
+fn load_types(options: &BattleOptions) -> Result<Vec<Asset>> {
+    if options.models.is_empty() {
+        return unit_types(&CrowdOptions {
+            units: options.units,
+            encoding: options.encoding,
+            samples: false,
+            seed: options.seed,
+            cache: options.cache.clone(),
+        });
+    }
+    if options.models.len() > 2 {
+        bail!(
+            "--model was given {} times; a battle has two armies (give one or two)",
+            options.models.len()
+        );
+    }
+    crate::crowd::models(&options.models, options.encoding, &options.cache)
+}
+
+/// Builds the armies, the props and the battle.
+pub fn battle_scene(options: &BattleOptions) -> Result<BattleScene> {
+    let unit_types = load_types(options)?;
+    let mut prop_types = prop_types(&options.cache)?;
+    let scattered_types = prop_types.len() as u32;
+    let mut rng = Rng::new(options.seed);
+    let spacing = options.rules.spacing;
+    let armies = [options.units.div_ceil(2), options.units / 2];
+    let lanes_per_army = lanes_for(armies[0]);
+    let ranks = armies[0].div_ceil(lanes_per_army);
+    let lane_z = |lane: u32| (lane as f32 - (lanes_per_army - 1) as f32 / 2.0) * spacing;
+    let mut units = Vec::with_capacity(options.units as usize);
+    let mut lanes = Vec::new();
+    let mut health = Vec::with_capacity(options.units as usize);
+    for (army, &count) in armies.iter().enumerate() {
+        let army = army as u32;
+        let unit_type = army.min(unit_types.len() as u32 - 1);
+        let height = unit_types[unit_type as usize].bounds.height.max(1e-3);
+        let (side, heading) = if army == 0 {
+            (-1.0, std::f32::consts::FRAC_PI_2)
+        } else {
+            (1.0, -std::f32::consts::FRAC_PI_2)
+        };
+        let colour = if army == 0 {
+            Vec3::new(0.55, 0.7, 1.0)
+        } else {
+            Vec3::new(1.0, 0.6, 0.5)
+        };
+        for lane in 0..lanes_per_army {
+            let in_lane = count / lanes_per_army + u32::from(lane < count % lanes_per_army);
+            if in_lane == 0 {
+                continue;
+            }
+            lanes.push(LaneSetup {
+                army,
+                home_z: lane_z(lane),
+                first_unit: units.len() as u32,
+                unit_count: in_lane,
+            });
+            for rank in 0..in_lane {
+                let x = side * (GAP / 2.0 + rank as f32 * spacing) + (rng.unit() - 0.5) * 0.4;
+                let z = lane_z(lane) + (rng.unit() - 0.5) * 0.4;
+                units.push(UnitSpawn {
+                    unit_type,
+                    team: army,
+                    position: Vec3::new(x, 0.0, z),
+                    heading,
+                    scale: UNIT_HEIGHT / height * (0.92 + 0.16 * rng.unit()),
+                    tint: rgba8(colour * (0.8 + 0.2 * rng.unit())),
+                    params: AnimParams::default(),
+                });
+                health.push(90 + rng.below(41) as i32);
+            }
+        }
+    }
+    let depth = GAP / 2.0 + ranks as f32 * spacing;
+    let front_half_width = lanes_per_army as f32 * spacing / 2.0;
+    let field_half_extent = depth.max(front_half_width) + MARGIN;
+    let mut props = Vec::with_capacity(options.props as usize + 1);
+    for _ in 0..options.props {
+        let prop_type = rng.below(scattered_types);
+        // Props stand on the flanks and behind the armies, never where
+        // units march.
+        let mut position = Vec3::new(
+            (rng.unit() * 2.0 - 1.0) * field_half_extent,
+            0.0,
+            (rng.unit() * 2.0 - 1.0) * field_half_extent,
+        );
+        if position.z.abs() < front_half_width + 4.0 {
+            let flank = front_half_width + 4.0 + rng.unit() * (MARGIN - 8.0);
+            position.z = if position.z < 0.0 { -flank } else { flank };
+        }
+        let height = prop_types[prop_type as usize].bounds.height.max(1e-3);
+        let scale = match prop_type {
+            3 => 6.0 / height,
+            _ => 1.0,
+        } * (0.8 + 0.4 * rng.unit());
+        props.push(PropPlacement {
+            prop_type,
+            position,
+            heading: rng.unit() * std::f32::consts::TAU,
+            scale,
+            tint: rgba8(Vec3::splat(0.85 + 0.15 * rng.unit())),
+        });
+    }
+    props.push(PropPlacement {
+        prop_type: prop_types.len() as u32,
+        position: Vec3::ZERO,
+        heading: 0.0,
+        scale: 1.0,
+        tint: rgba8(Vec3::new(0.36, 0.45, 0.24)),
+    });
+    prop_types.push(static_asset("field", &ground(field_half_extent * 2.0 + 200.0, 16)));
+    Ok(BattleScene {
+        scene: Scene {
+            controllers: vec![None; unit_types.len()],
+            unit_types,
+            prop_types,
+            units,
+            props,
+            battle: Some(BattleSetup {
+                rules: options.rules,
+                lanes,
+                health,
+            }),
+        },
+        lanes_per_army,
+        ranks,
+        field_half_extent,
+        front_half_width,
+    })
+}
+
+/// Camera presets of the battle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum BattleCamera {
+    /// High above one flank, both armies in view.
+    Overview,
+    /// Above the army-0 end of the front line, looking along it.
+    Front,
+    /// At eye height behind army 0's ranks, looking at the clash.
+    Ground,
+}
+
+impl BattleScene {
+    /// The camera of `preset` for this battle.
+    pub fn camera(&self, preset: BattleCamera) -> Camera {
+        let width = self.front_half_width.max(10.0);
+        let depth = GAP / 2.0 + self.ranks as f32 * 1.6;
+        match preset {
+            BattleCamera::Overview => Camera::look_at(
+                Vec3::new(-depth * 0.35, width * 0.7 + 20.0, width * 1.3 + 25.0),
+                Vec3::new(0.0, 0.0, width * 0.1),
+            ),
+            BattleCamera::Front => Camera::look_at(
+                Vec3::new(-6.0, 7.0, width.min(60.0) + 8.0),
+                Vec3::new(2.0, 0.5, width.min(60.0) * 0.3),
+            ),
+            BattleCamera::Ground => Camera::look_at(
+                Vec3::new(-GAP / 2.0 - 10.0, 1.7, 3.0),
+                Vec3::new(0.0, 1.2, 0.0),
+            ),
+        }
+    }
+}
