@@ -121,7 +121,7 @@ void main() {
                 precise float per_metre = speed / distance;
                 velocity = to_slot * per_metre;
             }
-            if (!(speed > 0.25 * rules.walk_speed)) {
+            if (speed <= 0.25 * rules.walk_speed) {
                 heading = lane.army == 0u ? HALF_PI : -HALF_PI;
             }
         }

@@ -18,7 +18,9 @@ use crate::config::{
     ANIM_COMMAND_ATTACK_SHIFT, ANIM_COMMAND_DEAD, ANIM_COMMAND_HIT_SHIFT,
     ANIM_COMMAND_VARIANT_SHIFT, ANIM_COMMAND_VICTORY, ANIM_SERIAL_MASK, NO_LANE,
 };
-use crate::gpu_types::{BattleCounts, BattleRules, LaneState, UnitCombat, UnitMotion, UnitPlacement};
+use crate::gpu_types::{
+    BattleCounts, BattleRules, LaneState, UnitCombat, UnitMotion, UnitPlacement,
+};
 
 /// Everything one battle step reads and writes.
 #[derive(Debug)]
@@ -77,8 +79,8 @@ pub fn step(rules: &BattleRules, step: u32, state: &mut BattleState) {
         if standing(&lane) {
             let front = state.placements[(lane.first_unit + lane.front) as usize].position;
             lane.front_position = [front[0], front[2]];
-            let target_standing = lane.target < lane_count
-                && standing(&state.lanes[previous + lane.target as usize]);
+            let target_standing =
+                lane.target < lane_count && standing(&state.lanes[previous + lane.target as usize]);
             if !target_standing {
                 lane.target = NO_LANE;
                 let mut best = 0.0f32;
@@ -193,7 +195,7 @@ fn unit_step(rules: &BattleRules, step: u32, unit: u32, next: usize, state: &mut
                 let per_metre = speed / distance;
                 velocity = [to_slot[0] * per_metre, to_slot[1] * per_metre];
             }
-            if !(speed > 0.25 * rules.walk_speed) {
+            if speed <= 0.25 * rules.walk_speed {
                 heading = if lane.army == 0 { HALF_PI } else { -HALF_PI };
             }
         }

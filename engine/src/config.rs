@@ -119,7 +119,10 @@ pub const SHADER_CONSTANTS: &[(&str, ShaderValue)] = &[
     ("MAX_ANIM_STATES", ShaderValue::U32(MAX_ANIM_STATES)),
     ("INACTIVE_TYPE", ShaderValue::U32(INACTIVE_TYPE)),
     ("ANIM_COMMAND_DEAD", ShaderValue::U32(ANIM_COMMAND_DEAD)),
-    ("ANIM_COMMAND_VICTORY", ShaderValue::U32(ANIM_COMMAND_VICTORY)),
+    (
+        "ANIM_COMMAND_VICTORY",
+        ShaderValue::U32(ANIM_COMMAND_VICTORY),
+    ),
     ("NO_LANE", ShaderValue::U32(NO_LANE)),
     (
         "ANIM_COMMAND_ATTACK_SHIFT",

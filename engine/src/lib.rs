@@ -27,10 +27,10 @@
 pub mod anim;
 pub mod atlas;
 pub mod barriers;
+pub mod battle_reference;
 pub mod camera;
 pub mod config;
 pub mod context;
-pub mod battle_reference;
 pub mod cull_reference;
 pub mod frame;
 pub mod frames;

@@ -243,7 +243,8 @@ impl Renderer {
         if let Some(stats) = self.statistics.take(start.slot, &self.world) {
             self.stats = stats;
         }
-        if let (Some(stats), Some(battle)) = (self.battle.take(start.slot), &mut self.world.battle) {
+        if let (Some(stats), Some(battle)) = (self.battle.take(start.slot), &mut self.world.battle)
+        {
             battle.stats = Some(stats);
         }
         Ok(start)

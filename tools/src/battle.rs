@@ -177,7 +177,10 @@ pub fn battle_scene(options: &BattleOptions) -> Result<BattleScene> {
         scale: 1.0,
         tint: rgba8(Vec3::new(0.36, 0.45, 0.24)),
     });
-    prop_types.push(static_asset("field", &ground(field_half_extent * 2.0 + 200.0, 16)));
+    prop_types.push(static_asset(
+        "field",
+        &ground(field_half_extent * 2.0 + 200.0, 16),
+    ));
     Ok(BattleScene {
         scene: Scene {
             controllers: vec![None; unit_types.len()],

@@ -125,7 +125,11 @@ pub fn unit_types(options: &CrowdOptions) -> Result<Vec<Asset>> {
 /// Unit types from the user's files, through the bake cache. A file without
 /// clips of its own takes the others' clips (bound by node name), as the
 /// KayKit skeletons take the Knight's.
-pub fn models(paths: &[PathBuf], encoding: BoneEncoding, cache: &CacheOptions) -> Result<Vec<Asset>> {
+pub fn models(
+    paths: &[PathBuf],
+    encoding: BoneEncoding,
+    cache: &CacheOptions,
+) -> Result<Vec<Asset>> {
     let crowd = CrowdOptions {
         units: 0,
         encoding,
@@ -137,7 +141,11 @@ pub fn models(paths: &[PathBuf], encoding: BoneEncoding, cache: &CacheOptions) -
         .iter()
         .map(|path| {
             let asset = bake_unit(path, &[], &crowd)?;
-            if asset.animation.as_ref().is_some_and(|a| !a.clips.is_empty()) {
+            if asset
+                .animation
+                .as_ref()
+                .is_some_and(|a| !a.clips.is_empty())
+            {
                 return Ok(asset);
             }
             let others: Vec<&Path> = paths
@@ -146,7 +154,10 @@ pub fn models(paths: &[PathBuf], encoding: BoneEncoding, cache: &CacheOptions) -
                 .map(PathBuf::as_path)
                 .collect();
             if others.is_empty() {
-                bail!("{} has no animation clips, and no other --model to take them from", path.display());
+                bail!(
+                    "{} has no animation clips, and no other --model to take them from",
+                    path.display()
+                );
             }
             bake_unit(path, &others, &crowd)
         })

@@ -7,4 +7,5 @@
 pub mod battle;
 pub mod crowd;
 pub mod first_scene;
+pub mod headless;
 pub mod window;

@@ -332,9 +332,9 @@ impl Context {
                 .enumerate_device_extension_properties(self.physical_device)
         }
         .unwrap_or_default();
-        let supported = extensions.iter().any(|e| {
-            e.extension_name_as_c_str() == Ok(ash::ext::memory_budget::NAME)
-        });
+        let supported = extensions
+            .iter()
+            .any(|e| e.extension_name_as_c_str() == Ok(ash::ext::memory_budget::NAME));
         if !supported {
             return Vec::new();
         }
@@ -346,7 +346,10 @@ impl Context {
             self.instance
                 .get_physical_device_memory_properties2(self.physical_device, &mut properties)
         };
-        let heaps = properties.memory_properties.memory_heaps_as_slice().to_vec();
+        let heaps = properties
+            .memory_properties
+            .memory_heaps_as_slice()
+            .to_vec();
         heaps
             .iter()
             .enumerate()

@@ -100,7 +100,9 @@ impl BattleRules {
             )));
         }
         if self.damage_min == 0 && self.damage_range <= 1 {
-            return Err(Error::Config("battle damage must be able to exceed 0".into()));
+            return Err(Error::Config(
+                "battle damage must be able to exceed 0".into(),
+            ));
         }
         if self.damage_range == 0 {
             return Err(Error::Config("battle damage_range must be ≥ 1".into()));
@@ -140,7 +142,10 @@ impl BattleSetup {
     ) -> Result<(Vec<UnitCombat>, Vec<LaneState>), Error> {
         self.rules.validate()?;
         if self.lanes.len() >= NO_LANE as usize {
-            return Err(Error::Config(format!("{} lanes are too many", self.lanes.len())));
+            return Err(Error::Config(format!(
+                "{} lanes are too many",
+                self.lanes.len()
+            )));
         }
         if self.health.len() != unit_count as usize {
             return Err(Error::Config(format!(

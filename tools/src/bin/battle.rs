@@ -20,15 +20,13 @@ use anyhow::{bail, Context as _, Result};
 use ash::vk;
 use clap::{Parser, ValueEnum};
 use horde::asset::BoneEncoding;
-use horde::context::{Context, ContextDesc, MemoryUsage, Tier};
-use horde::gpu_types::{BattleCounts, BattleRules};
-use horde::profiler::{percentile, ScopeStats};
-use horde::renderer::{DrawStats, Renderer};
+use horde::context::{Context, ContextDesc, Tier};
+use horde::gpu_types::BattleRules;
 use horde::target::write_png_atomic;
 use horde_bake::cache::CacheOptions;
 use horde_tools::battle::{battle_scene, BattleCamera, BattleOptions, BattleScene};
+use horde_tools::headless::{run_headless, HeadlessOptions, Report};
 use horde_tools::window::{run_window, WindowOptions};
-use indicatif::{ProgressBar, ProgressStyle};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum PresentMode {
@@ -154,7 +152,10 @@ impl Args {
 
     fn battle(&self) -> Result<BattleScene> {
         if !(self.lod_bias.is_finite() && self.lod_bias > 0.0) {
-            bail!("--lod-bias must be a positive number, not {}", self.lod_bias);
+            bail!(
+                "--lod-bias must be a positive number, not {}",
+                self.lod_bias
+            );
         }
         battle_scene(&BattleOptions {
             units: self.units,
@@ -195,147 +196,6 @@ fn check_capacity(ctx: &Context, units: u32, props: u32) -> Result<()> {
     Ok(())
 }
 
-/// The battle's state at one moment, for the report's timeline.
-#[derive(Clone, Copy, Debug, serde::Serialize)]
-struct Sample {
-    step: u32,
-    seconds: f32,
-    alive: [u32; 2],
-    fighting: u32,
-}
-
-/// The headless run's report.
-#[derive(serde::Serialize)]
-struct Report {
-    device: String,
-    driver: String,
-    tier: String,
-    encoding: String,
-    units: u32,
-    props: u32,
-    lanes_per_army: u32,
-    ranks: u32,
-    steps: u32,
-    step_seconds: f32,
-    render_every: u32,
-    frames_rendered: u32,
-    width: u32,
-    height: u32,
-    /// GPU milliseconds per pass over the frames after warm-up.
-    gpu_ms: Vec<ScopeStats>,
-    cpu_ms_median: f64,
-    cpu_ms_p95: f64,
-    cpu_ms_p99: f64,
-    /// Visible units and props per route in the last frame.
-    visible: DrawStats,
-    /// Living units per army over time.
-    timeline: Vec<Sample>,
-    /// The army left standing, if one is.
-    winner: Option<u32>,
-    /// Seconds of battle until the first blow, and until the end.
-    first_contact_seconds: Option<f32>,
-    end_seconds: Option<f32>,
-    memory: MemoryUsage,
-}
-
-fn sample(step: u32, rules: &BattleRules, counts: &BattleCounts) -> Sample {
-    Sample {
-        step,
-        seconds: step as f32 * rules.step_seconds,
-        alive: counts.alive,
-        fighting: counts.fighting,
-    }
-}
-
-fn run_headless(args: &Args, ctx: &Context, battle: &BattleScene) -> Result<Report> {
-    let extent = vk::Extent2D {
-        width: args.width,
-        height: args.height,
-    };
-    let camera = battle.camera(args.camera);
-    let (mut renderer, target) = Renderer::new_offscreen(ctx, &battle.scene, extent)?;
-    renderer.settings.color_by_lod = args.color_by_lod;
-    renderer.settings.lod_bias = args.lod_bias;
-    let rules = battle.scene.battle.as_ref().map(|b| b.rules).unwrap_or_default();
-    let frames = args.frames.div_ceil(args.render_every);
-    let warmup = (frames / 4).min(30);
-    let progress = ProgressBar::new(u64::from(args.frames));
-    progress.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} steps, {per_sec}, eta {eta}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    let mut cpu_ms = Vec::new();
-    let mut timeline: Vec<Sample> = Vec::new();
-    let record = |renderer: &Renderer, timeline: &mut Vec<Sample>| {
-        let stats = renderer.world.battle.as_ref().and_then(|b| b.stats);
-        if let Some(stats) = stats {
-            if timeline.last().is_none_or(|last| last.step < stats.step) {
-                timeline.push(sample(stats.step, &rules, &stats.counts));
-            }
-        }
-    };
-    let mut done = 0;
-    for frame in 0..frames {
-        if frame == warmup {
-            renderer.profiler.clear_history();
-        }
-        let steps = args.render_every.min(args.frames - done);
-        done += steps;
-        if let Some(battle) = renderer.world.battle.as_mut() {
-            battle.queue_steps(steps);
-        }
-        let last = frame + 1 == frames;
-        let dt = steps as f32 * rules.step_seconds;
-        renderer.render_offscreen(ctx, &target, &camera, dt, last)?;
-        if frame >= warmup {
-            cpu_ms.push(renderer.cpu_ms);
-        }
-        record(&renderer, &mut timeline);
-        progress.inc(u64::from(steps));
-    }
-    renderer.finish(ctx)?;
-    record(&renderer, &mut timeline);
-    progress.finish_and_clear();
-    if let Some(path) = &args.screenshot {
-        write_png_atomic(&target.read_rgba()?, path)?;
-        println!("wrote {}", path.display());
-    }
-    cpu_ms.sort_by(f64::total_cmp);
-    let end = timeline.iter().find(|s| s.alive[0] == 0 || s.alive[1] == 0);
-    let report = Report {
-        device: ctx.device_name.clone(),
-        driver: ctx.driver_info.clone(),
-        tier: ctx.tier.name().to_owned(),
-        encoding: renderer.world.encoding.name().to_owned(),
-        units: renderer.world.live_units(),
-        props: renderer.world.prop_count(),
-        lanes_per_army: battle.lanes_per_army,
-        ranks: battle.ranks,
-        steps: args.frames,
-        step_seconds: rules.step_seconds,
-        render_every: args.render_every,
-        frames_rendered: frames,
-        width: args.width,
-        height: args.height,
-        gpu_ms: renderer.profiler.stats(),
-        cpu_ms_median: percentile(&cpu_ms, 0.5),
-        cpu_ms_p95: percentile(&cpu_ms, 0.95),
-        cpu_ms_p99: percentile(&cpu_ms, 0.99),
-        visible: renderer.stats.clone(),
-        winner: end.and_then(|s| match s.alive {
-            [0, 0] => None,
-            [0, _] => Some(1),
-            _ => Some(0),
-        }),
-        first_contact_seconds: timeline.iter().find(|s| s.fighting > 0).map(|s| s.seconds),
-        end_seconds: end.map(|s| s.seconds),
-        timeline,
-        memory: ctx.memory_usage(),
-    };
-    drop((renderer, target));
-    Ok(report)
-}
-
 fn write_report(report: &Report, path: &std::path::Path) -> Result<()> {
     let json = serde_json::to_string_pretty(report)?;
     let temp = path.with_extension("json.tmp");
@@ -348,14 +208,29 @@ fn write_report(report: &Report, path: &std::path::Path) -> Result<()> {
 fn headless(args: &Args) -> Result<()> {
     let battle = args.battle()?;
     let ctx = Context::new(&args.context_desc())?;
+    let options = HeadlessOptions {
+        steps: args.frames,
+        render_every: args.render_every,
+        width: args.width,
+        height: args.height,
+        camera: args.camera,
+        color_by_lod: args.color_by_lod,
+        lod_bias: args.lod_bias,
+        progress: true,
+    };
     let result = check_capacity(&ctx, args.units, battle.scene.props.len() as u32)
-        .and_then(|()| run_headless(args, &ctx, &battle));
+        .and_then(|()| run_headless(&ctx, &battle, &options));
     let leaks = ctx.live_allocations();
     let validation = ctx.validation_counts();
     drop(ctx);
-    let report = result?;
+    let (report, image) = result?;
     for pass in &report.gpu_ms {
-        log::info!("gpu {}: median {:.3} ms, p99 {:.3} ms", pass.name, pass.median_ms, pass.p99_ms);
+        log::info!(
+            "gpu {}: median {:.3} ms, p99 {:.3} ms",
+            pass.name,
+            pass.median_ms,
+            pass.p99_ms
+        );
     }
     if let Some(last) = report.timeline.last() {
         log::info!(
@@ -364,6 +239,10 @@ fn headless(args: &Args) -> Result<()> {
             last.alive,
             report.winner
         );
+    }
+    if let Some(path) = &args.screenshot {
+        write_png_atomic(&image, path)?;
+        println!("wrote {}", path.display());
     }
     if let Some(path) = &args.report {
         write_report(&report, path)?;
