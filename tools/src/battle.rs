@@ -10,8 +10,9 @@
 //! meet along a long line.
 //!
 //! Variety: every unit has its own scale (±8 %), tint and hit points; the
-//! generated content's two unit types fight for one army each, or the
-//! `--model` files do.
+//! generated content's three knight variants (helmet, weapon, shield,
+//! proportions) fight in one army and its three skeleton variants in the
+//! other, mixed at random through the ranks; or the `--model` files do.
 
 use std::path::PathBuf;
 
@@ -25,7 +26,7 @@ use horde::scene::{rgba8, static_asset, Scene};
 use horde::world::{BattleSetup, LaneSetup, PropPlacement, UnitSpawn};
 use horde_bake::cache::CacheOptions;
 
-use crate::crowd::{prop_types, unit_types, CrowdOptions, Rng};
+use crate::crowd::{generated_unit_types, prop_types, CrowdOptions, Rng};
 
 /// Metres between the armies' front ranks when the battle begins.
 pub const GAP: f32 = 30.0;
@@ -66,15 +67,27 @@ fn lanes_for(per_army: u32) -> u32 {
     ((per_army as f32 * 2.0).sqrt().ceil() as u32).clamp(1, per_army.max(1))
 }
 
-fn load_types(options: &BattleOptions) -> Result<Vec<Asset>> {
+/// The generated variants of each army, by file stem in `assets/`.
+const ARMY_VARIANTS: [[&str; 3]; 2] = [
+    ["knight", "knight_2", "knight_3"],
+    ["skeleton", "skeleton_2", "skeleton_3"],
+];
+
+/// The unit types, and the range of them each army draws from.
+fn load_types(options: &BattleOptions) -> Result<(Vec<Asset>, [std::ops::Range<u32>; 2])> {
     if options.models.is_empty() {
-        return unit_types(&CrowdOptions {
-            units: options.units,
-            encoding: options.encoding,
-            samples: false,
-            seed: options.seed,
-            cache: options.cache.clone(),
-        });
+        let names: Vec<&str> = ARMY_VARIANTS.iter().flatten().copied().collect();
+        let types = generated_unit_types(
+            &names,
+            &CrowdOptions {
+                units: options.units,
+                encoding: options.encoding,
+                samples: false,
+                seed: options.seed,
+                cache: options.cache.clone(),
+            },
+        )?;
+        return Ok((types, [0..3, 3..6]));
     }
     if options.models.len() > 2 {
         bail!(
@@ -82,12 +95,14 @@ fn load_types(options: &BattleOptions) -> Result<Vec<Asset>> {
             options.models.len()
         );
     }
-    crate::crowd::models(&options.models, options.encoding, &options.cache)
+    let types = crate::crowd::models(&options.models, options.encoding, &options.cache)?;
+    let last = types.len() as u32 - 1;
+    Ok((types, [0..1, last..last + 1]))
 }
 
 /// Builds the armies, the props and the battle.
 pub fn battle_scene(options: &BattleOptions) -> Result<BattleScene> {
-    let unit_types = load_types(options)?;
+    let (unit_types, army_types) = load_types(options)?;
     let mut prop_types = prop_types(&options.cache)?;
     let scattered_types = prop_types.len() as u32;
     let mut rng = Rng::new(options.seed);
@@ -101,8 +116,7 @@ pub fn battle_scene(options: &BattleOptions) -> Result<BattleScene> {
     let mut health = Vec::with_capacity(options.units as usize);
     for (army, &count) in armies.iter().enumerate() {
         let army = army as u32;
-        let unit_type = army.min(unit_types.len() as u32 - 1);
-        let height = unit_types[unit_type as usize].bounds.height.max(1e-3);
+        let types = army_types[army as usize].clone();
         let (side, heading) = if army == 0 {
             (-1.0, std::f32::consts::FRAC_PI_2)
         } else {
@@ -125,6 +139,8 @@ pub fn battle_scene(options: &BattleOptions) -> Result<BattleScene> {
                 unit_count: in_lane,
             });
             for rank in 0..in_lane {
+                let unit_type = types.start + rng.below(types.len() as u32);
+                let height = unit_types[unit_type as usize].bounds.height.max(1e-3);
                 let x = side * (GAP / 2.0 + rank as f32 * spacing) + (rng.unit() - 0.5) * 0.4;
                 let z = lane_z(lane) + (rng.unit() - 0.5) * 0.4;
                 units.push(UnitSpawn {

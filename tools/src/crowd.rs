@@ -94,14 +94,20 @@ fn bake_prop(path: &Path, cache: &CacheOptions) -> Result<Asset> {
     Ok(loaded.asset)
 }
 
+/// Generated unit types from `assets/`, by file stem.
+pub fn generated_unit_types(names: &[&str], options: &CrowdOptions) -> Result<Vec<Asset>> {
+    let root = repo_root();
+    names
+        .iter()
+        .map(|name| bake_unit(&root.join(format!("assets/{name}.glb")), &[], options))
+        .collect()
+}
+
 /// The unit types: the generated knight and skeleton, or the samples.
 pub fn unit_types(options: &CrowdOptions) -> Result<Vec<Asset>> {
     let root = repo_root();
     if !options.samples {
-        return ["knight", "skeleton"]
-            .iter()
-            .map(|name| bake_unit(&root.join(format!("assets/{name}.glb")), &[], options))
-            .collect();
+        return generated_unit_types(&["knight", "skeleton"], options);
     }
     let samples = root.join("../shared/gltf-samples");
     let knight = samples.join("KayKit_Knight/Knight.glb");
