@@ -89,6 +89,26 @@ pub struct WindowReport {
     pub gpu_ms: Vec<(String, f64)>,
 }
 
+/// Fails when the window run saw validation errors or leaked GPU memory or
+/// objects, so a window run exits non-zero as a headless one does.
+pub fn window_verdict(report: &WindowReport) -> anyhow::Result<()> {
+    if report.validation_errors > 0 {
+        anyhow::bail!(
+            "{} validation errors: {:?}",
+            report.validation_errors,
+            report.validation_messages
+        );
+    }
+    if !report.leaked_allocations.is_empty() || report.leaked_objects > 0 {
+        anyhow::bail!(
+            "leaked GPU allocations {:?} and {} objects at exit",
+            report.leaked_allocations,
+            report.leaked_objects
+        );
+    }
+    Ok(())
+}
+
 /// Fields drop in declaration order: the renderer (after waiting for the
 /// device), the swapchain and its surface, the context, and last the window
 /// the surface was made for. `shutdown` drops them in the same order.

@@ -26,7 +26,7 @@ use horde::target::write_png_atomic;
 use horde_bake::cache::CacheOptions;
 use horde_tools::battle::{battle_scene, BattleCamera, BattleOptions, BattleScene};
 use horde_tools::headless::{run_headless, HeadlessOptions, Report};
-use horde_tools::window::{run_window, WindowOptions};
+use horde_tools::window::{run_window, window_verdict, WindowOptions};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum PresentMode {
@@ -294,5 +294,5 @@ fn main() -> Result<()> {
         report.frames_presented,
         report.device_name
     );
-    Ok(())
+    window_verdict(&report)
 }

@@ -20,7 +20,7 @@ use horde::renderer::{DrawStats, Renderer};
 use horde::target::write_png_atomic;
 use horde_tools::crowd::{crowd_camera, crowd_scene, Battle, CameraPreset, CrowdOptions};
 use horde_tools::first_scene::{first_scene, first_scene_camera};
-use horde_tools::window::{run_window, WindowOptions};
+use horde_tools::window::{run_window, window_verdict, WindowOptions};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum PresentMode {
@@ -304,5 +304,5 @@ fn main() -> Result<()> {
         report.frames_presented,
         report.device_name
     );
-    Ok(())
+    window_verdict(&report)
 }
