@@ -27,6 +27,28 @@ uint bump_serial(uint commands, uint shift) {
     return (commands & ~(ANIM_SERIAL_MASK << shift)) | (serial << shift);
 }
 
+// Swings at the enemy lane's front unit when the cooldown allows: an attack
+// command for the animation, a jittered cooldown, and the damage added to
+// the target's counter for this step.
+void strike(uint unit, LaneState enemy, uint parity, BattleRules rules, inout uint commands,
+            inout float cooldown) {
+    atomicAdd(counts.fighting, 1u);
+    uint target_unit = enemy.first_unit + enemy.front;
+    if (cooldown > 0.0 || enemy.front >= enemy.unit_count || target_unit >= push.unit_count) {
+        return;
+    }
+    uint dice = battle_dice(unit, push.step);
+    commands = bump_serial(commands, ANIM_COMMAND_ATTACK_SHIFT);
+    commands = (commands & ~(ANIM_SERIAL_MASK << ANIM_COMMAND_VARIANT_SHIFT))
+             | ((dice & 1u) << ANIM_COMMAND_VARIANT_SHIFT);
+    precise float jitter = float(dice >> 8) * DICE_SCALE;
+    precise float spread = 0.8 + 0.4 * jitter;
+    cooldown = rules.attack_seconds * spread;
+    uint damage = rules.damage_min + (dice >> 1) % max(rules.damage_range, 1u);
+    atomicAdd(combat[target_unit].damage[parity], damage);
+    atomicAdd(counts.attacks, 1u);
+}
+
 void main() {
     uint unit = gl_GlobalInvocationID.x;
     if (unit >= push.unit_count) {
@@ -89,22 +111,8 @@ void main() {
                 precise float per_metre = speed / distance;
                 velocity = to_target * per_metre;
             } else {
-                atomicAdd(counts.fighting, 1u);
                 heading = atan(to_target.x, to_target.y);
-                uint target_unit = enemy.first_unit + enemy.front;
-                if (cooldown <= 0.0 && enemy.front < enemy.unit_count &&
-                    target_unit < push.unit_count) {
-                    uint dice = battle_dice(unit, push.step);
-                    commands = bump_serial(commands, ANIM_COMMAND_ATTACK_SHIFT);
-                    commands = (commands & ~(ANIM_SERIAL_MASK << ANIM_COMMAND_VARIANT_SHIFT))
-                             | ((dice & 1u) << ANIM_COMMAND_VARIANT_SHIFT);
-                    precise float jitter = float(dice >> 8) * DICE_SCALE;
-                    precise float spread = 0.8 + 0.4 * jitter;
-                    cooldown = rules.attack_seconds * spread;
-                    uint damage = rules.damage_min + (dice >> 1) % max(rules.damage_range, 1u);
-                    atomicAdd(combat[target_unit].damage[parity], damage);
-                    atomicAdd(counts.attacks, 1u);
-                }
+                strike(unit, enemy, parity, rules, commands, cooldown);
             }
         } else {
             // 2d. The ranks behind keep their place behind the front, so they
@@ -123,6 +131,19 @@ void main() {
             }
             if (speed <= 0.25 * rules.walk_speed) {
                 heading = lane.army == 0u ? HALF_PI : -HALF_PI;
+            }
+            // 2e. The second rank strikes past the first at the enemy's front
+            //     once it stands within reach of it, a rank's spacing further.
+            if (rank == lane.front + 1u) {
+                LaneState enemy = lanes[next_lanes() + lane.target];
+                precise vec2 to_target = enemy.front_position - position;
+                precise float reach = rules.reach + rules.spacing;
+                precise float distance_squared = to_target.x * to_target.x + to_target.y * to_target.y;
+                precise float reach_squared = reach * reach;
+                if (distance_squared <= reach_squared) {
+                    heading = atan(to_target.x, to_target.y);
+                    strike(unit, enemy, parity, rules, commands, cooldown);
+                }
             }
         }
         if (speed > 0.25 * rules.walk_speed) {

@@ -105,6 +105,39 @@ pub fn step(rules: &BattleRules, step: u32, state: &mut BattleState) {
     }
 }
 
+/// `strike` of `battle_units.comp`.
+#[allow(clippy::too_many_arguments)]
+fn strike(
+    rules: &BattleRules,
+    step: u32,
+    unit: u32,
+    enemy: &LaneState,
+    parity: usize,
+    commands: &mut u32,
+    cooldown: &mut f32,
+    state: &mut BattleState,
+) {
+    state.counts.fighting += 1;
+    let target_unit = enemy.first_unit.wrapping_add(enemy.front);
+    if *cooldown > 0.0
+        || enemy.front >= enemy.unit_count
+        || target_unit >= state.combat.len() as u32
+    {
+        return;
+    }
+    let dice = battle_dice(unit, step);
+    *commands = bump_serial(*commands, ANIM_COMMAND_ATTACK_SHIFT);
+    *commands = (*commands & !(ANIM_SERIAL_MASK << ANIM_COMMAND_VARIANT_SHIFT))
+        | ((dice & 1) << ANIM_COMMAND_VARIANT_SHIFT);
+    let jitter = (dice >> 8) as f32 * DICE_SCALE;
+    let spread = 0.8 + 0.4 * jitter;
+    *cooldown = rules.attack_seconds * spread;
+    let damage = rules.damage_min + (dice >> 1) % rules.damage_range.max(1);
+    let target = &mut state.combat[target_unit as usize].damage[parity];
+    *target = target.wrapping_add(damage);
+    state.counts.attacks += 1;
+}
+
 /// One thread of `battle_units.comp`.
 fn unit_step(rules: &BattleRules, step: u32, unit: u32, next: usize, state: &mut BattleState) {
     let lane_count = (state.lanes.len() / 2) as u32;
@@ -162,22 +195,17 @@ fn unit_step(rules: &BattleRules, step: u32, unit: u32, next: usize, state: &mut
                 let per_metre = speed / distance;
                 velocity = [to_target[0] * per_metre, to_target[1] * per_metre];
             } else {
-                state.counts.fighting += 1;
                 heading = to_target[0].atan2(to_target[1]);
-                let target_unit = enemy.first_unit.wrapping_add(enemy.front);
-                if cooldown <= 0.0 && enemy.front < enemy.unit_count && target_unit < unit_count {
-                    let dice = battle_dice(unit, step);
-                    commands = bump_serial(commands, ANIM_COMMAND_ATTACK_SHIFT);
-                    commands = (commands & !(ANIM_SERIAL_MASK << ANIM_COMMAND_VARIANT_SHIFT))
-                        | ((dice & 1) << ANIM_COMMAND_VARIANT_SHIFT);
-                    let jitter = (dice >> 8) as f32 * DICE_SCALE;
-                    let spread = 0.8 + 0.4 * jitter;
-                    cooldown = rules.attack_seconds * spread;
-                    let damage = rules.damage_min + (dice >> 1) % rules.damage_range.max(1);
-                    let target = &mut state.combat[target_unit as usize].damage[parity];
-                    *target = target.wrapping_add(damage);
-                    state.counts.attacks += 1;
-                }
+                strike(
+                    rules,
+                    step,
+                    unit,
+                    &enemy,
+                    parity,
+                    &mut commands,
+                    &mut cooldown,
+                    state,
+                );
             }
         } else {
             let behind = (rank - lane.front) as f32 * rules.spacing;
@@ -197,6 +225,27 @@ fn unit_step(rules: &BattleRules, step: u32, unit: u32, next: usize, state: &mut
             }
             if speed <= 0.25 * rules.walk_speed {
                 heading = if lane.army == 0 { HALF_PI } else { -HALF_PI };
+            }
+            if rank == lane.front + 1 {
+                let enemy = state.lanes[next + lane.target as usize];
+                let to_target = [
+                    enemy.front_position[0] - position[0],
+                    enemy.front_position[1] - position[1],
+                ];
+                let reach = rules.reach + rules.spacing;
+                if to_target[0] * to_target[0] + to_target[1] * to_target[1] <= reach * reach {
+                    heading = to_target[0].atan2(to_target[1]);
+                    strike(
+                        rules,
+                        step,
+                        unit,
+                        &enemy,
+                        parity,
+                        &mut commands,
+                        &mut cooldown,
+                        state,
+                    );
+                }
             }
         }
         if speed > 0.25 * rules.walk_speed {

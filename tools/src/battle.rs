@@ -224,7 +224,7 @@ pub enum BattleCamera {
     Overview,
     /// Above the army-0 end of the front line, looking along it.
     Front,
-    /// At eye height behind army 0's ranks, looking at the clash.
+    /// At eye height on army 0's side of the front, near its end.
     Ground,
 }
 
@@ -243,8 +243,8 @@ impl BattleScene {
                 Vec3::new(2.0, 0.5, width.min(60.0) * 0.3),
             ),
             BattleCamera::Ground => Camera::look_at(
-                Vec3::new(-GAP / 2.0 - 10.0, 1.7, 3.0),
-                Vec3::new(0.0, 1.2, 0.0),
+                Vec3::new(-4.0, 1.7, width.min(40.0) + 4.0),
+                Vec3::new(3.0, 1.2, width.min(40.0) - 12.0),
             ),
         }
     }

@@ -26,6 +26,8 @@
 //!      adds its damage to the target's counter for this step's parity;
 //!    - the ranks behind keep `spacing` apart behind the front, so they step
 //!      up as the front falls, and run to catch up when far behind;
+//!    - the second rank strikes past the first at the enemy's front once
+//!      that stands within reach plus one rank's spacing;
 //!    - movement is proportional steering capped at walk or run speed; a
 //!      fighter steers for three quarters of its reach, so it arrives within
 //!      reach in finite time rather than approaching it forever.
