@@ -141,7 +141,6 @@ fn strike(
 /// One thread of `battle_units.comp`.
 fn unit_step(rules: &BattleRules, step: u32, unit: u32, next: usize, state: &mut BattleState) {
     let lane_count = (state.lanes.len() / 2) as u32;
-    let unit_count = state.combat.len() as u32;
     let fighter = state.combat[unit as usize];
     if fighter.lane >= lane_count {
         return;
