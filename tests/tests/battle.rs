@@ -11,7 +11,7 @@ use horde::world::BattleReadback;
 use horde_bake::cache::CacheOptions;
 use horde_tests::{compare_with_reference, finish, gpu_context, Tolerance};
 use horde_tools::battle::{battle_scene, BattleCamera, BattleOptions, BattleScene};
-use horde_tools::headless::{run_headless, HeadlessOptions};
+use horde_tools::headless::{check_capacity, run_headless, unit_capacity, HeadlessOptions};
 
 fn small_battle(units: u32, rules: BattleRules) -> BattleScene {
     horde_tests::init_logging();
@@ -217,4 +217,18 @@ fn battle_front_line_matches_the_reference() {
     let (report, image) = headless(&battle, 600, 600);
     assert_eq!(report.frames_rendered, 1);
     compare_with_reference("battle_front", &image, Tolerance::RENDER);
+}
+
+/// A battle larger than the device holds is refused with a number that fits.
+#[test]
+fn too_many_units_are_refused_with_a_suggestion() {
+    let ctx = gpu_context(None);
+    let limit = unit_capacity(&ctx);
+    assert!(limit >= 100_000, "capacity {limit} is implausibly small");
+    check_capacity(&ctx, limit).expect("the capacity itself fits");
+    let err = check_capacity(&ctx, limit * 4)
+        .expect_err("four times the capacity")
+        .to_string();
+    assert!(err.contains("try --units"), "{err}");
+    finish(ctx);
 }

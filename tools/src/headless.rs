@@ -19,6 +19,36 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::battle::{BattleCamera, BattleScene};
 
+/// GPU memory a unit needs, in bytes, counted generously: its five state
+/// records (68 bytes), its battle record (24) and its instance-list entries.
+const BYTES_PER_UNIT: u64 = 128;
+
+/// The most units (or props) the device can hold: one dispatch's reach, and
+/// what half of the largest device-local heap's budget holds.
+pub fn unit_capacity(ctx: &Context) -> u64 {
+    let threads = 65_535 * u64::from(ctx.unit_workgroup_size());
+    let heap = ctx
+        .memory_usage()
+        .heaps
+        .iter()
+        .map(|heap| heap.budget_bytes.max(heap.size_bytes / 2))
+        .max();
+    heap.map_or(threads, |bytes| (bytes / 2 / BYTES_PER_UNIT).min(threads))
+}
+
+/// Refuses `units` the device cannot hold, suggesting a number it can.
+pub fn check_capacity(ctx: &Context, units: u64) -> Result<()> {
+    let limit = unit_capacity(ctx);
+    if units > limit {
+        anyhow::bail!(
+            "{} cannot hold {units} units (one dispatch and half its memory budget reach              {limit}); try --units {}",
+            ctx.device_name,
+            limit / 1000 * 1000
+        );
+    }
+    Ok(())
+}
+
 /// What a headless run does.
 #[derive(Clone, Debug)]
 pub struct HeadlessOptions {

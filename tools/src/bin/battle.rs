@@ -25,7 +25,7 @@ use horde::gpu_types::BattleRules;
 use horde::target::write_png_atomic;
 use horde_bake::cache::CacheOptions;
 use horde_tools::battle::{battle_scene, BattleCamera, BattleOptions, BattleScene};
-use horde_tools::headless::{run_headless, HeadlessOptions, Report};
+use horde_tools::headless::{check_capacity, run_headless, HeadlessOptions, Report};
 use horde_tools::window::{run_window, window_verdict, WindowOptions};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -49,10 +49,6 @@ enum TierArg {
     Desktop,
     Mobile,
 }
-
-/// GPU memory a unit needs, in bytes, counted generously: its five state
-/// records (76 bytes), its battle record (24) and its instance-list entry.
-const BYTES_PER_UNIT: u64 = 128;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -172,30 +168,6 @@ impl Args {
     }
 }
 
-/// Refuses a battle the device cannot hold, suggesting one it can.
-fn check_capacity(ctx: &Context, units: u32, props: u32) -> Result<()> {
-    let threads = 65_535 * u64::from(ctx.unit_workgroup_size());
-    let heap = ctx
-        .memory_usage()
-        .heaps
-        .iter()
-        .map(|heap| heap.budget_bytes.max(heap.size_bytes / 2))
-        .max();
-    let by_memory = heap.map(|bytes| bytes / 2 / BYTES_PER_UNIT);
-    let limit = by_memory.unwrap_or(u64::MAX).min(threads);
-    let wanted = u64::from(units.max(props));
-    if wanted > limit {
-        bail!(
-            "{} cannot hold {wanted} units: one dispatch reaches {threads} and about half of its \
-             memory budget holds {}; try --units {}",
-            ctx.device_name,
-            by_memory.map_or("any number".to_owned(), |n| n.to_string()),
-            limit / 2 * 2
-        );
-    }
-    Ok(())
-}
-
 fn write_report(report: &Report, path: &std::path::Path) -> Result<()> {
     let json = serde_json::to_string_pretty(report)?;
     let temp = path.with_extension("json.tmp");
@@ -218,8 +190,11 @@ fn headless(args: &Args) -> Result<()> {
         lod_bias: args.lod_bias,
         progress: true,
     };
-    let result = check_capacity(&ctx, args.units, battle.scene.props.len() as u32)
-        .and_then(|()| run_headless(&ctx, &battle, &options));
+    let result = check_capacity(
+        &ctx,
+        u64::from(args.units).max(battle.scene.props.len() as u64),
+    )
+    .and_then(|()| run_headless(&ctx, &battle, &options));
     let leaks = ctx.live_allocations();
     let validation = ctx.validation_counts();
     drop(ctx);
