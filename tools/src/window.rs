@@ -61,6 +61,7 @@ use crate::camera_rig::{CameraRig, MotionKeys, Preset, SceneBounds};
 use crate::hud::{Hud, HudStats, SimulationClock, LOD_BIASES};
 
 /// One line the application adds to the HUD.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HudLine {
     pub label: String,
     pub value: String,
@@ -470,6 +471,7 @@ impl App {
     }
 
     fn redraw(&mut self) -> Result<(), Error> {
+        let keys = self.motion_keys();
         let Some(running) = self.running.as_mut() else {
             return Ok(());
         };
@@ -488,7 +490,6 @@ impl App {
             .map_or(0.0, |last| (now - last).as_secs_f32().min(0.1));
         self.last_frame = Some(now);
         self.frame_ms += (f64::from(wall_dt) * 1e3 - self.frame_ms) * 0.05;
-        let keys = self.motion_keys();
         self.rig.update(&keys, wall_dt);
         let camera = self.rig.camera();
         if camera != self.last_camera {
