@@ -9,7 +9,7 @@
 use horde::renderer::DrawStats;
 use horde_tests::{finish, gpu_context, offscreen_renderer, output_dir};
 use horde_tools::first_scene::{first_scene, first_scene_camera};
-use horde_tools::hud::{run_panel, HudStats, SimulationClock};
+use horde_tools::hud::{new_context, run_panel, HudStats, SimulationClock};
 use horde_tools::window::HudLine;
 
 const UNITS: u32 = 256;
@@ -40,7 +40,7 @@ fn hud_draws_over_the_scene_with_clean_validation() {
         .expect("render without the HUD");
     let without = target.read_rgba().expect("read back");
 
-    let egui = egui::Context::default();
+    let egui = new_context();
     let mut clock = SimulationClock::default();
     let lines = vec![HudLine {
         label: "battle".to_owned(),
@@ -52,7 +52,7 @@ fn hud_draws_over_the_scene_with_clean_validation() {
         ..DrawStats::default()
     };
     let gpu_ms = [("frame", 1.234), ("cull", 0.05), ("draw", 0.9), ("hud", 0.02)];
-    let frames = 6;
+    let frames = 12;
     for frame in 0..frames {
         let stats = HudStats {
             fps: 60.0,

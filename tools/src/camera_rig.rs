@@ -116,7 +116,11 @@ pub fn preset_camera(bounds: &SceneBounds, preset: Preset) -> Camera {
         Preset::FrontLine => {
             let height = (radius * 0.08).max(6.0);
             Camera::look_at(
-                Vec3::new(c.x + radius * 0.05, ground + height, c.z - h.z - radius * 0.15),
+                Vec3::new(
+                    c.x + radius * 0.05,
+                    ground + height,
+                    c.z - h.z - radius * 0.15,
+                ),
                 Vec3::new(c.x, ground, c.z + h.z * 0.2),
             )
         }
@@ -268,7 +272,11 @@ impl CameraRig {
         let yaw = direction.z.atan2(direction.x) + dx * RADIANS_PER_PIXEL;
         // Short of straight up or down, where the view's up vector degenerates.
         let pitch = (direction.y.clamp(-1.0, 1.0).asin() - dy * RADIANS_PER_PIXEL).clamp(-1.5, 1.5);
-        let turned = Vec3::new(pitch.cos() * yaw.cos(), pitch.sin(), pitch.cos() * yaw.sin());
+        let turned = Vec3::new(
+            pitch.cos() * yaw.cos(),
+            pitch.sin(),
+            pitch.cos() * yaw.sin(),
+        );
         self.camera.target = self.camera.position + turned * distance;
     }
 
@@ -339,17 +347,53 @@ mod tests {
 
     #[test]
     fn keys_move_along_the_view_across_it_and_up() {
-        let forward = moved(MotionKeys { forward: true, ..Default::default() }, 0.1);
+        let forward = moved(
+            MotionKeys {
+                forward: true,
+                ..Default::default()
+            },
+            0.1,
+        );
         assert!(forward.z < 0.0 && forward.x.abs() < 1e-4 && forward.y.abs() < 1e-4);
-        let back = moved(MotionKeys { back: true, ..Default::default() }, 0.1);
+        let back = moved(
+            MotionKeys {
+                back: true,
+                ..Default::default()
+            },
+            0.1,
+        );
         assert!(back.z > 0.0);
-        let right = moved(MotionKeys { right: true, ..Default::default() }, 0.1);
+        let right = moved(
+            MotionKeys {
+                right: true,
+                ..Default::default()
+            },
+            0.1,
+        );
         assert!(right.x > 0.0 && right.z.abs() < 1e-4, "{right}");
-        let left = moved(MotionKeys { left: true, ..Default::default() }, 0.1);
+        let left = moved(
+            MotionKeys {
+                left: true,
+                ..Default::default()
+            },
+            0.1,
+        );
         assert!(left.x < 0.0);
-        let up = moved(MotionKeys { up: true, ..Default::default() }, 0.1);
+        let up = moved(
+            MotionKeys {
+                up: true,
+                ..Default::default()
+            },
+            0.1,
+        );
         assert!(up.y > 0.0 && up.x.abs() < 1e-4 && up.z.abs() < 1e-4);
-        let down = moved(MotionKeys { down: true, ..Default::default() }, 0.1);
+        let down = moved(
+            MotionKeys {
+                down: true,
+                ..Default::default()
+            },
+            0.1,
+        );
         assert!(down.y < 0.0);
         let none = moved(MotionKeys::default(), 0.1);
         assert_eq!(none, Vec3::ZERO);
@@ -357,7 +401,10 @@ mod tests {
 
     #[test]
     fn movement_is_frame_rate_independent_and_fast_is_faster() {
-        let keys = MotionKeys { forward: true, ..Default::default() };
+        let keys = MotionKeys {
+            forward: true,
+            ..Default::default()
+        };
         let once = moved(keys, 0.2);
         let mut rig = rig();
         let start = rig.camera().position;
@@ -374,7 +421,10 @@ mod tests {
     fn bad_dt_and_drags_change_nothing_and_do_not_panic() {
         let mut rig = rig();
         let start = rig.camera();
-        let keys = MotionKeys { forward: true, ..Default::default() };
+        let keys = MotionKeys {
+            forward: true,
+            ..Default::default()
+        };
         assert!(!rig.update(&keys, f32::NAN));
         assert!(!rig.update(&keys, -1.0));
         rig.orbit(f32::NAN, 1.0);
@@ -440,7 +490,10 @@ mod tests {
             assert!(camera.position.y > bounds.center.y, "t={t}");
             previous = camera;
         }
-        assert_eq!(cinematic_camera(&bounds, 17.5), cinematic_camera(&bounds, 17.5));
+        assert_eq!(
+            cinematic_camera(&bounds, 17.5),
+            cinematic_camera(&bounds, 17.5)
+        );
         assert!(cinematic_camera(&bounds, f32::NAN).position.is_finite());
     }
 
@@ -458,7 +511,13 @@ mod tests {
             previous = camera;
         }
         assert!(previous.position.distance(start.position) > 1.0, "it moved");
-        rig.update(&MotionKeys { left: true, ..Default::default() }, 0.01);
+        rig.update(
+            &MotionKeys {
+                left: true,
+                ..Default::default()
+            },
+            0.01,
+        );
         assert!(!rig.is_cinematic());
         rig.toggle_cinematic();
         rig.orbit(1.0, 0.0);
@@ -470,7 +529,10 @@ mod tests {
 
     #[test]
     fn bounds_around_points() {
-        let bounds = SceneBounds::around([Vec3::new(-10.0, 0.0, -4.0), Vec3::new(10.0, 2.0, 4.0)], 1.0);
+        let bounds = SceneBounds::around(
+            [Vec3::new(-10.0, 0.0, -4.0), Vec3::new(10.0, 2.0, 4.0)],
+            1.0,
+        );
         assert_eq!(bounds.center, Vec3::new(0.0, 1.0, 0.0));
         assert_eq!(bounds.half_extent, Vec3::new(11.0, 1.0, 5.0));
         let empty = SceneBounds::around([], 1.0);

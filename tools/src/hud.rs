@@ -88,7 +88,7 @@ pub struct Hud {
 impl Hud {
     /// A HUD for `window`; egui's textures stay within `max_texture_side`.
     pub fn new(window: &Window, max_texture_side: u32) -> Hud {
-        let egui = egui::Context::default();
+        let egui = new_context();
         let input = egui_winit::State::new(
             egui.clone(),
             egui::ViewportId::ROOT,
@@ -140,6 +140,18 @@ impl Hud {
     }
 }
 
+/// An egui context styled for the HUD: bright text, so it reads over any
+/// scene. (The target blends in linear space, which makes egui's dark
+/// translucent fills lighter than egui intends; brighter text and a more
+/// opaque panel keep the contrast.)
+pub fn new_context() -> egui::Context {
+    let egui = egui::Context::default();
+    egui.style_mut(|style| {
+        style.visuals.override_text_color = Some(Color32::from_gray(235));
+    });
+    egui
+}
+
 /// Runs egui over `raw_input` with the panel and tessellates the result:
 /// what [`Hud::run`] does without a window (tests render it offscreen).
 pub fn run_panel(
@@ -161,7 +173,8 @@ pub fn run_panel(
     (draw, output.platform_output)
 }
 
-/// The panel: statistics, then controls, then a line of key help.
+/// The panel: statistics, controls and key help in sections that fold, and
+/// a scroll bar when the window is too short for them.
 fn panel(
     ctx: &egui::Context,
     stats: &HudStats,
@@ -169,31 +182,32 @@ fn panel(
     clock: &mut SimulationClock,
     camera: &Camera,
 ) {
-    let frame = egui::Frame::window(&ctx.style()).fill(Color32::from_black_alpha(190));
-    egui::Window::new("horde")
+    let frame = egui::Frame::window(&ctx.style()).fill(Color32::from_black_alpha(235));
+    egui::Window::new("horde  (H hides)")
+        .id(egui::Id::new("horde hud"))
         .frame(frame)
         .anchor(egui::Align2::LEFT_TOP, [8.0, 8.0])
         .resizable(false)
         .collapsible(true)
         .show(ctx, |ui| {
-            statistics(ui, stats);
-            ui.separator();
-            controls(ui, settings, clock, camera);
-            ui.separator();
-            ui.label(
-                RichText::new(
-                    "WASD/arrows move, Q/E or PgUp/PgDn up/down, Shift faster\n\
-                     left drag orbit, right drag look, scroll zoom\n\
-                     1 overview, 2 front line, 3 ground, C cinematic\n\
-                     L LOD colours, B bounds, F freeze culling, +/- LOD bias\n\
-                     P pause, H hide HUD, Esc quit",
-                )
-                .small(),
-            );
+            // Room for the title bar and margins; the rest scrolls.
+            let max_height = (ctx.screen_rect().height() - 64.0).max(48.0);
+            // Content up to `max_height` is shown whole (egui's default
+            // would scroll anything taller than 64 points).
+            egui::ScrollArea::vertical()
+                .max_height(max_height)
+                .min_scrolled_height(max_height)
+                .show(ui, |ui| sections(ui, stats, settings, clock, camera));
         });
 }
 
-fn statistics(ui: &mut egui::Ui, stats: &HudStats) {
+fn sections(
+    ui: &mut egui::Ui,
+    stats: &HudStats,
+    settings: &mut RenderSettings,
+    clock: &mut SimulationClock,
+    camera: &Camera,
+) {
     ui.label(
         RichText::new(format!(
             "{:.0} fps, {:.2} ms per frame",
@@ -201,36 +215,53 @@ fn statistics(ui: &mut egui::Ui, stats: &HudStats) {
         ))
         .strong(),
     );
+    egui::CollapsingHeader::new("statistics")
+        .default_open(true)
+        .show(ui, |ui| statistics(ui, stats));
+    egui::CollapsingHeader::new("controls")
+        .default_open(true)
+        .show(ui, |ui| controls(ui, settings, clock, camera));
+    egui::CollapsingHeader::new("keys")
+        .default_open(false)
+        .show(ui, |ui| {
+            ui.label(
+                "W/A/S/D or arrows: move; E/PgUp, Q/PgDn: up, down\n\
+                         Shift: faster; left drag: orbit; right drag: look\n\
+                         scroll: zoom; 1, 2, 3: overview, front line, ground\n\
+                         C: cinematic; L, B, F: LOD colours, bounds, freeze\n\
+                         +/-: LOD bias; P: pause; H: HUD; Esc: quit",
+            );
+        });
+}
+
+fn statistics(ui: &mut egui::Ui, stats: &HudStats) {
     egui::Grid::new("hud statistics")
         .num_columns(2)
-        .spacing([12.0, 2.0])
+        .spacing([16.0, 2.0])
         .show(ui, |ui| {
-            for (name, ms) in stats.gpu_ms {
-                ui.label(format!("GPU {name}"));
-                ui.monospace(format!("{ms:7.3} ms"));
+            let row = |ui: &mut egui::Ui, label: &str, value: String| {
+                ui.label(label);
+                ui.monospace(value);
                 ui.end_row();
+            };
+            for (name, ms) in stats.gpu_ms {
+                row(ui, &format!("GPU {name}"), format!("{ms:8.3} ms"));
             }
             for (lod, count) in stats.draw.units_per_lod.iter().enumerate() {
-                ui.label(format!("units LOD{lod}"));
-                ui.monospace(format!("{count:>9}"));
-                ui.end_row();
+                row(ui, &format!("units LOD {lod}"), format!("{count:>11}"));
             }
-            ui.label("units far field");
-            ui.monospace(format!("{:>9}", stats.draw.units_far_field));
-            ui.end_row();
-            ui.label("props");
-            ui.monospace(format!("{:>9}", stats.draw.props_visible()));
-            ui.end_row();
-            ui.label("tier, encoding");
-            ui.label(format!("{}, {}", stats.tier, stats.encoding));
-            ui.end_row();
-            ui.label("camera");
-            ui.label(if stats.cinematic { "cinematic" } else { "free" });
-            ui.end_row();
+            row(
+                ui,
+                "units far field",
+                format!("{:>11}", stats.draw.units_far_field),
+            );
+            row(ui, "props", format!("{:>11}", stats.draw.props_visible()));
+            row(ui, "tier", stats.tier.to_owned());
+            row(ui, "encoding", stats.encoding.to_owned());
+            let mode = if stats.cinematic { "cinematic" } else { "free" };
+            row(ui, "camera", mode.to_owned());
             for line in stats.lines {
-                ui.label(&line.label);
-                ui.label(&line.value);
-                ui.end_row();
+                row(ui, &line.label, line.value.clone());
             }
         });
 }
@@ -241,18 +272,22 @@ fn controls(
     clock: &mut SimulationClock,
     camera: &Camera,
 ) {
-    ui.checkbox(&mut settings.color_by_lod, "colour by LOD (L)");
-    ui.checkbox(&mut settings.show_bounds, "bounding spheres (B)");
-    let mut frozen = settings.cull_camera.is_some();
-    if ui.checkbox(&mut frozen, "freeze culling (F)").changed() {
-        settings.cull_camera = frozen.then_some(*camera);
-    }
+    ui.horizontal(|ui| {
+        ui.checkbox(&mut settings.color_by_lod, "LOD colours (L)");
+        ui.checkbox(&mut settings.show_bounds, "bounds (B)");
+    });
+    ui.horizontal(|ui| {
+        let mut frozen = settings.cull_camera.is_some();
+        if ui.checkbox(&mut frozen, "freeze culling (F)").changed() {
+            settings.cull_camera = frozen.then_some(*camera);
+        }
+        ui.checkbox(&mut clock.paused, "pause (P)");
+    });
     ui.add(
         egui::Slider::new(&mut settings.lod_bias, LOD_BIASES)
             .logarithmic(true)
             .text("LOD bias (+/-)"),
     );
-    ui.checkbox(&mut clock.paused, "pause (P)");
     ui.add(
         egui::Slider::new(&mut clock.speed, SIMULATION_SPEEDS)
             .logarithmic(true)
@@ -272,7 +307,10 @@ mod tests {
         clock.speed = 2.0;
         assert!((clock.simulation_dt(0.02) - 0.04).abs() < 1e-6);
         clock.speed = 100.0;
-        assert!((clock.simulation_dt(0.02) - 0.08).abs() < 1e-6, "clamped to 4×");
+        assert!(
+            (clock.simulation_dt(0.02) - 0.08).abs() < 1e-6,
+            "clamped to 4×"
+        );
         clock.speed = f32::NAN;
         assert_eq!(clock.simulation_dt(0.02), 0.02);
         clock.paused = true;
