@@ -51,7 +51,12 @@ fn hud_draws_over_the_scene_with_clean_validation() {
         units_far_field: 3,
         ..DrawStats::default()
     };
-    let gpu_ms = [("frame", 1.234), ("cull", 0.05), ("draw", 0.9), ("hud", 0.02)];
+    let gpu_ms = [
+        ("frame", 1.234),
+        ("cull", 0.05),
+        ("draw", 0.9),
+        ("hud", 0.02),
+    ];
     let frames = 12;
     for frame in 0..frames {
         let stats = HudStats {
@@ -88,7 +93,8 @@ fn hud_draws_over_the_scene_with_clean_validation() {
         }
     }
     let with = target.read_rgba().expect("read back");
-    with.save(output_dir().join("hud.png")).expect("write hud.png");
+    with.save(output_dir().join("hud.png"))
+        .expect("write hud.png");
 
     // The panel sits in the top-left corner; the far corner is the scene.
     let differing = |x0: u32, y0: u32, x1: u32, y1: u32| {
@@ -105,7 +111,10 @@ fn hud_draws_over_the_scene_with_clean_validation() {
     let panel = differing(10, 10, 150, 150);
     let far_corner = differing(WIDTH - 60, HEIGHT - 60, WIDTH, HEIGHT);
     assert!(panel > 0.5, "the HUD covers its corner ({panel})");
-    assert!(far_corner < 0.01, "the scene elsewhere is untouched ({far_corner})");
+    assert!(
+        far_corner < 0.01,
+        "the scene elsewhere is untouched ({far_corner})"
+    );
     drop((renderer, target));
     finish(ctx);
 }

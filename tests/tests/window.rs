@@ -188,7 +188,11 @@ fn window_with_hud_and_camera_controls_runs_cleanly() {
     let settings = report.settings;
     assert!(settings.color_by_lod && settings.show_bounds);
     assert!(settings.cull_camera.is_none());
-    assert!((settings.lod_bias - 1.25).abs() < 1e-4, "{}", settings.lod_bias);
+    assert!(
+        (settings.lod_bias - 1.25).abs() < 1e-4,
+        "{}",
+        settings.lod_bias
+    );
 
     // The HUD was drawn, except while hidden or minimized.
     assert!(report.hud_visible);
@@ -205,7 +209,10 @@ fn window_with_hud_and_camera_controls_runs_cleanly() {
     assert!(dts.len() >= 290, "hook ran {} times", dts.len());
     let (pause, resume) = (PAUSE.0 as usize, PAUSE.1 as usize);
     assert!(dts[pause..resume].iter().all(|&dt| dt == 0.0), "paused");
-    assert!(dts[resume..resume + 10].iter().all(|&dt| dt > 0.0), "resumed");
+    assert!(
+        dts[resume..resume + 10].iter().all(|&dt| dt > 0.0),
+        "resumed"
+    );
     assert!(dts[1..pause].iter().all(|&dt| dt > 0.0), "running");
 
     assert!(

@@ -222,7 +222,9 @@ impl HudPass {
             return Ok(());
         };
         let fits = |start: usize, size: usize, limit: u32| {
-            start.checked_add(size).is_some_and(|end| end <= limit as usize)
+            start
+                .checked_add(size)
+                .is_some_and(|end| end <= limit as usize)
         };
         if !fits(offset[0], width, texture.extent.width)
             || !fits(offset[1], height, texture.extent.height)
@@ -334,7 +336,11 @@ impl HudPass {
     fn draw(&mut self, frame: &mut Frame, target: &HudTarget, draw: &HudDraw) -> Result<(), Error> {
         let extent = target.extent;
         let pixels_per_point = draw.pixels_per_point;
-        if extent.width == 0 || extent.height == 0 || !(pixels_per_point > 0.0) {
+        if extent.width == 0
+            || extent.height == 0
+            || !pixels_per_point.is_finite()
+            || pixels_per_point <= 0.0
+        {
             return Ok(());
         }
         let meshes: Vec<(egui::Rect, &egui::epaint::Mesh)> = draw
@@ -359,7 +365,9 @@ impl HudPass {
         let buffers = self.slot_buffers(frame, vertex_count, index_count)?;
         let (mut vertex_at, mut index_at) = (0u64, 0u64);
         for (_, mesh) in &meshes {
-            buffers.vertices.write(vertex_at * VERTEX_BYTES, &mesh.vertices)?;
+            buffers
+                .vertices
+                .write(vertex_at * VERTEX_BYTES, &mesh.vertices)?;
             buffers.indices.write(index_at * 4, &mesh.indices)?;
             vertex_at += mesh.vertices.len() as u64;
             index_at += mesh.indices.len() as u64;
@@ -483,8 +491,12 @@ impl HudPass {
                 index_capacity = old.indices.size;
                 frame.forget(old.vertices.raw);
                 frame.forget(old.indices.raw);
-                frame.deferred.push(frame.number, Released::Buffer(old.vertices));
-                frame.deferred.push(frame.number, Released::Buffer(old.indices));
+                frame
+                    .deferred
+                    .push(frame.number, Released::Buffer(old.vertices));
+                frame
+                    .deferred
+                    .push(frame.number, Released::Buffer(old.indices));
             }
             while vertex_capacity < vertex_bytes {
                 vertex_capacity *= 2;
@@ -518,8 +530,16 @@ impl HudPass {
 /// A clip rectangle in points as a scissor in pixels, clamped to `extent`;
 /// `None` when nothing of it is on screen.
 fn scissor_of(clip: egui::Rect, pixels_per_point: f32, extent: vk::Extent2D) -> Option<vk::Rect2D> {
-    let clamp_x = |v: f32| (v * pixels_per_point).round().clamp(0.0, extent.width as f32) as u32;
-    let clamp_y = |v: f32| (v * pixels_per_point).round().clamp(0.0, extent.height as f32) as u32;
+    let clamp_x = |v: f32| {
+        (v * pixels_per_point)
+            .round()
+            .clamp(0.0, extent.width as f32) as u32
+    };
+    let clamp_y = |v: f32| {
+        (v * pixels_per_point)
+            .round()
+            .clamp(0.0, extent.height as f32) as u32
+    };
     let (min_x, min_y) = (clamp_x(clip.min.x), clamp_y(clip.min.y));
     let (max_x, max_y) = (clamp_x(clip.max.x), clamp_y(clip.max.y));
     (max_x > min_x && max_y > min_y).then(|| vk::Rect2D {
@@ -544,7 +564,8 @@ mod tests {
             width: 100,
             height: 50,
         };
-        let rect = |x0, y0, x1, y1| egui::Rect::from_min_max(egui::pos2(x0, y0), egui::pos2(x1, y1));
+        let rect =
+            |x0, y0, x1, y1| egui::Rect::from_min_max(egui::pos2(x0, y0), egui::pos2(x1, y1));
         let inside = scissor_of(rect(10.0, 5.0, 20.0, 15.0), 2.0, extent).unwrap();
         assert_eq!((inside.offset.x, inside.offset.y), (20, 10));
         assert_eq!((inside.extent.width, inside.extent.height), (20, 20));
