@@ -65,7 +65,7 @@ fn hud_draws_over_the_scene_with_clean_validation() {
             gpu_ms: &gpu_ms,
             draw: &stats_draw,
             tier: "desktop",
-            encoding: "Mat3x4F32",
+            encoding: "mat3x4",
             cinematic: false,
             lines: &lines,
         };

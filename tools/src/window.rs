@@ -504,8 +504,7 @@ impl App {
         let extent = running.window_extent;
         if running.hud.visible && extent.width > 0 && extent.height > 0 {
             let renderer = &mut running.renderer;
-            let tier = format!("{:?}", running.ctx.tier).to_lowercase();
-            let encoding = format!("{:?}", renderer.world.encoding);
+            let (tier, encoding) = (running.ctx.tier.name(), renderer.world.encoding.name());
             let stats = HudStats {
                 fps: if self.frame_ms > 0.0 {
                     1e3 / self.frame_ms
@@ -515,8 +514,8 @@ impl App {
                 frame_ms: self.frame_ms,
                 gpu_ms: renderer.profiler.last_frame(),
                 draw: &renderer.stats,
-                tier: &tier,
-                encoding: &encoding,
+                tier,
+                encoding,
                 cinematic: self.rig.is_cinematic(),
                 lines: &lines,
             };
