@@ -13,7 +13,10 @@
 //!    draw commands, for units and props;
 //! 6. `statistics`: the draw commands copied for the CPU to read later;
 //! 7. `bounds` (debug view): the sphere commands' instance counts;
-//! 8. `draw`: the main render pass, two indirect draws.
+//! 8. `draw`: the main render pass, two indirect draws;
+//! 9. `hud` (when the application set one with [`Renderer::set_hud`]): egui's
+//!    texture uploads, then its triangles in the overlay render pass, over
+//!    the finished image (`passes/hud.rs`).
 //!
 //! Each pass declares the buffers it uses; the barriers between them follow
 //! (`barriers.rs`), so passes without a dependency (animate and cull) may
@@ -44,13 +47,16 @@ use crate::passes::battle::BattlePass;
 use crate::passes::bounds::BoundsPass;
 use crate::passes::cull::{cull_globals, CullPass};
 use crate::passes::draw::{DrawOptions, DrawPass, DrawTarget};
+use crate::passes::hud::{HudDraw, HudPass, HudTarget};
 use crate::passes::simulate::SimulatePass;
 use crate::passes::statistics::StatisticsPass;
 use crate::passes::upload::UploadPass;
 use crate::profiler::Profiler;
 use crate::scene::Scene;
 use crate::swapchain::{Acquired, Swapchain};
-use crate::target::{create_render_pass, Offscreen, CLEAR_COLOR, OFFSCREEN_FORMAT};
+use crate::target::{
+    create_overlay_render_pass, create_render_pass, Offscreen, CLEAR_COLOR, OFFSCREEN_FORMAT,
+};
 use crate::world::World;
 use crate::Error;
 use std::sync::Arc;
@@ -140,6 +146,9 @@ pub struct Renderer {
     pub frames: Frames,
     /// Resources replaced while frames that used them were in flight.
     pub deferred: DeferredRelease,
+    hud: HudPass,
+    /// The HUD frame to draw next, if the application set one.
+    hud_draw: Option<HudDraw>,
     draw: DrawPass,
     bounds: BoundsPass,
     statistics: StatisticsPass,
@@ -150,6 +159,8 @@ pub struct Renderer {
     upload: UploadPass,
     globals: Vec<Buffer>,
     pub render_pass: RenderPass,
+    /// Draws the HUD over what `render_pass` drew, into the same framebuffers.
+    pub overlay_render_pass: RenderPass,
     pub world: World,
     tracker: Tracker,
     pub environment: Environment,
@@ -193,6 +204,8 @@ impl Renderer {
             world.start_battle(ctx, setup)?;
         }
         let render_pass = create_render_pass(ctx, color_format, color_final_layout)?;
+        let overlay_render_pass =
+            create_overlay_render_pass(ctx, color_format, color_final_layout)?;
         let globals = (0..FRAMES_IN_FLIGHT)
             .map(|slot| {
                 Buffer::new(
@@ -218,11 +231,14 @@ impl Renderer {
                 world.encoding,
                 world.bones_are_similarities,
             )?,
+            hud: HudPass::new(ctx, *overlay_render_pass)?,
+            hud_draw: None,
             frames: Frames::new(ctx)?,
             profiler: Profiler::new(ctx)?,
             tracker: Tracker::default(),
             world,
             render_pass,
+            overlay_render_pass,
             globals,
             deferred: DeferredRelease::default(),
             environment: Environment::default(),
@@ -312,6 +328,12 @@ impl Renderer {
             skinning: settings.skinning,
         };
         let world = &mut self.world;
+        let hud_target = HudTarget {
+            render_pass: *self.overlay_render_pass,
+            framebuffer,
+            extent,
+        };
+        let hud_draw = self.hud_draw.take();
         let mut frame = Frame::new(
             ctx,
             start,
@@ -333,13 +355,27 @@ impl Renderer {
                 self.bounds.prepare(frame, world)?;
             }
             let bounds = settings.show_bounds.then_some(&self.bounds);
-            self.draw.record(frame, world, &target, &draw, bounds)
+            self.draw.record(frame, world, &target, &draw, bounds)?;
+            match &hud_draw {
+                Some(hud_draw) => self.hud.record(frame, &hud_target, hud_draw),
+                None => Ok(()),
+            }
         });
         if recorded.is_err() {
             // The frame is never submitted: its uses did not happen.
             self.tracker.reset_to_unknown();
         }
         recorded
+    }
+
+    /// Sets the HUD the next rendered frame draws over the scene (once; set
+    /// it again for the frame after). Texture changes of a HUD frame that was
+    /// never drawn carry over to the next.
+    pub fn set_hud(&mut self, draw: HudDraw) {
+        match &mut self.hud_draw {
+            Some(pending) => pending.replace_with(draw),
+            None => self.hud_draw = Some(draw),
+        }
     }
 
     /// Renders one frame into `target`, advancing animation by `dt` seconds.

@@ -26,6 +26,7 @@ use horde::scene::{rgba8, static_asset, Scene};
 use horde::world::{BattleSetup, LaneSetup, PropPlacement, UnitSpawn};
 use horde_bake::cache::CacheOptions;
 
+use crate::camera_rig::{preset_camera, Preset, SceneBounds};
 use crate::crowd::{generated_unit_types, prop_types, CrowdOptions, Rng};
 
 /// Metres between the armies' front ranks when the battle begins.
@@ -217,35 +218,30 @@ pub fn battle_scene(options: &BattleOptions) -> Result<BattleScene> {
     })
 }
 
-/// Camera presets of the battle.
+/// Camera presets of the battle, as the window's number keys have them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum BattleCamera {
-    /// High above one flank, both armies in view.
+    /// High up and to the side, the whole battle in view (`1`).
     Overview,
-    /// Above the army-0 end of the front line, looking along it.
+    /// Along the front line, from above one end of it (`2`).
     Front,
-    /// At eye height on army 0's side of the front, near its end.
+    /// At eye height behind the first army, looking at the front (`3`).
     Ground,
 }
 
 impl BattleScene {
-    /// The camera of `preset` for this battle.
+    /// Where the units stand: the box the camera presets frame.
+    pub fn bounds(&self) -> SceneBounds {
+        SceneBounds::around(self.scene.units.iter().map(|unit| unit.position), 2.0)
+    }
+
+    /// The camera of `preset` for this battle (the window's number keys).
     pub fn camera(&self, preset: BattleCamera) -> Camera {
-        let width = self.front_half_width.max(10.0);
-        let depth = GAP / 2.0 + self.ranks as f32 * 1.6;
-        match preset {
-            BattleCamera::Overview => Camera::look_at(
-                Vec3::new(-depth * 0.35, width * 0.7 + 20.0, width * 1.3 + 25.0),
-                Vec3::new(0.0, 0.0, width * 0.1),
-            ),
-            BattleCamera::Front => Camera::look_at(
-                Vec3::new(-6.0, 7.0, width.min(60.0) + 8.0),
-                Vec3::new(2.0, 0.5, width.min(60.0) * 0.3),
-            ),
-            BattleCamera::Ground => Camera::look_at(
-                Vec3::new(-4.0, 1.7, width.min(40.0) + 4.0),
-                Vec3::new(3.0, 1.2, width.min(40.0) - 12.0),
-            ),
-        }
+        let preset = match preset {
+            BattleCamera::Overview => Preset::Overview,
+            BattleCamera::Front => Preset::FrontLine,
+            BattleCamera::Ground => Preset::GroundLevel,
+        };
+        preset_camera(&self.bounds(), preset)
     }
 }

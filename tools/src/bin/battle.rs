@@ -23,10 +23,11 @@ use horde::asset::BoneEncoding;
 use horde::context::{Context, ContextDesc, Tier};
 use horde::gpu_types::BattleRules;
 use horde::target::write_png_atomic;
+use horde::world::World;
 use horde_bake::cache::CacheOptions;
 use horde_tools::battle::{battle_scene, BattleCamera, BattleOptions, BattleScene};
 use horde_tools::headless::{check_capacity, run_headless, HeadlessOptions, Report};
-use horde_tools::window::{run_window, window_verdict, WindowOptions};
+use horde_tools::window::{run_window, window_verdict, HudLine, WindowOptions};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum PresentMode {
@@ -235,6 +236,35 @@ fn headless(args: &Args) -> Result<()> {
     Ok(())
 }
 
+/// Advances the battle by the frame's (scaled) time and tells the HUD how it
+/// stands.
+fn battle_hud(world: &mut World, dt: f32) -> Vec<HudLine> {
+    let Some(battle) = world.battle.as_mut() else {
+        return Vec::new();
+    };
+    battle.advance(dt);
+    let line = |label: &str, value: String| HudLine {
+        label: label.to_owned(),
+        value,
+    };
+    let mut lines = vec![line("battle time", format!("{:.1} s", battle.seconds()))];
+    if let Some(stats) = battle.stats {
+        let alive = stats.counts.alive;
+        lines.push(line("blue army alive", alive[0].to_string()));
+        lines.push(line("red army alive", alive[1].to_string()));
+        lines.push(line("fighting", stats.counts.fighting.to_string()));
+        if alive[0] == 0 || alive[1] == 0 {
+            let winner = if alive[0] > 0 {
+                "blue army wins"
+            } else {
+                "red army wins"
+            };
+            lines.push(line("outcome", winner.to_owned()));
+        }
+    }
+    lines
+}
+
 fn main() -> Result<()> {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
     let args = Args::parse();
@@ -248,6 +278,7 @@ fn main() -> Result<()> {
     };
     let battle = args.battle()?;
     let camera = battle.camera(args.camera);
+    let scene_bounds = battle.bounds();
     let report = run_window(WindowOptions {
         title: "horde battle".to_owned(),
         width: args.width,
@@ -256,12 +287,9 @@ fn main() -> Result<()> {
         context: args.context_desc(),
         scene: battle.scene,
         camera,
+        scene_bounds,
         script: Vec::new(),
-        on_frame: Some(Box::new(|world, dt| {
-            if let Some(battle) = world.battle.as_mut() {
-                battle.advance(dt);
-            }
-        })),
+        on_frame: Some(Box::new(battle_hud)),
     })
     .context("window run failed")?;
     log::info!(
