@@ -1,4 +1,5 @@
-//! A real window under X11 with the HUD: open, present a few hundred frames,
+//! The battle demo in a real window under X11 with the HUD: open, present a
+//! few hundred frames of a small battle,
 //! move the camera with held keys, drags and scroll, jump through the
 //! presets, run the cinematic camera, flip the debug toggles, hide and show
 //! the HUD, pause, resize twice, minimize and restore, close; zero
@@ -15,11 +16,12 @@ use std::sync::{Arc, Mutex};
 
 use ash::vk;
 use horde::context::ContextDesc;
+use horde::gpu_types::BattleRules;
+use horde_bake::cache::CacheOptions;
 use horde_tests::init_logging;
-use horde_tools::camera_rig::SceneBounds;
-use horde_tools::first_scene::{first_scene, first_scene_camera};
+use horde_tools::battle::{battle_hud, battle_scene, BattleCamera, BattleOptions};
 use horde_tools::window::{
-    run_window, HudLine, KeyCode, MouseButton, WindowAction, WindowOptions, WindowScript,
+    run_window, KeyCode, MouseButton, WindowAction, WindowOptions, WindowScript,
 };
 
 /// Starts Xvfb on a free display and points `DISPLAY` at it.
@@ -124,10 +126,21 @@ fn script() -> WindowScript {
 fn window_with_hud_and_camera_controls_runs_cleanly() {
     init_logging();
     let mut xvfb = std::env::var_os("DISPLAY").is_none().then(start_xvfb);
-    let units = 256;
-    let scene = first_scene(units);
-    let scene_bounds = SceneBounds::of_scene(&scene);
-    let start_camera = first_scene_camera(units);
+    let battle = battle_scene(&BattleOptions {
+        units: 200,
+        props: 20,
+        seed: 3,
+        encoding: horde::asset::BoneEncoding::Mat3x4F32,
+        models: Vec::new(),
+        cache: CacheOptions::default(),
+        rules: BattleRules::default(),
+    })
+    .expect("battle scene");
+    let scene_bounds = battle.bounds();
+    let start_camera = battle.camera(BattleCamera::Overview);
+    let scene = battle.scene;
+    let hud_lines = Arc::new(Mutex::new(Vec::new()));
+    let last_lines = hud_lines.clone();
     let simulation_dts = Arc::new(Mutex::new(Vec::new()));
     let recorded = simulation_dts.clone();
     let result = run_window(WindowOptions {
@@ -143,13 +156,11 @@ fn window_with_hud_and_camera_controls_runs_cleanly() {
         camera: start_camera,
         scene_bounds,
         script: script(),
-        on_frame: Some(Box::new(move |_world, dt| {
-            let mut dts = recorded.lock().expect("dt log");
-            dts.push(dt);
-            vec![HudLine {
-                label: "frames".to_owned(),
-                value: dts.len().to_string(),
-            }]
+        on_frame: Some(Box::new(move |world, dt| {
+            recorded.lock().expect("dt log").push(dt);
+            let lines = battle_hud(world, dt);
+            *last_lines.lock().expect("HUD lines") = lines.clone();
+            lines
         })),
     });
     if let Some(xvfb) = xvfb.as_mut() {
@@ -214,6 +225,19 @@ fn window_with_hud_and_camera_controls_runs_cleanly() {
         "resumed"
     );
     assert!(dts[1..pause].iter().all(|&dt| dt > 0.0), "running");
+
+    // The battle ran and the HUD told its state.
+    let lines = hud_lines.lock().expect("HUD lines");
+    let time = lines
+        .iter()
+        .find(|l| l.label == "battle time")
+        .expect("battle time");
+    let seconds: f32 = time.value.trim_end_matches(" s").parse().expect("seconds");
+    assert!(seconds > 1.0, "the battle advanced only {seconds} s");
+    assert!(
+        lines.iter().any(|l| l.label == "blue army alive"),
+        "{lines:?}"
+    );
 
     assert!(
         report.leaked_allocations.is_empty(),

@@ -23,11 +23,12 @@ use horde::camera::Camera;
 use horde::gpu_types::{AnimParams, BattleRules};
 use horde::mesh::ground;
 use horde::scene::{rgba8, static_asset, Scene};
-use horde::world::{BattleSetup, LaneSetup, PropPlacement, UnitSpawn};
+use horde::world::{BattleSetup, LaneSetup, PropPlacement, UnitSpawn, World};
 use horde_bake::cache::CacheOptions;
 
 use crate::camera_rig::{preset_camera, Preset, SceneBounds};
 use crate::crowd::{generated_unit_types, prop_types, CrowdOptions, Rng};
+use crate::window::HudLine;
 
 /// Metres between the armies' front ranks when the battle begins.
 pub const GAP: f32 = 30.0;
@@ -244,4 +245,33 @@ impl BattleScene {
         };
         preset_camera(&self.bounds(), preset)
     }
+}
+
+/// Advances the battle by the frame's (scaled) time and tells the HUD how it
+/// stands.
+pub fn battle_hud(world: &mut World, dt: f32) -> Vec<HudLine> {
+    let Some(battle) = world.battle.as_mut() else {
+        return Vec::new();
+    };
+    battle.advance(dt);
+    let line = |label: &str, value: String| HudLine {
+        label: label.to_owned(),
+        value,
+    };
+    let mut lines = vec![line("battle time", format!("{:.1} s", battle.seconds()))];
+    if let Some(stats) = battle.stats {
+        let alive = stats.counts.alive;
+        lines.push(line("blue army alive", alive[0].to_string()));
+        lines.push(line("red army alive", alive[1].to_string()));
+        lines.push(line("fighting", stats.counts.fighting.to_string()));
+        if alive[0] == 0 || alive[1] == 0 {
+            let winner = if alive[0] > 0 {
+                "blue army wins"
+            } else {
+                "red army wins"
+            };
+            lines.push(line("outcome", winner.to_owned()));
+        }
+    }
+    lines
 }

@@ -23,11 +23,10 @@ use horde::asset::BoneEncoding;
 use horde::context::{Context, ContextDesc, Tier};
 use horde::gpu_types::BattleRules;
 use horde::target::write_png_atomic;
-use horde::world::World;
 use horde_bake::cache::CacheOptions;
-use horde_tools::battle::{battle_scene, BattleCamera, BattleOptions, BattleScene};
+use horde_tools::battle::{battle_hud, battle_scene, BattleCamera, BattleOptions, BattleScene};
 use horde_tools::headless::{check_capacity, run_headless, HeadlessOptions, Report};
-use horde_tools::window::{run_window, window_verdict, HudLine, WindowOptions};
+use horde_tools::window::{run_window, window_verdict, WindowOptions};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum PresentMode {
@@ -234,35 +233,6 @@ fn headless(args: &Args) -> Result<()> {
         );
     }
     Ok(())
-}
-
-/// Advances the battle by the frame's (scaled) time and tells the HUD how it
-/// stands.
-fn battle_hud(world: &mut World, dt: f32) -> Vec<HudLine> {
-    let Some(battle) = world.battle.as_mut() else {
-        return Vec::new();
-    };
-    battle.advance(dt);
-    let line = |label: &str, value: String| HudLine {
-        label: label.to_owned(),
-        value,
-    };
-    let mut lines = vec![line("battle time", format!("{:.1} s", battle.seconds()))];
-    if let Some(stats) = battle.stats {
-        let alive = stats.counts.alive;
-        lines.push(line("blue army alive", alive[0].to_string()));
-        lines.push(line("red army alive", alive[1].to_string()));
-        lines.push(line("fighting", stats.counts.fighting.to_string()));
-        if alive[0] == 0 || alive[1] == 0 {
-            let winner = if alive[0] > 0 {
-                "blue army wins"
-            } else {
-                "red army wins"
-            };
-            lines.push(line("outcome", winner.to_owned()));
-        }
-    }
-    lines
 }
 
 fn main() -> Result<()> {
