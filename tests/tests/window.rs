@@ -1,7 +1,6 @@
 //! The battle demo in a real window under X11 with the HUD: open, present a
-//! few hundred frames of a small battle,
-//! move the camera with held keys, drags and scroll, jump through the
-//! presets, run the cinematic camera, flip the debug toggles, hide and show
+//! few hundred frames of a small battle, move the camera with held keys,
+//! drags and scroll, jump through the presets, run the cinematic camera, flip the debug toggles, hide and show
 //! the HUD, pause, resize twice, minimize and restore, close; zero
 //! validation messages and no leaks. Scripted input goes through the same
 //! handler as real events (`horde_tools::window`).
