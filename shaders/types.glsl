@@ -97,6 +97,9 @@ struct AnimStateDef {
     float speed;
     uint flags;
     uint transitions;
+    uint blend_clip;
+    float clip_ground_speed;
+    float blend_clip_ground_speed;
 };
 
 struct AnimTransitionDef {

@@ -483,6 +483,7 @@ mod tests {
                 frame_count: 1,
                 duration: 0.0,
                 looping: false,
+                ground_speed: 0.0,
             }],
         });
         asset

@@ -17,6 +17,8 @@
 //!    fall back to mat3x4 when a pose has non-uniform scale).
 //! 6. [`report`]: error statistics against exact skinning and the conservative
 //!    bounding sphere.
+//! 7. [`ground_speed`]: each clip's walking speed from its baked poses, so the
+//!    runtime can match playback to the unit's velocity.
 //!
 //! A prop ([`bake_prop`]) skips 2, 3, 5 and 6: one implicit bone, world-space
 //! vertices, a bounding sphere over the mesh.
@@ -24,6 +26,7 @@
 pub mod cache;
 pub mod encode;
 pub mod gen;
+pub mod ground_speed;
 pub mod import;
 pub mod inspect;
 pub mod lod;
@@ -541,6 +544,7 @@ fn bake_unit_unguarded(
     let texels_per_frame = bone_count * encoding.texels_per_bone();
     let mut texels = Vec::new();
     let mut clips = Vec::with_capacity(model.clips.len());
+    let bind = ground_speed::bind_positions(&model.skeleton.inverse_bind);
     for (clip, clip_frames) in model.clips.iter().zip(&frames) {
         let looping = if options.looping.contains(&clip.name) {
             true
@@ -562,6 +566,7 @@ fn bake_unit_unguarded(
                 0.0
             },
             looping,
+            ground_speed: ground_speed::measure(clip_frames, &bind, clip.duration, bounds.height),
         });
     }
     debug_assert_eq!(
