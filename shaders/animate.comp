@@ -150,11 +150,11 @@ Locomotion locomotion(AnimStateDef def, ClipInfo clip_a, ClipInfo clip_b, float 
     if (cycle > 0.0) {
         advance = advance / cycle * clip_a.duration;
     }
-    precise float speed_a = def.clip_ground_speed * scale;
-    precise float speed_b = def.blend_clip_ground_speed * scale;
+    precise float start = def.blend_start_speed * scale;
+    precise float end = def.blend_end_speed * scale;
     precise float target_weight = 1.0;
-    if (speed_b > speed_a) {
-        precise float toward_b = (speed - speed_a) / (speed_b - speed_a);
+    if (end > start) {
+        precise float toward_b = (speed - start) / (end - start);
         if (!(toward_b > 0.0)) {
             toward_b = 0.0;
         }
@@ -238,8 +238,12 @@ void main() {
         // The blend clip fills the previous slot, at the same phase.
         previous_clip = blend_clip_index;
         previous_loops = blend_clip.looping != 0u && (state_def.flags & STATE_PLAY_ONCE) == 0u;
-        time_previous = current.duration > 0.0
-                      ? time_current / current.duration * blend_clip.duration : 0.0;
+        time_previous = 0.0;
+        if (current.duration > 0.0) {
+            precise float blend_phase = time_current / current.duration
+                                      + state_def.blend_phase_offset;
+            time_previous = (blend_phase - floor(blend_phase)) * blend_clip.duration;
+        }
     }
 
     // 2. Evaluate: any-state transitions first, then the state's own, in

@@ -100,6 +100,9 @@ struct AnimStateDef {
     uint blend_clip;
     float clip_ground_speed;
     float blend_clip_ground_speed;
+    float blend_phase_offset;
+    float blend_start_speed;
+    float blend_end_speed;
 };
 
 struct AnimTransitionDef {

@@ -141,7 +141,10 @@ pub const SHADER_CONSTANTS: &[(&str, ShaderValue)] = &[
     ("MAX_ANIM_STATES", ShaderValue::U32(MAX_ANIM_STATES)),
     ("INACTIVE_TYPE", ShaderValue::U32(INACTIVE_TYPE)),
     ("ANIM_COMMAND_DEAD", ShaderValue::U32(ANIM_COMMAND_DEAD)),
-    ("ANIM_COMMAND_VICTORY", ShaderValue::U32(ANIM_COMMAND_VICTORY)),
+    (
+        "ANIM_COMMAND_VICTORY",
+        ShaderValue::U32(ANIM_COMMAND_VICTORY),
+    ),
     (
         "ANIM_COMMAND_ATTACK_SHIFT",
         ShaderValue::U32(ANIM_COMMAND_ATTACK_SHIFT),
@@ -198,7 +201,10 @@ pub const SHADER_CONSTANTS: &[(&str, ShaderValue)] = &[
     ("CONDITION_ATTACK", ShaderValue::U32(CONDITION_ATTACK)),
     ("CONDITION_HIT", ShaderValue::U32(CONDITION_HIT)),
     ("CONDITION_VICTORY", ShaderValue::U32(CONDITION_VICTORY)),
-    ("CONDITION_NO_VICTORY", ShaderValue::U32(CONDITION_NO_VICTORY)),
+    (
+        "CONDITION_NO_VICTORY",
+        ShaderValue::U32(CONDITION_NO_VICTORY),
+    ),
     ("STATE_NO_ANY", ShaderValue::U32(STATE_NO_ANY)),
     ("STATE_PLAY_ONCE", ShaderValue::U32(STATE_PLAY_ONCE)),
     ("STATE_LOCOMOTION", ShaderValue::U32(STATE_LOCOMOTION)),

@@ -293,8 +293,16 @@ pub struct AnimStateDef {
     pub clip_ground_speed: f32,
     /// Locomotion states: ground speed of `blend_clip` at 1x.
     pub blend_clip_ground_speed: f32,
+    /// Locomotion states: `blend_clip`'s normalized time minus `clip`'s at
+    /// the same foot position (`Clip::foot_phase` difference, in [0, 1)).
+    pub blend_phase_offset: f32,
+    /// Locomotion states: the speed (model units per second, times the
+    /// unit's scale) up to which `clip` plays alone, and from which
+    /// `blend_clip` plays alone; the weight is linear between.
+    pub blend_start_speed: f32,
+    pub blend_end_speed: f32,
 }
-const _: () = assert!(size_of::<AnimStateDef>() == 28);
+const _: () = assert!(size_of::<AnimStateDef>() == 40);
 
 /// A transition of an animation controller.
 #[repr(C)]
@@ -480,7 +488,10 @@ pub fn layouts() -> Vec<(&'static str, Vec<(&'static str, usize)>)> {
             transitions,
             blend_clip,
             clip_ground_speed,
-            blend_clip_ground_speed
+            blend_clip_ground_speed,
+            blend_phase_offset,
+            blend_start_speed,
+            blend_end_speed
         }),
         layout!(AnimTransitionDef {
             target,

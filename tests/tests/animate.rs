@@ -89,6 +89,7 @@ fn clip(name: &str, duration: f32, looping: bool) -> Clip {
         duration,
         looping,
         ground_speed,
+        foot_phase: 0.0,
     }
 }
 
@@ -367,8 +368,11 @@ fn gpu_matches_reference(tier: Option<Tier>) {
         );
 
         let view = tables.view();
-        for (unit, ((info, motion), state)) in
-            infos.iter().zip(&motions).zip(states.iter_mut()).enumerate()
+        for (unit, ((info, motion), state)) in infos
+            .iter()
+            .zip(&motions)
+            .zip(states.iter_mut())
+            .enumerate()
         {
             *state = step_unit(unit as u32, info, motion, *state, dt, &view);
             if info.type_index == 2 {
@@ -570,7 +574,7 @@ fn dead_units_hold_the_last_frame_ignore_hits_and_revive_to_idle() {
     let mut unit = Unit::new();
     unit.params.speed = 3.0;
     unit.run(0.5);
-    assert_eq!(unit.state_name(), "run");
+    assert_eq!(unit.state_name(), "move");
 
     unit.params.dead = true;
     let dying = unit.frame(1.0 / 60.0);
@@ -678,7 +682,10 @@ fn locomotion_rate_and_blend_follow_the_speed() {
     let cycle = 0.6 * (1.0 - w) + 0.8 * w;
     let stride = 3.3 * 0.6 * (1.0 - w) + 1.3 * 0.8 * w;
     let expected = 2.3 / stride * 0.8;
-    assert!((rate - expected).abs() < 1e-3, "rate {rate}, expected {expected}");
+    assert!(
+        (rate - expected).abs() < 1e-3,
+        "rate {rate}, expected {expected}"
+    );
     assert!(cycle > 0.6 && cycle < 0.8);
 }
 
@@ -699,7 +706,10 @@ fn locomotion_keeps_the_run_in_phase_with_the_walk() {
     let before = unit.fields().blend;
     unit.params.speed = 3.3;
     let after = unit.frame(0.05);
-    assert!((before - after.blend - 0.2).abs() < 2e-3, "{before} -> {after:?}");
+    assert!(
+        (before - after.blend - 0.2).abs() < 2e-3,
+        "{before} -> {after:?}"
+    );
     // Stopping fades out from the clip with the larger weight (the run).
     unit.run(1.0);
     unit.params.speed = 0.0;
@@ -720,7 +730,10 @@ fn bad_speeds_never_make_bad_times() {
             fields.time_current.is_finite() && fields.time_previous.is_finite(),
             "speed {speed}: {fields:?}"
         );
-        assert!((0.0..=1.0).contains(&fields.blend), "speed {speed}: {fields:?}");
+        assert!(
+            (0.0..=1.0).contains(&fields.blend),
+            "speed {speed}: {fields:?}"
+        );
     }
 }
 
@@ -1070,17 +1083,22 @@ fn clip_roles_name_what_was_found_when_a_required_role_is_missing() {
         .iter()
         .map(|name| clip(name, 1.0, true))
         .collect();
-    let message = clip_roles(&clips).expect_err("no attack, no death").to_string();
+    let message = clip_roles(&clips)
+        .expect_err("no attack, no death")
+        .to_string();
     assert!(message.contains("no clip for attack, die"), "{message}");
     assert!(
         message.contains("idle=Survey") && message.contains("walk=Walk"),
         "{message}"
     );
     // The override fills the gap.
-    let roles =
-        clip_roles_with_overrides(&clips, &pairs(&[("attack", "Run"), ("die", "Survey")]))
-            .expect("overrides fill the roles");
-    assert_eq!(clips[roles[&Role::Victory]].name, "Survey", "victory falls back to idle");
+    let roles = clip_roles_with_overrides(&clips, &pairs(&[("attack", "Run"), ("die", "Survey")]))
+        .expect("overrides fill the roles");
+    assert_eq!(
+        clips[roles[&Role::Victory]].name,
+        "Survey",
+        "victory falls back to idle"
+    );
     assert!(clip_roles(&[]).is_err());
 }
 

@@ -36,13 +36,16 @@
 //! - `ANIM` (units only, once): encoding (u32: 0 mat3x4 f32, 1 quat f32, 2 quat
 //!   f16), bone count (u32, equal to META's), texture width (u32), texture height
 //!   (u32), clip count (u32), clips (name string, first texel u32, frame count u32,
-//!   duration f32, looping u8, ground speed f32), then width*height texels of 16
+//!   duration f32, looping u8, ground speed f32, foot phase f32), then
+//!   width*height texels of 16
 //!   bytes (RGBA32F) or 8 bytes (RGBA16F), row-major. Encoding 3 is the dual
 //!   quaternion (real xyzw, dual xyzw), RGBA32F. The ground speed (model units
 //!   per second at 1x playback, 0 for a clip that does not walk) is finite,
 //!   at least 0 and at most [`MAX_GROUND_SPEED_PER_HEIGHT`] model heights per
-//!   second. Version 2 had no ground speed; it is rejected like any other
-//!   version, and the bake cache rebakes it.
+//!   second. The foot phase (in [0, 1), 0 for a clip that does not walk) is
+//!   the normalized time at which the left (+X) foot is mid-stance, so that
+//!   two locomotion clips can be blended in step. Version 2 had neither; it
+//!   is rejected like any other version, and the bake cache rebakes it.
 //! - `LOD_` (1..=16, in order, LOD 0 first): simplification error (f32), vertex
 //!   count (u32), vertices (20 bytes each, [`PackedVertex`]), index count (u32,
 //!   a multiple of 3), indices (u32 each), submesh count (u32), submeshes (first
@@ -332,6 +335,10 @@ pub struct Clip {
     /// root motion). A unit moving at this speed times its scale plays the
     /// clip at 1x without foot sliding. 0 for clips that do not walk.
     pub ground_speed: f32,
+    /// Normalized time (0..1) at which the left (+X) foot is mid-stance, so
+    /// that a walk and a run blend with their feet in step. 0 for clips that
+    /// do not walk.
+    pub foot_phase: f32,
 }
 
 /// Baked poses of every clip.

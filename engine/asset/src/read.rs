@@ -9,8 +9,8 @@
 use super::{
     fnv1a32, tag, Animation, Asset, AssetError, AssetKind, BoneEncoding, Bounds, Clip, ErrorReport,
     ErrorStat, Material, MeshLod, PackedVertex, Submesh, Texture, HEADER_SIZE, MAGIC, MAX_BONES,
-    MAX_GROUND_SPEED_PER_HEIGHT, MAX_LODS, MAX_SECTIONS, MAX_STRING_LEN, MAX_TEXTURE_SIDE, MAX_WARNINGS, NO_TEXTURE,
-    SECTION_ENTRY_SIZE, VERSION,
+    MAX_GROUND_SPEED_PER_HEIGHT, MAX_LODS, MAX_SECTIONS, MAX_STRING_LEN, MAX_TEXTURE_SIDE,
+    MAX_WARNINGS, NO_TEXTURE, SECTION_ENTRY_SIZE, VERSION,
 };
 use std::path::Path;
 
@@ -241,7 +241,7 @@ fn animation(bytes: &[u8]) -> Result<Animation, AssetError> {
     let bone_count = cursor.u32("bone count")?;
     let texture_width = texture_side(cursor.u32("bone texture width")?, "bone texture width")?;
     let texture_height = texture_side(cursor.u32("bone texture height")?, "bone texture height")?;
-    let clip_count = cursor.count("clip count", 21)?;
+    let clip_count = cursor.count("clip count", 25)?;
     let clips = (0..clip_count)
         .map(|clip| {
             Ok(Clip {
@@ -255,6 +255,7 @@ fn animation(bytes: &[u8]) -> Result<Animation, AssetError> {
                     other => return Err(invalid(format!("clip looping flag {other}"))),
                 },
                 ground_speed: cursor.f32("clip ground speed")?,
+                foot_phase: cursor.f32("clip foot phase")?,
             })
         })
         .collect::<Result<Vec<_>, AssetError>>()?;
@@ -656,6 +657,12 @@ fn validate_animation(
             return Err(invalid(format!(
                 "clip {:?}: ground speed {} outside 0..={max_speed} (model height {height})",
                 clip.name, clip.ground_speed
+            )));
+        }
+        if !(0.0..1.0).contains(&clip.foot_phase) {
+            return Err(invalid(format!(
+                "clip {:?}: foot phase {} outside [0, 1)",
+                clip.name, clip.foot_phase
             )));
         }
         let end = u64::from(clip.first_texel) + u64::from(clip.frame_count) * texels_per_frame;

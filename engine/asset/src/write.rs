@@ -160,6 +160,7 @@ fn serialize(asset: &Asset) -> Vec<u8> {
             body.f32(clip.duration);
             body.u8(u8::from(clip.looping));
             body.f32(clip.ground_speed);
+            body.f32(clip.foot_phase);
         }
         body.0.extend_from_slice(&animation.texels);
         sections.push((tag::ANIMATION, body.0));

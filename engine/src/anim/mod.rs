@@ -35,14 +35,17 @@
 //! blend of two clips by speed that keeps the feet planted. Clip A (`clip`,
 //! the walk) sits in the current slot, clip B (`blend_clip`, the run) in the
 //! previous slot, and the blend is A's weight, so the vertex shader's
-//! two-clip crossfade draws the blend unchanged. Both clips play at one
-//! normalized phase (B's time is A's time / A's duration × B's duration), at
+//! two-clip crossfade draws the blend unchanged. Both clips play in step: B's
+//! normalized time is A's plus `blend_phase_offset` (the difference of the
+//! clips' baked foot phases, so the same foot is planted in both), at
 //! the rate that makes the blended stride cover the unit's ground speed:
 //! `rate = speed × cycle / stride`, with `cycle = mix(D_B, D_A, w)` and
 //! `stride = mix(g_B D_B, g_A D_A, w) × scale` (`g` the clips' ground speeds
 //! measured by the bake), clamped to `LOCOMOTION_MIN_RATE..=MAX_RATE`. A's
-//! weight follows its target (1 at or below A's ground speed × scale, 0 at
-//! or above B's, linear between) by at most `LOCOMOTION_BLEND_PER_SECOND`.
+//! weight follows its target (1 at or below `blend_start_speed` × scale, 0
+//! at or above `blend_end_speed` × scale, linear between: the walk and run
+//! ground speeds for alike gaits, a narrow band for unlike ones) by at most
+//! `LOCOMOTION_BLEND_PER_SECOND`.
 //! While a transition into the state crossfades (fade steps ≠ 0), A plays
 //! alone against the clip fading out; when the fade completes the fade steps
 //! drop to 0, which marks the blend. Leaving the blend, the clip with the
@@ -290,6 +293,12 @@ pub const FALLBACK_WALK_GROUND_SPEED: f32 = 1.4;
 /// A run without a measured ground speed is assumed this much faster than
 /// the walk.
 pub const FALLBACK_RUN_SPEEDUP: f32 = 2.5;
+/// Largest run-to-walk ground speed ratio blended over the whole range
+/// between them (see `blend_range`).
+pub const FULL_BLEND_MAX_RATIO: f32 = 3.0;
+/// Half-width of the narrow blend of unlike gaits, as a fraction of the
+/// geometric mean of their speeds.
+pub const NARROW_BLEND_HALF_WIDTH: f32 = 0.1;
 
 /// The integer hash of a unit index (Chris Wellons' lowbias32), the
 /// source of per-unit variety: bits 0..16 pick the playback speed factor,
@@ -347,11 +356,20 @@ impl Controller {
         let mut builder = Builder::default();
         let idle = builder.state("idle", idle_clip, 0);
         let (walk_speed, run_speed) = locomotion_speeds(clips, walk_clip, run_clip);
+        let foot_phase = |index: usize| {
+            clips
+                .get(index)
+                .map(|clip| clip.foot_phase)
+                .filter(|phase| phase.is_finite())
+                .unwrap_or(0.0)
+        };
         let moving = builder.state("move", walk_clip, STATE_LOCOMOTION);
         if let Some(def) = builder.controller.states.get_mut(moving as usize) {
             def.blend_clip = run_clip as u32;
             def.clip_ground_speed = walk_speed;
             def.blend_clip_ground_speed = run_speed;
+            def.blend_phase_offset = (foot_phase(run_clip) - foot_phase(walk_clip)).rem_euclid(1.0);
+            [def.blend_start_speed, def.blend_end_speed] = blend_range(walk_speed, run_speed);
         }
         let attack = builder.state("attack", attack_clip, STATE_PLAY_ONCE);
         let second_attack =
@@ -364,15 +382,14 @@ impl Controller {
             Some(second) => vec![(attack, 0.0), (second, 1.0)],
             None => vec![(attack, -1.0)],
         };
-        let actions = || {
-            let mut list = vec![transition(victory, condition::VICTORY, 0.0, 0.3)];
-            list.extend(
-                attacks
-                    .iter()
-                    .map(|&(target, variant)| transition(target, condition::ATTACK, variant, 0.15)),
-            );
-            list
-        };
+        let actions =
+            || {
+                let mut list = vec![transition(victory, condition::VICTORY, 0.0, 0.3)];
+                list.extend(attacks.iter().map(|&(target, variant)| {
+                    transition(target, condition::ATTACK, variant, 0.15)
+                }));
+                list
+            };
         builder.controller.any_state = vec![
             transition(die, condition::DEAD, 0.0, 0.2),
             transition(hit, condition::HIT, 0.0, 0.1),
@@ -454,7 +471,18 @@ impl Controller {
                     state.blend_clip
                 ));
             }
-            for ground_speed in [state.clip_ground_speed, state.blend_clip_ground_speed] {
+            if !(0.0..=1.0).contains(&state.blend_phase_offset) {
+                return fail(format!(
+                    "state {index}: blend phase offset {} is outside 0..=1",
+                    state.blend_phase_offset
+                ));
+            }
+            for ground_speed in [
+                state.clip_ground_speed,
+                state.blend_clip_ground_speed,
+                state.blend_start_speed,
+                state.blend_end_speed,
+            ] {
                 if !(ground_speed.is_finite() && ground_speed >= 0.0) {
                     return fail(format!(
                         "state {index}: ground speed {ground_speed} is not ≥ 0"
@@ -496,6 +524,26 @@ fn locomotion_speeds(clips: &[Clip], walk: usize, run: usize) -> (f32, f32) {
         measured(run).unwrap_or(walk_speed * FALLBACK_RUN_SPEEDUP)
     };
     (walk_speed, run_speed)
+}
+
+/// The speeds over which the move state blends a walk of ground speed
+/// `walk` into a run of ground speed `run`. A linear blend of two gaits keeps
+/// the feet planted only when the gaits are alike (the same share of the
+/// cycle on the ground); the speed ratio is the proxy. Up to
+/// [`FULL_BLEND_MAX_RATIO`] the blend spans walk to run; beyond, it narrows
+/// to ±[`NARROW_BLEND_HALF_WIDTH`] around their geometric mean, and on
+/// either side one clip plays alone, time-scaled within the locomotion rate
+/// range.
+fn blend_range(walk: f32, run: f32) -> [f32; 2] {
+    if run <= walk * FULL_BLEND_MAX_RATIO {
+        [walk, run]
+    } else {
+        let middle = (walk * run).sqrt();
+        [
+            middle * (1.0 - NARROW_BLEND_HALF_WIDTH),
+            middle * (1.0 + NARROW_BLEND_HALF_WIDTH),
+        ]
+    }
 }
 
 /// Assembles a controller state by state.

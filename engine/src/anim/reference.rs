@@ -158,8 +158,8 @@ struct Locomotion {
 /// `mix(g_B D_B, g_A D_A, w) × scale` of ground, so the rate that matches the
 /// speed is `speed × cycle / stride`, clamped to the locomotion range (the
 /// state's speed when the stride is unknown). A advances that many cycles
-/// times its duration. The target weight falls from 1 at A's ground speed to
-/// 0 at B's.
+/// times its duration. The target weight falls from 1 at the blend's start
+/// speed to 0 at its end speed (both times the scale).
 #[allow(clippy::too_many_arguments)]
 fn locomotion(
     def: &AnimStateDef,
@@ -189,11 +189,11 @@ fn locomotion(
     if cycle > 0.0 {
         advance = advance / cycle * clip_a.duration;
     }
-    let speed_a = def.clip_ground_speed * scale;
-    let speed_b = def.blend_clip_ground_speed * scale;
+    let start = def.blend_start_speed * scale;
+    let end = def.blend_end_speed * scale;
     let mut target_weight = 1.0;
-    if speed_b > speed_a {
-        let mut toward_b = (speed - speed_a) / (speed_b - speed_a);
+    if end > start {
+        let mut toward_b = (speed - start) / (end - start);
         #[allow(clippy::neg_cmp_op_on_partial_ord)]
         if !(toward_b > 0.0) {
             toward_b = 0.0;
@@ -286,7 +286,9 @@ pub fn step(
         fields.previous_clip = blend_clip_index;
         fields.previous_loops = blend_clip.looping != 0 && current_def.flags & STATE_PLAY_ONCE == 0;
         fields.time_previous = if current.duration > 0.0 {
-            fields.time_current / current.duration * blend_clip.duration
+            let blend_phase =
+                fields.time_current / current.duration + current_def.blend_phase_offset;
+            (blend_phase - blend_phase.floor()) * blend_clip.duration
         } else {
             0.0
         };

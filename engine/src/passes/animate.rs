@@ -16,8 +16,9 @@
 //!   states and any-state transitions, its clips.
 //! - binding 4 `Clips` (uniform): [`ClipInfo`] of every type's clips.
 //! - binding 5 `Controllers` (storage, read): `MAX_ANIM_STATES`
-//!   [`AnimStateDef`]s (28 bytes: clip, speed, flags, transitions, and a
-//!   locomotion state's blend clip and both clips' ground speeds), then every
+//!   [`AnimStateDef`]s (40 bytes: clip, speed, flags, transitions, and a
+//!   locomotion state's blend clip, both clips' ground speeds, their phase
+//!   offset and the speeds where the blend starts and ends), then every
 //!   [`AnimTransitionDef`];
 //!   [`pack`](crate::anim::pack) builds them from the controllers.
 //! - push constants: `dt` (seconds, f32), unit count (u32).

@@ -484,6 +484,7 @@ mod tests {
                 duration: 0.0,
                 looping: false,
                 ground_speed: 0.0,
+                foot_phase: 0.0,
             }],
         });
         asset

@@ -20,7 +20,9 @@
 //!    difference) plus the root motion (the mean bone's net forward travel
 //!    over the clip divided by the duration; about 0 for in-place clips), so
 //!    clips with and without root motion measure alike.
-//! 4. A clip walks when both sides plant in at least [`MIN_PLANTED_SHARE`] of
+//! 4. Foot phase: the circular mean of the normalized times at which the
+//!    left (+X) foot is planted: its mid-stance, where blends align clips.
+//! 5. A clip walks when both sides plant in at least [`MIN_PLANTED_SHARE`] of
 //!    the frames and each side's mean sample moves the ground backwards.
 //!    Its ground speed is the median of the samples (robust against the
 //!    touch-down and lift-off frames, where a foot still near the ground
@@ -57,12 +59,21 @@ pub fn bind_positions(inverse_bind: &[Mat4]) -> Vec<Vec3> {
         .collect()
 }
 
-/// The ground speed of one clip in model units per second (0 when it does
-/// not walk); `frames[f][b]` is bone b's skin matrix at frame f.
-pub fn measure(frames: &[Vec<Mat4>], bind: &[Vec3], duration: f32, height: f32) -> f32 {
+/// How a clip walks: both 0 for a clip that does not.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Gait {
+    /// Ground speed, model units per second at 1x.
+    pub speed: f32,
+    /// Normalized time (0..1) of the left foot's mid-stance.
+    pub foot_phase: f32,
+}
+
+/// How one clip walks; `frames[f][b]` is bone b's skin matrix at frame f.
+pub fn measure(frames: &[Vec<Mat4>], bind: &[Vec3], duration: f32, height: f32) -> Gait {
+    let still = Gait::default();
     let frame_count = frames.len();
     if frame_count < 3 || !(duration > 0.0) || !(height > 0.0) {
-        return 0.0;
+        return still;
     }
     let positions: Vec<Vec<Vec3>> = frames
         .iter()
@@ -76,7 +87,7 @@ pub fn measure(frames: &[Vec<Mat4>], bind: &[Vec3], duration: f32, height: f32) 
         .collect();
     let bone_count = positions[0].len();
     if bone_count == 0 || positions.iter().flatten().any(|p| !p.is_finite()) {
-        return 0.0;
+        return still;
     }
     let column = |bone: usize| positions.iter().map(move |frame| frame[bone]);
 
@@ -100,7 +111,7 @@ pub fn measure(frames: &[Vec<Mat4>], bind: &[Vec3], duration: f32, height: f32) 
         .filter(|&bone| lowest(bone) <= ground + band)
         .collect();
     if feet.is_empty() {
-        return 0.0;
+        return still;
     }
     let mean_x = |bone: usize| column(bone).map(|p| p.x).sum::<f32>() / frame_count as f32;
     let centre = feet.iter().map(|&bone| mean_x(bone)).sum::<f32>() / feet.len() as f32;
@@ -113,10 +124,13 @@ pub fn measure(frames: &[Vec<Mat4>], bind: &[Vec3], duration: f32, height: f32) 
         / bone_count as f32
         / duration;
     let mut samples: [Vec<f32>; 2] = [Vec::new(), Vec::new()];
+    // The left foot's plant times as points on the unit circle.
+    let mut left_plant = glam::Vec2::ZERO;
     for frame in 1..frame_count - 1 {
-        let Some(&planted) = feet.iter().min_by(|&&a, &&b| {
-            positions[frame][a].y.total_cmp(&positions[frame][b].y)
-        }) else {
+        let Some(&planted) = feet
+            .iter()
+            .min_by(|&&a, &&b| positions[frame][a].y.total_cmp(&positions[frame][b].y))
+        else {
             continue;
         };
         if positions[frame][planted].y > ground + band {
@@ -126,6 +140,10 @@ pub fn measure(frames: &[Vec<Mat4>], bind: &[Vec3], duration: f32, height: f32) 
             (positions[frame + 1][planted].z - positions[frame - 1][planted].z) / (2.0 * step);
         let side = usize::from(mean_x(planted) < centre);
         samples[side].push(root_motion - forward);
+        if side == 0 {
+            let angle = std::f32::consts::TAU * frame as f32 / (frame_count - 1) as f32;
+            left_plant += glam::Vec2::new(angle.cos(), angle.sin());
+        }
     }
 
     // 4. Does it walk, and how fast.
@@ -135,7 +153,7 @@ pub fn measure(frames: &[Vec<Mat4>], bind: &[Vec3], duration: f32, height: f32) 
             && side.iter().sum::<f32>() / side.len().max(1) as f32 > 0.0
     });
     if !walks {
-        return 0.0;
+        return still;
     }
     let mut all: Vec<f32> = samples.concat();
     all.sort_by(f32::total_cmp);
@@ -145,9 +163,14 @@ pub fn measure(frames: &[Vec<Mat4>], bind: &[Vec3], duration: f32, height: f32) 
     } else {
         all[middle]
     };
-    if speed.is_finite() && speed >= MIN_SPEED * height {
-        speed.min(horde_asset::MAX_GROUND_SPEED_PER_HEIGHT * height)
-    } else {
-        0.0
+    if !(speed.is_finite() && speed >= MIN_SPEED * height) {
+        return still;
+    }
+    let turn = left_plant.y.atan2(left_plant.x) / std::f32::consts::TAU;
+    // rem_euclid can round up to exactly 1.0 for a tiny negative turn.
+    let foot_phase = turn.rem_euclid(1.0);
+    Gait {
+        speed: speed.min(horde_asset::MAX_GROUND_SPEED_PER_HEIGHT * height),
+        foot_phase: if foot_phase < 1.0 { foot_phase } else { 0.0 },
     }
 }

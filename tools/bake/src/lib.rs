@@ -556,6 +556,7 @@ fn bake_unit_unguarded(
         let first_texel = u32::try_from(texels.len())
             .map_err(|_| BakeError::Options("bone texture exceeds 2^32 texels".into()))?;
         texels.extend(encode::encode_clip(encoding, clip_frames));
+        let gait = ground_speed::measure(clip_frames, &bind, clip.duration, bounds.height);
         clips.push(Clip {
             name: clip.name.clone(),
             first_texel,
@@ -566,7 +567,8 @@ fn bake_unit_unguarded(
                 0.0
             },
             looping,
-            ground_speed: ground_speed::measure(clip_frames, &bind, clip.duration, bounds.height),
+            ground_speed: gait.speed,
+            foot_phase: gait.foot_phase,
         });
     }
     debug_assert_eq!(
