@@ -23,7 +23,7 @@
 //! the walk at 1x whatever the speed (no matching) shows the measure sees
 //! sliding. The figures are printed (`-- --nocapture`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use glam::Vec3;
 use horde::anim::{
@@ -61,7 +61,7 @@ fn sample_path(relative: &str) -> PathBuf {
 fn quiet(_: &str) {}
 
 /// Bakes the `[idle, walk, run]` clips of the unit at `path`, LOD 0 only.
-fn bake(path: &PathBuf, clips: [&str; 3]) -> Asset {
+fn bake(path: &Path, clips: [&str; 3]) -> Asset {
     let options = BakeOptions {
         clips: clips
             .iter()

@@ -242,10 +242,10 @@ pub fn clip_roles_with_overrides(
         found.insert(role, clip);
     }
     for role in Role::ALL {
-        if !found.contains_key(&role) {
-            if let Some(clip) = role.find(clips, None) {
-                found.insert(role, clip);
-            }
+        if let (std::collections::btree_map::Entry::Vacant(slot), Some(clip)) =
+            (found.entry(role), role.find(clips, None))
+        {
+            slot.insert(clip);
         }
     }
     let missing: Vec<&str> = Role::REQUIRED

@@ -72,7 +72,13 @@ pub struct Gait {
 pub fn measure(frames: &[Vec<Mat4>], bind: &[Vec3], duration: f32, height: f32) -> Gait {
     let still = Gait::default();
     let frame_count = frames.len();
-    if frame_count < 3 || !(duration > 0.0) || !(height > 0.0) {
+    // NaN durations and heights fail `is_finite`.
+    if frame_count < 3
+        || !duration.is_finite()
+        || duration <= 0.0
+        || !height.is_finite()
+        || height <= 0.0
+    {
         return still;
     }
     let positions: Vec<Vec<Vec3>> = frames
