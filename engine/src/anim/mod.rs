@@ -9,7 +9,9 @@
 //! all types into the two GPU tables, and [`step`] is the CPU reference of one
 //! frame of one unit: it repeats the shader's arithmetic in the same order, so a
 //! test can compare the GPU with it bit for bit. This file holds the
-//! controllers, their packing and the state word's fields; `reference.rs`
+//! controllers, the clip roles that cast a type's clips in them ([`Role`],
+//! [`clip_roles`], found by name keywords or named by `role=clip`
+//! overrides), their packing and the state word's fields; `reference.rs`
 //! holds the CPU reference ([`step`], [`step_unit`], [`AnimTables`]).
 //!
 //! One frame of a unit (`dt` seconds):
