@@ -212,10 +212,10 @@ void main() {
     precise float time_current;
     if (is_locomotion) {
         float weight = fade_steps == 0u ? stored_blend : 1.0;
-        Locomotion step = locomotion(state_def, current, blend_clip, weight, info.scale,
+        Locomotion gait = locomotion(state_def, current, blend_clip, weight, info.scale,
                                      motion.speed, push.dt);
-        target_weight = step.target_weight;
-        time_current = anim.time_current + step.advance;
+        target_weight = gait.target_weight;
+        time_current = anim.time_current + gait.advance;
     } else {
         time_current = anim.time_current + push.dt * state_def.speed * variety;
     }

@@ -248,7 +248,7 @@ pub fn step(
         } else {
             1.0
         };
-        let step = locomotion(
+        let gait = locomotion(
             &current_def,
             &current,
             &blend_clip,
@@ -257,8 +257,8 @@ pub fn step(
             motion.speed,
             dt,
         );
-        target_weight = step.target_weight;
-        fields.time_current + step.advance
+        target_weight = gait.target_weight;
+        fields.time_current + gait.advance
     } else {
         fields.time_current + dt * current_def.speed * variety
     };

@@ -91,7 +91,7 @@ pub fn measure(frames: &[Vec<Mat4>], bind: &[Vec3], duration: f32, height: f32) 
                 .collect()
         })
         .collect();
-    let bone_count = positions[0].len();
+    let bone_count = positions.iter().map(Vec::len).min().unwrap_or(0);
     if bone_count == 0 || positions.iter().flatten().any(|p| !p.is_finite()) {
         return still;
     }
