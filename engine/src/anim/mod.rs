@@ -45,8 +45,8 @@
 //! `stride = mix(g_B D_B, g_A D_A, w) × scale` (`g` the clips' ground speeds
 //! measured by the bake), clamped to `LOCOMOTION_MIN_RATE..=MAX_RATE`. A's
 //! weight follows its target (1 at or below `blend_start_speed` × scale, 0
-//! at or above `blend_end_speed` × scale, linear between: the walk and run
-//! ground speeds for alike gaits, a narrow band for unlike ones) by at most
+//! at or above `blend_end_speed` × scale, linear between; the humanoid
+//! controller blends from the walk's ground speed to the run's) by at most
 //! `LOCOMOTION_BLEND_PER_SECOND`.
 //! While a transition into the state crossfades (fade steps ≠ 0), A plays
 //! alone against the clip fading out; when the fade completes the fade steps
@@ -295,12 +295,6 @@ pub const FALLBACK_WALK_GROUND_SPEED: f32 = 1.4;
 /// A run without a measured ground speed is assumed this much faster than
 /// the walk.
 pub const FALLBACK_RUN_SPEEDUP: f32 = 2.5;
-/// Largest run-to-walk ground speed ratio blended over the whole range
-/// between them (see `blend_range`).
-pub const FULL_BLEND_MAX_RATIO: f32 = 3.0;
-/// Half-width of the narrow blend of unlike gaits, as a fraction of the
-/// geometric mean of their speeds.
-pub const NARROW_BLEND_HALF_WIDTH: f32 = 0.1;
 
 /// The integer hash of a unit index (Chris Wellons' lowbias32), the
 /// source of per-unit variety: bits 0..16 pick the playback speed factor,
@@ -371,7 +365,8 @@ impl Controller {
             def.clip_ground_speed = walk_speed;
             def.blend_clip_ground_speed = run_speed;
             def.blend_phase_offset = (foot_phase(run_clip) - foot_phase(walk_clip)).rem_euclid(1.0);
-            [def.blend_start_speed, def.blend_end_speed] = blend_range(walk_speed, run_speed);
+            def.blend_start_speed = walk_speed;
+            def.blend_end_speed = run_speed;
         }
         let attack = builder.state("attack", attack_clip, STATE_PLAY_ONCE);
         let second_attack =
@@ -526,26 +521,6 @@ fn locomotion_speeds(clips: &[Clip], walk: usize, run: usize) -> (f32, f32) {
         measured(run).unwrap_or(walk_speed * FALLBACK_RUN_SPEEDUP)
     };
     (walk_speed, run_speed)
-}
-
-/// The speeds over which the move state blends a walk of ground speed
-/// `walk` into a run of ground speed `run`. A linear blend of two gaits keeps
-/// the feet planted only when the gaits are alike (the same share of the
-/// cycle on the ground); the speed ratio is the proxy. Up to
-/// [`FULL_BLEND_MAX_RATIO`] the blend spans walk to run; beyond, it narrows
-/// to ±[`NARROW_BLEND_HALF_WIDTH`] around their geometric mean, and on
-/// either side one clip plays alone, time-scaled within the locomotion rate
-/// range.
-fn blend_range(walk: f32, run: f32) -> [f32; 2] {
-    if run <= walk * FULL_BLEND_MAX_RATIO {
-        [walk, run]
-    } else {
-        let middle = (walk * run).sqrt();
-        [
-            middle * (1.0 - NARROW_BLEND_HALF_WIDTH),
-            middle * (1.0 + NARROW_BLEND_HALF_WIDTH),
-        ]
-    }
 }
 
 /// Assembles a controller state by state.

@@ -3,36 +3,40 @@
 //! planted foot still on the ground (`Clip::ground_speed`).
 //!
 //! Input: one clip's skin matrices per frame (model space, evenly spaced over
-//! the duration) and each bone's bind position. A bone's model position at a
-//! frame is its skin matrix applied to its bind position (the joint global
-//! matrix applied to the origin). The model faces +Z and stands on +Y.
+//! the duration), each bone's bind position, and the mesh's soles. The model
+//! faces +Z and stands on +Y.
 //!
 //! Algorithm:
-//! 1. Feet: bones that swing along Z (range at least [`MIN_SWING`] of the
-//!    height; this drops the root and other bones that stay put) and come
-//!    within [`FOOT_BAND`] of the height of the lowest such bone at some frame.
-//!    Each is a left or a right foot bone by the sign of its mean X against the
-//!    feet's centre.
-//! 2. Plants: at every interior frame the lowest foot bone is the planted one
-//!    when it lies within [`FOOT_BAND`] of the ground (the lowest height over
-//!    the clip); in a run's flight phase no bone is planted.
-//! 3. Speed sample: the planted bone's backward velocity (-dZ/dt, central
-//!    difference) plus the root motion (the mean bone's net forward travel
+//! 1. Feet: the soles are the mesh vertices within [`SOLE_BAND`] of the bind
+//!    pose's lowest point ([`soles`]), left (+X) and right of their mean X.
+//!    Each frame, each sole's centroid is skinned exactly (every influence).
+//!    The sole, not a foot joint, is what touches the ground: rigs such as
+//!    KayKit's animate IK control bones around the feet that roll with the
+//!    heel and toe rather than stay on the ground.
+//! 2. Plants: at every interior frame the lower sole is planted when it lies
+//!    within [`FOOT_BAND`] of the ground (the lowest sole height over the
+//!    clip); in a run's flight phase neither is.
+//! 3. Speed sample: the planted sole's backward velocity (-dZ/dt, central
+//!    difference) plus the root motion (the bones' mean net forward travel
 //!    over the clip divided by the duration; about 0 for in-place clips), so
 //!    clips with and without root motion measure alike.
 //! 4. Foot phase: the circular mean of the normalized times at which the
 //!    left (+X) foot is planted: its mid-stance, where blends align clips.
 //! 5. A clip walks when both sides plant in at least [`MIN_PLANTED_SHARE`] of
 //!    the frames and each side's mean sample moves the ground backwards.
-//!    Its ground speed is the median of the samples (robust against the
-//!    touch-down and lift-off frames, where a foot still near the ground
-//!    swings fast), if at least [`MIN_SPEED`] heights per second. Any other
-//!    clip (idle, attacks, a death that slides) gets 0.
+//!    Its ground speed is the mean of the samples, the one speed at which
+//!    the planted soles' drift over the plants sums to zero (a median or a
+//!    single foot joint leaves several per cent of the stride: heel-to-toe
+//!    roll makes the sole's speed uneven), if at least [`MIN_SPEED`] heights
+//!    per second. Any other clip (idle, attacks, a death that slides) gets 0.
 
+use crate::import::Influences;
+use crate::two_bone::skin_exact;
 use glam::{Mat4, Vec3};
 
-/// Least Z range of a foot bone over the clip, as a fraction of the height.
-const MIN_SWING: f32 = 0.05;
+/// Height of the bind-pose mesh above its lowest point that counts as sole,
+/// as a fraction of the model height.
+const SOLE_BAND: f32 = 0.04;
 /// Height band above the ground that counts as "on the ground", as a
 /// fraction of the model height: tight, because a foot that lifts off or
 /// touches down moves fast while still barely above the ground.
@@ -68,8 +72,41 @@ pub struct Gait {
     pub foot_phase: f32,
 }
 
-/// How one clip walks; `frames[f][b]` is bone b's skin matrix at frame f.
-pub fn measure(frames: &[Vec<Mat4>], bind: &[Vec3], duration: f32, height: f32) -> Gait {
+/// The soles of a mesh: its vertices within [`SOLE_BAND`] of the bind
+/// pose's lowest point, with their influences, left (+X of their mean) first.
+#[derive(Clone, Debug, Default)]
+pub struct Soles {
+    pub sides: [Vec<(Vec3, Influences)>; 2],
+}
+
+/// The soles of the mesh with bind-pose `positions` and `influences`.
+pub fn soles(positions: &[Vec3], influences: &[Influences], height: f32) -> Soles {
+    let count = positions.len().min(influences.len());
+    let floor = positions[..count]
+        .iter()
+        .map(|p| p.y)
+        .fold(f32::INFINITY, f32::min);
+    let low: Vec<usize> = (0..count)
+        .filter(|&index| positions[index].y <= floor + SOLE_BAND * height)
+        .collect();
+    let centre = low.iter().map(|&index| positions[index].x).sum::<f32>() / low.len().max(1) as f32;
+    let mut soles = Soles::default();
+    for index in low {
+        let side = usize::from(positions[index].x < centre);
+        soles.sides[side].push((positions[index], influences[index]));
+    }
+    soles
+}
+
+/// How one clip walks; `frames[f][b]` is bone b's skin matrix at frame f,
+/// `bind` the bones' bind positions, `soles` the mesh's feet.
+pub fn measure(
+    frames: &[Vec<Mat4>],
+    bind: &[Vec3],
+    soles: &Soles,
+    duration: f32,
+    height: f32,
+) -> Gait {
     let still = Gait::default();
     let frame_count = frames.len();
     // NaN durations and heights fail `is_finite`.
@@ -78,54 +115,56 @@ pub fn measure(frames: &[Vec<Mat4>], bind: &[Vec3], duration: f32, height: f32) 
         || duration <= 0.0
         || !height.is_finite()
         || height <= 0.0
+        || soles.sides.iter().any(Vec::is_empty)
     {
         return still;
     }
-    let positions: Vec<Vec<Vec3>> = frames
+    let bone_count = frames
         .iter()
-        .map(|skins| {
-            skins
-                .iter()
-                .zip(bind)
-                .map(|(skin, &point)| skin.transform_point3(point))
-                .collect()
-        })
-        .collect();
-    let bone_count = positions.iter().map(Vec::len).min().unwrap_or(0);
-    if bone_count == 0 || positions.iter().flatten().any(|p| !p.is_finite()) {
+        .map(Vec::len)
+        .min()
+        .unwrap_or(0)
+        .min(bind.len());
+    let bones_valid = soles.sides.iter().flatten().all(|(_, influences)| {
+        influences
+            .bones
+            .iter()
+            .all(|&bone| (bone as usize) < bone_count)
+    });
+    if bone_count == 0 || !bones_valid {
         return still;
     }
-    let column = |bone: usize| positions.iter().map(move |frame| frame[bone]);
 
-    // 1. Feet.
-    let swinging: Vec<usize> = (0..bone_count)
-        .filter(|&bone| {
-            let (low, high) = column(bone).fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), p| {
-                (l.min(p.z), h.max(p.z))
-            });
-            high - low >= MIN_SWING * height
+    // 1. Feet: each sole's centroid, per frame.
+    let feet: Vec<[Vec3; 2]> = frames
+        .iter()
+        .map(|pose| {
+            soles.sides.clone().map(|side| {
+                side.iter()
+                    .map(|(position, influences)| skin_exact(pose, influences, *position))
+                    .sum::<Vec3>()
+                    / side.len() as f32
+            })
         })
         .collect();
-    let lowest = |bone: usize| column(bone).map(|p| p.y).fold(f32::INFINITY, f32::min);
-    let ground = swinging
+    if feet.iter().flatten().any(|p| !p.is_finite()) {
+        return still;
+    }
+    let ground = feet
         .iter()
-        .map(|&bone| lowest(bone))
+        .flatten()
+        .map(|p| p.y)
         .fold(f32::INFINITY, f32::min);
     let band = FOOT_BAND * height;
-    let feet: Vec<usize> = swinging
-        .into_iter()
-        .filter(|&bone| lowest(bone) <= ground + band)
-        .collect();
-    if feet.is_empty() {
-        return still;
-    }
-    let mean_x = |bone: usize| column(bone).map(|p| p.x).sum::<f32>() / frame_count as f32;
-    let centre = feet.iter().map(|&bone| mean_x(bone)).sum::<f32>() / feet.len() as f32;
 
     // 2 and 3. Plants and their speed samples, per side (left: +X).
     let step = duration / (frame_count - 1) as f32;
     let root_motion = (0..bone_count)
-        .map(|bone| positions[frame_count - 1][bone].z - positions[0][bone].z)
+        .map(|bone| {
+            let point = bind[bone];
+            frames[frame_count - 1][bone].transform_point3(point).z
+                - frames[0][bone].transform_point3(point).z
+        })
         .sum::<f32>()
         / bone_count as f32
         / duration;
@@ -133,18 +172,11 @@ pub fn measure(frames: &[Vec<Mat4>], bind: &[Vec3], duration: f32, height: f32) 
     // The left foot's plant times as points on the unit circle.
     let mut left_plant = glam::Vec2::ZERO;
     for frame in 1..frame_count - 1 {
-        let Some(&planted) = feet
-            .iter()
-            .min_by(|&&a, &&b| positions[frame][a].y.total_cmp(&positions[frame][b].y))
-        else {
-            continue;
-        };
-        if positions[frame][planted].y > ground + band {
+        let side = usize::from(feet[frame][1].y < feet[frame][0].y);
+        if feet[frame][side].y > ground + band {
             continue;
         }
-        let forward =
-            (positions[frame + 1][planted].z - positions[frame - 1][planted].z) / (2.0 * step);
-        let side = usize::from(mean_x(planted) < centre);
+        let forward = (feet[frame + 1][side].z - feet[frame - 1][side].z) / (2.0 * step);
         samples[side].push(root_motion - forward);
         if side == 0 {
             let angle = std::f32::consts::TAU * frame as f32 / (frame_count - 1) as f32;
@@ -161,14 +193,8 @@ pub fn measure(frames: &[Vec<Mat4>], bind: &[Vec3], duration: f32, height: f32) 
     if !walks {
         return still;
     }
-    let mut all: Vec<f32> = samples.concat();
-    all.sort_by(f32::total_cmp);
-    let middle = all.len() / 2;
-    let speed = if all.len() % 2 == 0 {
-        0.5 * (all[middle - 1] + all[middle])
-    } else {
-        all[middle]
-    };
+    let all: Vec<f32> = samples.concat();
+    let speed = all.iter().sum::<f32>() / all.len() as f32;
     if !(speed.is_finite() && speed >= MIN_SPEED * height) {
         return still;
     }

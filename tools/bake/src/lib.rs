@@ -545,6 +545,7 @@ fn bake_unit_unguarded(
     let mut texels = Vec::new();
     let mut clips = Vec::with_capacity(model.clips.len());
     let bind = ground_speed::bind_positions(&model.skeleton.inverse_bind);
+    let soles = ground_speed::soles(&model.positions, &model.influences, bounds.height);
     for (clip, clip_frames) in model.clips.iter().zip(&frames) {
         let looping = if options.looping.contains(&clip.name) {
             true
@@ -556,7 +557,7 @@ fn bake_unit_unguarded(
         let first_texel = u32::try_from(texels.len())
             .map_err(|_| BakeError::Options("bone texture exceeds 2^32 texels".into()))?;
         texels.extend(encode::encode_clip(encoding, clip_frames));
-        let gait = ground_speed::measure(clip_frames, &bind, clip.duration, bounds.height);
+        let gait = ground_speed::measure(clip_frames, &bind, &soles, clip.duration, bounds.height);
         clips.push(Clip {
             name: clip.name.clone(),
             first_texel,

@@ -27,6 +27,12 @@ fn quiet(_: &str) {}
 
 /// Bakes `clips` of `path` and prints each clip's ground speed.
 fn bake_clips(path: &Path, clips: &[&str]) -> Baked {
+    bake_clips_from(path, &[], clips)
+}
+
+/// Bakes `clips` of `path` (found in it or in `libraries`) and prints each
+/// clip's ground speed.
+fn bake_clips_from(path: &Path, libraries: &[&Path], clips: &[&str]) -> Baked {
     let options = BakeOptions {
         clips: clips
             .iter()
@@ -38,7 +44,7 @@ fn bake_clips(path: &Path, clips: &[&str]) -> Baked {
         lod_ratios: vec![1.0],
         ..BakeOptions::default()
     };
-    let baked = bake::bake_unit(path, &[], &options, &quiet)
+    let baked = bake::bake_unit(path, libraries, &options, &quiet)
         .unwrap_or_else(|error| panic!("baking {}: {error}", path.display()));
     let height = baked.asset.bounds.height;
     let leg = leg_length(&baked);
@@ -131,14 +137,50 @@ fn kaykit_knight_walks_and_runs_at_human_speeds() {
 }
 
 #[test]
-fn a_clip_too_short_to_measure_is_still() {
-    let still = bake::ground_speed::Gait::default();
-    assert_eq!(bake::ground_speed::measure(&[], &[], 1.0, 1.8), still);
-    let pose = vec![vec![glam::Mat4::IDENTITY; 2]; 10];
-    let bind = [glam::Vec3::ZERO, glam::Vec3::Y];
-    assert_eq!(bake::ground_speed::measure(&pose, &bind, 1.0, 1.8), still);
-    assert_eq!(
-        bake::ground_speed::measure(&pose, &bind, f32::NAN, 1.8),
-        still
+fn kaykit_skeletons_walk_and_run_at_plausible_speeds() {
+    let minion = bake_clips(
+        &sample_path("KayKit_Skeleton_Minion/skeleton_minion.glb"),
+        &["Idle", "Walking_A", "Running_A"],
     );
+    assert_within(&minion, "Walking_A", [0.25, 1.0], [1.0, 3.0]);
+    assert_within(&minion, "Running_A", [0.8, 3.0], [4.0, 15.0]);
+    // The warrior ships no clips: it borrows the Knight's (same rig).
+    let knight = sample_path("KayKit_Knight/Knight.glb");
+    let warrior = bake_clips_from(
+        &sample_path("KayKit_Skeleton_Warrior/Skeleton_Warrior.glb"),
+        &[&knight],
+        &["Idle", "Walking_A", "Running_A"],
+    );
+    assert_within(&warrior, "Walking_A", [0.25, 1.0], [1.0, 3.0]);
+    assert_within(&warrior, "Running_A", [0.8, 3.0], [4.0, 15.0]);
+}
+
+#[test]
+fn bad_or_still_clips_measure_still() {
+    use bake::ground_speed::{measure, soles, Gait, Soles};
+    use glam::{Mat4, Vec3};
+    use horde_bake::import::Influences;
+    let still = Gait::default();
+    assert_eq!(measure(&[], &[], &Soles::default(), 1.0, 1.8), still);
+    let rigid = Influences {
+        bones: [0; 4],
+        weights: [1.0, 0.0, 0.0, 0.0],
+    };
+    let feet = soles(
+        &[Vec3::new(0.1, 0.0, 0.0), Vec3::new(-0.1, 0.0, 0.0), Vec3::Y],
+        &[rigid; 3],
+        1.8,
+    );
+    assert_eq!((feet.sides[0].len(), feet.sides[1].len()), (1, 1));
+    let pose = vec![vec![Mat4::IDENTITY; 2]; 10];
+    let bind = [Vec3::ZERO, Vec3::Y];
+    assert_eq!(measure(&pose, &bind, &feet, 1.0, 1.8), still);
+    assert_eq!(measure(&pose, &bind, &feet, f32::NAN, 1.8), still);
+    // Influences naming bones the poses lack are refused, not indexed.
+    let stray = Influences {
+        bones: [7, 0, 0, 0],
+        ..rigid
+    };
+    let bad_feet = soles(&[Vec3::X, -Vec3::X], &[stray; 2], 1.8);
+    assert_eq!(measure(&pose, &bind, &bad_feet, 1.0, 1.8), still);
 }
