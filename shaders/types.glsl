@@ -97,6 +97,12 @@ struct AnimStateDef {
     float speed;
     uint flags;
     uint transitions;
+    uint blend_clip;
+    float clip_ground_speed;
+    float blend_clip_ground_speed;
+    float blend_phase_offset;
+    float blend_start_speed;
+    float blend_end_speed;
 };
 
 struct AnimTransitionDef {

@@ -48,7 +48,8 @@ pub const INACTIVE_TYPE: u32 = 0xffff;
 
 /// `UnitMotion::anim_commands`: set while the unit is dead.
 pub const ANIM_COMMAND_DEAD: u32 = 1;
-/// `UnitMotion::anim_commands`: set once the unit's army has won.
+/// `UnitMotion::anim_commands`: set while the unit celebrates (the battle is
+/// won); the controller leaves the victory state when it clears.
 pub const ANIM_COMMAND_VICTORY: u32 = 2;
 /// `UnitMotion::anim_commands`: the attack command serial (4 bits) starts
 /// here; each new value commands one attack.
@@ -85,10 +86,34 @@ pub const CONDITION_DEAD: u32 = 3;
 pub const CONDITION_ALIVE: u32 = 4;
 pub const CONDITION_ATTACK: u32 = 5;
 pub const CONDITION_HIT: u32 = 6;
+pub const CONDITION_VICTORY: u32 = 7;
+pub const CONDITION_NO_VICTORY: u32 = 8;
 /// `AnimStateDef::flags`: any-state transitions do not apply.
 pub const STATE_NO_ANY: u32 = 1;
 /// `AnimStateDef::flags`: play the clip once and hold its last frame.
 pub const STATE_PLAY_ONCE: u32 = 2;
+/// `AnimStateDef::flags`: a locomotion blend state. It blends `clip` and
+/// `blend_clip` by the unit's speed, phase-synchronised, and plays them at
+/// the rate that makes their ground speed (times the unit's scale) equal
+/// the unit's speed, so the planted foot does not slide.
+pub const STATE_LOCOMOTION: u32 = 4;
+
+/// Slowest and fastest playback rate of a locomotion state: beyond them the
+/// feet slide rather than the legs windmill or freeze.
+pub const LOCOMOTION_MIN_RATE: f32 = 0.25;
+pub const LOCOMOTION_MAX_RATE: f32 = 3.0;
+/// How fast a locomotion state's blend weight follows the speed (weight
+/// per second), so a sudden speed change blends over a quarter second
+/// rather than popping.
+pub const LOCOMOTION_BLEND_PER_SECOND: f32 = 4.0;
+/// Per-unit variety: a non-locomotion state plays at
+/// `VARIETY_SPEED_MIN + VARIETY_SPEED_RANGE * h` times its speed, with `h`
+/// in [0, 1) from a hash of the unit index (the low 16 bits of
+/// `unit_hash`), so a rank idles and cheers out of step.
+pub const VARIETY_SPEED_MIN: f32 = 0.9;
+pub const VARIETY_SPEED_RANGE: f32 = 0.2;
+/// `1 / 65536`: turns 16 hash bits into [0, 1) exactly.
+pub const VARIETY_UNIT_SCALE: f32 = 1.0 / 65536.0;
 
 /// `FrameGlobals::debug_view`: normal shading.
 pub const DEBUG_VIEW_SHADED: u32 = 0;
@@ -179,8 +204,23 @@ pub const SHADER_CONSTANTS: &[(&str, ShaderValue)] = &[
     ("CONDITION_ALIVE", ShaderValue::U32(CONDITION_ALIVE)),
     ("CONDITION_ATTACK", ShaderValue::U32(CONDITION_ATTACK)),
     ("CONDITION_HIT", ShaderValue::U32(CONDITION_HIT)),
+    ("CONDITION_VICTORY", ShaderValue::U32(CONDITION_VICTORY)),
+    (
+        "CONDITION_NO_VICTORY",
+        ShaderValue::U32(CONDITION_NO_VICTORY),
+    ),
     ("STATE_NO_ANY", ShaderValue::U32(STATE_NO_ANY)),
     ("STATE_PLAY_ONCE", ShaderValue::U32(STATE_PLAY_ONCE)),
+    ("STATE_LOCOMOTION", ShaderValue::U32(STATE_LOCOMOTION)),
+    ("LOCOMOTION_MIN_RATE", ShaderValue::F32(LOCOMOTION_MIN_RATE)),
+    ("LOCOMOTION_MAX_RATE", ShaderValue::F32(LOCOMOTION_MAX_RATE)),
+    (
+        "LOCOMOTION_BLEND_PER_SECOND",
+        ShaderValue::F32(LOCOMOTION_BLEND_PER_SECOND),
+    ),
+    ("VARIETY_SPEED_MIN", ShaderValue::F32(VARIETY_SPEED_MIN)),
+    ("VARIETY_SPEED_RANGE", ShaderValue::F32(VARIETY_SPEED_RANGE)),
+    ("VARIETY_UNIT_SCALE", ShaderValue::F32(VARIETY_UNIT_SCALE)),
     ("DEBUG_VIEW_LOD", ShaderValue::U32(DEBUG_VIEW_LOD)),
 ];
 

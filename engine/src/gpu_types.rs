@@ -27,11 +27,11 @@ use std::mem::{offset_of, size_of};
 pub use crate::asset::PackedVertex;
 use crate::config::{
     ANIM_COMMAND_ATTACK_SHIFT, ANIM_COMMAND_DEAD, ANIM_COMMAND_HIT_SHIFT,
-    ANIM_COMMAND_VARIANT_SHIFT, ANIM_SERIAL_MASK, MAX_ROUTES,
+    ANIM_COMMAND_VARIANT_SHIFT, ANIM_COMMAND_VICTORY, ANIM_SERIAL_MASK, MAX_ROUTES,
 };
 pub use crate::config::{
-    ENTRY_INDEX_BITS, INACTIVE_TYPE, MAX_ANIM_STATES, MAX_ANIM_TRANSITIONS, NO_LANE, STATE_NO_ANY,
-    STATE_PLAY_ONCE,
+    ENTRY_INDEX_BITS, INACTIVE_TYPE, MAX_ANIM_STATES, MAX_ANIM_TRANSITIONS, NO_LANE,
+    STATE_LOCOMOTION, STATE_NO_ANY, STATE_PLAY_ONCE,
 };
 
 /// Unit types and prop types together.
@@ -114,8 +114,12 @@ const _: () = assert!(size_of::<UnitMotion>() == 16);
 /// [`UnitMotion::anim_commands`], unpacked.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct AnimParams {
+    /// Ground speed, world units per second ([`UnitMotion::speed`]).
     pub speed: f32,
     pub dead: bool,
+    /// Celebrating: idle and moving units play the victory clip until it
+    /// clears.
+    pub victory: bool,
     /// Incremented (mod 16) to command one attack.
     pub attack_serial: u8,
     /// Incremented (mod 16) to command one hit reaction.
@@ -129,6 +133,11 @@ impl AnimParams {
     pub fn commands(self) -> u32 {
         let field = |value: u8, shift: u32| (u32::from(value) & ANIM_SERIAL_MASK) << shift;
         (if self.dead { ANIM_COMMAND_DEAD } else { 0 })
+            | (if self.victory {
+                ANIM_COMMAND_VICTORY
+            } else {
+                0
+            })
             | field(self.attack_serial, ANIM_COMMAND_ATTACK_SHIFT)
             | field(self.hit_serial, ANIM_COMMAND_HIT_SHIFT)
             | field(self.attack_variant, ANIM_COMMAND_VARIANT_SHIFT)
@@ -141,6 +150,7 @@ impl AnimParams {
         AnimParams {
             speed: motion.speed,
             dead: word & ANIM_COMMAND_DEAD != 0,
+            victory: word & ANIM_COMMAND_VICTORY != 0,
             attack_serial: field(ANIM_COMMAND_ATTACK_SHIFT),
             hit_serial: field(ANIM_COMMAND_HIT_SHIFT),
             attack_variant: field(ANIM_COMMAND_VARIANT_SHIFT),
@@ -269,14 +279,30 @@ const _: () = assert!(size_of::<MaterialInfo>() * MAX_MATERIALS <= 16 * 1024);
 pub struct AnimStateDef {
     /// Clip index local to the type.
     pub clip: u32,
-    /// Playback speed multiplier.
+    /// Playback speed multiplier (states without [`STATE_LOCOMOTION`]).
     pub speed: f32,
-    /// [`STATE_NO_ANY`] | [`STATE_PLAY_ONCE`].
+    /// [`STATE_NO_ANY`] | [`STATE_PLAY_ONCE`] | [`STATE_LOCOMOTION`].
     pub flags: u32,
     /// Bits 0..16 first transition (global), 16..32 transition count.
     pub transitions: u32,
+    /// Locomotion states: the clip blended with `clip` by speed (the run
+    /// to a walk); equal to `clip` when there is none.
+    pub blend_clip: u32,
+    /// Locomotion states: ground speed of `clip` at 1x, model units per
+    /// second (`Clip::ground_speed`).
+    pub clip_ground_speed: f32,
+    /// Locomotion states: ground speed of `blend_clip` at 1x.
+    pub blend_clip_ground_speed: f32,
+    /// Locomotion states: `blend_clip`'s normalized time minus `clip`'s at
+    /// the same foot position (`Clip::foot_phase` difference, in [0, 1)).
+    pub blend_phase_offset: f32,
+    /// Locomotion states: the speed (model units per second, times the
+    /// unit's scale) up to which `clip` plays alone, and from which
+    /// `blend_clip` plays alone; the weight is linear between.
+    pub blend_start_speed: f32,
+    pub blend_end_speed: f32,
 }
-const _: () = assert!(size_of::<AnimStateDef>() == 16);
+const _: () = assert!(size_of::<AnimStateDef>() == 40);
 
 /// A transition of an animation controller.
 #[repr(C)]
@@ -546,7 +572,13 @@ pub fn layouts() -> Vec<(&'static str, Vec<(&'static str, usize)>)> {
             clip,
             speed,
             flags,
-            transitions
+            transitions,
+            blend_clip,
+            clip_ground_speed,
+            blend_clip_ground_speed,
+            blend_phase_offset,
+            blend_start_speed,
+            blend_end_speed
         }),
         layout!(AnimTransitionDef {
             target,
@@ -607,7 +639,8 @@ pub fn layouts() -> Vec<(&'static str, Vec<(&'static str, usize)>)> {
 pub mod condition {
     pub use crate::config::{
         CONDITION_ALIVE as ALIVE, CONDITION_ATTACK as ATTACK, CONDITION_CLIP_END as CLIP_END,
-        CONDITION_DEAD as DEAD, CONDITION_HIT as HIT, CONDITION_SPEED_ABOVE as SPEED_ABOVE,
-        CONDITION_SPEED_BELOW as SPEED_BELOW,
+        CONDITION_DEAD as DEAD, CONDITION_HIT as HIT, CONDITION_NO_VICTORY as NO_VICTORY,
+        CONDITION_SPEED_ABOVE as SPEED_ABOVE, CONDITION_SPEED_BELOW as SPEED_BELOW,
+        CONDITION_VICTORY as VICTORY,
     };
 }

@@ -1,9 +1,11 @@
 //! Animate pass tests: the GPU state machine equals the CPU reference
-//! (`horde::anim::step`) over 1,000 frames of random commands on both tiers;
-//! the reference behaves as the humanoid controller promises; the animate
-//! pass owns every bit of `AnimState` and never touches the cull pass's
-//! routes; the humanoid controller maps real clip names sensibly; bad
-//! controllers are errors.
+//! (`horde::anim::step`) over 1,000 frames of random commands (speeds through
+//! the walk/run blend, victory, attacks, hits, death) and random unit scales
+//! on both tiers; the reference behaves as the humanoid controller promises
+//! (locomotion rate and blend follow the speed, per-unit variety, victory);
+//! the animate pass owns every bit of `AnimState` and never touches the cull
+//! pass's routes; the humanoid controller and `clip_roles` map real clip
+//! names sensibly; bad controllers and clip maps are errors.
 
 use std::collections::BTreeSet;
 use std::mem::size_of;
@@ -11,7 +13,8 @@ use std::path::PathBuf;
 
 use ash::vk;
 use horde::anim::{
-    initial_state, pack, step, step_unit, AnimFields, AnimTables, Controller, PackedControllers,
+    clip_roles, clip_roles_with_overrides, initial_state, pack, step, step_unit, unit_hash,
+    AnimFields, AnimTables, Controller, PackedControllers, Role,
 };
 use horde::asset::Clip;
 use horde::barriers::{uses, Access};
@@ -20,7 +23,7 @@ use horde::context::{Context, Tier};
 use horde::frame::Frame;
 use horde::gpu_types::{
     condition, AnimParams, AnimState, AnimStateDef, AnimTransitionDef, ClipInfo, TypeInfo,
-    UnitInfo, UnitMotion, INACTIVE_TYPE, MAX_ANIM_STATES, MAX_CLIPS, MAX_TYPES,
+    UnitInfo, UnitMotion, INACTIVE_TYPE, MAX_ANIM_STATES, MAX_CLIPS, MAX_TYPES, STATE_LOCOMOTION,
 };
 use horde::memory::{upload_buffer, Buffer};
 use horde::passes::animate::{AnimateBuffers, AnimatePass};
@@ -68,13 +71,25 @@ fn clip_names(relative: &str) -> Vec<String> {
         .collect()
 }
 
+/// A clip; walks and runs get the ground speeds a bake would measure for a
+/// human in metres.
 fn clip(name: &str, duration: f32, looping: bool) -> Clip {
+    let lower = name.to_lowercase();
+    let ground_speed = if lower.contains("walk") {
+        1.3
+    } else if lower.contains("run") {
+        3.3
+    } else {
+        0.0
+    };
     Clip {
         name: name.to_owned(),
         first_texel: 0,
         frame_count: (duration * 30.0) as u32 + 1,
         duration,
         looping,
+        ground_speed,
+        foot_phase: 0.0,
     }
 }
 
@@ -230,17 +245,20 @@ impl GpuUnits {
     }
 }
 
-/// One random command for a unit: a new speed, death or revival, an attack
-/// (variant 0, 1, or 2 which no controller has), or a hit.
+/// One random command for a unit: a new speed (idle, below the walk, in the
+/// walk/run blend, past the run, past the rate clamp), death or revival, an
+/// attack (variant 0, 1, or 2 which no controller has), a hit, or victory
+/// on or off.
 fn random_command(motion: UnitMotion, rng: &mut Rng) -> UnitMotion {
     let mut p = AnimParams::of(&motion);
-    match rng.below(10) {
-        0..=3 => p.speed = rng.pick(&[0.0, 0.05, 0.1, 0.5, 1.5, 2.5, 2.6, 4.0]),
+    match rng.below(11) {
+        0..=3 => p.speed = rng.pick(&[0.0, 0.05, 0.1, 0.5, 1.5, 2.2, 2.6, 4.0, 12.0]),
         4 => p.dead = !p.dead,
         5..=7 => {
             p.attack_serial = p.attack_serial.wrapping_add(1);
             p.attack_variant = rng.pick(&[0, 0, 1, 1, 2]);
         }
+        8 => p.victory = !p.victory,
         _ => p.hit_serial = p.hit_serial.wrapping_add(1),
     }
     UnitMotion {
@@ -271,6 +289,7 @@ fn gpu_matches_reference(tier: Option<Tier>) {
                 "Attack_Thrust",
                 "Hit",
                 "Death",
+                "Victory",
             ]),
             &mut rng,
             0.1,
@@ -290,7 +309,7 @@ fn gpu_matches_reference(tier: Option<Tier>) {
             },
             team: rng.below(2) as u32,
             tint: rng.next() as u32,
-            scale: 1.0,
+            scale: 0.8 + 0.45 * rng.unit(),
         })
         .collect();
     let mut motions: Vec<UnitMotion> = (0..UNITS)
@@ -349,8 +368,13 @@ fn gpu_matches_reference(tier: Option<Tier>) {
         );
 
         let view = tables.view();
-        for ((info, motion), state) in infos.iter().zip(&motions).zip(states.iter_mut()) {
-            *state = step_unit(info, motion, *state, dt, &view);
+        for (unit, ((info, motion), state)) in infos
+            .iter()
+            .zip(&motions)
+            .zip(states.iter_mut())
+            .enumerate()
+        {
+            *state = step_unit(unit as u32, info, motion, *state, dt, &view);
             if info.type_index == 2 {
                 entered[AnimFields::decode(*state).state as usize] = true;
             }
@@ -414,12 +438,25 @@ fn motion_of(params: AnimParams) -> UnitMotion {
     }
 }
 
+/// The playback speed factor the hash gives unit `index` (0.9..1.1).
+fn variety(index: u32) -> f32 {
+    0.9 + 0.2 * ((unit_hash(index) & 0xffff) as f32 / 65536.0)
+}
+
+/// The phase (0..1) at which unit `index` starts looping states.
+fn phase(index: u32) -> f32 {
+    (unit_hash(index) >> 16) as f32 / 65536.0
+}
+
 /// One unit of the humanoid controller over fixed clips, stepped on the CPU.
 struct Unit {
     controller: Controller,
     tables: Tables,
     state: AnimState,
     params: AnimParams,
+    /// Index in the unit buffers: the seed of its variety.
+    index: u32,
+    scale: f32,
 }
 
 impl Unit {
@@ -432,6 +469,7 @@ impl Unit {
             clip("Attack_Chop", 0.5, true),
             clip("Hit", 0.3, false),
             clip("Death", 1.2, false),
+            clip("Victory", 2.0, false),
         ];
         let controller = Controller::humanoid(&clips);
         let tables = Tables::new(
@@ -444,12 +482,16 @@ impl Unit {
             tables,
             state,
             params: AnimParams::default(),
+            index: 0,
+            scale: 1.0,
         }
     }
 
     fn frame(&mut self, dt: f32) -> AnimFields {
         self.state = step(
             self.state,
+            self.index,
+            self.scale,
             &self.motion(),
             dt,
             &self.tables.types[0],
@@ -494,9 +536,14 @@ fn attack_plays_once_then_crossfades_back_to_idle() {
     assert_eq!(started.attack_seen, 1);
     assert!((started.fade_seconds() - 0.15).abs() <= 0.011);
 
+    // The attack plays at the unit's own speed factor.
     let playing = unit.run(0.3);
     assert_eq!(unit.state_name(), "attack");
-    assert!((playing.time_current - 0.3).abs() < 1e-4, "{playing:?}");
+    let expected = 0.3 * variety(unit.index);
+    assert!(
+        (playing.time_current - expected).abs() < 1e-4,
+        "{playing:?}"
+    );
 
     // The clip loops in the file, but the attack ends at 0.5 s and returns.
     let mut frames = 0;
@@ -527,7 +574,7 @@ fn dead_units_hold_the_last_frame_ignore_hits_and_revive_to_idle() {
     let mut unit = Unit::new();
     unit.params.speed = 3.0;
     unit.run(0.5);
-    assert_eq!(unit.state_name(), "run");
+    assert_eq!(unit.state_name(), "move");
 
     unit.params.dead = true;
     let dying = unit.frame(1.0 / 60.0);
@@ -570,16 +617,14 @@ fn pending_commands_fire_once_the_state_allows_them() {
 }
 
 #[test]
-fn speed_thresholds_pick_walk_and_run() {
+fn speed_threshold_picks_idle_or_move() {
     let mut unit = Unit::new();
     let cases = [
         (0.05, "idle"),
-        (1.0, "walk"),
-        (3.0, "run"),
-        (2.5, "walk"),
+        (1.0, "move"),
+        (3.0, "move"),
         (0.1, "idle"),
-        (2.6, "run"),
-        (0.0, "walk"),
+        (2.6, "move"),
         (0.0, "idle"),
     ];
     for (speed, expected) in cases {
@@ -589,15 +634,188 @@ fn speed_thresholds_pick_walk_and_run() {
     }
 }
 
+/// Runs `unit` at `speed` for two seconds (the fade in and the blend settle)
+/// and returns the walk's weight and how far the walk advanced per second.
+fn settle_at(unit: &mut Unit, speed: f32) -> (f32, f32) {
+    unit.params.speed = speed;
+    unit.run(2.0);
+    assert_eq!(unit.state_name(), "move");
+    let before = unit.fields();
+    assert_eq!(before.fade_steps, 0, "the blend follows the fade");
+    let after = unit.frame(1.0 / 60.0);
+    let mut advanced = after.time_current - before.time_current;
+    if advanced < 0.0 {
+        advanced += 0.8;
+    }
+    (after.blend, advanced * 60.0)
+}
+
+#[test]
+fn locomotion_rate_and_blend_follow_the_speed() {
+    // Walk: 0.8 s, 1.3 units/s; run: 0.6 s, 3.3 units/s (see `clip`).
+    let rate_at = |speed: f32, scale: f32| {
+        let mut unit = Unit::new();
+        unit.scale = scale;
+        settle_at(&mut unit, speed)
+    };
+    // At the walk's ground speed times the scale, the walk plays alone at 1x.
+    for scale in [1.0, 1.5] {
+        let (weight, rate) = rate_at(1.3 * scale, scale);
+        assert_eq!(weight, 1.0);
+        assert!((rate - 1.0).abs() < 1e-3, "scale {scale}: rate {rate}");
+    }
+    // Slower: the walk alone, slower, down to the clamp.
+    let (weight, rate) = rate_at(0.65, 1.0);
+    assert_eq!(weight, 1.0);
+    assert!((rate - 0.5).abs() < 1e-3, "rate {rate}");
+    let (_, rate) = rate_at(0.2, 1.0);
+    assert!((rate - 0.25).abs() < 1e-3, "clamped rate {rate}");
+    // At the run's speed, the run alone: the walk's time advances by the
+    // run's cycles (1 / 0.6 s) times the walk's duration.
+    let (weight, rate) = rate_at(3.3, 1.0);
+    assert_eq!(weight, 0.0);
+    assert!((rate - 0.8 / 0.6).abs() < 1e-3, "rate {rate}");
+    // Halfway: an even blend whose stride covers the speed.
+    let (weight, rate) = rate_at(2.3, 1.0);
+    assert!((weight - 0.5).abs() < 2e-3, "weight {weight}");
+    let w = weight;
+    let cycle = 0.6 * (1.0 - w) + 0.8 * w;
+    let stride = 3.3 * 0.6 * (1.0 - w) + 1.3 * 0.8 * w;
+    let expected = 2.3 / stride * 0.8;
+    assert!(
+        (rate - expected).abs() < 1e-3,
+        "rate {rate}, expected {expected}"
+    );
+    assert!(cycle > 0.6 && cycle < 0.8);
+}
+
+#[test]
+fn locomotion_keeps_the_run_in_phase_with_the_walk() {
+    let mut unit = Unit::new();
+    unit.params.speed = 2.3;
+    for _ in 0..120 {
+        let fields = unit.frame(1.0 / 60.0);
+        if fields.fade_steps == 0 && unit.state_name() == "move" {
+            assert_eq!((fields.current_clip, fields.previous_clip), (1, 2));
+            let walk_phase = fields.time_current / 0.8;
+            let run_phase = fields.time_previous / 0.6;
+            assert!((walk_phase - run_phase).abs() < 1e-5, "{fields:?}");
+        }
+    }
+    // A speed change eases the weight at 4 per second.
+    let before = unit.fields().blend;
+    unit.params.speed = 3.3;
+    let after = unit.frame(0.05);
+    assert!(
+        (before - after.blend - 0.2).abs() < 2e-3,
+        "{before} -> {after:?}"
+    );
+    // Stopping fades out from the clip with the larger weight (the run).
+    unit.run(1.0);
+    unit.params.speed = 0.0;
+    let stopping = unit.frame(1.0 / 60.0);
+    assert_eq!(unit.state_name(), "idle");
+    assert_eq!((stopping.current_clip, stopping.previous_clip), (0, 2));
+}
+
+#[test]
+fn bad_speeds_never_make_bad_times() {
+    for speed in [f32::NAN, f32::INFINITY, -5.0, 1e30] {
+        let mut unit = Unit::new();
+        unit.params.speed = 1.0;
+        unit.run(1.0);
+        unit.params.speed = speed;
+        let fields = unit.run(1.0);
+        assert!(
+            fields.time_current.is_finite() && fields.time_previous.is_finite(),
+            "speed {speed}: {fields:?}"
+        );
+        assert!(
+            (0.0..=1.0).contains(&fields.blend),
+            "speed {speed}: {fields:?}"
+        );
+    }
+}
+
+#[test]
+fn units_vary_in_speed_and_phase_but_not_in_locomotion() {
+    let factors: Vec<f32> = (0..1000).map(variety).collect();
+    assert!(factors.iter().all(|f| (0.9..1.1).contains(f)));
+    let spread = factors.iter().copied().fold(f32::MIN, f32::max)
+        - factors.iter().copied().fold(f32::MAX, f32::min);
+    assert!(spread > 0.19, "speed factors span {spread}");
+    // Neighbours in a rank idle at different speeds.
+    let idle_time = |index: u32| {
+        let mut unit = Unit::new();
+        unit.index = index;
+        unit.run(0.5).time_current
+    };
+    let times: BTreeSet<u32> = (0..8).map(|i| idle_time(i).to_bits()).collect();
+    assert_eq!(times.len(), 8, "eight neighbours, eight idle times");
+    assert!((idle_time(3) - 0.5 * variety(3)).abs() < 1e-4);
+    // They start walking at their own phase, then walk at the ground's rate.
+    let walking = |index: u32| {
+        let mut unit = Unit::new();
+        unit.index = index;
+        unit.params.speed = 1.3;
+        unit.frame(1.0 / 60.0)
+    };
+    for index in 0..8 {
+        let started = walking(index);
+        assert!((started.time_current - phase(index) * 0.8).abs() < 1e-5);
+        let mut unit = Unit::new();
+        unit.index = index;
+        let (_, rate) = settle_at(&mut unit, 1.3);
+        assert!((rate - 1.0).abs() < 1e-3, "unit {index}: rate {rate}");
+    }
+    let phases: BTreeSet<u32> = (0..8).map(|i| walking(i).time_current.to_bits()).collect();
+    assert_eq!(phases.len(), 8);
+    // Play-once states start at their beginning whatever the phase.
+    let mut unit = Unit::new();
+    unit.index = 5;
+    unit.params.attack_serial = 1;
+    assert_eq!(unit.frame(1.0 / 60.0).time_current, 0.0);
+}
+
+#[test]
+fn victory_plays_until_it_clears_and_death_still_wins() {
+    let mut unit = Unit::new();
+    unit.params.speed = 2.0;
+    unit.run(0.5);
+    unit.params.victory = true;
+    let cheering = unit.frame(1.0 / 60.0);
+    assert_eq!(unit.state_name(), "victory");
+    assert_eq!(cheering.current_clip, 6);
+    assert!((cheering.fade_seconds() - 0.3).abs() <= 0.011);
+    // The clip does not loop: it holds its last frame.
+    let held = unit.run(3.0);
+    assert_eq!(unit.state_name(), "victory");
+    assert_eq!(held.time_current, 2.0);
+    unit.params.victory = false;
+    unit.frame(1.0 / 60.0);
+    assert_eq!(unit.state_name(), "idle");
+    unit.params.victory = true;
+    unit.frame(1.0 / 60.0);
+    assert_eq!(unit.state_name(), "victory");
+    unit.params.dead = true;
+    unit.frame(1.0 / 60.0);
+    assert_eq!(unit.state_name(), "die");
+    assert_eq!(
+        AnimParams::of(&motion_of(unit.params)),
+        unit.params,
+        "the victory bit round-trips"
+    );
+}
+
 #[test]
 fn crossfade_blends_over_the_fade_time_and_both_clips_advance() {
     let mut unit = Unit::new();
     unit.run(0.5);
     let before = unit.fields();
-    assert!((before.time_current - 0.5).abs() < 1e-4);
+    assert!((before.time_current - 0.5 * variety(unit.index)).abs() < 1e-4);
     unit.params.speed = 1.0;
     let started = unit.frame(1.0 / 60.0);
-    assert_eq!(unit.state_name(), "walk");
+    assert_eq!(unit.state_name(), "move");
     assert_eq!((started.current_clip, started.previous_clip), (1, 0));
     assert_eq!(started.blend, 0.0);
     let fade = started.fade_seconds();
@@ -610,8 +828,16 @@ fn crossfade_blends_over_the_fade_time_and_both_clips_advance() {
         seconds += dt;
         assert!(next.blend > last.blend, "the blend rises every frame");
         assert!((next.blend - (seconds / fade).min(1.0)).abs() < 0.02);
-        assert!((next.time_current - last.time_current - dt).abs() < 1e-5);
-        assert!((next.time_previous - last.time_previous - dt).abs() < 1e-5);
+        // The walk at the rate its 1.3 units/s ground speed asks for (the
+        // clip wraps at 0.8 s), the idle fading out at 1x.
+        let advanced = (next.time_current - last.time_current).rem_euclid(0.8);
+        assert!((advanced - dt / 1.3).abs() < 1e-5);
+        if next.blend < 1.0 {
+            assert!((next.time_previous - last.time_previous - dt).abs() < 1e-5);
+        } else {
+            // The fade is over: the run takes the previous slot, in phase.
+            assert_eq!((next.previous_clip, next.fade_steps), (2, 0));
+        }
         last = next;
         assert!(seconds < 1.0, "the crossfade never finished");
     }
@@ -621,12 +847,15 @@ fn crossfade_blends_over_the_fade_time_and_both_clips_advance() {
 }
 
 /// The commands of the scripted run of `lod_bits_survive_every_transition`.
-const SCRIPT: [fn(&mut AnimParams); 5] = [
+const SCRIPT: [fn(&mut AnimParams); 8] = [
     |p| p.speed = 3.0,
+    |p| p.speed = 2.0,
     |p| p.attack_serial = 1,
     |p| p.hit_serial = 1,
     |p| p.dead = true,
     |p| p.dead = false,
+    |p| p.victory = true,
+    |p| p.victory = false,
 ];
 
 /// LOD now lives in the cull pass's route buffer, not in `AnimState`: the
@@ -706,8 +935,16 @@ fn lod_bits_survive_every_transition() {
                 readback,
             );
             let view = template.tables.view();
-            for (state, motion) in states.iter_mut().zip(&motions) {
-                *state = step(*state, motion, 1.0 / 30.0, &template.tables.types[0], &view);
+            for (index, (state, motion)) in states.iter_mut().zip(&motions).enumerate() {
+                *state = step(
+                    *state,
+                    index as u32,
+                    1.0,
+                    motion,
+                    1.0 / 30.0,
+                    &template.tables.types[0],
+                    &view,
+                );
             }
             if last {
                 let gpu_states: &[AnimState] = bytemuck::cast_slice(&read[0]);
@@ -744,18 +981,25 @@ fn inactive_units_are_left_alone() {
     };
     let state = unit.state;
     assert_eq!(
-        step_unit(&info, &motion, state, 0.5, &unit.tables.view()),
+        step_unit(0, &info, &motion, state, 0.5, &unit.tables.view()),
         state
     );
 }
 
+/// (state, clip) per state; a locomotion state adds ("<state> blend", its
+/// blend clip).
 fn clip_names_of(clips: &[Clip], controller: &Controller) -> Vec<(String, String)> {
-    controller
-        .state_names
-        .iter()
-        .zip(&controller.states)
-        .map(|(state, def)| (state.clone(), clips[def.clip as usize].name.clone()))
-        .collect()
+    let mut names = Vec::new();
+    for (state, def) in controller.state_names.iter().zip(&controller.states) {
+        names.push((state.clone(), clips[def.clip as usize].name.clone()));
+        if def.flags & STATE_LOCOMOTION != 0 {
+            names.push((
+                format!("{state} blend"),
+                clips[def.blend_clip as usize].name.clone(),
+            ));
+        }
+    }
+    names
 }
 
 /// The humanoid controller over a sample's clip names.
@@ -781,15 +1025,81 @@ fn humanoid_maps_the_knight_clips() {
         clip_names_of(&clips, &controller),
         pairs(&[
             ("idle", "Idle"),
-            ("walk", "Walking_A"),
-            ("run", "Running_A"),
+            ("move", "Walking_A"),
+            ("move blend", "Running_A"),
             ("attack", "1H_Melee_Attack_Chop"),
             ("attack 2", "1H_Melee_Attack_Slice_Diagonal"),
             ("hit", "Hit_A"),
             ("die", "Death_A"),
+            ("victory", "Cheer"),
         ])
     );
     controller.validate().expect("valid");
+    // The move state carries the clips' ground speeds.
+    let moving = controller.states[controller.state_named("move").expect("move") as usize];
+    assert_eq!(
+        (moving.clip_ground_speed, moving.blend_clip_ground_speed),
+        (1.3, 3.3)
+    );
+}
+
+#[test]
+fn clip_roles_find_every_role_and_take_overrides() {
+    let clips: Vec<Clip> = clip_names("KayKit_Knight/Knight.glb")
+        .iter()
+        .map(|name| clip(name, 1.0, true))
+        .collect();
+    let named = |roles: &horde::anim::ClipRoles, role: Role| clips[roles[&role]].name.clone();
+    let roles = clip_roles(&clips).expect("every required role");
+    assert_eq!(roles.len(), Role::ALL.len());
+    assert_eq!(named(&roles, Role::Victory), "Cheer");
+    assert_eq!(named(&roles, Role::Walk), "Walking_A");
+    let overridden = clip_roles_with_overrides(
+        &clips,
+        &pairs(&[("walk", "Walking_B"), ("Attack", "2H_Melee_Attack_Spin")]),
+    )
+    .expect("overrides");
+    assert_eq!(named(&overridden, Role::Walk), "Walking_B");
+    assert_eq!(named(&overridden, Role::Attack), "2H_Melee_Attack_Spin");
+    assert_eq!(named(&overridden, Role::Run), "Running_A");
+    let controller = Controller::humanoid_with_roles(&clips, &overridden);
+    controller.validate().expect("valid");
+    assert_eq!(
+        clips[controller.states[1].clip as usize].name, "Walking_B",
+        "the move state walks with the override"
+    );
+
+    let unknown_role = clip_roles_with_overrides(&clips, &pairs(&[("dance", "Cheer")]));
+    let message = unknown_role.expect_err("unknown role").to_string();
+    assert!(message.contains("unknown role \"dance\"") && message.contains("victory"));
+    let unknown_clip = clip_roles_with_overrides(&clips, &pairs(&[("walk", "Moonwalk")]));
+    let message = unknown_clip.expect_err("unknown clip").to_string();
+    assert!(message.contains("Moonwalk") && message.contains("Walking_A"));
+}
+
+#[test]
+fn clip_roles_name_what_was_found_when_a_required_role_is_missing() {
+    let clips: Vec<Clip> = clip_names("Fox/Fox.glb")
+        .iter()
+        .map(|name| clip(name, 1.0, true))
+        .collect();
+    let message = clip_roles(&clips)
+        .expect_err("no attack, no death")
+        .to_string();
+    assert!(message.contains("no clip for attack, die"), "{message}");
+    assert!(
+        message.contains("idle=Survey") && message.contains("walk=Walk"),
+        "{message}"
+    );
+    // The override fills the gap.
+    let roles = clip_roles_with_overrides(&clips, &pairs(&[("attack", "Run"), ("die", "Survey")]))
+        .expect("overrides fill the roles");
+    assert_eq!(
+        clips[roles[&Role::Victory]].name,
+        "Survey",
+        "victory falls back to idle"
+    );
+    assert!(clip_roles(&[]).is_err());
 }
 
 #[test]
@@ -799,11 +1109,12 @@ fn humanoid_maps_the_fox_clips_with_fallbacks() {
         clip_names_of(&clips, &controller),
         pairs(&[
             ("idle", "Survey"),
-            ("walk", "Walk"),
-            ("run", "Run"),
+            ("move", "Walk"),
+            ("move blend", "Run"),
             ("attack", "Survey"),
             ("hit", "Survey"),
             ("die", "Survey"),
+            ("victory", "Survey"),
         ])
     );
     // One attack state takes every variant.
@@ -834,6 +1145,10 @@ fn bad_controllers_are_errors() {
     bad_speed.states[1].speed = -1.0;
     let mut bad_condition = good.clone();
     bad_condition.transitions[1].condition = 42;
+    let mut bad_ground_speed = good.clone();
+    bad_ground_speed.states[1].clip_ground_speed = f32::NAN;
+    let mut bad_blend_clip = good.clone();
+    bad_blend_clip.states[1].blend_clip = 300;
     let empty = Controller::default();
     let too_many = Controller {
         states: vec![AnimStateDef::default(); 300],
@@ -845,6 +1160,8 @@ fn bad_controllers_are_errors() {
         ("range", &bad_range),
         ("speed", &bad_speed),
         ("condition", &bad_condition),
+        ("ground speed", &bad_ground_speed),
+        ("blend clip", &bad_blend_clip),
         ("empty", &empty),
         ("too many states", &too_many),
     ] {

@@ -673,6 +673,34 @@ fn read_error(bytes: &[u8]) -> String {
     }
 }
 
+/// Overwrites clip 0's ground speed and reseals the file.
+fn set_ground_speed(bytes: &mut [u8], speed: f32) {
+    let anim = section(bytes, b"ANIM");
+    // encoding, bone count, width, height, clip count, then clip 0: name
+    // (length and bytes), first texel, frame count, duration, looping flag.
+    let name_len = u32::from_le_bytes(
+        bytes[anim.offset + 20..anim.offset + 24]
+            .try_into()
+            .expect("4"),
+    );
+    let speed_at = anim.offset + 24 + name_len as usize + 13;
+    bytes[speed_at..speed_at + 4].copy_from_slice(&speed.to_le_bytes());
+    reseal(bytes);
+}
+
+#[test]
+fn read_file_names_the_file_with_a_bad_ground_speed() {
+    let mut bytes = small_asset_bytes();
+    set_ground_speed(&mut bytes, -3.0);
+    let path = scratch_dir("bad-ground-speed").join("bad.horde");
+    std::fs::write(&path, &bytes).expect("write");
+    let message = asset::read_file(&path).expect_err("refused").to_string();
+    assert!(
+        message.contains("bad.horde") && message.contains("ground speed -3"),
+        "{message}"
+    );
+}
+
 /// A named way of damaging a valid file.
 type Corruption = Box<dyn Fn(&mut Vec<u8>)>;
 
@@ -782,6 +810,26 @@ fn reader_rejects_hostile_files() {
                 reseal(b);
             }),
             "outside the 1024-texel bone texture",
+        ),
+        (
+            "version 2 (no ground speeds)",
+            Box::new(|b| b[8] = 2),
+            "unsupported version 2",
+        ),
+        (
+            "NaN ground speed",
+            Box::new(|b| set_ground_speed(b, f32::NAN)),
+            "clip ground speed is not finite",
+        ),
+        (
+            "negative ground speed",
+            Box::new(|b| set_ground_speed(b, -1.0)),
+            "ground speed -1 outside",
+        ),
+        (
+            "absurd ground speed",
+            Box::new(|b| set_ground_speed(b, 1e9)),
+            "ground speed 1000000000 outside",
         ),
     ];
     for (name, corrupt, expected) in cases {

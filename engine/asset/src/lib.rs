@@ -4,12 +4,12 @@
 //! `horde-bake` writes it; the renderer reads it with [`read_file`] and uploads
 //! the vertex, index and bone-texture data as they are.
 //!
-//! # Layout (version 2, every integer and float little-endian)
+//! # Layout (version 3, every integer and float little-endian)
 //!
 //! ```text
 //! offset size  field
 //! 0      8     magic "HORDEAST"
-//! 8      4     version (u32) = 2
+//! 8      4     version (u32) = 3
 //! 12     4     section count S (u32), 1..=64
 //! 16     8     file length in bytes (u64), equal to the real length
 //! 24     4     checksum (u32): FNV-1a 32 of bytes [32, file length)
@@ -36,9 +36,16 @@
 //! - `ANIM` (units only, once): encoding (u32: 0 mat3x4 f32, 1 quat f32, 2 quat
 //!   f16), bone count (u32, equal to META's), texture width (u32), texture height
 //!   (u32), clip count (u32), clips (name string, first texel u32, frame count u32,
-//!   duration f32, looping u8), then width*height texels of 16 bytes (RGBA32F) or 8
-//!   bytes (RGBA16F), row-major. Encoding 3 is the dual quaternion (real xyzw,
-//!   dual xyzw), RGBA32F.
+//!   duration f32, looping u8, ground speed f32, foot phase f32), then
+//!   width*height texels of 16
+//!   bytes (RGBA32F) or 8 bytes (RGBA16F), row-major. Encoding 3 is the dual
+//!   quaternion (real xyzw, dual xyzw), RGBA32F. The ground speed (model units
+//!   per second at 1x playback, 0 for a clip that does not walk) is finite,
+//!   at least 0 and at most [`MAX_GROUND_SPEED_PER_HEIGHT`] model heights per
+//!   second. The foot phase (in [0, 1), 0 for a clip that does not walk) is
+//!   the normalized time at which the left (+X) foot is mid-stance, so that
+//!   two locomotion clips can be blended in step. Version 2 had neither; it
+//!   is rejected like any other version, and the bake cache rebakes it.
 //! - `LOD_` (1..=16, in order, LOD 0 first): simplification error (f32), vertex
 //!   count (u32), vertices (20 bytes each, [`PackedVertex`]), index count (u32,
 //!   a multiple of 3), indices (u32 each), submesh count (u32), submeshes (first
@@ -64,7 +71,7 @@
 //! [`read`] checks every size, offset, count and index before use: bone indices
 //! below the bone count, vertex indices below the vertex count, submesh ranges
 //! inside the index buffer, clip texel ranges inside the texture, finite poses and
-//! bounds. No allocation exceeds the file's own length.
+//! bounds, plausible clip ground speeds. No allocation exceeds the file's own length.
 
 mod read;
 pub mod skinning;
@@ -78,7 +85,7 @@ pub use write::{write, write_file_atomic};
 /// File signature, the first eight bytes of every `.horde` file.
 pub const MAGIC: [u8; 8] = *b"HORDEAST";
 /// Format version this crate reads and writes.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 /// Bytes of the fixed header before the section table.
 pub const HEADER_SIZE: usize = 32;
 /// Bytes of one section table entry.
@@ -99,6 +106,9 @@ pub const MAX_TEXTURE_SIDE: u32 = 16384;
 /// engine reads each asset's own width from its `ANIM` section, so this is a
 /// default, not a limit.
 pub const DEFAULT_BONE_TEXTURE_WIDTH: u32 = 1024;
+/// Fastest clip ground speed the reader accepts, in model heights per second
+/// (a sprinting human covers about 5): anything faster is corrupt data.
+pub const MAX_GROUND_SPEED_PER_HEIGHT: f32 = 50.0;
 /// Material texture index meaning "no texture".
 pub const NO_TEXTURE: u32 = u32::MAX;
 
@@ -320,6 +330,15 @@ pub struct Clip {
     pub duration: f32,
     /// Whether the runtime wraps time modulo the duration.
     pub looping: bool,
+    /// How fast the clip walks, in model units per second at 1x playback:
+    /// the speed at which the ground passes under a planted foot (plus any
+    /// root motion). A unit moving at this speed times its scale plays the
+    /// clip at 1x without foot sliding. 0 for clips that do not walk.
+    pub ground_speed: f32,
+    /// Normalized time (0..1) at which the left (+X) foot is mid-stance, so
+    /// that a walk and a run blend with their feet in step. 0 for clips that
+    /// do not walk.
+    pub foot_phase: f32,
 }
 
 /// Baked poses of every clip.

@@ -9,8 +9,8 @@
 use super::{
     fnv1a32, tag, Animation, Asset, AssetError, AssetKind, BoneEncoding, Bounds, Clip, ErrorReport,
     ErrorStat, Material, MeshLod, PackedVertex, Submesh, Texture, HEADER_SIZE, MAGIC, MAX_BONES,
-    MAX_LODS, MAX_SECTIONS, MAX_STRING_LEN, MAX_TEXTURE_SIDE, MAX_WARNINGS, NO_TEXTURE,
-    SECTION_ENTRY_SIZE, VERSION,
+    MAX_GROUND_SPEED_PER_HEIGHT, MAX_LODS, MAX_SECTIONS, MAX_STRING_LEN, MAX_TEXTURE_SIDE,
+    MAX_WARNINGS, NO_TEXTURE, SECTION_ENTRY_SIZE, VERSION,
 };
 use std::path::Path;
 
@@ -241,7 +241,7 @@ fn animation(bytes: &[u8]) -> Result<Animation, AssetError> {
     let bone_count = cursor.u32("bone count")?;
     let texture_width = texture_side(cursor.u32("bone texture width")?, "bone texture width")?;
     let texture_height = texture_side(cursor.u32("bone texture height")?, "bone texture height")?;
-    let clip_count = cursor.count("clip count", 17)?;
+    let clip_count = cursor.count("clip count", 25)?;
     let clips = (0..clip_count)
         .map(|clip| {
             Ok(Clip {
@@ -254,6 +254,8 @@ fn animation(bytes: &[u8]) -> Result<Animation, AssetError> {
                     1 => true,
                     other => return Err(invalid(format!("clip looping flag {other}"))),
                 },
+                ground_speed: cursor.f32("clip ground speed")?,
+                foot_phase: cursor.f32("clip foot phase")?,
             })
         })
         .collect::<Result<Vec<_>, AssetError>>()?;
@@ -536,7 +538,7 @@ pub fn read(bytes: &[u8]) -> Result<Asset, AssetError> {
 fn validate(asset: &Asset) -> Result<(), AssetError> {
     let bone_limit = match (asset.kind, &asset.animation) {
         (AssetKind::Unit, Some(animation)) => {
-            validate_animation(animation, asset.bone_names.len())?;
+            validate_animation(animation, asset.bone_names.len(), asset.bounds.height)?;
             asset.bone_names.len()
         }
         (AssetKind::Unit, None) => return Err(invalid("unit without ANIM section")),
@@ -626,7 +628,11 @@ fn validate_lod(
     Ok(())
 }
 
-fn validate_animation(animation: &Animation, bone_count: usize) -> Result<(), AssetError> {
+fn validate_animation(
+    animation: &Animation,
+    bone_count: usize,
+    height: f32,
+) -> Result<(), AssetError> {
     if animation.bone_count as usize != bone_count || bone_count == 0 {
         return Err(invalid(format!(
             "ANIM bone count {} but META names {bone_count} bones",
@@ -644,6 +650,19 @@ fn validate_animation(animation: &Animation, bone_count: usize) -> Result<(), As
             return Err(invalid(format!(
                 "clip {:?}: duration {} with {} frames",
                 clip.name, clip.duration, clip.frame_count
+            )));
+        }
+        let max_speed = MAX_GROUND_SPEED_PER_HEIGHT * height;
+        if !(0.0..=max_speed).contains(&clip.ground_speed) {
+            return Err(invalid(format!(
+                "clip {:?}: ground speed {} outside 0..={max_speed} (model height {height})",
+                clip.name, clip.ground_speed
+            )));
+        }
+        if !(0.0..1.0).contains(&clip.foot_phase) {
+            return Err(invalid(format!(
+                "clip {:?}: foot phase {} outside [0, 1)",
+                clip.name, clip.foot_phase
             )));
         }
         let end = u64::from(clip.first_texel) + u64::from(clip.frame_count) * texels_per_frame;

@@ -159,6 +159,8 @@ fn serialize(asset: &Asset) -> Vec<u8> {
             body.u32(clip.frame_count);
             body.f32(clip.duration);
             body.u8(u8::from(clip.looping));
+            body.f32(clip.ground_speed);
+            body.f32(clip.foot_phase);
         }
         body.0.extend_from_slice(&animation.texels);
         sections.push((tag::ANIMATION, body.0));

@@ -9,33 +9,62 @@
 //! all types into the two GPU tables, and [`step`] is the CPU reference of one
 //! frame of one unit: it repeats the shader's arithmetic in the same order, so a
 //! test can compare the GPU with it bit for bit. This file holds the
-//! controllers, their packing and the state word's fields; `reference.rs`
+//! controllers, the clip roles that cast a type's clips in them ([`Role`],
+//! [`clip_roles`], found by name keywords or named by `role=clip`
+//! overrides), their packing and the state word's fields; `reference.rs`
 //! holds the CPU reference ([`step`], [`step_unit`], [`AnimTables`]).
 //!
 //! One frame of a unit (`dt` seconds):
-//! 1. Advance. The current clip's time grows by `dt × state speed`, the previous
-//!    clip's (fading out) by `dt` (1×: the previous state is not stored). A
-//!    looping clip wraps modulo its duration; any other clip, and any clip of a
-//!    state with [`STATE_PLAY_ONCE`], holds at its duration (death holds its
-//!    last frame). The crossfade progress grows by `dt / fade` up to 1; a fade
-//!    of 0 means 1 at once.
+//! 1. Advance. The current clip's time grows by `dt × state speed × variety`,
+//!    the previous clip's (fading out) by `dt` (1×: the previous state is not
+//!    stored). A looping clip wraps modulo its duration; any other clip, and
+//!    any clip of a state with [`STATE_PLAY_ONCE`], holds at its duration
+//!    (death holds its last frame). The crossfade progress grows by
+//!    `dt / fade` up to 1; a fade of 0 means 1 at once.
 //! 2. Evaluate. The any-state transitions come first, unless the state has
 //!    [`STATE_NO_ANY`], skipping those that target the current state; then the
 //!    state's own transitions, in order. The first whose condition holds fires;
 //!    at most one fires per frame.
 //! 3. Fire. The current clip becomes the previous one (with its time and
-//!    whether it loops), the target state's clip starts at time 0, the progress
-//!    restarts at 0 (1 when the fade is 0), and the fade is stored in 1/50 s.
-//!    `ATTACK` and `HIT` consume their command: the serial is remembered in the
-//!    state, so the same command never fires twice. A command that cannot fire
-//!    yet (a hit during a hit, an attack while dead) stays pending, like a
-//!    Unity trigger.
+//!    whether it loops), the target state's clip starts at time 0 (a looping
+//!    clip at the unit's phase), the progress restarts at 0 (1 when the fade
+//!    is 0), and the fade is stored in 1/50 s. `ATTACK` and `HIT` consume
+//!    their command: the serial is remembered in the state, so the same
+//!    command never fires twice. A command that cannot fire yet (a hit during
+//!    a hit, an attack while dead) stays pending, like a Unity trigger.
+//!
+//! Locomotion ([`STATE_LOCOMOTION`], the humanoid's "move" state) is a 1D
+//! blend of two clips by speed that keeps the feet planted. Clip A (`clip`,
+//! the walk) sits in the current slot, clip B (`blend_clip`, the run) in the
+//! previous slot, and the blend is A's weight, so the vertex shader's
+//! two-clip crossfade draws the blend unchanged. Both clips play in step: B's
+//! normalized time is A's plus `blend_phase_offset` (the difference of the
+//! clips' baked foot phases, so the same foot is planted in both), at
+//! the rate that makes the blended stride cover the unit's ground speed:
+//! `rate = speed × cycle / stride`, with `cycle = mix(D_B, D_A, w)` and
+//! `stride = mix(g_B D_B, g_A D_A, w) × scale` (`g` the clips' ground speeds
+//! measured by the bake), clamped to `LOCOMOTION_MIN_RATE..=MAX_RATE`. A's
+//! weight follows its target (1 at or below `blend_start_speed` × scale, 0
+//! at or above `blend_end_speed` × scale, linear between; the humanoid
+//! controller blends from the walk's ground speed to the run's) by at most
+//! `LOCOMOTION_BLEND_PER_SECOND`.
+//! While a transition into the state crossfades (fade steps ≠ 0), A plays
+//! alone against the clip fading out; when the fade completes the fade steps
+//! drop to 0, which marks the blend. Leaving the blend, the clip with the
+//! larger weight fades out.
+//!
+//! Variety: [`unit_hash`] of the unit's index gives a speed factor in
+//! `VARIETY_SPEED_MIN + [0, VARIETY_SPEED_RANGE)` for every state but
+//! locomotion (whose rate the ground fixes) and a phase in [0, 1) at which
+//! looping states start, so a rank neither idles nor steps in lockstep.
 //!
 //! Bad data never reads out of bounds: a type index past
 //! [`MAX_TYPES`](crate::gpu_types::MAX_TYPES) (despawned units), a state past
 //! the type's states, or a type without clips leaves the unit unchanged; a
 //! transition whose target does not exist never fires; a clip index past the
 //! type's clips reads its last clip.
+
+use std::collections::BTreeMap;
 
 use crate::asset::Clip;
 use crate::config::{
@@ -44,7 +73,7 @@ use crate::config::{
 };
 use crate::gpu_types::{
     condition, AnimState, AnimStateDef, AnimTransitionDef, MAX_ANIM_STATES, MAX_ANIM_TRANSITIONS,
-    STATE_NO_ANY, STATE_PLAY_ONCE,
+    STATE_LOCOMOTION, STATE_NO_ANY, STATE_PLAY_ONCE,
 };
 use crate::Error;
 
@@ -70,39 +99,75 @@ pub struct Controller {
     pub state_names: Vec<String>,
 }
 
-/// A role of the humanoid controller and the clip-name keywords that fill it.
-struct Role {
-    keywords: &'static [&'static str],
+/// A part the humanoid controller casts a clip in, found by name keywords.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Role {
+    Idle,
+    Walk,
+    Run,
+    Attack,
+    Hit,
+    Die,
+    Victory,
 }
 
-const IDLE: Role = Role {
-    keywords: &["idle", "survey", "stand"],
-};
-const WALK: Role = Role {
-    keywords: &["walk"],
-};
-const RUN: Role = Role { keywords: &["run"] };
-const ATTACK: Role = Role {
-    keywords: &["attack", "slash", "chop", "stab", "thrust"],
-};
-const HIT: Role = Role {
-    keywords: &["hit", "damage"],
-};
-const DIE: Role = Role {
-    keywords: &["death", "die", "dying"],
-};
-
-/// Speed above which a humanoid runs rather than walks (units/s).
-pub const RUN_SPEED: f32 = 2.5;
-/// Speed above which a humanoid walks rather than stands (units/s).
-pub const WALK_SPEED: f32 = 0.1;
+/// Every role and the clip a role falls back to when its type has no clip
+/// for it, resolved by [`clip_roles`].
+pub type ClipRoles = BTreeMap<Role, usize>;
 
 impl Role {
+    /// Every role, in the order [`clip_roles`] resolves them.
+    pub const ALL: [Role; 7] = [
+        Role::Idle,
+        Role::Walk,
+        Role::Run,
+        Role::Attack,
+        Role::Hit,
+        Role::Die,
+        Role::Victory,
+    ];
+    /// Roles a battle cannot do without: [`clip_roles`] fails when one has
+    /// no clip.
+    pub const REQUIRED: [Role; 4] = [Role::Idle, Role::Walk, Role::Attack, Role::Die];
+
+    /// The role's name, as `--clip-map role=name` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Idle => "idle",
+            Role::Walk => "walk",
+            Role::Run => "run",
+            Role::Attack => "attack",
+            Role::Hit => "hit",
+            Role::Die => "die",
+            Role::Victory => "victory",
+        }
+    }
+
+    /// The role called `name` (case-insensitive).
+    pub fn named(name: &str) -> Option<Role> {
+        Role::ALL
+            .into_iter()
+            .find(|role| role.name().eq_ignore_ascii_case(name.trim()))
+    }
+
+    /// The clip-name keywords that fill the role.
+    fn keywords(self) -> &'static [&'static str] {
+        match self {
+            Role::Idle => &["idle", "survey", "stand"],
+            Role::Walk => &["walk"],
+            Role::Run => &["run"],
+            Role::Attack => &["attack", "slash", "chop", "stab", "thrust"],
+            Role::Hit => &["hit", "damage"],
+            Role::Die => &["death", "die", "dying"],
+            Role::Victory => &["victory", "cheer", "celebrate", "triumph"],
+        }
+    }
+
     /// How well `name` fits: 0 equal to a keyword, 1 starting with one, 2
     /// containing one (case-insensitive); `None` when no keyword occurs.
-    fn rank(&self, name: &str) -> Option<u32> {
+    fn rank(self, name: &str) -> Option<u32> {
         let name = name.to_lowercase();
-        self.keywords
+        self.keywords()
             .iter()
             .filter_map(|keyword| {
                 if name == *keyword {
@@ -120,7 +185,7 @@ impl Role {
 
     /// The best-fitting clip other than `except`: lowest rank, then first in
     /// file order.
-    fn find(&self, clips: &[Clip], except: Option<usize>) -> Option<usize> {
+    fn find(self, clips: &[Clip], except: Option<usize>) -> Option<usize> {
         clips
             .iter()
             .enumerate()
@@ -129,73 +194,219 @@ impl Role {
             .min()
             .map(|(_, index)| index)
     }
+
+    /// The role that stands in for this one when its clip is missing.
+    fn fallback(self) -> Option<Role> {
+        match self {
+            Role::Idle => None,
+            Role::Run => Some(Role::Walk),
+            _ => Some(Role::Idle),
+        }
+    }
+}
+
+/// The clip of every role, found by name keywords; see
+/// [`clip_roles_with_overrides`].
+pub fn clip_roles(clips: &[Clip]) -> Result<ClipRoles, Error> {
+    clip_roles_with_overrides(clips, &[])
+}
+
+/// The clip of every role: `overrides` (role name, clip name) pairs first,
+/// as the battle's `--clip-map role=name` gives them, then the best keyword
+/// match (idle: idle, survey, stand; walk; run; attack: attack, slash, chop,
+/// stab, thrust; hit: hit, damage; die: death, die, dying; victory: victory,
+/// cheer, celebrate, triumph). A missing run plays the walk, a missing hit
+/// or victory the idle. A missing idle, walk, attack or die is an error that
+/// names the roles found, as is an override naming an unknown role or clip.
+pub fn clip_roles_with_overrides(
+    clips: &[Clip],
+    overrides: &[(String, String)],
+) -> Result<ClipRoles, Error> {
+    let mut found = ClipRoles::new();
+    for (role_name, clip_name) in overrides {
+        let role = Role::named(role_name).ok_or_else(|| {
+            let roles: Vec<&str> = Role::ALL.iter().map(|role| role.name()).collect();
+            Error::Config(format!(
+                "clip map: unknown role {role_name:?} (roles: {})",
+                roles.join(", ")
+            ))
+        })?;
+        let clip = clips
+            .iter()
+            .position(|clip| clip.name == *clip_name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = clips.iter().map(|clip| clip.name.as_str()).collect();
+                Error::Config(format!(
+                    "clip map: {role_name}={clip_name}: no such clip (clips: {})",
+                    names.join(", ")
+                ))
+            })?;
+        found.insert(role, clip);
+    }
+    for role in Role::ALL {
+        if let (std::collections::btree_map::Entry::Vacant(slot), Some(clip)) =
+            (found.entry(role), role.find(clips, None))
+        {
+            slot.insert(clip);
+        }
+    }
+    let missing: Vec<&str> = Role::REQUIRED
+        .iter()
+        .filter(|role| !found.contains_key(role))
+        .map(|role| role.name())
+        .collect();
+    if !missing.is_empty() {
+        let present: Vec<String> = found
+            .iter()
+            .map(|(role, &clip)| format!("{}={}", role.name(), clips[clip].name))
+            .collect();
+        return Err(Error::Config(format!(
+            "no clip for {} (found {}); name one with --clip-map role=clip",
+            missing.join(", "),
+            if present.is_empty() {
+                "none".to_owned()
+            } else {
+                present.join(", ")
+            }
+        )));
+    }
+    Ok(with_fallbacks(found))
+}
+
+/// Fills every missing role from its fallback (idle from clip 0).
+fn with_fallbacks(mut roles: ClipRoles) -> ClipRoles {
+    for role in Role::ALL {
+        if !roles.contains_key(&role) {
+            let clip = role
+                .fallback()
+                .and_then(|fallback| roles.get(&fallback).copied())
+                .unwrap_or(0);
+            roles.insert(role, clip);
+        }
+    }
+    roles
+}
+
+/// Speed above which a humanoid moves rather than stands (units/s).
+pub const WALK_SPEED: f32 = 0.1;
+/// Ground speed assumed for a walk clip the bake measured none for (model
+/// units per second: a human's walk, for models in metres).
+pub const FALLBACK_WALK_GROUND_SPEED: f32 = 1.4;
+/// A run without a measured ground speed is assumed this much faster than
+/// the walk.
+pub const FALLBACK_RUN_SPEEDUP: f32 = 2.5;
+
+/// The integer hash of a unit index (Chris Wellons' lowbias32), the
+/// source of per-unit variety: bits 0..16 pick the playback speed factor,
+/// bits 16..32 the phase at which looping states start. `animate.comp`
+/// computes the same.
+pub fn unit_hash(unit: u32) -> u32 {
+    let mut x = unit;
+    x ^= x >> 16;
+    x = x.wrapping_mul(0x7feb_352d);
+    x ^= x >> 15;
+    x = x.wrapping_mul(0x846c_a68b);
+    x ^= x >> 16;
+    x
 }
 
 impl Controller {
-    /// The humanoid controller over a type's clips, picked by name keywords:
-    /// idle (idle, survey, stand), walk, run, attack (attack, slash, chop, stab,
-    /// thrust; a second variant when two such clips exist), hit (hit, damage)
-    /// and die (death, die, dying). A missing idle uses clip 0; run falls back
-    /// to walk, every other missing role to idle. Attack, hit and die play once
+    /// The humanoid controller over a type's clips, cast by [`clip_roles`]
+    /// keywords but lenient: a missing idle uses clip 0 and every other
+    /// missing role its fallback, so any clip list gives a valid controller.
+    pub fn humanoid(clips: &[Clip]) -> Controller {
+        let mut roles = ClipRoles::new();
+        for role in Role::ALL {
+            if let Some(clip) = role.find(clips, None) {
+                roles.insert(role, clip);
+            }
+        }
+        Controller::humanoid_with_roles(clips, &with_fallbacks(roles))
+    }
+
+    /// The humanoid controller with its clips cast by `roles` (from
+    /// [`clip_roles`]). A second attack clip (another attack keyword match)
+    /// becomes a second attack variant. Attack, hit and die play once
     /// whatever the clip's loop flag ([`STATE_PLAY_ONCE`]); die also ignores
     /// the any-state transitions ([`STATE_NO_ANY`]).
     ///
-    /// States: idle, walk, run, attack (and attack 2), hit, die. Any state:
-    /// DEAD → die (0.2 s), HIT → hit (0.1 s). Idle: ATTACK → attack (0.15 s),
-    /// speed > 2.5 → run, speed > 0.1 → walk (0.25 s). Walk: ATTACK → attack,
-    /// speed > 2.5 → run, speed ≤ 0.1 → idle. Run: ATTACK → attack, speed ≤ 2.5
-    /// → walk. Attack and hit: clip end → idle (0.2 s). Die: ALIVE → idle
-    /// (0.3 s).
-    pub fn humanoid(clips: &[Clip]) -> Controller {
-        let idle_clip = IDLE.find(clips, None).unwrap_or(0);
-        let walk_clip = WALK.find(clips, None).unwrap_or(idle_clip);
-        let run_clip = RUN.find(clips, None).unwrap_or(walk_clip);
-        let attack_clip = ATTACK.find(clips, None);
-        let second_attack_clip = attack_clip.and_then(|first| ATTACK.find(clips, Some(first)));
-        let hit_clip = HIT.find(clips, None).unwrap_or(idle_clip);
-        let die_clip = DIE.find(clips, None).unwrap_or(idle_clip);
+    /// States: idle, move (a [`STATE_LOCOMOTION`] blend of the walk and run
+    /// clips by speed, with the clips' measured ground speeds, or
+    /// [`FALLBACK_WALK_GROUND_SPEED`] and [`FALLBACK_RUN_SPEEDUP`] where the
+    /// bake measured none), attack (and attack 2), hit, die, victory. Any
+    /// state: DEAD → die (0.2 s), HIT → hit (0.1 s). Idle: VICTORY → victory
+    /// (0.3 s), ATTACK → attack (0.15 s), speed > 0.1 → move (0.25 s). Move:
+    /// VICTORY → victory, ATTACK → attack, speed ≤ 0.1 → idle (0.25 s).
+    /// Attack and hit: clip end → idle (0.2 s). Die: ALIVE → idle (0.3 s).
+    /// Victory: NO_VICTORY → idle (0.3 s).
+    pub fn humanoid_with_roles(clips: &[Clip], roles: &ClipRoles) -> Controller {
+        let role = |role: Role| roles.get(&role).copied().unwrap_or(0);
+        let idle_clip = role(Role::Idle);
+        let walk_clip = role(Role::Walk);
+        let run_clip = role(Role::Run);
+        let attack_clip = role(Role::Attack);
+        let second_attack_clip = Role::Attack
+            .find(clips, Some(attack_clip))
+            .filter(|_| Role::Attack.rank(clip_name(clips, attack_clip)).is_some());
 
         let mut builder = Builder::default();
         let idle = builder.state("idle", idle_clip, 0);
-        let walk = builder.state("walk", walk_clip, 0);
-        let run = builder.state("run", run_clip, 0);
-        let attack = builder.state("attack", attack_clip.unwrap_or(idle_clip), STATE_PLAY_ONCE);
+        let (walk_speed, run_speed) = locomotion_speeds(clips, walk_clip, run_clip);
+        let foot_phase = |index: usize| {
+            clips
+                .get(index)
+                .map(|clip| clip.foot_phase)
+                .filter(|phase| phase.is_finite())
+                .unwrap_or(0.0)
+        };
+        let moving = builder.state("move", walk_clip, STATE_LOCOMOTION);
+        if let Some(def) = builder.controller.states.get_mut(moving as usize) {
+            def.blend_clip = run_clip as u32;
+            def.clip_ground_speed = walk_speed;
+            def.blend_clip_ground_speed = run_speed;
+            def.blend_phase_offset = (foot_phase(run_clip) - foot_phase(walk_clip)).rem_euclid(1.0);
+            def.blend_start_speed = walk_speed;
+            def.blend_end_speed = run_speed;
+        }
+        let attack = builder.state("attack", attack_clip, STATE_PLAY_ONCE);
         let second_attack =
             second_attack_clip.map(|clip| builder.state("attack 2", clip, STATE_PLAY_ONCE));
-        let hit = builder.state("hit", hit_clip, STATE_PLAY_ONCE);
-        let die = builder.state("die", die_clip, STATE_PLAY_ONCE | STATE_NO_ANY);
+        let hit = builder.state("hit", role(Role::Hit), STATE_PLAY_ONCE);
+        let die = builder.state("die", role(Role::Die), STATE_PLAY_ONCE | STATE_NO_ANY);
+        let victory = builder.state("victory", role(Role::Victory), 0);
 
         let attacks = match second_attack {
             Some(second) => vec![(attack, 0.0), (second, 1.0)],
             None => vec![(attack, -1.0)],
         };
-        let attack_transitions = || {
-            attacks
-                .iter()
-                .map(|&(target, variant)| transition(target, condition::ATTACK, variant, 0.15))
-                .collect::<Vec<_>>()
-        };
+        let actions =
+            || {
+                let mut list = vec![transition(victory, condition::VICTORY, 0.0, 0.3)];
+                list.extend(attacks.iter().map(|&(target, variant)| {
+                    transition(target, condition::ATTACK, variant, 0.15)
+                }));
+                list
+            };
         builder.controller.any_state = vec![
             transition(die, condition::DEAD, 0.0, 0.2),
             transition(hit, condition::HIT, 0.0, 0.1),
         ];
-        let mut from_idle = attack_transitions();
-        from_idle.push(transition(run, condition::SPEED_ABOVE, RUN_SPEED, 0.25));
-        from_idle.push(transition(walk, condition::SPEED_ABOVE, WALK_SPEED, 0.25));
+        let mut from_idle = actions();
+        from_idle.push(transition(moving, condition::SPEED_ABOVE, WALK_SPEED, 0.25));
         builder.transitions(idle, &from_idle);
-        let mut from_walk = attack_transitions();
-        from_walk.push(transition(run, condition::SPEED_ABOVE, RUN_SPEED, 0.25));
-        from_walk.push(transition(idle, condition::SPEED_BELOW, WALK_SPEED, 0.25));
-        builder.transitions(walk, &from_walk);
-        let mut from_run = attack_transitions();
-        from_run.push(transition(walk, condition::SPEED_BELOW, RUN_SPEED, 0.25));
-        builder.transitions(run, &from_run);
+        let mut from_moving = actions();
+        from_moving.push(transition(idle, condition::SPEED_BELOW, WALK_SPEED, 0.25));
+        builder.transitions(moving, &from_moving);
         let back_to_idle = [transition(idle, condition::CLIP_END, 0.0, 0.2)];
         for &(attack_state, _) in &attacks {
             builder.transitions(attack_state, &back_to_idle);
         }
         builder.transitions(hit, &back_to_idle);
         builder.transitions(die, &[transition(idle, condition::ALIVE, 0.0, 0.3)]);
+        builder.transitions(
+            victory,
+            &[transition(idle, condition::NO_VICTORY, 0.0, 0.3)],
+        );
         builder.controller
     }
 
@@ -220,7 +431,7 @@ impl Controller {
             if t.target as usize >= self.states.len() {
                 return fail(format!("{owner}: target state {} does not exist", t.target));
             }
-            if t.condition > condition::HIT {
+            if t.condition > condition::NO_VICTORY {
                 return fail(format!("{owner}: unknown condition {}", t.condition));
             }
             if !t.threshold.is_finite() {
@@ -251,6 +462,30 @@ impl Controller {
             if !(state.speed.is_finite() && state.speed >= 0.0) {
                 return fail(format!("state {index}: speed {} is not ≥ 0", state.speed));
             }
+            if state.blend_clip as usize >= MAX_CLIPS_PER_TYPE {
+                return fail(format!(
+                    "state {index}: blend clip {} is past 255",
+                    state.blend_clip
+                ));
+            }
+            if !(0.0..=1.0).contains(&state.blend_phase_offset) {
+                return fail(format!(
+                    "state {index}: blend phase offset {} is outside 0..=1",
+                    state.blend_phase_offset
+                ));
+            }
+            for ground_speed in [
+                state.clip_ground_speed,
+                state.blend_clip_ground_speed,
+                state.blend_start_speed,
+                state.blend_end_speed,
+            ] {
+                if !(ground_speed.is_finite() && ground_speed >= 0.0) {
+                    return fail(format!(
+                        "state {index}: ground speed {ground_speed} is not ≥ 0"
+                    ));
+                }
+            }
             let range = local_range(state.transitions);
             let Some(own) = self.transitions.get(range) else {
                 return fail(format!("state {index}: transitions out of range"));
@@ -261,6 +496,31 @@ impl Controller {
         }
         Ok(())
     }
+}
+
+/// The name of clip `index` ("" past the end).
+fn clip_name(clips: &[Clip], index: usize) -> &str {
+    clips.get(index).map_or("", |clip| clip.name.as_str())
+}
+
+/// The ground speeds of the walk and run clips, with the fallbacks for
+/// clips the bake measured none for (see [`Controller::humanoid_with_roles`]).
+fn locomotion_speeds(clips: &[Clip], walk: usize, run: usize) -> (f32, f32) {
+    let measured = |index: usize| {
+        clips
+            .get(index)
+            .map(|clip| clip.ground_speed)
+            .filter(|speed| speed.is_finite() && *speed > 0.0)
+    };
+    let walk_speed = measured(walk)
+        .or_else(|| measured(run).map(|run| run / FALLBACK_RUN_SPEEDUP))
+        .unwrap_or(FALLBACK_WALK_GROUND_SPEED);
+    let run_speed = if run == walk {
+        walk_speed
+    } else {
+        measured(run).unwrap_or(walk_speed * FALLBACK_RUN_SPEEDUP)
+    };
+    (walk_speed, run_speed)
 }
 
 /// Assembles a controller state by state.
@@ -275,7 +535,8 @@ impl Builder {
             clip: clip as u32,
             speed: 1.0,
             flags,
-            transitions: 0,
+            blend_clip: clip as u32,
+            ..AnimStateDef::default()
         });
         self.controller.state_names.push(name.to_owned());
         self.controller.states.len() as u32 - 1

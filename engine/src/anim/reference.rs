@@ -1,17 +1,21 @@
 //! The CPU reference of the animate pass: one frame of one unit, with the
 //! arithmetic of `shaders/animate.comp` in the same order, so a test can
-//! compare the GPU with it bit for bit. The steps (advance, evaluate, fire)
-//! and the rules for bad data are in the [`anim`](super) module doc.
+//! compare the GPU with it bit for bit (Rust never fuses a multiply and an
+//! add; the shader's `precise` forbids it there). The steps (advance,
+//! evaluate, fire), the locomotion blend, the per-unit variety and the rules
+//! for bad data are in the [`anim`](super) module doc.
 
-use super::AnimFields;
+use super::{unit_hash, AnimFields};
 use crate::config::{
     ANIM_COMMAND_ATTACK_SHIFT, ANIM_COMMAND_DEAD, ANIM_COMMAND_HIT_SHIFT,
-    ANIM_COMMAND_VARIANT_SHIFT, ANIM_FADE_STEPS_PER_SECOND, ANIM_FADE_STEP_SECONDS,
-    ANIM_SERIAL_MASK,
+    ANIM_COMMAND_VARIANT_SHIFT, ANIM_COMMAND_VICTORY, ANIM_FADE_STEPS_PER_SECOND,
+    ANIM_FADE_STEP_SECONDS, ANIM_SERIAL_MASK, LOCOMOTION_BLEND_PER_SECOND, LOCOMOTION_MAX_RATE,
+    LOCOMOTION_MIN_RATE, VARIETY_SPEED_MIN, VARIETY_SPEED_RANGE, VARIETY_UNIT_SCALE,
 };
 use crate::gpu_types::{
     condition, AnimState, AnimStateDef, AnimTransitionDef, ClipInfo, TypeInfo, UnitInfo,
-    UnitMotion, MAX_ANIM_STATES, MAX_CLIPS, MAX_TYPES, STATE_NO_ANY, STATE_PLAY_ONCE,
+    UnitMotion, MAX_ANIM_STATES, MAX_CLIPS, MAX_TYPES, STATE_LOCOMOTION, STATE_NO_ANY,
+    STATE_PLAY_ONCE,
 };
 
 /// The GPU tables [`step`] reads, as uploaded.
@@ -31,9 +35,11 @@ pub struct AnimTables<'a> {
     pub transitions: &'a [AnimTransitionDef],
 }
 
-/// One frame of one unit, exactly as `shaders/animate.comp` computes it:
-/// despawned units and bad type indices are returned unchanged.
+/// One frame of unit `unit` (its index in the unit buffers, the seed of its
+/// variety), exactly as `shaders/animate.comp` computes it: despawned units
+/// and bad type indices are returned unchanged.
 pub fn step_unit(
+    unit: u32,
     info: &UnitInfo,
     motion: &UnitMotion,
     state: AnimState,
@@ -44,7 +50,7 @@ pub fn step_unit(
         return state;
     }
     match tables.types.get(info.type_index as usize) {
-        Some(type_info) => step(state, motion, dt, type_info, tables),
+        Some(type_info) => step(state, unit, info.scale, motion, dt, type_info, tables),
         None => state,
     }
 }
@@ -53,6 +59,7 @@ pub fn step_unit(
 struct Params {
     speed: f32,
     dead: bool,
+    victory: bool,
     attack_serial: u32,
     hit_serial: u32,
     attack_variant: u32,
@@ -131,14 +138,81 @@ fn can_fire(
                     || transition.threshold as u32 == params.attack_variant)
         }
         condition::HIT => params.hit_serial != fields.hit_seen,
+        condition::VICTORY => params.victory,
+        condition::NO_VICTORY => !params.victory,
         _ => false,
     }
 }
 
-/// One frame of one unit of type `type_info` moving as `motion`: the CPU
-/// reference of `shaders/animate.comp`.
+/// What a locomotion state plays this frame (see [`locomotion`]).
+struct Locomotion {
+    /// Seconds the state's own clip advances.
+    advance: f32,
+    /// Weight of the state's own clip the speed asks for.
+    target_weight: f32,
+}
+
+/// The locomotion blend of state `def` (clip A = `def.clip`, clip B =
+/// `def.blend_clip`) for a unit of scale `scale` at `speed`, with A's weight
+/// `weight` now: the blended cycle lasts `mix(D_B, D_A, w)` and covers
+/// `mix(g_B D_B, g_A D_A, w) × scale` of ground, so the rate that matches the
+/// speed is `speed × cycle / stride`, clamped to the locomotion range (the
+/// state's speed when the stride is unknown). A advances that many cycles
+/// times its duration. The target weight falls from 1 at the blend's start
+/// speed to 0 at its end speed (both times the scale).
+#[allow(clippy::too_many_arguments)]
+fn locomotion(
+    def: &AnimStateDef,
+    clip_a: &ClipInfo,
+    clip_b: &ClipInfo,
+    weight: f32,
+    scale: f32,
+    speed: f32,
+    dt: f32,
+) -> Locomotion {
+    let other = 1.0 - weight;
+    let cycle = clip_b.duration * other + clip_a.duration * weight;
+    let stride = (def.blend_clip_ground_speed * clip_b.duration * other
+        + def.clip_ground_speed * clip_a.duration * weight)
+        * scale;
+    let mut rate = def.speed;
+    if stride > 0.0 && cycle > 0.0 {
+        rate = speed * cycle / stride;
+        // Written as `!(r >= min)` so that a NaN rate takes the minimum, as in GLSL.
+        #[allow(clippy::neg_cmp_op_on_partial_ord)]
+        if !(rate >= LOCOMOTION_MIN_RATE) {
+            rate = LOCOMOTION_MIN_RATE;
+        }
+        rate = rate.min(LOCOMOTION_MAX_RATE);
+    }
+    let mut advance = dt * rate;
+    if cycle > 0.0 {
+        advance = advance / cycle * clip_a.duration;
+    }
+    let start = def.blend_start_speed * scale;
+    let end = def.blend_end_speed * scale;
+    let mut target_weight = 1.0;
+    if end > start {
+        let mut toward_b = (speed - start) / (end - start);
+        #[allow(clippy::neg_cmp_op_on_partial_ord)]
+        if !(toward_b > 0.0) {
+            toward_b = 0.0;
+        }
+        target_weight = 1.0 - toward_b.min(1.0);
+    }
+    Locomotion {
+        advance,
+        target_weight,
+    }
+}
+
+/// One frame of unit `unit` (its index: the seed of its variety) of scale
+/// `scale` and type `type_info`, moving as `motion`: the CPU reference of
+/// `shaders/animate.comp`.
 pub fn step(
     state: AnimState,
+    unit: u32,
+    scale: f32,
     motion: &UnitMotion,
     dt: f32,
     type_info: &TypeInfo,
@@ -157,24 +231,75 @@ pub fn step(
     let current = clip_of(type_info, fields.current_clip, tables);
     let previous = clip_of(type_info, fields.previous_clip, tables);
     let current_loops = current.looping != 0 && current_def.flags & STATE_PLAY_ONCE == 0;
+    let hash = unit_hash(unit);
+    let variety =
+        VARIETY_SPEED_MIN + VARIETY_SPEED_RANGE * ((hash & 0xffff) as f32 * VARIETY_UNIT_SCALE);
+    let phase = (hash >> 16) as f32 * VARIETY_UNIT_SCALE;
+    let is_locomotion = current_def.flags & STATE_LOCOMOTION != 0;
+    let blend_clip_index = current_def.blend_clip & 0xff;
+    let blend_clip = clip_of(type_info, blend_clip_index, tables);
 
     // 1. Advance.
-    let time_current = fields.time_current + dt * current_def.speed;
+    let mut target_weight = 1.0;
+    let time_current = if is_locomotion {
+        // Crossfading in (fade steps set), the state's own clip plays alone.
+        let weight = if fields.fade_steps == 0 {
+            fields.blend
+        } else {
+            1.0
+        };
+        let gait = locomotion(
+            &current_def,
+            &current,
+            &blend_clip,
+            weight,
+            scale,
+            motion.speed,
+            dt,
+        );
+        target_weight = gait.target_weight;
+        fields.time_current + gait.advance
+    } else {
+        fields.time_current + dt * current_def.speed * variety
+    };
     fields.time_current = wrap_or_hold(time_current, current.duration, current_loops);
     let time_previous = fields.time_previous + dt;
     fields.time_previous = wrap_or_hold(time_previous, previous.duration, fields.previous_loops);
-    fields.blend = if fields.fade_steps != 0 {
+    if fields.fade_steps != 0 {
         let fade_seconds = fields.fade_steps as f32 * ANIM_FADE_STEP_SECONDS;
-        (fields.blend + dt / fade_seconds).min(1.0)
+        fields.blend = (fields.blend + dt / fade_seconds).min(1.0);
+        if is_locomotion && fields.blend >= 1.0 {
+            fields.fade_steps = 0;
+        }
+    } else if is_locomotion {
+        let max_change = dt * LOCOMOTION_BLEND_PER_SECOND;
+        fields.blend = if target_weight > fields.blend {
+            target_weight.min(fields.blend + max_change)
+        } else {
+            target_weight.max(fields.blend - max_change)
+        };
     } else {
-        1.0
-    };
+        fields.blend = 1.0;
+    }
+    if is_locomotion && fields.fade_steps == 0 {
+        // The blend clip fills the previous slot, at the same phase.
+        fields.previous_clip = blend_clip_index;
+        fields.previous_loops = blend_clip.looping != 0 && current_def.flags & STATE_PLAY_ONCE == 0;
+        fields.time_previous = if current.duration > 0.0 {
+            let blend_phase =
+                fields.time_current / current.duration + current_def.blend_phase_offset;
+            (blend_phase - blend_phase.floor()) * blend_clip.duration
+        } else {
+            0.0
+        };
+    }
 
     // 2. Evaluate.
     let commands = motion.anim_commands;
     let params = Params {
         speed: motion.speed,
         dead: commands & ANIM_COMMAND_DEAD != 0,
+        victory: commands & ANIM_COMMAND_VICTORY != 0,
         attack_serial: (commands >> ANIM_COMMAND_ATTACK_SHIFT) & ANIM_SERIAL_MASK,
         hit_serial: (commands >> ANIM_COMMAND_HIT_SHIFT) & ANIM_SERIAL_MASK,
         attack_variant: (commands >> ANIM_COMMAND_VARIANT_SHIFT) & ANIM_SERIAL_MASK,
@@ -215,13 +340,27 @@ pub fn step(
         if transition.condition == condition::HIT {
             fields.hit_seen = params.hit_serial;
         }
-        fields.previous_clip = fields.current_clip;
-        fields.time_previous = fields.time_current;
-        fields.previous_loops = current_loops;
+        // A locomotion blend fades out from whichever clip outweighs the
+        // other: the blend clip already sits in the previous slot.
+        let blend_clip_dominates = is_locomotion && fields.fade_steps == 0 && fields.blend < 0.5;
+        if !blend_clip_dominates {
+            fields.previous_clip = fields.current_clip;
+            fields.time_previous = fields.time_current;
+            fields.previous_loops = current_loops;
+        }
         fields.state = transition.target;
         let target_index = type_info.first_controller_state.wrapping_add(fields.state);
-        fields.current_clip = state_def(target_index, tables).map_or(0, |def| def.clip & 0xff);
-        fields.time_current = 0.0;
+        let target_def = state_def(target_index, tables).unwrap_or_default();
+        fields.current_clip = target_def.clip & 0xff;
+        let target_clip = clip_of(type_info, fields.current_clip, tables);
+        let target_loops = target_clip.looping != 0 && target_def.flags & STATE_PLAY_ONCE == 0;
+        // Looping states start at the unit's own phase, so a rank that
+        // starts walking together does not step together.
+        fields.time_current = if target_loops {
+            phase * target_clip.duration
+        } else {
+            0.0
+        };
         let steps = transition.fade * ANIM_FADE_STEPS_PER_SECOND + 0.5;
         fields.fade_steps = steps.clamp(0.0, 255.0) as u32;
         fields.blend = if fields.fade_steps == 0 { 1.0 } else { 0.0 };

@@ -3,10 +3,11 @@
 //!
 //! Data layout (set 0; `shaders/animate.comp`):
 //! - binding 0 `Infos` (storage, read): [`UnitInfo`]; the pass reads
-//!   `type_index`.
-//! - binding 1 `Motions` (storage, read): [`UnitMotion`]; `speed` and
-//!   `anim_commands` (dead, attack and hit command serials, attack variant),
-//!   written by the simulate pass or by CPU orders.
+//!   `type_index` and `scale` (a locomotion state matches the scaled stride).
+//! - binding 1 `Motions` (storage, read): [`UnitMotion`]; `speed` (the
+//!   ground speed the feet must match) and `anim_commands` (dead and victory
+//!   flags, attack and hit command serials, attack variant), written by the
+//!   simulate pass or by CPU orders.
 //! - binding 2 `AnimStates` (storage, read-write): one 16-byte [`AnimState`] per
 //!   unit, owned by this pass: controller state, current and previous clip,
 //!   consumed command serials, both clip times, crossfade progress and fade
@@ -15,17 +16,22 @@
 //!   states and any-state transitions, its clips.
 //! - binding 4 `Clips` (uniform): [`ClipInfo`] of every type's clips.
 //! - binding 5 `Controllers` (storage, read): `MAX_ANIM_STATES`
-//!   [`AnimStateDef`]s, then every [`AnimTransitionDef`];
+//!   [`AnimStateDef`]s (40 bytes: clip, speed, flags, transitions, and a
+//!   locomotion state's blend clip, both clips' ground speeds, their phase
+//!   offset and the speeds where the blend starts and ends), then every
+//!   [`AnimTransitionDef`];
 //!   [`pack`](crate::anim::pack) builds them from the controllers.
 //! - push constants: `dt` (seconds, f32), unit count (u32).
 //!
 //! Four storage buffers: the mobile tier's limit. Types and clips are
 //! uniform buffers (16 KiB of clips is the mobile uniform-range limit).
 //!
-//! Algorithm: one thread per unit advances its clip times and crossfade, then
-//! checks the any-state and the state's transitions in order and fires the
-//! first whose condition holds; [`crate::anim`] states the rules in full and holds
-//! the CPU reference that the tests compare with this pass.
+//! Algorithm: one thread per unit advances its clip times and crossfade (a
+//! locomotion state at the rate that matches its speed, blending walk and
+//! run; other states at a per-unit speed factor from a hash of the unit
+//! index), then checks the any-state and the state's transitions in order and
+//! fires the first whose condition holds; [`crate::anim`] states the rules in
+//! full and holds the CPU reference that the tests compare with this pass.
 //!
 //! Why every unit every frame, rather than a compacted list of units whose
 //! state can change: each unit's time advances every frame anyway, so every

@@ -483,6 +483,8 @@ mod tests {
                 frame_count: 1,
                 duration: 0.0,
                 looping: false,
+                ground_speed: 0.0,
+                foot_phase: 0.0,
             }],
         });
         asset

@@ -95,13 +95,15 @@ pub fn inspect_text(asset: &Asset, sections: &[SectionInfo], file_len: usize) ->
         for clip in &animation.clips {
             let _ = writeln!(
                 out,
-                "  {:<32} {:>4} frames {:>7.3} s {:>6.1} fps {} first texel {}",
+                "  {:<32} {:>4} frames {:>7.3} s {:>6.1} fps {} first texel {} ground speed {:.3}/s foot phase {:.3}",
                 clip.name,
                 clip.frame_count,
                 clip.duration,
                 clip_rate(clip),
                 if clip.looping { "loop" } else { "once" },
-                clip.first_texel
+                clip.first_texel,
+                clip.ground_speed,
+                clip.foot_phase
             );
         }
     }

@@ -17,6 +17,8 @@
 //!    fall back to mat3x4 when a pose has non-uniform scale).
 //! 6. [`report`]: error statistics against exact skinning and the conservative
 //!    bounding sphere.
+//! 7. [`ground_speed`]: each clip's walking speed from its baked poses, so the
+//!    runtime can match playback to the unit's velocity.
 //!
 //! A prop ([`bake_prop`]) skips 2, 3, 5 and 6: one implicit bone, world-space
 //! vertices, a bounding sphere over the mesh.
@@ -24,6 +26,7 @@
 pub mod cache;
 pub mod encode;
 pub mod gen;
+pub mod ground_speed;
 pub mod import;
 pub mod inspect;
 pub mod lod;
@@ -541,6 +544,8 @@ fn bake_unit_unguarded(
     let texels_per_frame = bone_count * encoding.texels_per_bone();
     let mut texels = Vec::new();
     let mut clips = Vec::with_capacity(model.clips.len());
+    let bind = ground_speed::bind_positions(&model.skeleton.inverse_bind);
+    let soles = ground_speed::soles(&model.positions, &model.influences, bounds.height);
     for (clip, clip_frames) in model.clips.iter().zip(&frames) {
         let looping = if options.looping.contains(&clip.name) {
             true
@@ -552,6 +557,7 @@ fn bake_unit_unguarded(
         let first_texel = u32::try_from(texels.len())
             .map_err(|_| BakeError::Options("bone texture exceeds 2^32 texels".into()))?;
         texels.extend(encode::encode_clip(encoding, clip_frames));
+        let gait = ground_speed::measure(clip_frames, &bind, &soles, clip.duration, bounds.height);
         clips.push(Clip {
             name: clip.name.clone(),
             first_texel,
@@ -562,6 +568,8 @@ fn bake_unit_unguarded(
                 0.0
             },
             looping,
+            ground_speed: gait.speed,
+            foot_phase: gait.foot_phase,
         });
     }
     debug_assert_eq!(

@@ -85,8 +85,7 @@ fn main() -> Result<()> {
                     .map(|clip| AnimStateDef {
                         clip,
                         speed: 0.0,
-                        flags: 0,
-                        transitions: 0,
+                        ..AnimStateDef::default()
                     })
                     .collect(),
                 transitions: Vec::new(),

@@ -3,8 +3,9 @@
 //! A [`Stance`] is a vector of named degrees of freedom ([`Dof`]: angles in
 //! degrees, hip shifts in metres) that reads like a choreographer's note: "right
 //! elbow 90, chest turned 25 to the right". Clips are functions from phase (0..1)
-//! to a stance: the locomotion cycles are analytic (sines per leg and arm), the
-//! actions interpolate authored key stances with easing. Each clip is sampled at
+//! to a stance: the locomotion cycles are analytic (each foot on an explicit
+//! path solved with two-bone IK, arms on sines), the actions interpolate
+//! authored key stances with easing. Each clip is sampled at
 //! [`KEYS_PER_SECOND`] into per-joint local rotations plus a hips translation,
 //! which glTF LINEAR interpolation reproduces closely at any playback rate.
 //!
@@ -250,13 +251,14 @@ pub const CLIP_NAMES: [&str; 8] = [
 pub fn all_clips(rig: &Rig, temperament: &Temperament) -> Vec<Clip> {
     let guard = guard_stance(temperament);
     let sampler = Sampler { rig, temperament };
+    let legs = Legs::of(rig);
     vec![
         sampler.sample("idle", 2.0, true, Grounding::Feet, |p| idle(&guard, p)),
         sampler.sample("walk", 1.0, true, Grounding::Feet, |p| {
-            gait(&guard, temperament, &WALK, p)
+            gait(&guard, temperament, &WALK, &legs, p)
         }),
         sampler.sample("run", 0.7, true, Grounding::Feet, |p| {
-            gait(&guard, temperament, &RUN, p)
+            gait(&guard, temperament, &RUN, &legs, p)
         }),
         sampler.sample("attack_slash", 1.0, false, Grounding::Feet, |p| {
             keyed(&slash_keys(&guard), p)
@@ -322,8 +324,11 @@ fn idle(guard: &Stance, phase: f32) -> Stance {
 
 /// Shape of a locomotion cycle.
 struct GaitShape {
+    /// Leg angle (degrees) at either end of the stance.
     hip_swing: f32,
-    knee_lift: f32,
+    /// Highest lift of the swinging foot, as a fraction of the leg length.
+    foot_lift: f32,
+    /// Knee bend (degrees) through the stance.
     stance_knee: f32,
     lean: f32,
     arm_swing: f32,
@@ -332,8 +337,8 @@ struct GaitShape {
 }
 
 const WALK: GaitShape = GaitShape {
-    hip_swing: 28.0,
-    knee_lift: 55.0,
+    hip_swing: 25.0,
+    foot_lift: 0.12,
     stance_knee: 6.0,
     lean: 4.0,
     arm_swing: 30.0,
@@ -343,7 +348,7 @@ const WALK: GaitShape = GaitShape {
 
 const RUN: GaitShape = GaitShape {
     hip_swing: 42.0,
-    knee_lift: 100.0,
+    foot_lift: 0.3,
     stance_knee: 22.0,
     lean: 14.0,
     arm_swing: 50.0,
@@ -351,17 +356,82 @@ const RUN: GaitShape = GaitShape {
     pelvis_turn: 12.0,
 };
 
-/// A walk or run cycle. Each leg's hip angle is a sine (forward-most at a
-/// quarter cycle); the knee bends only while the foot swings forward (the rising
-/// half of the sine), peaking at mid-swing to clear the ground; the stance leg
-/// stays nearly straight. Arms swing against the opposite leg.
-fn gait(guard: &Stance, temperament: &Temperament, shape: &GaitShape, phase: f32) -> Stance {
+/// Thigh and shin lengths of a rig (the legs are alike).
+struct Legs {
+    thigh: f32,
+    shin: f32,
+}
+
+impl Legs {
+    fn of(rig: &Rig) -> Legs {
+        let hip = rig.position(Joint::UpperLegL);
+        let knee = rig.position(Joint::LowerLegL);
+        let ankle = rig.position(Joint::FootL);
+        Legs {
+            thigh: hip.distance(knee),
+            shin: knee.distance(ankle),
+        }
+    }
+
+    /// Hip-to-ankle distance with the knee bent by `knee` degrees.
+    fn extension(&self, knee: f32) -> f32 {
+        let (a, b) = (self.thigh, self.shin);
+        (a * a + b * b + 2.0 * a * b * knee.to_radians().cos()).sqrt()
+    }
+
+    /// Two-bone IK in the leg's sagittal plane: the thigh swing and knee bend
+    /// (degrees) that put the ankle `forward` ahead of and `down` below the
+    /// hip joint. Out-of-reach targets are pulled within reach.
+    fn solve(&self, forward: f32, down: f32) -> (f32, f32) {
+        let (a, b) = (self.thigh, self.shin);
+        let distance = forward
+            .hypot(down)
+            .clamp((a - b).abs() + 1e-4, a + b - 1e-4);
+        let knee_inner = ((a * a + b * b - distance * distance) / (2.0 * a * b))
+            .clamp(-1.0, 1.0)
+            .acos();
+        let to_ankle = forward.atan2(down);
+        let thigh_ahead = ((a * a + distance * distance - b * b) / (2.0 * a * distance))
+            .clamp(-1.0, 1.0)
+            .acos();
+        (
+            (to_ankle + thigh_ahead).to_degrees(),
+            (std::f32::consts::PI - knee_inner).to_degrees(),
+        )
+    }
+}
+
+/// A walk or run cycle. Each ankle follows a path in its hip's frame: for
+/// the stance half of the cycle it moves straight back at a constant speed
+/// on an arc at the stance knee's extension (so a planted foot never slides
+/// against the ground that passes under it at that speed, and the hips bob
+/// as the leg passes under them); for the swing half it returns forward on
+/// an eased path, lifted by up to `foot_lift` of the leg. Two-bone IK turns
+/// the path into thigh and knee angles. Arms swing against the opposite leg.
+fn gait(
+    guard: &Stance,
+    temperament: &Temperament,
+    shape: &GaitShape,
+    legs: &Legs,
+    phase: f32,
+) -> Stance {
+    let extension = legs.extension(shape.stance_knee);
+    let reach = extension * shape.hip_swing.to_radians().sin();
     let leg = |offset: f32| {
-        let angle = TAU * (phase + offset);
-        let swing = shape.hip_swing * angle.sin();
-        let lift = angle.cos().max(0.0);
-        let knee = shape.stance_knee + shape.knee_lift * lift * lift;
-        (swing, knee, angle.sin())
+        // 0 with the foot furthest back, the swing first, then the stance.
+        let step = (phase + offset + 0.25).rem_euclid(1.0);
+        let (forward, lift) = if step < 0.5 {
+            let u = step / 0.5;
+            (
+                -reach * (std::f32::consts::PI * u).cos(),
+                shape.foot_lift * (legs.thigh + legs.shin) * (std::f32::consts::PI * u).sin(),
+            )
+        } else {
+            (reach * (1.0 - 4.0 * (step - 0.5)), 0.0)
+        };
+        let down = (extension * extension - forward * forward).max(0.0).sqrt() - lift;
+        let (swing, knee) = legs.solve(forward, down);
+        (swing, knee, (TAU * (phase + offset)).sin())
     };
     let (swing_l, knee_l, cycle_l) = leg(0.0);
     let (swing_r, knee_r, cycle_r) = leg(0.5);
