@@ -55,6 +55,7 @@ mod gpu;
 mod instance;
 
 use std::ffi::{CStr, CString};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use ash::vk;
@@ -63,6 +64,8 @@ use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 use crate::Error;
 use device::{candidates, choose_tier, desktop_shortfall, pick_device, Candidate};
 pub use device::{Limits, Tier};
+#[doc(hidden)]
+pub use gpu::InjectedFailure;
 pub use gpu::Gpu;
 use instance::Instance;
 pub use instance::ValidationCounts;
@@ -213,6 +216,7 @@ impl Context {
             device,
             allocator: Mutex::new(None),
             instance,
+            injected_failure: AtomicU8::new(0),
         };
         let allocator = Allocator::new(&AllocatorCreateDesc {
             instance: vk_instance.clone(),
@@ -245,6 +249,15 @@ impl Context {
         };
         context.set_name(context.queue, "main queue");
         Ok(context)
+    }
+
+    /// Test-only hook: makes the next allocation or frame submission fail
+    /// (see [`InjectedFailure`]), so tests can drive the fatal-error paths.
+    #[doc(hidden)]
+    pub fn fail_next(&self, failure: InjectedFailure) {
+        self.gpu
+            .injected_failure
+            .store(failure as u8, Ordering::Release);
     }
 
     /// Threads per workgroup of the per-unit compute passes on this tier.
