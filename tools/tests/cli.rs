@@ -30,17 +30,35 @@ fn fails_cleanly(program: &str, args: &[&str], expected: &str) -> String {
 fn viewer_refuses_absurd_values() {
     let cases: &[(&[&str], &str)] = &[
         (&["--units", "-5"], "-5 is not in 0..=16000000"),
-        (&["--units", "99999999999"], "99999999999 is not in 0..=16000000"),
+        (
+            &["--units", "99999999999"],
+            "99999999999 is not in 0..=16000000",
+        ),
         (&["--frames", "0"], "0 is not in 1..=100000"),
         (&["--frames", "-1"], "-1 is not in 1..=100000"),
         (&["--width", "0"], "0 is not in 16..=16384"),
         (&["--height", "-720"], "-720 is not in 16..=16384"),
         (&["--width", "NaN"], "--width <WIDTH>"),
-        (&["--lod-bias", "NaN"], "--lod-bias must be a positive number, not NaN"),
-        (&["--lod-bias", "-2"], "--lod-bias must be a positive number, not -2"),
-        (&["--lod-bias", "0"], "--lod-bias must be a positive number, not 0"),
-        (&["--max-distance", "inf"], "--max-distance must be a positive number, not inf"),
-        (&["--max-distance", "-1e9"], "--max-distance must be a positive number"),
+        (
+            &["--lod-bias", "NaN"],
+            "--lod-bias must be a positive number, not NaN",
+        ),
+        (
+            &["--lod-bias", "-2"],
+            "--lod-bias must be a positive number, not -2",
+        ),
+        (
+            &["--lod-bias", "0"],
+            "--lod-bias must be a positive number, not 0",
+        ),
+        (
+            &["--max-distance", "inf"],
+            "--max-distance must be a positive number, not inf",
+        ),
+        (
+            &["--max-distance", "-1e9"],
+            "--max-distance must be a positive number",
+        ),
         (&["--seed", "-1"], "'-1' for '--seed <SEED>'"),
         (&["--screenshot", "x.png"], "add --headless"),
     ];
@@ -76,7 +94,10 @@ fn contact_sheet_refuses_absurd_values() {
         (&["--tile-width", "-640"], "-640 is not in 64..=4096"),
         (&["--tile-height", "0"], "0 is not in 32..=4096"),
         (&["-o", "/dev/null"], "/dev/null: an image must end in"),
-        (&["-o", "sheet.gif"], "sheet.gif: an image must end in .png, .jpg or .jpeg"),
+        (
+            &["-o", "sheet.gif"],
+            "sheet.gif: an image must end in .png, .jpg or .jpeg",
+        ),
     ];
     for (args, expected) in cases {
         fails_cleanly(env!("CARGO_BIN_EXE_contact_sheet"), args, expected);

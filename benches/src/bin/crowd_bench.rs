@@ -399,6 +399,6 @@ fn main() -> Result<()> {
             c.units, c.what, c.baseline, c.draw_ratio, c.measured_draw_ms, c.baseline_draw_ms
         );
     }
-    println!("wrote {} and {}", json_path.display(), plot_path.display());
+    println!("wrote {json_output} and {plot_output}");
     Ok(())
 }

@@ -64,9 +64,9 @@ use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 use crate::Error;
 use device::{candidates, choose_tier, desktop_shortfall, pick_device, Candidate};
 pub use device::{Limits, Tier};
+pub use gpu::Gpu;
 #[doc(hidden)]
 pub use gpu::InjectedFailure;
-pub use gpu::Gpu;
 use instance::Instance;
 pub use instance::ValidationCounts;
 

@@ -26,9 +26,9 @@
 
 pub mod cache;
 pub mod encode;
-pub mod gen;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod gen;
 pub mod import;
 pub mod inspect;
 pub mod lod;

@@ -192,11 +192,9 @@ impl OutputPath {
         let format = image_format(&self.given)?;
         self.write_with(|writer| {
             let encoded = match format {
-                image::ImageFormat::Jpeg => {
-                    image::DynamicImage::ImageRgba8(image.clone())
-                        .into_rgb8()
-                        .write_to(writer, format)
-                }
+                image::ImageFormat::Jpeg => image::DynamicImage::ImageRgba8(image.clone())
+                    .into_rgb8()
+                    .write_to(writer, format),
                 _ => image.write_to(writer, format),
             };
             encoded.map_err(io::Error::other)

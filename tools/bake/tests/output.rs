@@ -79,7 +79,10 @@ fn a_link_is_followed_and_kept() {
         .expect("check")
         .write(b"made")
         .expect("write");
-    assert_eq!(std::fs::read(dir.join("created.json")).expect("read"), b"made");
+    assert_eq!(
+        std::fs::read(dir.join("created.json")).expect("read"),
+        b"made"
+    );
     let to_null = dir.join("null.png");
     std::os::unix::fs::symlink("/dev/null", &to_null).expect("symlink");
     assert!(refusal(&to_null).contains("character device"));
@@ -202,7 +205,10 @@ fn stale_temporary_files_of_dead_processes_are_removed() {
         .write(b"{}")
         .expect("write");
     assert!(!dead.exists(), "a dead run's temporary file was kept");
-    assert!(alive.exists(), "a running process's temporary file was removed");
+    assert!(
+        alive.exists(),
+        "a running process's temporary file was removed"
+    );
     assert!(unrelated.exists());
 }
 

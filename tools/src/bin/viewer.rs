@@ -233,9 +233,7 @@ fn run_headless(args: &Args) -> Result<()> {
                 output.write_image(&image)?;
                 println!(
                     "wrote {output} ({}x{}, {} frames)",
-                    extent.width,
-                    extent.height,
-                    args.frames
+                    extent.width, extent.height, args.frames
                 );
             }
             if let Some(output) = &report_output {

@@ -139,4 +139,3 @@ pub fn write_default_set(directory: &Path) -> Result<Vec<(PathBuf, Generated)>, 
         })
         .collect()
 }
-
