@@ -107,10 +107,10 @@ impl OutputPath {
             return Err(refuse("not a file path".to_owned()));
         }
         if let Some(metadata) = existing {
-            let kind = file_kind(&metadata);
-            if kind != "a regular file" {
+            if !metadata.is_file() {
                 return Err(refuse(format!(
-                    "exists and is {kind}; only a regular file is replaced"
+                    "exists and is {}; only a regular file is replaced",
+                    file_kind(&metadata)
                 )));
             }
             if let Err(source) = File::options().write(true).open(&target) {
@@ -387,12 +387,9 @@ fn folder_of(path: &Path) -> PathBuf {
     }
 }
 
-/// What a file is, in words.
+/// What a file that is not a regular file is, in words.
 fn file_kind(metadata: &std::fs::Metadata) -> &'static str {
     let file_type = metadata.file_type();
-    if file_type.is_file() {
-        return "a regular file";
-    }
     if file_type.is_dir() {
         return "a directory";
     }
