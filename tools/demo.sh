@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Builds and runs the demo. With a display it opens a window; without one it
-# renders headless (on lavapipe when there is no GPU) and writes horde.png.
-# Extra arguments go to the viewer (see `--help`).
+# Builds and runs the battle demo. With a display it opens a window; without
+# one it simulates 20 s of battle headless (on lavapipe when there is no GPU)
+# and writes the front line to horde.png. Extra arguments go to `battle` (see
+# `--help`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --bin viewer
+cargo build --release --bin battle
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
-  exec target/release/viewer "$@"
+  exec target/release/battle "$@"
 else
-  exec target/release/viewer --headless --frames 8 --screenshot horde.png "$@"
+  exec target/release/battle --headless --frames 600 --render-every 200 --camera front \
+    --screenshot horde.png "$@"
 fi

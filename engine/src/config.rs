@@ -48,6 +48,8 @@ pub const INACTIVE_TYPE: u32 = 0xffff;
 
 /// `UnitMotion::anim_commands`: set while the unit is dead.
 pub const ANIM_COMMAND_DEAD: u32 = 1;
+/// `UnitMotion::anim_commands`: set once the unit's army has won.
+pub const ANIM_COMMAND_VICTORY: u32 = 2;
 /// `UnitMotion::anim_commands`: the attack command serial (4 bits) starts
 /// here; each new value commands one attack.
 pub const ANIM_COMMAND_ATTACK_SHIFT: u32 = 4;
@@ -93,6 +95,9 @@ pub const DEBUG_VIEW_SHADED: u32 = 0;
 /// `FrameGlobals::debug_view`: every unit and prop coloured by its route.
 pub const DEBUG_VIEW_LOD: u32 = 1;
 
+/// `LaneState::target` of a lane with no enemy left to fight.
+pub const NO_LANE: u32 = u32::MAX;
+
 /// A value handed to GLSL.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ShaderValue {
@@ -114,6 +119,11 @@ pub const SHADER_CONSTANTS: &[(&str, ShaderValue)] = &[
     ("MAX_ANIM_STATES", ShaderValue::U32(MAX_ANIM_STATES)),
     ("INACTIVE_TYPE", ShaderValue::U32(INACTIVE_TYPE)),
     ("ANIM_COMMAND_DEAD", ShaderValue::U32(ANIM_COMMAND_DEAD)),
+    (
+        "ANIM_COMMAND_VICTORY",
+        ShaderValue::U32(ANIM_COMMAND_VICTORY),
+    ),
+    ("NO_LANE", ShaderValue::U32(NO_LANE)),
     (
         "ANIM_COMMAND_ATTACK_SHIFT",
         ShaderValue::U32(ANIM_COMMAND_ATTACK_SHIFT),

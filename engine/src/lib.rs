@@ -27,6 +27,7 @@
 pub mod anim;
 pub mod atlas;
 pub mod barriers;
+pub mod battle_reference;
 pub mod camera;
 pub mod config;
 pub mod context;

@@ -44,6 +44,7 @@ pub struct ScopeStats {
     pub name: String,
     pub median_ms: f64,
     pub p95_ms: f64,
+    pub p99_ms: f64,
     pub samples: usize,
 }
 
@@ -232,7 +233,7 @@ impl Profiler {
             .unwrap_or_else(|| "n/a".to_owned())
     }
 
-    /// Median and p95 per scope over the history, by scope name.
+    /// Median, p95 and p99 per scope over the history, by scope name.
     pub fn stats(&self) -> Vec<ScopeStats> {
         self.history
             .iter()
@@ -243,6 +244,7 @@ impl Profiler {
                     name: (*name).to_owned(),
                     median_ms: percentile(&sorted, 0.5),
                     p95_ms: percentile(&sorted, 0.95),
+                    p99_ms: percentile(&sorted, 0.99),
                     samples: sorted.len(),
                 }
             })

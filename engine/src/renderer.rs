@@ -5,13 +5,18 @@
 //! The frame is one list, in [`Renderer::record`]:
 //! 1. `upload`: the world's pending commands (spawns, orders, teleports) and
 //!    buffer growth;
-//! 2. `simulate`: units move by their velocity;
-//! 3. `animate`: the animation state machine of every unit;
-//! 4. `cull`: frustum, route (mesh LOD or far field), instance lists and
+//! 2. `battle` (battle demo only): the battle's fixed steps move units,
+//!    make them fight and fall, and set their animation inputs;
+//! 3. `simulate`: without a battle, units move by their velocity;
+//! 4. `animate`: the animation state machine of every unit;
+//! 5. `cull`: frustum, route (mesh LOD or far field), instance lists and
 //!    draw commands, for units and props;
-//! 5. `statistics`: the draw commands copied for the CPU to read later;
-//! 6. `bounds` (debug view): the sphere commands' instance counts;
-//! 7. `draw`: the main render pass, two indirect draws.
+//! 6. `statistics`: the draw commands copied for the CPU to read later;
+//! 7. `bounds` (debug view): the sphere commands' instance counts;
+//! 8. `draw`: the main render pass, two indirect draws;
+//! 9. `hud` (when the application set one with [`Renderer::set_hud`]): egui's
+//!    texture uploads, then its triangles in the overlay render pass, over
+//!    the finished image (`passes/hud.rs`).
 //!
 //! Each pass declares the buffers it uses; the barriers between them follow
 //! (`barriers.rs`), so passes without a dependency (animate and cull) may
@@ -43,16 +48,20 @@ use crate::gpu_types::FrameGlobals;
 use crate::memory::{Buffer, DeferredRelease};
 use crate::owned::RenderPass;
 use crate::passes::animate::{AnimateBuffers, AnimatePass};
+use crate::passes::battle::BattlePass;
 use crate::passes::bounds::BoundsPass;
 use crate::passes::cull::{cull_globals, CullPass};
 use crate::passes::draw::{DrawOptions, DrawPass, DrawTarget};
+use crate::passes::hud::{HudDraw, HudPass, HudTarget};
 use crate::passes::simulate::SimulatePass;
 use crate::passes::statistics::StatisticsPass;
 use crate::passes::upload::UploadPass;
 use crate::profiler::Profiler;
 use crate::scene::Scene;
 use crate::swapchain::{Acquired, Swapchain};
-use crate::target::{create_render_pass, Offscreen, CLEAR_COLOR, OFFSCREEN_FORMAT};
+use crate::target::{
+    create_overlay_render_pass, create_render_pass, Offscreen, CLEAR_COLOR, OFFSCREEN_FORMAT,
+};
 use crate::world::World;
 use crate::Error;
 use std::sync::Arc;
@@ -142,15 +151,21 @@ pub struct Renderer {
     pub frames: Frames,
     /// Resources replaced while frames that used them were in flight.
     pub deferred: DeferredRelease,
+    hud: HudPass,
+    /// The HUD frame to draw next, if the application set one.
+    hud_draw: Option<HudDraw>,
     draw: DrawPass,
     bounds: BoundsPass,
     statistics: StatisticsPass,
     cull: CullPass,
     animate: AnimatePass,
     simulate: SimulatePass,
+    battle: BattlePass,
     upload: UploadPass,
     globals: Vec<Buffer>,
     pub render_pass: RenderPass,
+    /// Draws the HUD over what `render_pass` drew, into the same framebuffers.
+    pub overlay_render_pass: RenderPass,
     pub world: World,
     tracker: Tracker,
     pub environment: Environment,
@@ -190,7 +205,12 @@ impl Renderer {
         let mut world = World::new(ctx, &unit_types, &prop_types, &controllers)?;
         world.spawn_units(&scene.units)?;
         world.place_props(&scene.props)?;
+        if let Some(setup) = &scene.battle {
+            world.start_battle(ctx, setup)?;
+        }
         let render_pass = create_render_pass(ctx, color_format, color_final_layout)?;
+        let overlay_render_pass =
+            create_overlay_render_pass(ctx, color_format, color_final_layout)?;
         let globals = (0..FRAMES_IN_FLIGHT)
             .map(|slot| {
                 Buffer::new(
@@ -204,6 +224,7 @@ impl Renderer {
             .collect::<Result<Vec<_>, Error>>()?;
         Ok(Renderer {
             upload: UploadPass::new(ctx)?,
+            battle: BattlePass::new(ctx)?,
             simulate: SimulatePass::new(ctx)?,
             animate: AnimatePass::new(ctx)?,
             cull: CullPass::new(ctx)?,
@@ -215,11 +236,14 @@ impl Renderer {
                 world.encoding,
                 world.bones_are_similarities,
             )?,
+            hud: HudPass::new(ctx, *overlay_render_pass)?,
+            hud_draw: None,
             frames: Frames::new(ctx)?,
             profiler: Profiler::new(ctx)?,
             tracker: Tracker::default(),
             world,
             render_pass,
+            overlay_render_pass,
             globals,
             deferred: DeferredRelease::default(),
             environment: Environment::default(),
@@ -239,6 +263,10 @@ impl Renderer {
         self.profiler.begin_frame(ctx, start.cmd, start.slot);
         if let Some(stats) = self.statistics.take(start.slot, &self.world) {
             self.stats = stats;
+        }
+        if let (Some(stats), Some(battle)) = (self.battle.take(start.slot), &mut self.world.battle)
+        {
+            battle.stats = Some(stats);
         }
         Ok(start)
     }
@@ -305,6 +333,12 @@ impl Renderer {
             skinning: settings.skinning,
         };
         let world = &mut self.world;
+        let hud_target = HudTarget {
+            render_pass: *self.overlay_render_pass,
+            framebuffer,
+            extent,
+        };
+        let hud_draw = self.hud_draw.take();
         let mut frame = Frame::new(
             ctx,
             start,
@@ -314,6 +348,7 @@ impl Renderer {
         );
         let recorded = frame.pass("frame", |frame| {
             self.upload.record(frame, world)?;
+            self.battle.record(frame, world)?;
             self.simulate.record(frame, world, dt)?;
             let unit_count = world.unit_count();
             self.animate
@@ -325,13 +360,27 @@ impl Renderer {
                 self.bounds.prepare(frame, world)?;
             }
             let bounds = settings.show_bounds.then_some(&self.bounds);
-            self.draw.record(frame, world, &target, &draw, bounds)
+            self.draw.record(frame, world, &target, &draw, bounds)?;
+            match &hud_draw {
+                Some(hud_draw) => self.hud.record(frame, &hud_target, hud_draw),
+                None => Ok(()),
+            }
         });
         if recorded.is_err() {
             // The frame is never submitted: its uses did not happen.
             self.tracker.reset_to_unknown();
         }
         recorded
+    }
+
+    /// Sets the HUD the next rendered frame draws over the scene (once; set
+    /// it again for the frame after). Texture changes of a HUD frame that was
+    /// never drawn carry over to the next.
+    pub fn set_hud(&mut self, draw: HudDraw) {
+        match &mut self.hud_draw {
+            Some(pending) => pending.replace_with(draw),
+            None => self.hud_draw = Some(draw),
+        }
     }
 
     /// Renders one frame into `target`, advancing animation by `dt` seconds.
@@ -404,10 +453,11 @@ impl Renderer {
     }
 
     /// Waits for every submitted frame and reads what they left: the draw
-    /// statistics ([`Renderer::stats`]) and the GPU times of the profiler.
-    /// Both otherwise arrive `FRAMES_IN_FLIGHT` frames late, so a run that
-    /// stops without this describes frames before its last, or none. Returns
-    /// the statistics of the last frame rendered; rendering may go on after.
+    /// statistics ([`Renderer::stats`]), the battle counts and the GPU times
+    /// of the profiler. All otherwise arrive `FRAMES_IN_FLIGHT` frames late,
+    /// so a run that stops without this describes frames before its last, or
+    /// none. Returns the statistics of the last frame rendered; rendering may
+    /// go on after.
     pub fn finish(&mut self, ctx: &Context) -> Result<DrawStats, Error> {
         let number = self.frames.number;
         self.frames
@@ -419,6 +469,11 @@ impl Renderer {
             self.profiler.read_slot(ctx, slot);
             if let Some(stats) = self.statistics.take(slot, &self.world) {
                 self.stats = stats;
+            }
+            if let (Some(stats), Some(battle)) = (self.battle.take(slot), &mut self.world.battle) {
+                if battle.stats.is_none_or(|last| stats.step >= last.step) {
+                    battle.stats = Some(stats);
+                }
             }
         }
         Ok(self.stats.clone())

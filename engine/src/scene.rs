@@ -8,7 +8,7 @@ use glam::Vec3;
 use crate::anim::Controller;
 use crate::asset::{Asset, AssetKind, Bounds, ErrorReport, Material, MeshLod, Submesh};
 use crate::mesh::{quantize, MeshData};
-use crate::world::{PropPlacement, UnitSpawn};
+use crate::world::{BattleSetup, PropPlacement, UnitSpawn};
 
 /// Types and initial contents of a world.
 #[derive(Clone, Debug, Default)]
@@ -19,6 +19,8 @@ pub struct Scene {
     pub prop_types: Vec<Asset>,
     pub units: Vec<UnitSpawn>,
     pub props: Vec<PropPlacement>,
+    /// A battle among the units, started once they have spawned.
+    pub battle: Option<BattleSetup>,
 }
 
 /// Linear RGB in 0..=1 to packed RGBA8 (alpha opaque), as `unpackUnorm4x8`

@@ -1,10 +1,17 @@
-//! Render targets: the render pass every target shares, and the offscreen
+//! Render targets: the render passes every target shares, and the offscreen
 //! target that reads its colour back to RGBA8 and PNG.
 //!
 //! Both the offscreen image and the swapchain are drawn by the same render pass
 //! layout (one colour + one reverse-Z depth attachment), so one recorded frame
 //! serves both. Only the colour attachment's final layout differs:
 //! `TRANSFER_SRC_OPTIMAL` for readback, `PRESENT_SRC_KHR` for the window.
+//!
+//! Two render passes of that layout exist: the main one clears colour and
+//! depth; the overlay one ([`create_overlay_render_pass`], for the HUD) loads
+//! the colour the main pass left, in its final layout, and draws over it. They
+//! are compatible, so one framebuffer serves both. Their external
+//! dependencies order each after the previous attachment writes (the main
+//! pass's final layout transition included) and the readback copy after both.
 //!
 //! Render passes, framebuffers and targets destroy themselves when dropped.
 
@@ -30,20 +37,55 @@ pub fn create_render_pass(
     color_format: vk::Format,
     color_final_layout: vk::ImageLayout,
 ) -> Result<RenderPass, Error> {
+    render_pass(ctx, color_format, color_final_layout, false)
+}
+
+/// Creates the overlay render pass: compatible with [`create_render_pass`]'s,
+/// it keeps the colour the main pass drew (loaded from, and returned to,
+/// `color_final_layout`) and does not care about depth.
+pub fn create_overlay_render_pass(
+    ctx: &Context,
+    color_format: vk::Format,
+    color_final_layout: vk::ImageLayout,
+) -> Result<RenderPass, Error> {
+    render_pass(ctx, color_format, color_final_layout, true)
+}
+
+fn render_pass(
+    ctx: &Context,
+    color_format: vk::Format,
+    color_final_layout: vk::ImageLayout,
+    overlay: bool,
+) -> Result<RenderPass, Error> {
+    let (color_load, color_initial, depth_load, name) = if overlay {
+        (
+            vk::AttachmentLoadOp::LOAD,
+            color_final_layout,
+            vk::AttachmentLoadOp::DONT_CARE,
+            "overlay render pass",
+        )
+    } else {
+        (
+            vk::AttachmentLoadOp::CLEAR,
+            vk::ImageLayout::UNDEFINED,
+            vk::AttachmentLoadOp::CLEAR,
+            "main render pass",
+        )
+    };
     let attachments = [
         vk::AttachmentDescription::default()
             .format(color_format)
             .samples(vk::SampleCountFlags::TYPE_1)
-            .load_op(vk::AttachmentLoadOp::CLEAR)
+            .load_op(color_load)
             .store_op(vk::AttachmentStoreOp::STORE)
             .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
             .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
-            .initial_layout(vk::ImageLayout::UNDEFINED)
+            .initial_layout(color_initial)
             .final_layout(color_final_layout),
         vk::AttachmentDescription::default()
             .format(DEPTH_FORMAT)
             .samples(vk::SampleCountFlags::TYPE_1)
-            .load_op(vk::AttachmentLoadOp::CLEAR)
+            .load_op(depth_load)
             .store_op(vk::AttachmentStoreOp::DONT_CARE)
             .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
             .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
@@ -70,7 +112,9 @@ pub fn create_render_pass(
     let dependencies = [
         // The previous frame's attachment writes and readback copy (or the
         // presentation engine's read, via the acquire semaphore) finish before
-        // this frame clears the attachments.
+        // this frame clears the attachments. For the overlay: the main pass's
+        // writes and final layout transition (ordered before TRANSFER by its
+        // outgoing dependency) finish before the overlay loads them.
         vk::SubpassDependency::default()
             .src_subpass(vk::SUBPASS_EXTERNAL)
             .dst_subpass(0)
@@ -97,7 +141,7 @@ pub fn create_render_pass(
         .dependencies(&dependencies);
     // SAFETY: valid create info.
     let render_pass = unsafe { ctx.device.create_render_pass(&info, None) }?;
-    Ok(Owned::new(ctx, render_pass, "main render pass"))
+    Ok(Owned::new(ctx, render_pass, name))
 }
 
 /// Creates a framebuffer of a colour view and a depth view.

@@ -1,5 +1,9 @@
-//! A real window under X11: open, present 120+ frames, resize twice, minimize
-//! and restore, close; zero validation messages and no leaks.
+//! The battle demo in a real window under X11 with the HUD: open, present a
+//! few hundred frames of a small battle, move the camera with held keys,
+//! drags and scroll, jump through the presets, run the cinematic camera, flip the debug toggles, hide and show
+//! the HUD, pause, resize twice, minimize and restore, close; zero
+//! validation messages and no leaks. Scripted input goes through the same
+//! handler as real events (`horde_tools::window`).
 //!
 //! With no `DISPLAY` the test starts its own Xvfb server, so it runs (never
 //! skips) on a headless machine; `.ci/run` also wraps the suite in `xvfb-run`.
@@ -7,11 +11,17 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
+use std::sync::{Arc, Mutex};
+
 use ash::vk;
 use horde::context::ContextDesc;
+use horde::gpu_types::BattleRules;
+use horde_bake::cache::CacheOptions;
 use horde_tests::init_logging;
-use horde_tools::first_scene::{first_scene, first_scene_camera};
-use horde_tools::window::{run_window, WindowAction, WindowOptions};
+use horde_tools::battle::{battle_hud, battle_scene, BattleCamera, BattleOptions};
+use horde_tools::window::{
+    run_window, KeyCode, MouseButton, WindowAction, WindowOptions, WindowScript,
+};
 
 /// Starts Xvfb on a free display and points `DISPLAY` at it.
 fn start_xvfb() -> Child {
@@ -41,11 +51,97 @@ fn start_xvfb() -> Child {
     child
 }
 
+/// A press on `frame` and the release on the next.
+fn tap(frame: u64, key: KeyCode) -> [(u64, WindowAction); 2] {
+    [
+        (frame, WindowAction::Press(key)),
+        (frame + 1, WindowAction::Release(key)),
+    ]
+}
+
+/// Frames at which the script pauses and resumes the simulation.
+const PAUSE: (u64, u64) = (230, 240);
+
+fn script() -> WindowScript {
+    let mut script = vec![
+        // Fly forward, then right and fast, then up.
+        (10, WindowAction::Press(KeyCode::KeyW)),
+        (40, WindowAction::Release(KeyCode::KeyW)),
+        (45, WindowAction::Press(KeyCode::ShiftLeft)),
+        (45, WindowAction::Press(KeyCode::ArrowRight)),
+        (60, WindowAction::Release(KeyCode::ArrowRight)),
+        (60, WindowAction::Release(KeyCode::ShiftLeft)),
+        (65, WindowAction::Press(KeyCode::KeyE)),
+        (70, WindowAction::Release(KeyCode::KeyE)),
+        (
+            75,
+            WindowAction::Drag {
+                button: MouseButton::Left,
+                dx: 120,
+                dy: 30,
+            },
+        ),
+        (
+            80,
+            WindowAction::Drag {
+                button: MouseButton::Right,
+                dx: -60,
+                dy: 10,
+            },
+        ),
+        (85, WindowAction::Scroll(3)),
+        (110, WindowAction::Resize(800, 500)),
+        (160, WindowAction::Resize(480, 320)),
+        (180, WindowAction::Minimize),
+        (200, WindowAction::Restore),
+        (300, WindowAction::Close),
+    ];
+    for (frame, key) in [
+        (90, KeyCode::Digit1),
+        (95, KeyCode::Digit2),
+        (100, KeyCode::Digit3),
+        // The cinematic camera runs from here to frame 250.
+        (105, KeyCode::KeyC),
+        (130, KeyCode::KeyL),
+        (132, KeyCode::KeyB),
+        (134, KeyCode::KeyF),
+        (136, KeyCode::KeyF),
+        (138, KeyCode::Equal),
+        (140, KeyCode::Equal),
+        (142, KeyCode::Minus),
+        // The HUD is hidden from 150 to 220.
+        (150, KeyCode::KeyH),
+        (220, KeyCode::KeyH),
+        (PAUSE.0, KeyCode::KeyP),
+        (PAUSE.1, KeyCode::KeyP),
+        (250, KeyCode::KeyC),
+    ] {
+        script.extend(tap(frame, key));
+    }
+    script
+}
+
 #[test]
-fn window_presents_resizes_minimizes_and_closes_cleanly() {
+fn window_with_hud_and_camera_controls_runs_cleanly() {
     init_logging();
     let mut xvfb = std::env::var_os("DISPLAY").is_none().then(start_xvfb);
-    let units = 256;
+    let battle = battle_scene(&BattleOptions {
+        units: 200,
+        props: 20,
+        seed: 3,
+        encoding: horde::asset::BoneEncoding::Mat3x4F32,
+        models: Vec::new(),
+        cache: CacheOptions::default(),
+        rules: BattleRules::default(),
+    })
+    .expect("battle scene");
+    let scene_bounds = battle.bounds();
+    let start_camera = battle.camera(BattleCamera::Overview);
+    let scene = battle.scene;
+    let hud_lines = Arc::new(Mutex::new(Vec::new()));
+    let last_lines = hud_lines.clone();
+    let simulation_dts = Arc::new(Mutex::new(Vec::new()));
+    let recorded = simulation_dts.clone();
     let result = run_window(WindowOptions {
         title: "horde window test".to_owned(),
         width: 640,
@@ -55,16 +151,16 @@ fn window_presents_resizes_minimizes_and_closes_cleanly() {
             validation: true,
             ..ContextDesc::default()
         },
-        scene: first_scene(units),
-        camera: first_scene_camera(units),
-        script: vec![
-            (30, WindowAction::Resize(800, 500)),
-            (60, WindowAction::Resize(480, 320)),
-            (90, WindowAction::Minimize),
-            (110, WindowAction::Restore),
-            (170, WindowAction::Close),
-        ],
-        on_frame: None,
+        scene,
+        camera: start_camera,
+        scene_bounds,
+        script: script(),
+        on_frame: Some(Box::new(move |world, dt| {
+            recorded.lock().expect("dt log").push(dt);
+            let lines = battle_hud(world, dt);
+            *last_lines.lock().expect("HUD lines") = lines.clone();
+            lines
+        })),
     });
     if let Some(xvfb) = xvfb.as_mut() {
         let _ = xvfb.kill();
@@ -73,7 +169,7 @@ fn window_presents_resizes_minimizes_and_closes_cleanly() {
     let report = result.expect("the window run succeeds");
     println!("{report:#?}");
     assert!(
-        report.frames_presented >= 120,
+        report.frames_presented >= 250,
         "presented {}",
         report.frames_presented
     );
@@ -87,6 +183,61 @@ fn window_presents_resizes_minimizes_and_closes_cleanly() {
         "created {}",
         report.swapchains_created
     );
+
+    // The camera moved: keys, drags, scroll, presets and the cinematic sweep.
+    let camera = report.camera.expect("the final camera");
+    assert_ne!(camera, start_camera);
+    assert!(
+        report.camera_changes >= 100,
+        "camera changed in {} frames",
+        report.camera_changes
+    );
+    assert!(!report.cinematic, "C stopped the cinematic camera again");
+
+    // Toggles: L and B on, F twice (off), LOD bias × 1.25² / 1.25.
+    let settings = report.settings;
+    assert!(settings.color_by_lod && settings.show_bounds);
+    assert!(settings.cull_camera.is_none());
+    assert!(
+        (settings.lod_bias - 1.25).abs() < 1e-4,
+        "{}",
+        settings.lod_bias
+    );
+
+    // The HUD was drawn, except while hidden or minimized.
+    assert!(report.hud_visible);
+    assert!(
+        report.hud_frames >= 150 && report.hud_frames + 40 <= report.frames_presented,
+        "HUD in {} of {} frames",
+        report.hud_frames,
+        report.frames_presented
+    );
+
+    // The hook got the simulation dt: 0 while paused, positive otherwise.
+    assert!(!report.clock.paused);
+    let dts = simulation_dts.lock().expect("dt log");
+    assert!(dts.len() >= 290, "hook ran {} times", dts.len());
+    let (pause, resume) = (PAUSE.0 as usize, PAUSE.1 as usize);
+    assert!(dts[pause..resume].iter().all(|&dt| dt == 0.0), "paused");
+    assert!(
+        dts[resume..resume + 10].iter().all(|&dt| dt > 0.0),
+        "resumed"
+    );
+    assert!(dts[1..pause].iter().all(|&dt| dt > 0.0), "running");
+
+    // The battle ran and the HUD told its state.
+    let lines = hud_lines.lock().expect("HUD lines");
+    let time = lines
+        .iter()
+        .find(|l| l.label == "battle time")
+        .expect("battle time");
+    let seconds: f32 = time.value.trim_end_matches(" s").parse().expect("seconds");
+    assert!(seconds > 1.0, "the battle advanced only {seconds} s");
+    assert!(
+        lines.iter().any(|l| l.label == "blue army alive"),
+        "{lines:?}"
+    );
+
     assert!(
         report.leaked_allocations.is_empty(),
         "{:?}",

@@ -1,9 +1,14 @@
-//! Application code behind horde's GPU binaries (viewer, contact_sheet): the
-//! window and its input, the demo scenes. The binaries in `src/bin/` are thin
+//! Application code behind horde's GPU binaries (battle, viewer,
+//! contact_sheet): the window and its input, its camera controls and HUD, the
+//! demo scenes. The binaries in `src/bin/` are thin
 //! command-line fronts over these modules, so tests can drive them directly.
 //! Baking and content generation live in the GPU-free `horde-bake` crate
 //! (`tools/bake`).
 
+pub mod battle;
+pub mod camera_rig;
 pub mod crowd;
 pub mod first_scene;
+pub mod headless;
+pub mod hud;
 pub mod window;

@@ -1,24 +1,41 @@
 //! Runs the renderer in a winit window: the application side of presenting.
 //! The engine makes the surface and swapchain from the window's raw handles
-//! (`horde::swapchain`); the window, its event loop, input and camera
-//! controls live here, so the engine does not depend on winit.
+//! (`horde::swapchain`); the window, its event loop, input, camera controls
+//! and HUD live here, so the engine does not depend on winit.
 //!
 //! winit 0.30's `ApplicationHandler`: the window, the Vulkan context, the
-//! surface, the renderer and the swapchain are created in `resumed`; events
-//! arrive in `window_event`; `about_to_wait` requests the next redraw, so the
-//! loop renders continuously.
+//! surface, the renderer, the swapchain and the HUD are created in `resumed`;
+//! events arrive in `window_event`; `about_to_wait` requests the next redraw,
+//! so the loop renders continuously.
 //!
 //! - A resize, `OUT_OF_DATE` or `SUBOPTIMAL` marks the swapchain for recreation
 //!   before the next frame (after the device is idle).
 //! - A 0×0 size (minimized) leaves the swapchain empty; frames are skipped,
-//!   not drawn, until the window has a size again.
-//! - Drag with the left mouse button to orbit, scroll to zoom, Esc to quit;
-//!   L colours by LOD, B shows bounding spheres, F freezes culling, + and -
-//!   change the LOD bias.
-//! - Twice a second the title shows frames per second, GPU milliseconds per
-//!   pass and the units visible per LOD.
+//!   not drawn, and the HUD is not run, until the window has a size again.
+//! - Input: winit events become [`Input`]s, and one handler acts on them, so
+//!   a [`WindowScript`]'s key presses and drags take the same path as real
+//!   ones. egui sees real events first; what it consumes (a click on the
+//!   panel) does not move the camera. Keys are physical (US layout
+//!   positions):
+//!   - camera (`camera_rig.rs`): W/A/S/D or the arrows move, E/PageUp and
+//!     Q/PageDown go up and down, Shift is faster; drag with the left button
+//!     to orbit, with the right to look around; scroll to zoom; 1, 2, 3 are
+//!     the overview, front-line and ground-level presets of
+//!     [`WindowOptions::scene_bounds`]; C toggles the cinematic sweep;
+//!   - L colours by LOD, B shows bounding spheres, F freezes culling, + and -
+//!     change the LOD bias, P pauses, H hides or shows the HUD, Esc quits.
+//! - Time: each frame's wall-clock dt (capped at 0.1 s) moves the camera.
+//!   The simulation dt, which the [`FrameHook`] and the renderer's animation
+//!   get, is that dt × the HUD's simulation speed, or 0 while paused
+//!   ([`SimulationClock`]).
+//! - The HUD (`hud.rs`) shows frame rate, GPU milliseconds per pass, units
+//!   per LOD, tier and encoding, and the hook's [`HudLine`]s. Twice a second
+//!   the title shows the frame rate too.
 //! - A [`WindowScript`] drives the same code paths from tests: resizes,
-//!   minimize/restore and close at given frame numbers.
+//!   minimize/restore, key presses and releases, drags, scrolls and close at
+//!   given frame numbers. The [`WindowReport`] says what came of them.
+
+use std::collections::HashSet;
 
 use ash::vk;
 use horde::camera::Camera;
@@ -30,11 +47,29 @@ use horde::world::World;
 use horde::Error;
 use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
-use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
+use winit::event::{ElementState, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, EventLoop};
-use winit::keyboard::{Key, NamedKey};
+use winit::keyboard::PhysicalKey;
 use winit::raw_window_handle::{HasDisplayHandle, HasWindowHandle};
 use winit::window::{Window, WindowId};
+
+/// The key and button names scripts use, so callers need not depend on winit.
+pub use winit::event::MouseButton;
+pub use winit::keyboard::KeyCode;
+
+use crate::camera_rig::{CameraRig, MotionKeys, Preset, SceneBounds};
+use crate::hud::{Hud, HudStats, SimulationClock, LOD_BIASES};
+
+/// One line the application adds to the HUD.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HudLine {
+    pub label: String,
+    pub value: String,
+}
+
+/// Called once per frame before recording with the simulation dt in seconds:
+/// the frame's wall-clock dt × the HUD's simulation speed, or 0 while paused.
+pub type FrameHook = Box<dyn FnMut(&mut World, f32) -> Vec<HudLine>>;
 
 /// Something a script does to the window at a given frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,14 +84,25 @@ pub enum WindowAction {
     Restore,
     /// Close the window and end the loop.
     Close,
+    /// Press a key, as a key event would; movement keys stay held until
+    /// [`WindowAction::Release`].
+    Press(KeyCode),
+    /// Release a key.
+    Release(KeyCode),
+    /// Drag the mouse with `button` by (`dx`, `dy`) pixels from where the
+    /// cursor is (the window's centre if it never was inside): press, move,
+    /// release.
+    Drag {
+        button: MouseButton,
+        dx: i32,
+        dy: i32,
+    },
+    /// Scroll by lines; positive zooms in.
+    Scroll(i32),
 }
 
 /// Actions keyed by frame number (counting skipped frames too).
 pub type WindowScript = Vec<(u64, WindowAction)>;
-
-/// Called once per frame before recording, with the frame's `dt` in
-/// seconds: the place to give units orders.
-pub type FrameHook = Box<dyn FnMut(&mut World, f32)>;
 
 /// How to run the window.
 pub struct WindowOptions {
@@ -66,7 +112,11 @@ pub struct WindowOptions {
     pub present_mode: vk::PresentModeKHR,
     pub context: ContextDesc,
     pub scene: Scene,
+    /// The camera to start with.
     pub camera: Camera,
+    /// Where the scene is: the camera presets and the cinematic path are
+    /// built from it (`camera_rig.rs`).
+    pub scene_bounds: SceneBounds,
     pub script: WindowScript,
     pub on_frame: Option<FrameHook>,
 }
@@ -87,12 +137,63 @@ pub struct WindowReport {
     pub leaked_objects: usize,
     pub device_name: String,
     pub gpu_ms: Vec<(String, f64)>,
+    /// The camera of the last frame.
+    pub camera: Option<Camera>,
+    /// Frames whose camera differed from the frame before's.
+    pub camera_changes: u64,
+    /// The render settings at the end (debug views, LOD bias).
+    pub settings: RenderSettings,
+    /// Pause and simulation speed at the end.
+    pub clock: SimulationClock,
+    /// Whether the HUD was shown at the end, and frames it was drawn in.
+    pub hud_visible: bool,
+    pub hud_frames: u64,
+    /// Whether the cinematic camera ran at the end.
+    pub cinematic: bool,
 }
 
-/// Fields drop in declaration order: the renderer (after waiting for the
-/// device), the swapchain and its surface, the context, and last the window
-/// the surface was made for. `shutdown` drops them in the same order.
+/// Fails when the window run saw validation errors or leaked GPU memory or
+/// objects, so a window run exits non-zero as a headless one does.
+pub fn window_verdict(report: &WindowReport) -> anyhow::Result<()> {
+    if report.validation_errors > 0 {
+        anyhow::bail!(
+            "{} validation errors: {:?}",
+            report.validation_errors,
+            report.validation_messages
+        );
+    }
+    if !report.leaked_allocations.is_empty() || report.leaked_objects > 0 {
+        anyhow::bail!(
+            "leaked GPU allocations {:?} and {} objects at exit",
+            report.leaked_allocations,
+            report.leaked_objects
+        );
+    }
+    Ok(())
+}
+
+/// One input, from winit or from a script.
+#[derive(Clone, Copy, Debug)]
+enum Input {
+    Key {
+        code: KeyCode,
+        pressed: bool,
+        repeat: bool,
+    },
+    Button {
+        button: MouseButton,
+        pressed: bool,
+    },
+    CursorMoved(f64, f64),
+    /// Scroll lines; positive zooms in.
+    Scroll(f32),
+}
+
+/// Fields drop in declaration order: the HUD, the renderer (after waiting for
+/// the device), the swapchain and its surface, the context, and last the
+/// window the surface was made for. `shutdown` drops them in the same order.
 struct Running {
+    hud: Hud,
     renderer: Renderer,
     swapchain: Swapchain,
     ctx: Context,
@@ -101,15 +202,29 @@ struct Running {
     needs_recreate: bool,
 }
 
+/// The mouse buttons held and where the cursor was last.
+#[derive(Default)]
+struct Pointer {
+    orbiting: bool,
+    looking: bool,
+    position: Option<(f64, f64)>,
+}
+
 struct App {
     options: WindowOptions,
     running: Option<Running>,
     report: WindowReport,
     error: Option<Error>,
     frame: u64,
-    dragging: bool,
-    last_cursor: Option<(f64, f64)>,
+    rig: CameraRig,
+    clock: SimulationClock,
+    held: HashSet<KeyCode>,
+    pointer: Pointer,
     last_frame: Option<std::time::Instant>,
+    /// The camera of the last frame drawn, to count changes.
+    last_camera: Camera,
+    /// Milliseconds per frame, smoothed over the last few dozen frames.
+    frame_ms: f64,
     /// When the title was last updated, and frames presented since.
     title_update: Option<(std::time::Instant, u64)>,
 }
@@ -126,15 +241,20 @@ pub fn run_window(options: WindowOptions) -> Result<WindowReport, Error> {
     let event_loop = builder
         .build()
         .map_err(|err| Error::Window(err.to_string()))?;
+    let rig = CameraRig::new(options.camera, options.scene_bounds);
     let mut app = App {
+        last_camera: options.camera,
         options,
         running: None,
         report: WindowReport::default(),
         error: None,
         frame: 0,
-        dragging: false,
-        last_cursor: None,
+        rig,
+        clock: SimulationClock::default(),
+        held: HashSet::new(),
+        pointer: Pointer::default(),
         last_frame: None,
+        frame_ms: 0.0,
         title_update: None,
     };
     event_loop
@@ -205,7 +325,9 @@ impl App {
             swapchain.present_mode
         );
         self.report.device_name = ctx.device_name.clone();
+        let hud = Hud::new(&window, ctx.limits.max_image_dimension_2d);
         self.running = Some(Running {
+            hud,
             renderer,
             swapchain,
             ctx,
@@ -252,11 +374,124 @@ impl App {
                     running.needs_recreate = true;
                 }
                 WindowAction::Close => event_loop.exit(),
+                WindowAction::Press(code) | WindowAction::Release(code) => {
+                    let pressed = matches!(action, WindowAction::Press(_));
+                    let repeat = pressed && self.held.contains(&code);
+                    self.handle_input(
+                        event_loop,
+                        Input::Key {
+                            code,
+                            pressed,
+                            repeat,
+                        },
+                    );
+                }
+                WindowAction::Drag { button, dx, dy } => {
+                    let extent = running.window_extent;
+                    let (x, y) = self.pointer.position.unwrap_or((
+                        f64::from(extent.width) / 2.0,
+                        f64::from(extent.height) / 2.0,
+                    ));
+                    self.handle_input(event_loop, Input::CursorMoved(x, y));
+                    let press = Input::Button {
+                        button,
+                        pressed: true,
+                    };
+                    self.handle_input(event_loop, press);
+                    let to = (x + f64::from(dx), y + f64::from(dy));
+                    self.handle_input(event_loop, Input::CursorMoved(to.0, to.1));
+                    let release = Input::Button {
+                        button,
+                        pressed: false,
+                    };
+                    self.handle_input(event_loop, release);
+                }
+                WindowAction::Scroll(lines) => {
+                    self.handle_input(event_loop, Input::Scroll(lines as f32));
+                }
             }
         }
     }
 
+    /// Acts on one input, real or scripted.
+    fn handle_input(&mut self, event_loop: &ActiveEventLoop, input: Input) {
+        match input {
+            Input::Key {
+                code,
+                pressed: true,
+                repeat,
+            } => {
+                self.held.insert(code);
+                if !repeat {
+                    self.key_pressed(event_loop, code);
+                }
+            }
+            Input::Key {
+                code,
+                pressed: false,
+                ..
+            } => {
+                self.held.remove(&code);
+            }
+            Input::Button { button, pressed } => match button {
+                MouseButton::Left => self.pointer.orbiting = pressed,
+                MouseButton::Right => self.pointer.looking = pressed,
+                _ => {}
+            },
+            Input::CursorMoved(x, y) => {
+                if let Some((last_x, last_y)) = self.pointer.position {
+                    let (dx, dy) = ((x - last_x) as f32, (y - last_y) as f32);
+                    if self.pointer.orbiting {
+                        self.rig.orbit(dx, dy);
+                    } else if self.pointer.looking {
+                        self.rig.look(dx, dy);
+                    }
+                }
+                self.pointer.position = Some((x, y));
+            }
+            Input::Scroll(lines) => self.rig.dolly(lines),
+        }
+    }
+
+    /// A key went down (not a repeat).
+    fn key_pressed(&mut self, event_loop: &ActiveEventLoop, code: KeyCode) {
+        match code {
+            KeyCode::Escape => event_loop.exit(),
+            KeyCode::Digit1 | KeyCode::Numpad1 => self.rig.preset(Preset::Overview),
+            KeyCode::Digit2 | KeyCode::Numpad2 => self.rig.preset(Preset::FrontLine),
+            KeyCode::Digit3 | KeyCode::Numpad3 => self.rig.preset(Preset::GroundLevel),
+            KeyCode::KeyC => self.rig.toggle_cinematic(),
+            KeyCode::KeyP => self.clock.paused = !self.clock.paused,
+            KeyCode::KeyH => {
+                if let Some(running) = self.running.as_mut() {
+                    running.hud.visible = !running.hud.visible;
+                }
+            }
+            _ => {
+                if let Some(running) = self.running.as_mut() {
+                    let camera = self.rig.camera();
+                    toggle(&mut running.renderer.settings, code, &camera);
+                }
+            }
+        }
+    }
+
+    /// The movement keys held now.
+    fn motion_keys(&self) -> MotionKeys {
+        let held = |codes: &[KeyCode]| codes.iter().any(|code| self.held.contains(code));
+        MotionKeys {
+            forward: held(&[KeyCode::KeyW, KeyCode::ArrowUp]),
+            back: held(&[KeyCode::KeyS, KeyCode::ArrowDown]),
+            left: held(&[KeyCode::KeyA, KeyCode::ArrowLeft]),
+            right: held(&[KeyCode::KeyD, KeyCode::ArrowRight]),
+            up: held(&[KeyCode::KeyE, KeyCode::PageUp]),
+            down: held(&[KeyCode::KeyQ, KeyCode::PageDown]),
+            fast: held(&[KeyCode::ShiftLeft, KeyCode::ShiftRight]),
+        }
+    }
+
     fn redraw(&mut self) -> Result<(), Error> {
+        let keys = self.motion_keys();
         let Some(running) = self.running.as_mut() else {
             return Ok(());
         };
@@ -270,38 +505,65 @@ impl App {
         }
         let now = std::time::Instant::now();
         // Long stalls (a drag of the window, a debugger) do not jump animation.
-        let dt = self
+        let wall_dt = self
             .last_frame
             .map_or(0.0, |last| (now - last).as_secs_f32().min(0.1));
         self.last_frame = Some(now);
-        if let Some(hook) = self.options.on_frame.as_mut() {
-            hook(&mut running.renderer.world, dt);
+        self.frame_ms += (f64::from(wall_dt) * 1e3 - self.frame_ms) * 0.05;
+        self.rig.update(&keys, wall_dt);
+        let camera = self.rig.camera();
+        if camera != self.last_camera {
+            self.report.camera_changes += 1;
+            self.last_camera = camera;
+        }
+        let simulation_dt = self.clock.simulation_dt(wall_dt);
+        let lines = match self.options.on_frame.as_mut() {
+            Some(hook) => hook(&mut running.renderer.world, simulation_dt),
+            None => Vec::new(),
+        };
+        let extent = running.window_extent;
+        if running.hud.visible && extent.width > 0 && extent.height > 0 {
+            let renderer = &mut running.renderer;
+            let (tier, encoding) = (running.ctx.tier.name(), renderer.world.encoding.name());
+            let stats = HudStats {
+                fps: if self.frame_ms > 0.0 {
+                    1e3 / self.frame_ms
+                } else {
+                    0.0
+                },
+                frame_ms: self.frame_ms,
+                gpu_ms: renderer.profiler.last_frame(),
+                draw: &renderer.stats,
+                tier,
+                encoding,
+                cinematic: self.rig.is_cinematic(),
+                lines: &lines,
+            };
+            let draw = running.hud.run(
+                &running.window,
+                &stats,
+                &mut renderer.settings,
+                &mut self.clock,
+                &camera,
+            );
+            renderer.set_hud(draw);
+            self.report.hud_frames += 1;
         }
         let outcome = running.renderer.render_window(
             &running.ctx,
             &running.swapchain,
-            &self.options.camera,
-            dt,
+            &camera,
+            simulation_dt,
         )?;
         let (since, presented) = *self
             .title_update
             .get_or_insert((now, self.report.frames_presented));
         let elapsed = (now - since).as_secs_f64();
         if elapsed >= 0.5 {
-            let renderer = &running.renderer;
-            let passes: Vec<String> = renderer
-                .profiler
-                .last_frame()
-                .iter()
-                .map(|(name, ms)| format!("{name} {ms:.2}"))
-                .collect();
             running.window.set_title(&format!(
-                "{} | {:.0} fps | GPU ms: {} | units per LOD {:?}, props {}",
+                "{} | {:.0} fps",
                 self.options.title,
                 (self.report.frames_presented - presented) as f64 / elapsed,
-                passes.join(", "),
-                renderer.stats.units_per_lod,
-                renderer.stats.props_visible()
             ));
             self.title_update = Some((now, self.report.frames_presented));
         }
@@ -330,12 +592,19 @@ impl App {
             return;
         };
         let Running {
+            hud,
             renderer,
             swapchain,
             ctx,
             window,
             ..
         } = running;
+        self.report.hud_visible = hud.visible;
+        drop(hud);
+        self.report.camera = Some(self.rig.camera());
+        self.report.cinematic = self.rig.is_cinematic();
+        self.report.settings = renderer.settings;
+        self.report.clock = self.clock;
         self.report.swapchains_created = swapchain.generation;
         self.report.gpu_ms = renderer
             .profiler
@@ -359,19 +628,23 @@ impl App {
 }
 
 /// Debug keys: L colours by LOD, B shows bounding spheres, F freezes culling
-/// at the current camera, + and - scale the LOD bias.
-fn toggle(settings: &mut RenderSettings, key: &str, camera: &Camera) {
+/// at the current camera, + and - scale the LOD bias. Other keys do nothing.
+fn toggle(settings: &mut RenderSettings, key: KeyCode, camera: &Camera) {
     match key {
-        "l" | "L" => settings.color_by_lod = !settings.color_by_lod,
-        "b" | "B" => settings.show_bounds = !settings.show_bounds,
-        "f" | "F" => {
+        KeyCode::KeyL => settings.color_by_lod = !settings.color_by_lod,
+        KeyCode::KeyB => settings.show_bounds = !settings.show_bounds,
+        KeyCode::KeyF => {
             settings.cull_camera = match settings.cull_camera {
                 Some(_) => None,
                 None => Some(*camera),
             }
         }
-        "+" | "=" => settings.lod_bias = (settings.lod_bias * 1.25).min(64.0),
-        "-" => settings.lod_bias = (settings.lod_bias / 1.25).max(1.0 / 64.0),
+        KeyCode::Equal | KeyCode::NumpadAdd => {
+            settings.lod_bias = (settings.lod_bias * 1.25).min(*LOD_BIASES.end())
+        }
+        KeyCode::Minus | KeyCode::NumpadSubtract => {
+            settings.lod_bias = (settings.lod_bias / 1.25).max(*LOD_BIASES.start())
+        }
         _ => return,
     }
     log::info!(
@@ -393,47 +666,65 @@ impl ApplicationHandler for App {
     }
 
     fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        // egui sees every event first; input it consumes (a click on the
+        // panel, a key for a focused widget) goes no further.
+        let consumed = match self.running.as_mut() {
+            Some(running) => running.hud.on_window_event(&running.window, &event),
+            None => false,
+        };
+        let hud_wants_pointer = self
+            .running
+            .as_ref()
+            .is_some_and(|running| running.hud.wants_pointer());
         match event {
             WindowEvent::CloseRequested => event_loop.exit(),
-            WindowEvent::KeyboardInput { event, .. }
-                if event.state == ElementState::Pressed
-                    && event.logical_key == Key::Named(NamedKey::Escape) =>
-            {
-                event_loop.exit()
-            }
-            WindowEvent::KeyboardInput { event, .. } if event.state == ElementState::Pressed => {
-                if let (Some(running), Key::Character(text)) =
-                    (self.running.as_mut(), &event.logical_key)
-                {
-                    toggle(&mut running.renderer.settings, text, &self.options.camera);
-                }
-            }
             WindowEvent::Resized(size) => {
                 if let Some(running) = self.running.as_mut() {
                     running.window_extent = extent_of(size);
                     running.needs_recreate = true;
                 }
             }
-            WindowEvent::MouseInput {
-                state,
-                button: MouseButton::Left,
-                ..
-            } => {
-                self.dragging = state == ElementState::Pressed;
+            WindowEvent::Focused(false) => {
+                // Releases happening elsewhere never arrive: nothing stays held.
+                self.held.clear();
+                self.pointer.orbiting = false;
+                self.pointer.looking = false;
+            }
+            WindowEvent::KeyboardInput { event, .. } => {
+                let PhysicalKey::Code(code) = event.physical_key else {
+                    return;
+                };
+                let pressed = event.state == ElementState::Pressed;
+                // Releases always count, so no key stays held.
+                if consumed && pressed {
+                    return;
+                }
+                let input = Input::Key {
+                    code,
+                    pressed,
+                    repeat: event.repeat,
+                };
+                self.handle_input(event_loop, input);
+            }
+            WindowEvent::MouseInput { state, button, .. } => {
+                let pressed = state == ElementState::Pressed;
+                if pressed && (consumed || hud_wants_pointer) {
+                    return;
+                }
+                self.handle_input(event_loop, Input::Button { button, pressed });
             }
             WindowEvent::CursorMoved { position, .. } => {
-                if let (true, Some((x, y))) = (self.dragging, self.last_cursor) {
-                    let (dx, dy) = ((position.x - x) as f32, (position.y - y) as f32);
-                    self.options.camera.orbit(dx * 0.005, dy * 0.005, 1.0);
-                }
-                self.last_cursor = Some((position.x, position.y));
+                self.handle_input(event_loop, Input::CursorMoved(position.x, position.y));
             }
             WindowEvent::MouseWheel { delta, .. } => {
+                if consumed || hud_wants_pointer {
+                    return;
+                }
                 let lines = match delta {
                     MouseScrollDelta::LineDelta(_, y) => y,
                     MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
                 };
-                self.options.camera.orbit(0.0, 0.0, 0.9f32.powf(lines));
+                self.handle_input(event_loop, Input::Scroll(lines));
             }
             WindowEvent::RedrawRequested => {
                 self.apply_script(event_loop);

@@ -1,4 +1,4 @@
-//! The viewer's and the contact sheet's command lines given absurd values
+//! The viewer's, the battle's and the contact sheet's command lines given absurd values
 //! (huge, zero, negative, not a number) and unwritable outputs: each must
 //! exit with a clear error naming the option or path before any Vulkan work,
 //! never a panic.
@@ -101,5 +101,37 @@ fn contact_sheet_refuses_absurd_values() {
     ];
     for (args, expected) in cases {
         fails_cleanly(env!("CARGO_BIN_EXE_contact_sheet"), args, expected);
+    }
+}
+
+#[test]
+fn battle_refuses_absurd_values() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["--units", "-5"], "-5 is not in 2..=16000000"),
+        (&["--units", "1"], "1 is not in 2..=16000000"),
+        (&["--props", "-1"], "-1 is not in 0..=1000000"),
+        (&["--frames", "0"], "0 is not in 1..=10000000"),
+        (&["--render-every", "-30"], "-30 is not in 1..=100000"),
+        (
+            &["--width", "99999999999"],
+            "99999999999 is not in 16..=16384",
+        ),
+        (&["--seed", "-1"], "'-1' for '--seed <SEED>'"),
+        (
+            &["--headless", "--lod-bias", "NaN"],
+            "--lod-bias must be a positive number, not NaN",
+        ),
+        (&["--report", "r.json"], "add --headless"),
+        (
+            &["--headless", "--report", "/dev/null"],
+            "/dev/null: exists and is a character device",
+        ),
+        (
+            &["--headless", "--screenshot", "battle.tga"],
+            "battle.tga: an image must end in .png, .jpg or .jpeg",
+        ),
+    ];
+    for (args, expected) in cases {
+        fails_cleanly(env!("CARGO_BIN_EXE_battle"), args, expected);
     }
 }

@@ -98,6 +98,28 @@ impl Default for ContextDesc {
     }
 }
 
+/// Device memory in use ([`Context::memory_usage`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct MemoryUsage {
+    /// Bytes of live allocations.
+    pub allocated_bytes: u64,
+    /// Bytes of the memory blocks gpu-allocator holds.
+    pub reserved_bytes: u64,
+    /// Device-local heaps (empty without `VK_EXT_memory_budget`).
+    pub heaps: Vec<HeapBudget>,
+}
+
+/// One device-local heap's usage and budget, as the driver reports them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct HeapBudget {
+    pub heap: u32,
+    pub size_bytes: u64,
+    /// This process's usage.
+    pub usage_bytes: u64,
+    /// What the process may use before allocations may fail or page.
+    pub budget_bytes: u64,
+}
+
 /// Everything the passes need to talk to the GPU.
 pub struct Context {
     /// Owns the instance, device and allocator; see the module doc.
@@ -292,6 +314,66 @@ impl Context {
                     .collect()
             })
             .unwrap_or_default()
+    }
+
+    /// Device memory in use: what gpu-allocator has handed out and reserved,
+    /// and each device-local heap's usage and budget where the device has
+    /// `VK_EXT_memory_budget`.
+    pub fn memory_usage(&self) -> MemoryUsage {
+        let (allocated_bytes, reserved_bytes) = self
+            .gpu
+            .allocator
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .map(|a| {
+                let report = a.generate_report();
+                (report.total_allocated_bytes, report.total_capacity_bytes)
+            })
+            .unwrap_or_default();
+        MemoryUsage {
+            allocated_bytes,
+            reserved_bytes,
+            heaps: self.memory_budget(),
+        }
+    }
+
+    fn memory_budget(&self) -> Vec<HeapBudget> {
+        // SAFETY: a valid physical device.
+        let extensions = unsafe {
+            self.instance
+                .enumerate_device_extension_properties(self.physical_device)
+        }
+        .unwrap_or_default();
+        let supported = extensions
+            .iter()
+            .any(|e| e.extension_name_as_c_str() == Ok(ash::ext::memory_budget::NAME));
+        if !supported {
+            return Vec::new();
+        }
+        let mut budget = vk::PhysicalDeviceMemoryBudgetPropertiesEXT::default();
+        let mut properties = vk::PhysicalDeviceMemoryProperties2::default().push_next(&mut budget);
+        // SAFETY: the device supports the extension (a physical-device query
+        // needs no enabling); the chain is valid.
+        unsafe {
+            self.instance
+                .get_physical_device_memory_properties2(self.physical_device, &mut properties)
+        };
+        let heaps = properties
+            .memory_properties
+            .memory_heaps_as_slice()
+            .to_vec();
+        heaps
+            .iter()
+            .enumerate()
+            .filter(|(_, heap)| heap.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL))
+            .map(|(index, heap)| HeapBudget {
+                heap: index as u32,
+                size_bytes: heap.size,
+                usage_bytes: budget.heap_usage[index],
+                budget_bytes: budget.heap_budget[index],
+            })
+            .collect()
     }
 
     /// GPU objects (buffers, images, pipelines, owned handles) still holding

@@ -1,11 +1,14 @@
 //! GPU passes, one file each. The frame runs them in this order (see
-//! `Renderer::record`): upload, simulate, animate, cull, statistics, bounds
-//! (debug), draw.
+//! `Renderer::record`): upload, battle (battle demo), simulate, animate,
+//! cull, statistics, bounds (debug), draw, and the HUD over the result when
+//! the application gives one.
 
 pub mod animate;
+pub mod battle;
 pub mod bounds;
 pub mod cull;
 pub mod draw;
+pub mod hud;
 pub mod simulate;
 pub mod statistics;
 pub mod upload;

@@ -10,7 +10,8 @@
 //! the model's +Z forward); a unit at rest keeps its placement. The CPU sets
 //! velocities through commands (`World::set_velocities`); the GPU owns the
 //! placement from then on. Until some unit has been given a velocity nothing
-//! can move, and the pass records nothing.
+//! can move, and the pass records nothing. In a battle the battle pass moves
+//! the units instead, and this pass records nothing either.
 
 use std::mem::size_of;
 
@@ -57,7 +58,7 @@ impl SimulatePass {
                 "simulate: time step {dt} s is not a finite number ≥ 0"
             )));
         }
-        if !world.units.moving() {
+        if !world.units.moving() || world.battle.is_some() {
             return Ok(());
         }
         let b = &world.buffers;

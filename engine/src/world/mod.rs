@@ -6,11 +6,13 @@
 //! - [`buffers`]: the GPU buffers and their growth.
 //! - [`units`]: unit ids, the CPU's copy of what it owns, and the commands
 //!   waiting for the upload pass (`passes/upload.rs`).
+//! - [`battle`]: the battle demo's lanes, combat state and step clock.
 //!
 //! This module ties them together: the API the application calls, and an
 //! explicit readback of GPU-owned state for tools and tests (never on the
 //! frame's hot path: it waits for the GPU).
 
+pub mod battle;
 pub mod buffers;
 pub mod types;
 pub mod units;
@@ -25,11 +27,14 @@ use crate::anim::Controller;
 use crate::asset::{Asset, BoneEncoding};
 use crate::config::MAX_ROUTES;
 use crate::context::Context;
-use crate::gpu_types::{AnimParams, AnimState, UnitInfo, UnitMotion, UnitPlacement};
+use crate::gpu_types::{
+    AnimParams, AnimState, BattleCounts, LaneState, UnitCombat, UnitInfo, UnitMotion, UnitPlacement,
+};
 use crate::memory::{memory_barrier, submit_and_wait, transfer_to_host_barrier, Buffer};
 use crate::passes::cull::{CullBatch, CullTargets};
 use crate::Error;
 
+pub use battle::{Battle, BattleSetup, LaneSetup};
 pub use buffers::{Needed, WorldBuffers};
 pub use types::{LodRange, WorldType};
 pub use units::{PropPlacement, UnitId, UnitSpawn, UnitTable};
@@ -46,10 +51,21 @@ pub struct World {
     pub bounds_mesh: LodRange,
     pub buffers: WorldBuffers,
     pub units: UnitTable,
+    /// The battle, once started: the battle pass steps it.
+    pub battle: Option<Battle>,
     initial_states: Vec<AnimState>,
     /// A type's capacity grew: the type table and command templates must be
     /// uploaded again.
     pub tables_dirty: bool,
+}
+
+/// The battle's GPU state, read back for tools and tests.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BattleReadback {
+    pub combat: Vec<UnitCombat>,
+    pub counts: BattleCounts,
+    /// Both copies of the lane table, one after the other.
+    pub lanes: Vec<LaneState>,
 }
 
 /// GPU-owned unit state, read back for tools and tests.
@@ -87,6 +103,7 @@ impl World {
             types: packed.types,
             buffers,
             units: UnitTable::default(),
+            battle: None,
             tables_dirty: false,
         })
     }
@@ -215,66 +232,102 @@ impl World {
     pub fn read_unit_state(&self, ctx: &Context) -> Result<UnitStateReadback, Error> {
         let count = u64::from(self.unit_count());
         let b = &self.buffers;
-        let sources = [
-            (&b.unit_infos.buffer, 16),
-            (&b.unit_placements.buffer, 16),
-            (&b.unit_motions.buffer, 16),
-            (&b.anim_states.buffer, 16),
-            (&b.unit_routes.buffer, 4),
-        ];
-        let total: u64 = sources.iter().map(|(_, bytes)| bytes * count).sum();
-        let readback = Buffer::new(
+        let [infos, placements, motions, anim_states, routes] = read_buffers(
             ctx,
-            "unit state readback",
-            total.max(4),
-            vk::BufferUsageFlags::TRANSFER_DST,
-            MemoryLocation::GpuToCpu,
+            [
+                (&b.unit_infos.buffer, 16 * count),
+                (&b.unit_placements.buffer, 16 * count),
+                (&b.unit_motions.buffer, 16 * count),
+                (&b.anim_states.buffer, 16 * count),
+                (&b.unit_routes.buffer, 4 * count),
+            ],
         )?;
-        let copied = submit_and_wait(ctx, |cmd| {
-            // Every earlier frame's writes come before the copies.
-            let all = (
-                vk::PipelineStageFlags::ALL_COMMANDS,
-                vk::AccessFlags::MEMORY_WRITE,
-            );
-            let copy = (
-                vk::PipelineStageFlags::TRANSFER,
-                vk::AccessFlags::TRANSFER_READ,
-            );
-            memory_barrier(ctx, cmd, all, copy);
-            let mut offset = 0;
-            for (source, bytes) in sources {
-                let size = bytes * count;
-                if size > 0 {
-                    let region = vk::BufferCopy::default().dst_offset(offset).size(size);
-                    // SAFETY: both buffers hold `size` bytes at these offsets.
-                    unsafe {
-                        ctx.device
-                            .cmd_copy_buffer(cmd, source.raw, readback.raw, &[region])
-                    };
-                }
-                offset += size;
-            }
-            transfer_to_host_barrier(ctx, cmd);
-        });
-        let result = copied.and_then(|()| {
-            let bytes = readback
-                .mapped()
-                .ok_or_else(|| Error::Config("the readback buffer is not mapped".to_owned()))?;
-            let mut at = 0usize;
-            let mut take = |record: usize| {
-                let size = record * count as usize;
-                let slice = &bytes[at..at + size];
-                at += size;
-                slice
-            };
-            Ok(UnitStateReadback {
-                infos: bytemuck::pod_collect_to_vec(take(16)),
-                placements: bytemuck::pod_collect_to_vec(take(16)),
-                motions: bytemuck::pod_collect_to_vec(take(16)),
-                anim_states: bytemuck::pod_collect_to_vec(take(16)),
-                routes: bytemuck::pod_collect_to_vec(take(4)),
-            })
-        });
-        result
+        Ok(UnitStateReadback {
+            infos: bytemuck::pod_collect_to_vec(&infos),
+            placements: bytemuck::pod_collect_to_vec(&placements),
+            motions: bytemuck::pod_collect_to_vec(&motions),
+            anim_states: bytemuck::pod_collect_to_vec(&anim_states),
+            routes: bytemuck::pod_collect_to_vec(&routes),
+        })
     }
+
+    /// Starts a battle over the units spawned so far (see [`battle`]).
+    pub fn start_battle(&mut self, ctx: &Context, setup: &BattleSetup) -> Result<(), Error> {
+        self.battle = Some(Battle::new(ctx, setup, self.unit_count())?);
+        Ok(())
+    }
+
+    /// Reads the battle's GPU state back (`None` without a battle). Waits for
+    /// the GPU: for tools and tests, never per frame.
+    pub fn read_battle_state(&self, ctx: &Context) -> Result<Option<BattleReadback>, Error> {
+        let Some(battle) = &self.battle else {
+            return Ok(None);
+        };
+        let [combat, lanes] = read_buffers(
+            ctx,
+            [
+                (&battle.combat, battle.combat.size),
+                (&battle.lanes, battle.lanes.size),
+            ],
+        )?;
+        let head = battle::LANES_OFFSET as usize;
+        let lane_bytes = 2 * battle.lane_count as usize * std::mem::size_of::<LaneState>();
+        let combat_bytes = battle.unit_count as usize * std::mem::size_of::<UnitCombat>();
+        Ok(Some(BattleReadback {
+            combat: bytemuck::pod_collect_to_vec(&combat[..combat_bytes]),
+            counts: bytemuck::pod_read_unaligned(&lanes[..head]),
+            lanes: bytemuck::pod_collect_to_vec(&lanes[head..head + lane_bytes]),
+        }))
+    }
+}
+
+/// Copies the first `bytes` of each buffer into host memory, after every
+/// earlier submission's writes. Waits for the GPU.
+fn read_buffers<const N: usize>(
+    ctx: &Context,
+    sources: [(&Buffer, u64); N],
+) -> Result<[Vec<u8>; N], Error> {
+    let total: u64 = sources.iter().map(|(_, bytes)| bytes).sum();
+    let readback = Buffer::new(
+        ctx,
+        "state readback",
+        total.max(4),
+        vk::BufferUsageFlags::TRANSFER_DST,
+        MemoryLocation::GpuToCpu,
+    )?;
+    submit_and_wait(ctx, |cmd| {
+        // Every earlier frame's writes come before the copies.
+        let all = (
+            vk::PipelineStageFlags::ALL_COMMANDS,
+            vk::AccessFlags::MEMORY_WRITE,
+        );
+        let copy = (
+            vk::PipelineStageFlags::TRANSFER,
+            vk::AccessFlags::TRANSFER_READ,
+        );
+        memory_barrier(ctx, cmd, all, copy);
+        let mut offset = 0;
+        for (source, size) in sources {
+            if size > 0 {
+                let region = vk::BufferCopy::default().dst_offset(offset).size(size);
+                // SAFETY: the source holds `size` bytes and the readback
+                // buffer `offset + size`.
+                unsafe {
+                    ctx.device
+                        .cmd_copy_buffer(cmd, source.raw, readback.raw, &[region])
+                };
+            }
+            offset += size;
+        }
+        transfer_to_host_barrier(ctx, cmd);
+    })?;
+    let bytes = readback
+        .mapped()
+        .ok_or_else(|| Error::Config("the readback buffer is not mapped".to_owned()))?;
+    let mut at = 0usize;
+    Ok(sources.map(|(_, size)| {
+        let part = bytes[at..at + size as usize].to_vec();
+        at += size as usize;
+        part
+    }))
 }

@@ -2,7 +2,7 @@
 //! window or rendered headless to a PNG and a JSON report.
 //!
 //! ```text
-//! viewer                                        # window: drag to orbit, scroll to zoom
+//! viewer                                        # window: WASD, drag, scroll; H for the HUD
 //! viewer --headless --frames 60 --screenshot out.png --report out.json
 //! viewer --units 100000 --samples --camera overview
 //! ```
@@ -18,9 +18,10 @@ use horde::asset::BoneEncoding;
 use horde::context::{Context, ContextDesc, Tier};
 use horde::profiler::percentile;
 use horde::renderer::{DrawStats, Renderer};
+use horde_tools::camera_rig::SceneBounds;
 use horde_tools::crowd::{crowd_camera, crowd_scene, Battle, CameraPreset, CrowdOptions};
 use horde_tools::first_scene::{first_scene, first_scene_camera};
-use horde_tools::window::{run_window, WindowOptions};
+use horde_tools::window::{run_window, window_verdict, HudLine, WindowOptions};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum PresentMode {
@@ -292,6 +293,7 @@ fn main() -> Result<()> {
         PresentMode::Immediate => vk::PresentModeKHR::IMMEDIATE,
     };
     let (scene, camera) = scene_and_camera(&args)?;
+    let scene_bounds = SceneBounds::of_scene(&scene);
     let mut battle = Battle::new(args.seed, &scene);
     let report = run_window(WindowOptions {
         title: "horde".to_owned(),
@@ -301,8 +303,15 @@ fn main() -> Result<()> {
         context: context_desc(&args)?,
         scene,
         camera,
+        scene_bounds,
         script: Vec::new(),
-        on_frame: Some(Box::new(move |world, dt| battle.step(world, dt))),
+        on_frame: Some(Box::new(move |world, dt| {
+            battle.step(world, dt);
+            vec![HudLine {
+                label: "units alive".to_owned(),
+                value: world.live_units().to_string(),
+            }]
+        })),
     })
     .context("window run failed")?;
     log::info!(
@@ -310,5 +319,5 @@ fn main() -> Result<()> {
         report.frames_presented,
         report.device_name
     );
-    Ok(())
+    window_verdict(&report)
 }

@@ -111,9 +111,13 @@ pub fn generate(content: Content, seed: u64) -> Result<Generated, GenError> {
 }
 
 /// The committed default content set: what, from which seed, in which file.
-pub const DEFAULT_SET: [(Content, u64, &str); 7] = [
+pub const DEFAULT_SET: [(Content, u64, &str); 11] = [
     (Content::Unit(UnitKind::Knight), 2, "knight.glb"),
     (Content::Unit(UnitKind::Skeleton), 4, "skeleton.glb"),
+    (Content::Unit(UnitKind::Knight), 11, "knight_2.glb"),
+    (Content::Unit(UnitKind::Knight), 13, "knight_3.glb"),
+    (Content::Unit(UnitKind::Skeleton), 6, "skeleton_2.glb"),
+    (Content::Unit(UnitKind::Skeleton), 9, "skeleton_3.glb"),
     (Content::Prop(PropKind::Rock), 3, "rock.glb"),
     (Content::Prop(PropKind::Pillar), 4, "pillar.glb"),
     (Content::Prop(PropKind::Banner), 5, "banner.glb"),

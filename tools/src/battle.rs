@@ -1,0 +1,277 @@
+//! The battle demo's scene: two armies drawn up in lanes on opposite sides of
+//! a field of props, the battle set up over them, and the camera presets.
+//!
+//! Layout: each army stands in `lanes` files side by side along z, `ranks`
+//! deep along x; army 0 on the −x side facing +x, army 1 on the +x side
+//! facing −x, a gap of [`GAP`] metres between their front ranks. Unit ids are
+//! army 0's lanes in order, then army 1's, each lane front rank first: the
+//! layout the battle pass expects (`horde::world::battle`). The lanes are
+//! twice as many as the ranks are deep, so the front is wide and the armies
+//! meet along a long line.
+//!
+//! Variety: every unit has its own scale (±8 %), tint and hit points; the
+//! generated content's three knight variants (helmet, weapon, shield,
+//! proportions) fight in one army and its three skeleton variants in the
+//! other, mixed at random through the ranks; or the `--model` files do.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+use glam::Vec3;
+use horde::asset::{Asset, BoneEncoding};
+use horde::camera::Camera;
+use horde::gpu_types::{AnimParams, BattleRules};
+use horde::mesh::ground;
+use horde::scene::{rgba8, static_asset, Scene};
+use horde::world::{BattleSetup, LaneSetup, PropPlacement, UnitSpawn, World};
+use horde_bake::cache::CacheOptions;
+
+use crate::camera_rig::{preset_camera, Preset, SceneBounds};
+use crate::crowd::{generated_unit_types, prop_types, CrowdOptions, Rng};
+use crate::window::HudLine;
+
+/// Metres between the armies' front ranks when the battle begins.
+pub const GAP: f32 = 30.0;
+/// Units are scaled to stand this tall (before their ±8 % variety).
+const UNIT_HEIGHT: f32 = 1.8;
+/// Margin of open field around the armies, in metres.
+const MARGIN: f32 = 40.0;
+
+/// What the battle is made of.
+#[derive(Clone, Debug)]
+pub struct BattleOptions {
+    pub units: u32,
+    pub props: u32,
+    pub seed: u64,
+    pub encoding: BoneEncoding,
+    /// glTF or `.horde` files of the armies' unit types (army 0 takes the
+    /// first, army 1 the second, or both the only one); empty: the generated
+    /// knight and skeleton.
+    pub models: Vec<PathBuf>,
+    pub cache: CacheOptions,
+    pub rules: BattleRules,
+}
+
+/// The scene with its battle, and where things stand.
+pub struct BattleScene {
+    pub scene: Scene,
+    /// Files per army and their depth in ranks.
+    pub lanes_per_army: u32,
+    pub ranks: u32,
+    /// Half the field's size (x, z), in metres.
+    pub field_half_extent: f32,
+    /// Half the armies' extent across the field (z).
+    pub front_half_width: f32,
+}
+
+/// Files per army for `per_army` units: twice as wide as deep.
+fn lanes_for(per_army: u32) -> u32 {
+    ((per_army as f32 * 2.0).sqrt().ceil() as u32).clamp(1, per_army.max(1))
+}
+
+/// The generated variants of each army, by file stem in `assets/`.
+const ARMY_VARIANTS: [[&str; 3]; 2] = [
+    ["knight", "knight_2", "knight_3"],
+    ["skeleton", "skeleton_2", "skeleton_3"],
+];
+
+/// The unit types, and the range of them each army draws from.
+fn load_types(options: &BattleOptions) -> Result<(Vec<Asset>, [std::ops::Range<u32>; 2])> {
+    if options.models.is_empty() {
+        let names: Vec<&str> = ARMY_VARIANTS.iter().flatten().copied().collect();
+        let types = generated_unit_types(
+            &names,
+            &CrowdOptions {
+                units: options.units,
+                encoding: options.encoding,
+                samples: false,
+                seed: options.seed,
+                cache: options.cache.clone(),
+            },
+        )?;
+        return Ok((types, [0..3, 3..6]));
+    }
+    if options.models.len() > 2 {
+        bail!(
+            "--model was given {} times; a battle has two armies (give one or two)",
+            options.models.len()
+        );
+    }
+    let types = crate::crowd::models(&options.models, options.encoding, &options.cache)?;
+    let last = types.len() as u32 - 1;
+    Ok((types, [0..1, last..last + 1]))
+}
+
+/// Builds the armies, the props and the battle.
+pub fn battle_scene(options: &BattleOptions) -> Result<BattleScene> {
+    let (unit_types, army_types) = load_types(options)?;
+    let mut prop_types = prop_types(&options.cache)?;
+    let scattered_types = prop_types.len() as u32;
+    let mut rng = Rng::new(options.seed);
+    let spacing = options.rules.spacing;
+    let armies = [options.units.div_ceil(2), options.units / 2];
+    let lanes_per_army = lanes_for(armies[0]);
+    let ranks = armies[0].div_ceil(lanes_per_army);
+    let lane_z = |lane: u32| (lane as f32 - (lanes_per_army - 1) as f32 / 2.0) * spacing;
+    let mut units = Vec::with_capacity(options.units as usize);
+    let mut lanes = Vec::new();
+    let mut health = Vec::with_capacity(options.units as usize);
+    for (army, &count) in armies.iter().enumerate() {
+        let army = army as u32;
+        let types = army_types[army as usize].clone();
+        let (side, heading) = if army == 0 {
+            (-1.0, std::f32::consts::FRAC_PI_2)
+        } else {
+            (1.0, -std::f32::consts::FRAC_PI_2)
+        };
+        let colour = if army == 0 {
+            Vec3::new(0.55, 0.7, 1.0)
+        } else {
+            Vec3::new(1.0, 0.6, 0.5)
+        };
+        for lane in 0..lanes_per_army {
+            let in_lane = count / lanes_per_army + u32::from(lane < count % lanes_per_army);
+            if in_lane == 0 {
+                continue;
+            }
+            lanes.push(LaneSetup {
+                army,
+                home_z: lane_z(lane),
+                first_unit: units.len() as u32,
+                unit_count: in_lane,
+            });
+            for rank in 0..in_lane {
+                let unit_type = types.start + rng.below(types.len() as u32);
+                let height = unit_types[unit_type as usize].bounds.height.max(1e-3);
+                let x = side * (GAP / 2.0 + rank as f32 * spacing) + (rng.unit() - 0.5) * 0.4;
+                let z = lane_z(lane) + (rng.unit() - 0.5) * 0.4;
+                units.push(UnitSpawn {
+                    unit_type,
+                    team: army,
+                    position: Vec3::new(x, 0.0, z),
+                    heading,
+                    scale: UNIT_HEIGHT / height * (0.92 + 0.16 * rng.unit()),
+                    tint: rgba8(colour * (0.8 + 0.2 * rng.unit())),
+                    params: AnimParams::default(),
+                });
+                health.push(90 + rng.below(41) as i32);
+            }
+        }
+    }
+    let depth = GAP / 2.0 + ranks as f32 * spacing;
+    let front_half_width = lanes_per_army as f32 * spacing / 2.0;
+    let field_half_extent = depth.max(front_half_width) + MARGIN;
+    let mut props = Vec::with_capacity(options.props as usize + 1);
+    for _ in 0..options.props {
+        let prop_type = rng.below(scattered_types);
+        // Props stand on the flanks and behind the armies, never where
+        // units march.
+        let mut position = Vec3::new(
+            (rng.unit() * 2.0 - 1.0) * field_half_extent,
+            0.0,
+            (rng.unit() * 2.0 - 1.0) * field_half_extent,
+        );
+        if position.z.abs() < front_half_width + 4.0 {
+            let flank = front_half_width + 4.0 + rng.unit() * (MARGIN - 8.0);
+            position.z = if position.z < 0.0 { -flank } else { flank };
+        }
+        let height = prop_types[prop_type as usize].bounds.height.max(1e-3);
+        let scale = match prop_type {
+            3 => 6.0 / height,
+            _ => 1.0,
+        } * (0.8 + 0.4 * rng.unit());
+        props.push(PropPlacement {
+            prop_type,
+            position,
+            heading: rng.unit() * std::f32::consts::TAU,
+            scale,
+            tint: rgba8(Vec3::splat(0.85 + 0.15 * rng.unit())),
+        });
+    }
+    props.push(PropPlacement {
+        prop_type: prop_types.len() as u32,
+        position: Vec3::ZERO,
+        heading: 0.0,
+        scale: 1.0,
+        tint: rgba8(Vec3::new(0.36, 0.45, 0.24)),
+    });
+    prop_types.push(static_asset(
+        "field",
+        &ground(field_half_extent * 2.0 + 200.0, 16),
+    ));
+    Ok(BattleScene {
+        scene: Scene {
+            controllers: vec![None; unit_types.len()],
+            unit_types,
+            prop_types,
+            units,
+            props,
+            battle: Some(BattleSetup {
+                rules: options.rules,
+                lanes,
+                health,
+            }),
+        },
+        lanes_per_army,
+        ranks,
+        field_half_extent,
+        front_half_width,
+    })
+}
+
+/// Camera presets of the battle, as the window's number keys have them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum BattleCamera {
+    /// High up and to the side, the whole battle in view (`1`).
+    Overview,
+    /// Along the front line, from above one end of it (`2`).
+    Front,
+    /// At eye height behind the first army, looking at the front (`3`).
+    Ground,
+}
+
+impl BattleScene {
+    /// Where the units stand: the box the camera presets frame.
+    pub fn bounds(&self) -> SceneBounds {
+        SceneBounds::around(self.scene.units.iter().map(|unit| unit.position), 2.0)
+    }
+
+    /// The camera of `preset` for this battle (the window's number keys).
+    pub fn camera(&self, preset: BattleCamera) -> Camera {
+        let preset = match preset {
+            BattleCamera::Overview => Preset::Overview,
+            BattleCamera::Front => Preset::FrontLine,
+            BattleCamera::Ground => Preset::GroundLevel,
+        };
+        preset_camera(&self.bounds(), preset)
+    }
+}
+
+/// Advances the battle by the frame's (scaled) time and tells the HUD how it
+/// stands.
+pub fn battle_hud(world: &mut World, dt: f32) -> Vec<HudLine> {
+    let Some(battle) = world.battle.as_mut() else {
+        return Vec::new();
+    };
+    battle.advance(dt);
+    let line = |label: &str, value: String| HudLine {
+        label: label.to_owned(),
+        value,
+    };
+    let mut lines = vec![line("battle time", format!("{:.1} s", battle.seconds()))];
+    if let Some(stats) = battle.stats {
+        let alive = stats.counts.alive;
+        lines.push(line("blue army alive", alive[0].to_string()));
+        lines.push(line("red army alive", alive[1].to_string()));
+        lines.push(line("fighting", stats.counts.fighting.to_string()));
+        if alive[0] == 0 || alive[1] == 0 {
+            let winner = if alive[0] > 0 {
+                "blue army wins"
+            } else {
+                "red army wins"
+            };
+            lines.push(line("outcome", winner.to_owned()));
+        }
+    }
+    lines
+}

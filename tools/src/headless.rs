@@ -1,0 +1,232 @@
+//! The battle's headless stress run: simulate a number of fixed steps,
+//! render one frame per `render_every` steps offscreen, and report what the
+//! GPU and CPU spent and how the battle went.
+//!
+//! Every rendered frame records `render_every` battle steps before it and
+//! advances animation by the same time, so the outcome does not depend on how
+//! often frames are rendered, only on the seed and the step count. The
+//! battle's counts reach the CPU a frame or two late, without stalls; at the
+//! end the run waits for the frames in flight, so the report describes the
+//! last step simulated.
+
+use anyhow::Result;
+use ash::vk;
+use horde::context::{Context, MemoryUsage};
+use horde::gpu_types::{BattleCounts, BattleRules};
+use horde::profiler::{percentile, ScopeStats};
+use horde::renderer::{DrawStats, Renderer};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::battle::{BattleCamera, BattleScene};
+
+/// GPU memory a unit needs, in bytes, counted generously: its five state
+/// records (68 bytes), its battle record (24) and its instance-list entries.
+const BYTES_PER_UNIT: u64 = 128;
+
+/// The most units (or props) the device can hold: one dispatch's reach, and
+/// what half of the largest device-local heap's budget holds.
+pub fn unit_capacity(ctx: &Context) -> u64 {
+    let threads = 65_535 * u64::from(ctx.unit_workgroup_size());
+    let heap = ctx
+        .memory_usage()
+        .heaps
+        .iter()
+        .map(|heap| heap.budget_bytes.max(heap.size_bytes / 2))
+        .max();
+    heap.map_or(threads, |bytes| (bytes / 2 / BYTES_PER_UNIT).min(threads))
+}
+
+/// Refuses `units` the device cannot hold, suggesting a number it can.
+pub fn check_capacity(ctx: &Context, units: u64) -> Result<()> {
+    let limit = unit_capacity(ctx);
+    if units > limit {
+        anyhow::bail!(
+            "{} cannot hold {units} units (one dispatch and half its memory budget reach              {limit}); try --units {}",
+            ctx.device_name,
+            limit / 1000 * 1000
+        );
+    }
+    Ok(())
+}
+
+/// What a headless run does.
+#[derive(Clone, Debug)]
+pub struct HeadlessOptions {
+    /// Simulation steps.
+    pub steps: u32,
+    /// One frame is rendered per this many steps (the last may cover fewer).
+    pub render_every: u32,
+    pub width: u32,
+    pub height: u32,
+    pub camera: BattleCamera,
+    pub color_by_lod: bool,
+    pub lod_bias: f32,
+    /// Draw a progress bar on the terminal.
+    pub progress: bool,
+}
+
+/// The battle's state at one moment, for the report's timeline.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Sample {
+    pub step: u32,
+    pub seconds: f32,
+    pub alive: [u32; 2],
+    pub fighting: u32,
+}
+
+/// The headless run's report.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Report {
+    pub device: String,
+    pub driver: String,
+    pub tier: String,
+    pub encoding: String,
+    pub units: u32,
+    pub props: u32,
+    pub lanes_per_army: u32,
+    pub ranks: u32,
+    pub steps: u32,
+    pub step_seconds: f32,
+    pub render_every: u32,
+    pub frames_rendered: u32,
+    pub width: u32,
+    pub height: u32,
+    /// GPU milliseconds per pass over the frames after warm-up.
+    pub gpu_ms: Vec<ScopeStats>,
+    pub cpu_ms_median: f64,
+    pub cpu_ms_p95: f64,
+    pub cpu_ms_p99: f64,
+    /// Visible units and props per route in the last frame.
+    pub visible: DrawStats,
+    /// Living units per army over time, one sample per rendered frame.
+    pub timeline: Vec<Sample>,
+    /// The army left standing, once one is.
+    pub winner: Option<u32>,
+    /// Seconds of battle until the first unit stood within reach of an enemy.
+    pub first_contact_seconds: Option<f32>,
+    /// Seconds until one army was gone.
+    pub end_seconds: Option<f32>,
+    pub memory: MemoryUsage,
+}
+
+fn sample(step: u32, rules: &BattleRules, counts: &BattleCounts) -> Sample {
+    Sample {
+        step,
+        seconds: step as f32 * rules.step_seconds,
+        alive: counts.alive,
+        fighting: counts.fighting,
+    }
+}
+
+/// Appends the battle's latest counts to `timeline` if they are new.
+fn record(renderer: &Renderer, rules: &BattleRules, timeline: &mut Vec<Sample>) {
+    let stats = renderer.world.battle.as_ref().and_then(|b| b.stats);
+    if let Some(stats) = stats {
+        if timeline.last().is_none_or(|last| last.step < stats.step) {
+            timeline.push(sample(stats.step, rules, &stats.counts));
+        }
+    }
+}
+
+fn progress_bar(options: &HeadlessOptions) -> ProgressBar {
+    if !options.progress {
+        return ProgressBar::hidden();
+    }
+    let progress = ProgressBar::new(u64::from(options.steps));
+    progress.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} steps, {per_sec}, eta {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    progress
+}
+
+/// Runs the battle of `battle` headless; returns the report and the last
+/// frame's pixels.
+pub fn run_headless(
+    ctx: &Context,
+    battle: &BattleScene,
+    options: &HeadlessOptions,
+) -> Result<(Report, image::RgbaImage)> {
+    let extent = vk::Extent2D {
+        width: options.width,
+        height: options.height,
+    };
+    let camera = battle.camera(options.camera);
+    let (mut renderer, target) = Renderer::new_offscreen(ctx, &battle.scene, extent)?;
+    renderer.settings.color_by_lod = options.color_by_lod;
+    renderer.settings.lod_bias = options.lod_bias;
+    let rules = battle
+        .scene
+        .battle
+        .as_ref()
+        .map(|b| b.rules)
+        .unwrap_or_default();
+    let render_every = options.render_every.max(1);
+    let frames = options.steps.div_ceil(render_every);
+    let warmup = (frames / 4).min(30);
+    let progress = progress_bar(options);
+    let mut cpu_ms = Vec::new();
+    let mut timeline = Vec::new();
+    let mut done = 0;
+    for frame in 0..frames {
+        if frame == warmup {
+            // Forget the warm-up frames' times, those in flight too.
+            renderer.finish(ctx)?;
+            renderer.profiler.clear_history();
+        }
+        let steps = render_every.min(options.steps - done);
+        done += steps;
+        if let Some(battle) = renderer.world.battle.as_mut() {
+            battle.queue_steps(steps);
+        }
+        let last = frame + 1 == frames;
+        let dt = steps as f32 * rules.step_seconds;
+        renderer.render_offscreen(ctx, &target, &camera, dt, last)?;
+        if frame >= warmup {
+            cpu_ms.push(renderer.cpu_ms);
+        }
+        record(&renderer, &rules, &mut timeline);
+        progress.inc(u64::from(steps));
+    }
+    renderer.finish(ctx)?;
+    record(&renderer, &rules, &mut timeline);
+    progress.finish_and_clear();
+    let image = target.read_rgba()?;
+    cpu_ms.sort_by(f64::total_cmp);
+    let end = timeline
+        .iter()
+        .find(|s| s.alive[0] == 0 || s.alive[1] == 0)
+        .copied();
+    let report = Report {
+        device: ctx.device_name.clone(),
+        driver: ctx.driver_info.clone(),
+        tier: ctx.tier.name().to_owned(),
+        encoding: renderer.world.encoding.name().to_owned(),
+        units: renderer.world.live_units(),
+        props: renderer.world.prop_count(),
+        lanes_per_army: battle.lanes_per_army,
+        ranks: battle.ranks,
+        steps: options.steps,
+        step_seconds: rules.step_seconds,
+        render_every,
+        frames_rendered: frames,
+        width: options.width,
+        height: options.height,
+        gpu_ms: renderer.profiler.stats(),
+        cpu_ms_median: percentile(&cpu_ms, 0.5),
+        cpu_ms_p95: percentile(&cpu_ms, 0.95),
+        cpu_ms_p99: percentile(&cpu_ms, 0.99),
+        visible: renderer.stats.clone(),
+        winner: end.and_then(|s| match s.alive {
+            [0, 0] => None,
+            [0, _] => Some(1),
+            _ => Some(0),
+        }),
+        first_contact_seconds: timeline.iter().find(|s| s.fighting > 0).map(|s| s.seconds),
+        end_seconds: end.map(|s| s.seconds),
+        timeline,
+        memory: ctx.memory_usage(),
+    };
+    drop((renderer, target));
+    Ok((report, image))
+}
