@@ -25,7 +25,7 @@ use horde::gpu_types::BattleRules;
 use horde_bake::cache::CacheOptions;
 use horde_bake::output::OutputPath;
 use horde_tools::battle::{battle_hud, battle_scene, BattleCamera, BattleOptions, BattleScene};
-use horde_tools::headless::{check_capacity, run_headless, HeadlessOptions, Report};
+use horde_tools::headless::{check_capacity, run_headless, HeadlessOptions};
 use horde_tools::window::{run_window, window_verdict, WindowOptions};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
