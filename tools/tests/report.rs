@@ -1,5 +1,5 @@
-//! `viewer --headless --frames 1 --report`: the report describes the frame
-//! that was rendered (visible units per LOD, props, GPU times), though the
+//! `viewer --headless --frames 1 --report` (and 2): the report describes the
+//! frames that were rendered (visible units per LOD, props, GPU times), though the
 //! statistics reach the CPU frames late; the screenshot and the report are
 //! written, with validation on and silent.
 
@@ -8,13 +8,22 @@ use std::process::Command;
 
 #[test]
 fn a_one_frame_report_describes_that_frame() {
+    report_describes_the_frames("1");
+}
+
+#[test]
+fn a_two_frame_report_describes_those_frames() {
+    report_describes_the_frames("2");
+}
+
+fn report_describes_the_frames(frames: &str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let dir = root.join("target/test-output/viewer-report");
+    let dir = root.join(format!("target/test-output/viewer-report-{frames}"));
     let _ = std::fs::remove_dir_all(&dir);
     let report = dir.join("nested/report.json");
     let screenshot = dir.join("shot.png");
     let run = Command::new(env!("CARGO_BIN_EXE_viewer"))
-        .args(["--headless", "--frames", "1", "--units", "40"])
+        .args(["--headless", "--frames", frames, "--units", "40"])
         .args(["--width", "320", "--height", "180", "--validation"])
         .arg("--report")
         .arg(&report)
