@@ -51,9 +51,14 @@ fn report_describes_the_frames(frames: &str) {
         .sum();
     assert!(props > 0, "no visible props: {json}");
     let gpu = json["gpu_ms"].as_array().expect("gpu_ms");
-    assert!(
-        gpu.iter().any(|scope| scope["name"] == "frame"),
-        "no GPU times: {json}"
+    let frame = gpu
+        .iter()
+        .find(|scope| scope["name"] == "frame")
+        .unwrap_or_else(|| panic!("no GPU times: {json}"));
+    assert_eq!(
+        frame["samples"].as_u64().map(|n| n.to_string()).as_deref(),
+        Some(frames),
+        "GPU times of every frame: {json}"
     );
     let image = image::open(&screenshot).expect("the screenshot");
     assert_eq!((image.width(), image.height()), (320, 180));
