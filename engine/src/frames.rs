@@ -16,7 +16,7 @@
 use ash::vk;
 
 use crate::config::FRAMES_IN_FLIGHT;
-use crate::context::Context;
+use crate::context::{Context, InjectedFailure};
 use crate::owned::{CommandPool, DescriptorPool, Fence, Owned, Semaphore};
 use crate::Error;
 
@@ -106,10 +106,16 @@ impl Frames {
             .wait_dst_stage_mask(&wait_stages)
             .command_buffers(&cmds)
             .signal_semaphores(signal);
-        // SAFETY: the command buffer is fully recorded; the fence was waited on
-        // in `begin`, so it is unsignalled only between reset and submit.
+        // SAFETY: the command buffer is fully recorded.
+        unsafe { ctx.device.end_command_buffer(slot.cmd) }?;
+        if ctx.gpu.take_injected(InjectedFailure::Submit) {
+            // As a lost device would answer; the fence stays signalled, so
+            // nothing waits for a submission that never happened.
+            return Err(Error::DeviceLost);
+        }
+        // SAFETY: the fence was waited on in `begin`, so it is unsignalled
+        // only between reset and submit.
         unsafe {
-            ctx.device.end_command_buffer(slot.cmd)?;
             ctx.device.reset_fences(&[*slot.fence])?;
             ctx.device.queue_submit(ctx.queue, &[submit], *slot.fence)?;
         }

@@ -97,6 +97,33 @@ pub enum Error {
     /// The window system failed.
     #[error("window: {0}")]
     Window(String),
+    /// A fatal GPU error (device lost, out of memory) while rendering a frame,
+    /// with the crash marker: the last pass recorded before it.
+    #[error("{source} (frame {frame}, last pass recorded: {pass})")]
+    InFrame {
+        /// The error itself.
+        source: Box<Error>,
+        /// The frame being recorded or submitted.
+        frame: u64,
+        /// The crash marker (see `profiler.rs`).
+        pass: &'static str,
+    },
+}
+
+impl Error {
+    /// True for the errors a frame cannot recover from: the device was lost,
+    /// or device or host memory ran out.
+    pub fn is_fatal_gpu(&self) -> bool {
+        match self {
+            Error::DeviceLost | Error::OutOfMemory(_) | Error::InFrame { .. } => true,
+            Error::Vulkan(result) => matches!(
+                *result,
+                ash::vk::Result::ERROR_OUT_OF_DEVICE_MEMORY
+                    | ash::vk::Result::ERROR_OUT_OF_HOST_MEMORY
+            ),
+            _ => false,
+        }
+    }
 }
 
 impl From<ash::vk::Result> for Error {

@@ -10,6 +10,8 @@
 //! - Ticks are scaled by `timestampPeriod` to milliseconds. A history of recent
 //!   frames per scope gives the median and 95th percentile.
 //! - Devices without timestamps report "n/a" instead of numbers.
+//! - The name of the last scope opened is kept as a crash marker: a fatal
+//!   GPU error (device lost, out of device memory) names that pass.
 //! - Passes without a dependency between them may overlap on the GPU, and
 //!   then a scope's time includes some of its neighbour's. For measuring
 //!   passes one at a time, [`Profiler::serialize`] (or `HORDE_PROFILE_SERIAL=1`)
@@ -59,6 +61,9 @@ pub struct Profiler {
     history: BTreeMap<&'static str, Vec<f64>>,
     /// Each scope first waits for all earlier GPU work (see the module doc).
     pub serialize: bool,
+    /// The crash marker: the last scope opened, that is the last pass
+    /// recorded, named in fatal GPU errors.
+    last_opened: Option<&'static str>,
 }
 
 impl Profiler {
@@ -90,6 +95,7 @@ impl Profiler {
             last: Vec::new(),
             history: BTreeMap::new(),
             serialize: std::env::var("HORDE_PROFILE_SERIAL").is_ok_and(|v| v.trim() == "1"),
+            last_opened: None,
         }
     }
 
@@ -102,33 +108,44 @@ impl Profiler {
     /// its queries. Call at the start of the slot's command buffer.
     pub fn begin_frame(&mut self, ctx: &Context, cmd: vk::CommandBuffer, slot: usize) {
         self.current_slot = slot;
+        self.read_slot(ctx, slot);
         let Some(pool) = self.pool.as_deref().copied() else {
             return;
         };
         let first = slot as u32 * MAX_PROFILER_SCOPES * 2;
-        let names = std::mem::take(&mut self.slot_scopes[slot]);
-        if !names.is_empty() {
-            let mut ticks = vec![0u64; names.len() * 2];
-            // SAFETY: the queries were written by a submission whose fence has
-            // signalled, so they are available; the slice matches the count.
-            let read = unsafe {
-                ctx.device.get_query_pool_results(
-                    pool,
-                    first,
-                    &mut ticks,
-                    vk::QueryResultFlags::TYPE_64,
-                )
-            };
-            match read {
-                Ok(()) => self.record(&names, &ticks),
-                Err(err) => log::warn!("profiler: reading timestamps failed: {err}"),
-            }
-        }
         // SAFETY: outside any render pass, at the start of the command buffer.
         unsafe {
             ctx.device
                 .cmd_reset_query_pool(cmd, pool, first, MAX_PROFILER_SCOPES * 2)
         };
+    }
+
+    /// Reads the results the slot's last frame left, once; its fence must
+    /// have signalled. [`Profiler::begin_frame`] calls it, and so does the
+    /// renderer's `finish` for the frames still unread at the end of a run.
+    pub fn read_slot(&mut self, ctx: &Context, slot: usize) {
+        let Some(pool) = self.pool.as_deref().copied() else {
+            return;
+        };
+        let names = std::mem::take(&mut self.slot_scopes[slot]);
+        if names.is_empty() {
+            return;
+        }
+        let mut ticks = vec![0u64; names.len() * 2];
+        // SAFETY: the queries were written by a submission whose fence has
+        // signalled, so they are available; the slice matches the count.
+        let read = unsafe {
+            ctx.device.get_query_pool_results(
+                pool,
+                slot as u32 * MAX_PROFILER_SCOPES * 2,
+                &mut ticks,
+                vk::QueryResultFlags::TYPE_64,
+            )
+        };
+        match read {
+            Ok(()) => self.record(&names, &ticks),
+            Err(err) => log::warn!("profiler: reading timestamps failed: {err}"),
+        }
     }
 
     fn record(&mut self, names: &[&'static str], ticks: &[u64]) {
@@ -147,6 +164,7 @@ impl Profiler {
 
     /// Opens a named scope: a timestamp and a debug label.
     pub fn begin(&mut self, ctx: &Context, cmd: vk::CommandBuffer, name: &'static str) -> Scope {
+        self.last_opened = Some(name);
         ctx.begin_label(cmd, name);
         if self.serialize {
             let all = (
@@ -189,6 +207,12 @@ impl Profiler {
             };
         }
         ctx.end_label(cmd);
+    }
+
+    /// The last scope opened (the last pass recorded), if any: the crash
+    /// marker.
+    pub fn last_opened(&self) -> Option<&'static str> {
+        self.last_opened
     }
 
     /// `pass name -> ms` of the most recent completed frame; empty until the

@@ -26,7 +26,12 @@
 //! read without stalling, and resources whose last user has completed are
 //! released. Offscreen, the colour image is then copied to the readback
 //! buffer; in a window the frame is submitted with the acquire and present
-//! semaphores and presented.
+//! semaphores and presented. [`Renderer::finish`] waits for the frames in
+//! flight and reads what they left, for reports at the end of a run.
+//!
+//! A fatal GPU error (device lost, out of memory) from any call of a frame
+//! comes back as [`Error::InFrame`], naming the frame and the last pass
+//! recorded (the profiler's crash marker).
 
 use ash::vk;
 use glam::Vec3;
@@ -389,18 +394,22 @@ impl Renderer {
         dt: f32,
         capture: bool,
     ) -> Result<(), Error> {
-        let start = self.begin_frame(ctx)?;
-        let cpu_start = std::time::Instant::now();
-        self.record(ctx, &start, *target.framebuffer, target.extent, camera, dt)?;
-        if capture {
-            target.record_readback(ctx, start.cmd);
-        }
-        self.frames.submit(ctx, &start, &[], &[])?;
-        self.cpu_ms = cpu_start.elapsed().as_secs_f64() * 1e3;
-        if capture {
-            self.frames.wait_all(ctx)?;
-        }
-        Ok(())
+        let number = self.frames.number;
+        let rendered = (|| {
+            let start = self.begin_frame(ctx)?;
+            let cpu_start = std::time::Instant::now();
+            self.record(ctx, &start, *target.framebuffer, target.extent, camera, dt)?;
+            if capture {
+                target.record_readback(ctx, start.cmd);
+            }
+            self.frames.submit(ctx, &start, &[], &[])?;
+            self.cpu_ms = cpu_start.elapsed().as_secs_f64() * 1e3;
+            if capture {
+                self.frames.wait_all(ctx)?;
+            }
+            Ok(())
+        })();
+        rendered.map_err(|error| self.with_crash_marker(error, number))
     }
 
     /// Renders and presents one frame to the window.
@@ -411,44 +420,55 @@ impl Renderer {
         camera: &Camera,
         dt: f32,
     ) -> Result<WindowFrame, Error> {
-        if swapchain.is_empty() {
-            return Ok(WindowFrame::Skipped);
-        }
-        let start = self.begin_frame(ctx)?;
-        let acquire_semaphore = *self.frames.slots[start.slot].image_available;
-        let index = match swapchain.acquire(acquire_semaphore)? {
-            Acquired::Image(index) => index,
-            Acquired::Skip => {
-                // Nothing waits on this slot's work: close the command buffer
-                // and submit it so the slot's fence is signalled again.
-                self.frames.submit(ctx, &start, &[], &[])?;
+        let number = self.frames.number;
+        let rendered = (|| {
+            if swapchain.is_empty() {
                 return Ok(WindowFrame::Skipped);
             }
-        };
-        let framebuffer = *swapchain.framebuffers[index as usize];
-        let cpu_start = std::time::Instant::now();
-        self.record(ctx, &start, framebuffer, swapchain.extent, camera, dt)?;
-        let signal = [*swapchain.render_finished[index as usize]];
-        self.frames
-            .submit(ctx, &start, &[acquire_semaphore], &signal)?;
-        self.cpu_ms = cpu_start.elapsed().as_secs_f64() * 1e3;
-        Ok(if swapchain.present(ctx, index)? {
-            WindowFrame::PresentedNeedsRecreate
-        } else {
-            WindowFrame::Presented
-        })
+            let start = self.begin_frame(ctx)?;
+            let acquire_semaphore = *self.frames.slots[start.slot].image_available;
+            let index = match swapchain.acquire(acquire_semaphore)? {
+                Acquired::Image(index) => index,
+                Acquired::Skip => {
+                    // Nothing waits on this slot's work: close the command buffer
+                    // and submit it so the slot's fence is signalled again.
+                    self.frames.submit(ctx, &start, &[], &[])?;
+                    return Ok(WindowFrame::Skipped);
+                }
+            };
+            let framebuffer = *swapchain.framebuffers[index as usize];
+            let cpu_start = std::time::Instant::now();
+            self.record(ctx, &start, framebuffer, swapchain.extent, camera, dt)?;
+            let signal = [*swapchain.render_finished[index as usize]];
+            self.frames
+                .submit(ctx, &start, &[acquire_semaphore], &signal)?;
+            self.cpu_ms = cpu_start.elapsed().as_secs_f64() * 1e3;
+            Ok(if swapchain.present(ctx, index)? {
+                WindowFrame::PresentedNeedsRecreate
+            } else {
+                WindowFrame::Presented
+            })
+        })();
+        rendered.map_err(|error| self.with_crash_marker(error, number))
     }
 
-    /// Waits for the frames in flight and takes their statistics and battle
-    /// counts, so they describe the last frame recorded (for a report at the
-    /// end of a run, not per frame).
-    pub fn finish(&mut self, ctx: &Context) -> Result<(), Error> {
-        self.frames.wait_all(ctx)?;
-        for slot in 0..FRAMES_IN_FLIGHT as usize {
+    /// Waits for every submitted frame and reads what they left: the draw
+    /// statistics ([`Renderer::stats`]), the battle counts and the GPU times
+    /// of the profiler. All otherwise arrive `FRAMES_IN_FLIGHT` frames late,
+    /// so a run that stops without this describes frames before its last, or
+    /// none. Returns the statistics of the last frame rendered; rendering may
+    /// go on after.
+    pub fn finish(&mut self, ctx: &Context) -> Result<DrawStats, Error> {
+        let number = self.frames.number;
+        self.frames
+            .wait_all(ctx)
+            .map_err(|error| self.with_crash_marker(error, number))?;
+        // Oldest slot first, so the newest frame's results are read last.
+        for age in 0..u64::from(FRAMES_IN_FLIGHT) {
+            let slot = ((number + age) % u64::from(FRAMES_IN_FLIGHT)) as usize;
+            self.profiler.read_slot(ctx, slot);
             if let Some(stats) = self.statistics.take(slot, &self.world) {
-                if stats.frame >= self.stats.frame {
-                    self.stats = stats;
-                }
+                self.stats = stats;
             }
             if let (Some(stats), Some(battle)) = (self.battle.take(slot), &mut self.world.battle) {
                 if battle.stats.is_none_or(|last| stats.step >= last.step) {
@@ -456,7 +476,20 @@ impl Renderer {
                 }
             }
         }
-        Ok(())
+        Ok(self.stats.clone())
+    }
+
+    /// Adds the crash marker (the last pass recorded) to a fatal GPU error;
+    /// other errors pass unchanged.
+    fn with_crash_marker(&self, error: Error, frame: u64) -> Error {
+        if !error.is_fatal_gpu() || matches!(error, Error::InFrame { .. }) {
+            return error;
+        }
+        Error::InFrame {
+            source: Box::new(error),
+            frame,
+            pass: self.profiler.last_opened().unwrap_or("none"),
+        }
     }
 
     /// A renderer for `scene` and an offscreen target of `extent` to draw it

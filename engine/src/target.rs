@@ -263,24 +263,3 @@ impl Offscreen {
             .ok_or_else(|| Error::Config("readback buffer is too small".to_owned()))
     }
 }
-
-/// Writes an image as PNG atomically: a temporary file beside `path`, renamed
-/// over it once complete.
-pub fn write_png_atomic(image: &image::RgbaImage, path: &std::path::Path) -> Result<(), Error> {
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = path.with_file_name(format!(".{file_name}.{}.tmp", std::process::id()));
-    let io = |err: std::io::Error| Error::Io(format!("{}: {err}", path.display()));
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(io)?;
-    }
-    image
-        .save_with_format(&temp, image::ImageFormat::Png)
-        .map_err(|err| Error::Io(format!("{}: {err}", path.display())))?;
-    std::fs::rename(&temp, path).map_err(|err| {
-        let _ = std::fs::remove_file(&temp);
-        io(err)
-    })
-}

@@ -276,11 +276,13 @@ fn prop_bakes_and_round_trips() {
 }
 
 #[test]
-fn write_file_atomic_then_read_file() {
+fn write_through_output_path_then_read_file() {
     let baked = bake_sample("SimpleSkin/SimpleSkin.gltf", &[], &BakeOptions::default());
     let dir = scratch_dir("atomic");
     let path = dir.join("simple.horde");
-    asset::write_file_atomic(&path, &baked.asset).expect("write");
+    let bytes = asset::write(&baked.asset).expect("encode");
+    let output = bake::output::OutputPath::check(&path).expect("check");
+    output.write(&bytes).expect("write");
     assert_eq!(asset::read_file(&path).expect("read"), baked.asset);
     let leftovers = std::fs::read_dir(&dir).expect("dir").count();
     assert_eq!(leftovers, 1, "temporary file left behind");

@@ -170,6 +170,8 @@ pub fn run_headless(
     let mut done = 0;
     for frame in 0..frames {
         if frame == warmup {
+            // Forget the warm-up frames' times, those in flight too.
+            renderer.finish(ctx)?;
             renderer.profiler.clear_history();
         }
         let steps = render_every.min(options.steps - done);

@@ -7,6 +7,7 @@
 use anyhow::Context as _;
 use clap::Parser;
 use horde_asset::{self as asset, BoneEncoding};
+use horde_bake::output::OutputPath;
 use horde_bake::{self as bake, BakeOptions};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -35,6 +36,7 @@ struct Cli {
 fn main() -> anyhow::Result<()> {
     env_logger::init();
     let cli = Cli::parse();
+    let output = cli.output.as_ref().map(OutputPath::check).transpose()?;
     let libraries: Vec<&Path> = cli.animations.iter().map(PathBuf::as_path).collect();
     let mut results = Vec::new();
     for encoding in BoneEncoding::ALL {
@@ -93,10 +95,8 @@ fn main() -> anyhow::Result<()> {
         "results": results,
     });
     let text = serde_json::to_string_pretty(&document)?;
-    match &cli.output {
-        Some(path) => {
-            std::fs::write(path, text + "\n").with_context(|| path.display().to_string())?
-        }
+    match &output {
+        Some(output) => output.write((text + "\n").as_bytes())?,
         None => println!("{text}"),
     }
     Ok(())

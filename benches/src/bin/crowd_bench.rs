@@ -12,7 +12,7 @@
 //! crowd_bench --units 10000,100000,1000000,4000000 --out benches/results/crowd
 //! ```
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Context as _, Result};
@@ -22,6 +22,7 @@ use horde::asset::BoneEncoding;
 use horde::context::{Context, ContextDesc};
 use horde::profiler::{percentile, ScopeStats};
 use horde::renderer::{DrawStats, Renderer};
+use horde_bake::output::OutputPath;
 use horde_tools::crowd::{crowd_camera, crowd_scene, CameraPreset, CrowdOptions};
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -141,6 +142,8 @@ fn measure(
             for _ in 0..args.warmup {
                 renderer.render_offscreen(ctx, &target, &camera, dt, false)?;
             }
+            // Forget the warm-up frames' times, those in flight too.
+            renderer.finish(ctx)?;
             renderer.profiler.clear_history();
             let mut cpu_ms = Vec::with_capacity(args.frames as usize);
             for frame in 0..args.frames {
@@ -148,6 +151,8 @@ fn measure(
                 renderer.render_offscreen(ctx, &target, &camera, dt, last)?;
                 cpu_ms.push(renderer.cpu_ms);
             }
+            // Statistics and GPU times arrive frames late: wait for them.
+            let visible = renderer.finish(ctx)?;
             cpu_ms.sort_by(f64::total_cmp);
             let gpu_ms = renderer.profiler.stats();
             let cull_ms = median_of(&gpu_ms, "cull");
@@ -164,7 +169,7 @@ fn measure(
                 gpu_ms,
                 cpu_ms_median: percentile(&cpu_ms, 0.5),
                 cpu_ms_p95: percentile(&cpu_ms, 0.95),
-                visible: renderer.stats.clone(),
+                visible,
             });
         }
         Ok(measurements)
@@ -176,14 +181,28 @@ fn measure(
 /// A font for the plot's text, from the usual place on Debian and Ubuntu.
 const FONT: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 
-fn plot(results: &Results, path: &Path) -> Result<()> {
+/// The plot's size in pixels.
+const PLOT_SIZE: (u32, u32) = (1200, 520);
+
+/// Draws the plot of `results` and writes it to `output`.
+fn plot(results: &Results, output: &OutputPath) -> Result<()> {
+    let mut pixels = vec![0u8; (PLOT_SIZE.0 * PLOT_SIZE.1 * 3) as usize];
+    draw_plot(results, &mut pixels)?;
+    let image = image::RgbImage::from_raw(PLOT_SIZE.0, PLOT_SIZE.1, pixels)
+        .ok_or_else(|| anyhow::anyhow!("the plot buffer does not match its size"))?;
+    output.write_image(&image::DynamicImage::ImageRgb8(image).into_rgba8())?;
+    Ok(())
+}
+
+/// Draws the plot of `results` into RGB8 `pixels` of [`PLOT_SIZE`].
+fn draw_plot(results: &Results, pixels: &mut [u8]) -> Result<()> {
     let font = std::fs::read(FONT).with_context(|| {
         format!("reading the plot font {FONT} (apt-get install fonts-dejavu-core)")
     })?;
     let font: &'static [u8] = Box::leak(font.into_boxed_slice());
     plotters::style::register_font("sans-serif", FontStyle::Normal, font)
         .map_err(|_| anyhow::anyhow!("{FONT} is not a usable font"))?;
-    let root = BitMapBackend::new(path, (1200, 520)).into_drawing_area();
+    let root = BitMapBackend::with_buffer(pixels, PLOT_SIZE).into_drawing_area();
     root.fill(&WHITE)?;
     let (left, right) = root.split_horizontally(640);
     let sweep: Vec<&Measurement> = results.sweep.iter().collect();
@@ -270,9 +289,9 @@ fn main() -> Result<()> {
             std::fs::read_to_string(json).with_context(|| format!("reading {}", json.display()))?;
         let results: Results =
             serde_json::from_str(&text).with_context(|| format!("parsing {}", json.display()))?;
-        let png = json.with_extension("png");
+        let png = OutputPath::check_image(json.with_extension("png"))?;
         plot(&results, &png)?;
-        println!("wrote {}", png.display());
+        println!("wrote {png}");
         return Ok(());
     }
     if args.units.is_empty() || args.units.iter().any(|&n| n == 0 || n > 16_000_000) {
@@ -282,6 +301,9 @@ fn main() -> Result<()> {
     if let Some(device) = &args.device {
         desc.device = Some(device.clone());
     }
+    // Checked before the sweep, so a bad folder fails now, not after it.
+    let json_output = OutputPath::check(args.out.join("crowd.json"))?;
+    let plot_output = OutputPath::check_image(args.out.join("crowd.png"))?;
     let mut ctx = Context::new(&desc)?;
     let result = (|| -> Result<Results> {
         let mut sweep = Vec::new();
@@ -353,13 +375,8 @@ fn main() -> Result<()> {
     })();
     drop(ctx);
     let results = result?;
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("creating {}", args.out.display()))?;
-    let json_path = args.out.join("crowd.json");
-    std::fs::write(&json_path, serde_json::to_string_pretty(&results)?)
-        .with_context(|| format!("writing {}", json_path.display()))?;
-    let plot_path = args.out.join("crowd.png");
-    if let Err(err) = plot(&results, &plot_path) {
+    json_output.write(serde_json::to_string_pretty(&results)?.as_bytes())?;
+    if let Err(err) = plot(&results, &plot_output) {
         log::warn!("plot not written: {err}");
     }
     for m in &results.sweep {
@@ -382,6 +399,6 @@ fn main() -> Result<()> {
             c.units, c.what, c.baseline, c.draw_ratio, c.measured_draw_ms, c.baseline_draw_ms
         );
     }
-    println!("wrote {} and {}", json_path.display(), plot_path.display());
+    println!("wrote {json_output} and {plot_output}");
     Ok(())
 }

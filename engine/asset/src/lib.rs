@@ -80,7 +80,7 @@ mod write;
 use bytemuck::{Pod, Zeroable};
 
 pub use read::{read, read_file, section_table, SectionInfo};
-pub use write::{write, write_file_atomic};
+pub use write::write;
 
 /// File signature, the first eight bytes of every `.horde` file.
 pub const MAGIC: [u8; 8] = *b"HORDEAST";

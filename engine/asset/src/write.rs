@@ -4,9 +4,6 @@ use super::{
     fnv1a32, tag, Asset, AssetError, AssetKind, Bounds, ErrorReport, ErrorStat, MeshLod,
     HEADER_SIZE, MAGIC, NO_TEXTURE, SECTION_ENTRY_SIZE, VERSION,
 };
-use std::io::{self, Write as _};
-use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Little-endian byte sink for one section body.
 #[derive(Default)]
@@ -189,44 +186,4 @@ fn serialize(asset: &Asset) -> Vec<u8> {
     let checksum = fnv1a32(&bytes[HEADER_SIZE..]);
     bytes[24..28].copy_from_slice(&checksum.to_le_bytes());
     bytes
-}
-
-/// Writes `asset` to `path` atomically: the bytes go to a temporary file in the
-/// same directory, which is flushed and then renamed over `path`, so a reader
-/// never sees a half-written file. The temporary name is unique per process and
-/// call, so concurrent writers of one path (threads or processes) never share a
-/// temporary file; the last rename wins and every rename publishes a whole file.
-pub fn write_file_atomic(path: impl AsRef<Path>, asset: &Asset) -> Result<(), AssetError> {
-    let path = path.as_ref();
-    let io_error = |source: io::Error| AssetError::Io {
-        path: path.display().to_string(),
-        source,
-    };
-    let bytes = write(asset).map_err(|source| AssetError::InFile {
-        path: path.display().to_string(),
-        source: Box::new(source),
-    })?;
-    let file_name = path.file_name().ok_or_else(|| {
-        io_error(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "not a file path",
-        ))
-    })?;
-    let mut temp_name = std::ffi::OsString::from(".");
-    temp_name.push(file_name);
-    static NEXT_WRITE: AtomicU64 = AtomicU64::new(0);
-    let call = NEXT_WRITE.fetch_add(1, Ordering::Relaxed);
-    temp_name.push(format!(".{}.{call}.tmp", std::process::id()));
-    let temp_path = path.with_file_name(temp_name);
-    let result = (|| {
-        let mut file = std::fs::File::create(&temp_path)?;
-        file.write_all(&bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&temp_path, path)
-    })();
-    if result.is_err() {
-        // Best effort: the temporary file is garbage whether or not it was created.
-        let _ = std::fs::remove_file(&temp_path);
-    }
-    result.map_err(io_error)
 }

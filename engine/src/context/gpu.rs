@@ -3,6 +3,7 @@
 //! GPU object. The last holder to drop destroys them in order: the allocator,
 //! the device, then the instance (see the `context` module doc, "Lifetime").
 
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, Allocator};
@@ -24,11 +25,38 @@ pub struct Gpu {
     pub(super) allocator: Mutex<Option<Allocator>>,
     /// Dropped after `Gpu::drop` has destroyed the device.
     pub(super) instance: Instance,
+    /// The failure a test asked for ([`InjectedFailure`] as a number, 0 for
+    /// none); see [`Context::fail_next`](super::Context::fail_next).
+    pub(super) injected_failure: AtomicU8,
+}
+
+/// A failure [`Context::fail_next`](super::Context::fail_next) makes happen:
+/// a test-only hook for the fatal-error paths no real device can be made to
+/// take on demand.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum InjectedFailure {
+    /// The next memory allocation fails as out of device memory.
+    Allocation = 1,
+    /// The next frame submission fails as `VK_ERROR_DEVICE_LOST`, and
+    /// nothing is submitted.
+    Submit = 2,
 }
 
 impl Gpu {
+    /// Whether `failure` was injected, clearing it if so.
+    pub(crate) fn take_injected(&self, failure: InjectedFailure) -> bool {
+        self.injected_failure
+            .compare_exchange(failure as u8, 0, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+
     /// Allocates memory.
     pub fn allocate(&self, desc: &AllocationCreateDesc) -> Result<Allocation, AllocationError> {
+        if self.take_injected(InjectedFailure::Allocation) {
+            return Err(AllocationError::OutOfMemory);
+        }
         let mut allocator = self
             .allocator
             .lock()

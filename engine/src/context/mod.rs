@@ -55,6 +55,7 @@ mod gpu;
 mod instance;
 
 use std::ffi::{CStr, CString};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use ash::vk;
@@ -64,6 +65,8 @@ use crate::Error;
 use device::{candidates, choose_tier, desktop_shortfall, pick_device, Candidate};
 pub use device::{Limits, Tier};
 pub use gpu::Gpu;
+#[doc(hidden)]
+pub use gpu::InjectedFailure;
 use instance::Instance;
 pub use instance::ValidationCounts;
 
@@ -235,6 +238,7 @@ impl Context {
             device,
             allocator: Mutex::new(None),
             instance,
+            injected_failure: AtomicU8::new(0),
         };
         let allocator = Allocator::new(&AllocatorCreateDesc {
             instance: vk_instance.clone(),
@@ -267,6 +271,15 @@ impl Context {
         };
         context.set_name(context.queue, "main queue");
         Ok(context)
+    }
+
+    /// Test-only hook: makes the next allocation or frame submission fail
+    /// (see [`InjectedFailure`]), so tests can drive the fatal-error paths.
+    #[doc(hidden)]
+    pub fn fail_next(&self, failure: InjectedFailure) {
+        self.gpu
+            .injected_failure
+            .store(failure as u8, Ordering::Release);
     }
 
     /// Threads per workgroup of the per-unit compute passes on this tier.

@@ -10,14 +10,15 @@
 //! - Location: `HORDE_CACHE_DIR`, else `$XDG_CACHE_HOME/horde`, else
 //!   `~/.cache/horde`, else `target/horde-cache` in the checkout this crate was
 //!   built in; [`CacheOptions::dir`] overrides all of them.
-//! - Entries are written through a uniquely named temporary file in the cache
-//!   directory and renamed into place, so concurrent bakes of one entry each
-//!   publish a complete file and a reader never sees half of one.
+//! - Entries are written through [`OutputPath`] (a uniquely named temporary
+//!   file in the cache directory, renamed into place), so concurrent bakes of
+//!   one entry each publish a complete file and a reader never sees half of one.
 //! - An entry that cannot be read or fails the `.horde` reader's checks is
 //!   rebaked (with a warning) and replaced. A failure to write an entry is a
 //!   warning too: the caller still gets its asset.
 //! - A `.horde` file given to a tool is read as it is, never cached.
 
+use crate::output::OutputPath;
 use crate::{asset_name, bake_prop, bake_unit, BakeError, BakeOptions};
 use horde_asset::{Asset, AssetKind};
 use sha2::{Digest, Sha256};
@@ -178,10 +179,12 @@ fn load(
         log::warn!("unusable cache entry, rebaking: {reason}");
     }
     let asset = bake()?;
-    let written = std::fs::create_dir_all(cache_dir(cache))
+    let written = horde_asset::write(&asset)
         .map_err(|error| error.to_string())
-        .and_then(|()| {
-            horde_asset::write_file_atomic(&entry, &asset).map_err(|error| error.to_string())
+        .and_then(|bytes| {
+            OutputPath::check(&entry)
+                .and_then(|output| output.write(&bytes))
+                .map_err(|error| error.to_string())
         });
     if let Err(error) = written {
         log::warn!("cannot write cache entry {}: {error}", entry.display());

@@ -22,14 +22,20 @@
 //!
 //! A prop ([`bake_prop`]) skips 2, 3, 5 and 6: one implicit bone, world-space
 //! vertices, a bounding sphere over the mesh.
+//!
+//! Every file the tools write goes through [`output`], which never damages
+//! what is at the path and never leaves a temporary file behind.
 
 pub mod cache;
 pub mod encode;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod gen;
 pub mod ground_speed;
 pub mod import;
 pub mod inspect;
 pub mod lod;
+pub mod output;
 pub mod report;
 pub mod sample;
 pub mod source;
@@ -204,6 +210,12 @@ fn check_options(options: &BakeOptions) -> Result<(), BakeError> {
             horde_asset::MAX_LODS
         )));
     }
+    if !(options.lod_target_error.is_finite() && options.lod_target_error >= 0.0) {
+        return Err(BakeError::Options(format!(
+            "LOD error {} (expected a number >= 0)",
+            options.lod_target_error
+        )));
+    }
     if options.texture_width == 0 || options.texture_width > horde_asset::MAX_TEXTURE_SIDE {
         return Err(BakeError::Options(format!(
             "texture width {} (expected 1..={})",
@@ -355,6 +367,9 @@ fn extreme_displacements(
         .collect()
 }
 
+/// How a caught panic is reported (the fuzzers look for it).
+pub(crate) const INTERNAL_ERROR: &str = "internal error while baking this file (please report it)";
+
 /// Runs `work`, turning a panic (a bug here or in a dependency) into an error
 /// naming the file: the last guard, behind the checks of [`source`].
 fn guarded<T>(path: &Path, work: impl FnOnce() -> Result<T, BakeError>) -> Result<T, BakeError> {
@@ -366,7 +381,7 @@ fn guarded<T>(path: &Path, work: impl FnOnce() -> Result<T, BakeError>) -> Resul
             .unwrap_or_default();
         Err(BakeError::Input {
             path: path.display().to_string(),
-            message: format!("internal error while baking this file (please report it): {what}"),
+            message: format!("{INTERNAL_ERROR}: {what}"),
         })
     })
 }

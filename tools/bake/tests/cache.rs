@@ -136,7 +136,9 @@ fn horde_files_are_read_as_they_are() {
     let cache = cache_in(&dir);
     let baked = load_unit(&input, &[], &BakeOptions::default(), &cache).expect("bake");
     let file = dir.join("strip.horde");
-    horde_asset::write_file_atomic(&file, &baked.asset).expect("write");
+    let bytes = horde_asset::write(&baked.asset).expect("encode");
+    let output = horde_bake::output::OutputPath::check(&file).expect("check");
+    output.write(&bytes).expect("write");
     let read = load_unit(&file, &[], &BakeOptions::default(), &cache).expect("read");
     assert_eq!(read.outcome, CacheOutcome::Read);
     assert_eq!(read.asset, baked.asset);

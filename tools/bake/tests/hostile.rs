@@ -45,7 +45,10 @@ fn bake_cli_fails(input: &Path) -> String {
     let leftovers: Vec<PathBuf> = std::fs::read_dir(input.parent().expect("folder"))
         .expect("list")
         .map(|entry| entry.expect("entry").path())
-        .filter(|path| path.to_string_lossy().ends_with(".tmp"))
+        .filter(|path| {
+            path.to_string_lossy()
+                .ends_with(horde_bake::output::TEMP_SUFFIX)
+        })
         .collect();
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
     stderr

@@ -22,10 +22,10 @@ use clap::{Parser, ValueEnum};
 use horde::asset::BoneEncoding;
 use horde::context::{Context, ContextDesc, Tier};
 use horde::gpu_types::BattleRules;
-use horde::target::write_png_atomic;
 use horde_bake::cache::CacheOptions;
+use horde_bake::output::OutputPath;
 use horde_tools::battle::{battle_hud, battle_scene, BattleCamera, BattleOptions, BattleScene};
-use horde_tools::headless::{check_capacity, run_headless, HeadlessOptions, Report};
+use horde_tools::headless::{check_capacity, run_headless, HeadlessOptions};
 use horde_tools::window::{run_window, window_verdict, WindowOptions};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -53,7 +53,8 @@ enum TierArg {
 #[derive(Debug, Parser)]
 #[command(
     version,
-    about = "horde battle: two armies march, clash, fight and fall, simulated and drawn on the GPU"
+    about = "horde battle: two armies march, clash, fight and fall, simulated and drawn on the GPU",
+    allow_negative_numbers = true
 )]
 struct Args {
     /// Units in the two armies together.
@@ -92,7 +93,7 @@ struct Args {
     /// Headless: render one frame per this many steps.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     render_every: u32,
-    /// Headless: where to write the last frame (PNG).
+    /// Headless: where to write the last frame (.png, .jpg or .jpeg).
     #[arg(long)]
     screenshot: Option<PathBuf>,
     /// Headless: where to write the report (JSON).
@@ -168,16 +169,14 @@ impl Args {
     }
 }
 
-fn write_report(report: &Report, path: &std::path::Path) -> Result<()> {
-    let json = serde_json::to_string_pretty(report)?;
-    let temp = path.with_extension("json.tmp");
-    std::fs::write(&temp, json).with_context(|| format!("writing {}", path.display()))?;
-    std::fs::rename(&temp, path).with_context(|| format!("writing {}", path.display()))?;
-    println!("wrote {}", path.display());
-    Ok(())
-}
-
 fn headless(args: &Args) -> Result<()> {
+    // Checked before any work, so a bad path fails now, not after the battle.
+    let screenshot = args
+        .screenshot
+        .as_ref()
+        .map(OutputPath::check_image)
+        .transpose()?;
+    let report_output = args.report.as_ref().map(OutputPath::check).transpose()?;
     let battle = args.battle()?;
     let ctx = Context::new(&args.context_desc())?;
     let options = HeadlessOptions {
@@ -215,12 +214,13 @@ fn headless(args: &Args) -> Result<()> {
             report.winner
         );
     }
-    if let Some(path) = &args.screenshot {
-        write_png_atomic(&image, path)?;
-        println!("wrote {}", path.display());
+    if let Some(output) = &screenshot {
+        output.write_image(&image)?;
+        println!("wrote {output}");
     }
-    if let Some(path) = &args.report {
-        write_report(&report, path)?;
+    if let Some(output) = &report_output {
+        output.write(serde_json::to_string_pretty(&report)?.as_bytes())?;
+        println!("wrote {output}");
     }
     if !leaks.is_empty() {
         bail!("leaked GPU allocations: {leaks:?}");
@@ -240,6 +240,9 @@ fn main() -> Result<()> {
     let args = Args::parse();
     if args.headless {
         return headless(&args).context("headless battle failed");
+    }
+    if args.screenshot.is_some() || args.report.is_some() {
+        bail!("--screenshot and --report are written by headless runs: add --headless");
     }
     let present_mode = match args.present_mode {
         PresentMode::Fifo => vk::PresentModeKHR::FIFO,

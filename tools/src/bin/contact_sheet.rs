@@ -8,6 +8,7 @@
 //! ```
 
 use horde_bake::cache::CacheOptions;
+use horde_bake::output::OutputPath;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context as _, Result};
@@ -21,17 +22,17 @@ use horde::context::{Context, ContextDesc};
 use horde::gpu_types::{AnimParams, AnimStateDef};
 use horde::renderer::Renderer;
 use horde::scene::{rgba8, Scene};
-use horde::target::write_png_atomic;
 use horde::world::UnitSpawn;
 use horde_tools::crowd::{unit_types, CrowdOptions};
 
 #[derive(Debug, Parser)]
 #[command(
     version,
-    about = "Render a contact sheet of every generated unit type in every clip"
+    about = "Render a contact sheet of every generated unit type in every clip",
+    allow_negative_numbers = true
 )]
 struct Args {
-    /// Output PNG.
+    /// Output image (.png, .jpg or .jpeg).
     #[arg(short, long, default_value = "contact_sheet.png")]
     output: PathBuf,
     /// Width of one tile in pixels.
@@ -65,6 +66,7 @@ const DRAW_DISTANCE: f32 = 20.0;
 fn main() -> Result<()> {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
     let args = Args::parse();
+    let output = OutputPath::check_image(&args.output)?;
     let types = unit_types(&CrowdOptions {
         units: 0,
         encoding: BoneEncoding::Mat3x4F32,
@@ -207,7 +209,7 @@ fn main() -> Result<()> {
             validation.messages()
         );
     }
-    write_png_atomic(&sheet, &args.output)?;
+    output.write_image(&sheet)?;
     let names: Vec<&str> = types.iter().map(|t| t.name.as_str()).collect();
     println!(
         "wrote {} ({}x{}): columns {names:?}, rows = clips in baked order, poses at {PHASES:?} of each clip",

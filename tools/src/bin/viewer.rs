@@ -8,6 +8,7 @@
 //! ```
 
 use horde_bake::cache::CacheOptions;
+use horde_bake::output::OutputPath;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context as _, Result};
@@ -17,7 +18,6 @@ use horde::asset::BoneEncoding;
 use horde::context::{Context, ContextDesc, Tier};
 use horde::profiler::percentile;
 use horde::renderer::{DrawStats, Renderer};
-use horde::target::write_png_atomic;
 use horde_tools::camera_rig::SceneBounds;
 use horde_tools::crowd::{crowd_camera, crowd_scene, Battle, CameraPreset, CrowdOptions};
 use horde_tools::first_scene::{first_scene, first_scene_camera};
@@ -42,7 +42,8 @@ enum Encoding {
 #[derive(Debug, Parser)]
 #[command(
     version,
-    about = "horde viewer: a GPU-driven crowd in a window, or headless to PNG and JSON"
+    about = "horde viewer: a GPU-driven crowd in a window, or headless to PNG and JSON",
+    allow_negative_numbers = true
 )]
 struct Args {
     /// Render offscreen instead of opening a window.
@@ -51,7 +52,7 @@ struct Args {
     /// Frames to render headless (animation advances 1/30 s per frame).
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     frames: u32,
-    /// Where to write the last headless frame as PNG.
+    /// Where to write the last headless frame: .png, .jpg or .jpeg.
     #[arg(long)]
     screenshot: Option<PathBuf>,
     /// Where to write the headless run's report (GPU ms per pass, CPU ms, visible units) as JSON.
@@ -121,6 +122,9 @@ fn context_desc(args: &Args) -> Result<ContextDesc> {
 }
 
 fn check_args(args: &Args) -> Result<()> {
+    if !args.headless && (args.screenshot.is_some() || args.report.is_some()) {
+        bail!("--screenshot and --report are written by headless runs: add --headless");
+    }
     if !(args.lod_bias.is_finite() && args.lod_bias > 0.0) {
         bail!(
             "--lod-bias must be a positive number, not {}",
@@ -178,6 +182,13 @@ struct Report {
 }
 
 fn run_headless(args: &Args) -> Result<()> {
+    // Checked before any work, so a bad path fails now, not after the frames.
+    let screenshot = args
+        .screenshot
+        .as_ref()
+        .map(OutputPath::check_image)
+        .transpose()?;
+    let report_output = args.report.as_ref().map(OutputPath::check).transpose()?;
     let (scene, camera) = scene_and_camera(args)?;
     let ctx = Context::new(&context_desc(args)?)?;
     let extent = vk::Extent2D {
@@ -196,6 +207,8 @@ fn run_headless(args: &Args) -> Result<()> {
             let warmup = (args.frames / 4).min(30);
             for frame in 0..args.frames {
                 if frame == warmup {
+                    // Forget the warm-up frames' times, those in flight too.
+                    renderer.finish(&ctx)?;
                     renderer.profiler.clear_history();
                 }
                 battle.step(&mut renderer.world, dt);
@@ -205,9 +218,9 @@ fn run_headless(args: &Args) -> Result<()> {
                     cpu_ms.push(renderer.cpu_ms);
                 }
             }
-            // Statistics arrive a few frames late: two empty-handed frames
-            // would change the picture, so read what the last frames left.
-            let stats = renderer.stats.clone();
+            // Statistics and GPU times arrive frames late: wait for them, so
+            // the report describes the frames that were rendered.
+            let stats = renderer.finish(&ctx)?;
             for (name, ms) in renderer.profiler.last_frame() {
                 log::info!("gpu {name}: {ms:.3} ms");
             }
@@ -216,18 +229,15 @@ fn run_headless(args: &Args) -> Result<()> {
                 stats.units_per_lod,
                 stats.props_visible()
             );
-            if let Some(path) = &args.screenshot {
+            if let Some(output) = &screenshot {
                 let image = target.read_rgba()?;
-                write_png_atomic(&image, path)?;
+                output.write_image(&image)?;
                 println!(
-                    "wrote {} ({}x{}, {} frames)",
-                    path.display(),
-                    extent.width,
-                    extent.height,
-                    args.frames
+                    "wrote {output} ({}x{}, {} frames)",
+                    extent.width, extent.height, args.frames
                 );
             }
-            if let Some(path) = &args.report {
+            if let Some(output) = &report_output {
                 cpu_ms.sort_by(f64::total_cmp);
                 let report = Report {
                     device: ctx.device_name.clone(),
@@ -245,12 +255,8 @@ fn run_headless(args: &Args) -> Result<()> {
                     visible: stats,
                 };
                 let json = serde_json::to_string_pretty(&report)?;
-                let temp = path.with_extension("json.tmp");
-                std::fs::write(&temp, json)
-                    .with_context(|| format!("writing {}", temp.display()))?;
-                std::fs::rename(&temp, path)
-                    .with_context(|| format!("writing {}", path.display()))?;
-                println!("wrote {}", path.display());
+                output.write(json.as_bytes())?;
+                println!("wrote {output}");
             }
             Ok(())
         })();

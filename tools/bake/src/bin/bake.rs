@@ -9,6 +9,7 @@
 use anyhow::{bail, Context as _};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use horde_asset::BoneEncoding;
+use horde_bake::output::OutputPath;
 use horde_bake::{self as bake, BakeOptions, ClipSelection, TwoBoneMethod};
 use std::path::PathBuf;
 
@@ -19,6 +20,7 @@ use std::path::PathBuf;
     about = "Bake glTF 2.0 characters and props into .horde crowd assets"
 )]
 #[command(args_conflicts_with_subcommands = true)]
+#[command(allow_negative_numbers = true)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -59,7 +61,7 @@ enum TwoBoneArg {
 struct BakeArgs {
     /// Input glTF (.glb or .gltf): a skinned character, or a static mesh with --prop.
     input: Option<PathBuf>,
-    /// Output .horde file (written atomically).
+    /// Output .horde file (written atomically; see horde_bake::output).
     #[arg(short, long)]
     output: Option<PathBuf>,
     /// Bake a static prop instead of a skinned unit.
@@ -98,8 +100,8 @@ struct BakeArgs {
     #[arg(long = "two-bone", value_enum, default_value = "fitted")]
     two_bone: TwoBoneArg,
     /// Number of LODs (ratios default to 1, 0.3, 0.1, then thirds).
-    #[arg(long)]
-    lods: Option<usize>,
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=horde_asset::MAX_LODS as i64))]
+    lods: Option<u32>,
     /// Triangle ratio of each LOD, comma-separated, LOD 0 first (overrides --lods).
     #[arg(long = "lod-ratios", value_delimiter = ',')]
     lod_ratios: Vec<f32>,
@@ -107,7 +109,11 @@ struct BakeArgs {
     #[arg(long = "lod-error", default_value_t = 0.05)]
     lod_error: f32,
     /// Bone texture width in texels (the mobile tier needs height <= 4096).
-    #[arg(long = "texture-width", default_value_t = horde_asset::DEFAULT_BONE_TEXTURE_WIDTH)]
+    #[arg(
+        long = "texture-width",
+        default_value_t = horde_asset::DEFAULT_BONE_TEXTURE_WIDTH,
+        value_parser = clap::value_parser!(u32).range(1..=i64::from(horde_asset::MAX_TEXTURE_SIDE))
+    )]
     texture_width: u32,
     /// Asset name (default: the input file stem).
     #[arg(long)]
@@ -119,7 +125,7 @@ fn lod_ratios(args: &BakeArgs) -> Vec<f32> {
         return args.lod_ratios.clone();
     }
     let defaults = BakeOptions::default().lod_ratios;
-    let count = args.lods.unwrap_or(defaults.len());
+    let count = args.lods.map_or(defaults.len(), |lods| lods as usize);
     (0..count)
         .map(|level| {
             defaults.get(level).copied().unwrap_or_else(|| {
@@ -181,6 +187,7 @@ fn run_bake(args: &BakeArgs) -> anyhow::Result<()> {
     if args.prop && !args.animations.is_empty() {
         bail!("--prop takes no --animations");
     }
+    let output = OutputPath::check(output)?;
     let options = options(args);
     let spinner = indicatif::ProgressBar::new_spinner();
     spinner.enable_steady_tick(std::time::Duration::from_millis(100));
@@ -197,12 +204,14 @@ fn run_bake(args: &BakeArgs) -> anyhow::Result<()> {
     };
     spinner.finish_and_clear();
     let baked = baked?;
-    horde_asset::write_file_atomic(output, &baked.asset)?;
-    let size = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
+    let bytes = horde_asset::write(&baked.asset)
+        .with_context(|| format!("encoding {}", output.path().display()))?;
+    output.write(&bytes)?;
+    let size = bytes.len();
     println!(
         "{} -> {} ({size} bytes) in {:.2} s",
         input.display(),
-        output.display(),
+        output,
         started.elapsed().as_secs_f64()
     );
     for (level, lod) in baked.asset.lods.iter().enumerate() {

@@ -9,7 +9,8 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use horde_bake::gen::props::PropKind;
 use horde_bake::gen::units::UnitKind;
-use horde_bake::gen::{generate, write_atomically, write_default_set, Content, Generated};
+use horde_bake::gen::{generate, write_default_set, Content, Generated};
+use horde_bake::output::OutputPath;
 
 #[derive(Parser)]
 #[command(about = "Generate horde's procedural units and props as binary glTF (GLB).")]
@@ -43,7 +44,7 @@ enum Command {
 #[derive(clap::Args)]
 struct Single {
     /// Seed for proportions and variants; the same seed gives identical bytes.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
     seed: u64,
     /// Output .glb file.
     #[arg(short, long)]
@@ -74,8 +75,6 @@ fn main() -> Result<()> {
             if output.exists() && !output.is_dir() {
                 bail!("{} exists and is not a directory", output.display());
             }
-            std::fs::create_dir_all(&output)
-                .with_context(|| format!("creating directory {}", output.display()))?;
             for (path, generated) in write_default_set(&output)? {
                 report(&path, &generated);
             }
@@ -92,9 +91,10 @@ fn write_one(content: Content, single: &Single) -> Result<()> {
             content.name()
         );
     }
+    let output = OutputPath::check(&single.output)?;
     let generated = generate(content, single.seed)
         .with_context(|| format!("generating {} from seed {}", content.name(), single.seed))?;
-    write_atomically(&single.output, &generated.glb)?;
+    output.write(&generated.glb)?;
     report(&single.output, &generated);
     Ok(())
 }

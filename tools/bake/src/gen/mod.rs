@@ -23,9 +23,9 @@ pub mod shapes;
 pub mod skinning;
 pub mod units;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crate::output::OutputPath;
 use props::{build_prop, PropKind};
 use units::{build_unit, UnitKind};
 
@@ -38,11 +38,8 @@ pub enum GenError {
     Png(#[from] image::ImageError),
     #[error("serialising the glTF JSON failed: {0}")]
     Json(#[from] gltf_json::Error),
-    #[error("writing {path}")]
-    Write {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Output(#[from] crate::output::OutputError),
 }
 
 /// What to generate.
@@ -128,34 +125,21 @@ pub const DEFAULT_SET: [(Content, u64, &str); 11] = [
     (Content::Prop(PropKind::Fence), 7, "fence.glb"),
 ];
 
-/// Generates the default set into `directory` (which must exist) and returns
-/// each written path with what was written.
+/// Generates the default set into `directory` (created if missing) and
+/// returns each written path with what was written. Every output path is
+/// checked before anything is generated.
 pub fn write_default_set(directory: &Path) -> Result<Vec<(PathBuf, Generated)>, GenError> {
+    let outputs = DEFAULT_SET
+        .iter()
+        .map(|&(_, _, file_name)| OutputPath::check(directory.join(file_name)))
+        .collect::<Result<Vec<_>, _>>()?;
     DEFAULT_SET
         .iter()
-        .map(|&(content, seed, file_name)| {
+        .zip(outputs)
+        .map(|(&(content, seed, _), output)| {
             let generated = generate(content, seed)?;
-            let path = directory.join(file_name);
-            write_atomically(&path, &generated.glb)?;
-            Ok((path, generated))
+            output.write(&generated.glb)?;
+            Ok((output.path().to_path_buf(), generated))
         })
         .collect()
-}
-
-/// Writes `bytes` to a temporary file beside `path`, then renames it over
-/// `path`, so readers never see a half-written file.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), GenError> {
-    let error = |source| GenError::Write {
-        path: path.to_path_buf(),
-        source,
-    };
-    let mut temporary_name = path.file_name().unwrap_or_default().to_os_string();
-    temporary_name.push(".tmp");
-    let temporary = path.with_file_name(temporary_name);
-    let mut file = std::fs::File::create(&temporary).map_err(error)?;
-    file.write_all(bytes)
-        .and_then(|()| file.sync_all())
-        .map_err(error)?;
-    drop(file);
-    std::fs::rename(&temporary, path).map_err(error)
 }
