@@ -117,7 +117,42 @@ impl<'a> Frame<'a> {
         push: &[u8],
         invocations: u32,
     ) -> Result<(), Error> {
-        pipeline.check(descriptors, push)?;
+        let set = self.bind_set(pipeline, descriptors)?;
+        self.dispatch_with(pipeline, set, push, invocations)
+    }
+
+    /// Set 0 of `pipeline` made of `descriptors`, checked against the shader,
+    /// for several [`Frame::dispatch_with`] calls that differ only in their
+    /// push constants (one set, however many dispatches).
+    pub fn bind_set(
+        &mut self,
+        pipeline: &ComputePipeline,
+        descriptors: &[Descriptor],
+    ) -> Result<BoundSet, Error> {
+        pipeline.check_descriptors(descriptors)?;
+        let layout = pipeline.pipeline.set_layouts[0];
+        Ok(BoundSet {
+            set: self.descriptor_set(layout, descriptors)?,
+            layout,
+        })
+    }
+
+    /// Dispatches `pipeline` with a set from [`Frame::bind_set`] of the same
+    /// pipeline and `push` as its push constants (checked).
+    pub fn dispatch_with(
+        &mut self,
+        pipeline: &ComputePipeline,
+        set: BoundSet,
+        push: &[u8],
+        invocations: u32,
+    ) -> Result<(), Error> {
+        pipeline.check_push(push)?;
+        if set.layout != pipeline.pipeline.set_layouts[0] {
+            return Err(Error::Layout(format!(
+                "{}: a descriptor set made for another pipeline was given",
+                pipeline.pipeline.name
+            )));
+        }
         let groups = invocations.div_ceil(pipeline.workgroup_size);
         if groups > MAX_WORKGROUPS_X {
             return Err(Error::Config(format!(
@@ -129,11 +164,11 @@ impl<'a> Frame<'a> {
         if groups == 0 {
             return Ok(());
         }
-        let set = self.descriptor_set(pipeline.pipeline.set_layouts[0], descriptors)?;
         let device = &self.ctx.device;
         let p = &pipeline.pipeline;
-        // SAFETY: the command buffer is recording; the set matches the
-        // layout (checked above) and every resource outlives the frame.
+        // SAFETY: the command buffer is recording; the set was made with this
+        // pipeline's layout (checked above) and every resource outlives the
+        // frame.
         unsafe {
             device.cmd_bind_pipeline(self.cmd, vk::PipelineBindPoint::COMPUTE, p.raw);
             device.cmd_bind_descriptor_sets(
@@ -141,7 +176,7 @@ impl<'a> Frame<'a> {
                 vk::PipelineBindPoint::COMPUTE,
                 p.layout,
                 0,
-                &[set],
+                &[set.set],
                 &[],
             );
             if !push.is_empty() {
@@ -157,6 +192,14 @@ impl<'a> Frame<'a> {
         }
         Ok(())
     }
+}
+
+/// A descriptor set of this frame made for one compute pipeline
+/// ([`Frame::bind_set`]), and the layout it was made with.
+#[derive(Clone, Copy, Debug)]
+pub struct BoundSet {
+    set: vk::DescriptorSet,
+    layout: vk::DescriptorSetLayout,
 }
 
 /// A compute pipeline with what its dispatches are checked against: the
@@ -233,6 +276,12 @@ impl ComputePipeline {
 
     /// Fails unless `descriptors` and `push` fit the shader.
     pub fn check(&self, descriptors: &[Descriptor], push: &[u8]) -> Result<(), Error> {
+        self.check_descriptors(descriptors)?;
+        self.check_push(push)
+    }
+
+    /// Fails unless `descriptors` fit the shader's set 0.
+    pub fn check_descriptors(&self, descriptors: &[Descriptor]) -> Result<(), Error> {
         let name = &self.pipeline.name;
         if descriptors.len() != self.bindings.len() {
             return Err(Error::Layout(format!(
@@ -253,6 +302,12 @@ impl ComputePipeline {
                 )));
             }
         }
+        Ok(())
+    }
+
+    /// Fails unless `push` is as many bytes as the shader reads.
+    pub fn check_push(&self, push: &[u8]) -> Result<(), Error> {
+        let name = &self.pipeline.name;
         if push.len() as u32 != self.push_constant_size {
             return Err(Error::Layout(format!(
                 "{name}: the shader reads {} bytes of push constants but {} were given",

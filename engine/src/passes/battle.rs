@@ -149,6 +149,25 @@ impl BattlePass {
             lane_count: battle.lane_count,
         };
         frame.pass("battle", |frame| {
+            // Every step binds the same buffers: one set per pipeline serves
+            // them all, however many steps a frame records.
+            let lane_set = frame.bind_set(
+                &self.lanes,
+                &[
+                    Descriptor::Storage(combat),
+                    Descriptor::Storage(units),
+                    Descriptor::Storage(lanes),
+                ],
+            )?;
+            let unit_set = frame.bind_set(
+                &self.units,
+                &[
+                    Descriptor::Storage(combat),
+                    Descriptor::Storage(units),
+                    Descriptor::Storage(motions),
+                    Descriptor::Storage(lanes),
+                ],
+            )?;
             for step in steps.clone() {
                 push.step = step;
                 frame.uses(&[uses(lanes, Access::TransferWrite)]);
@@ -167,13 +186,9 @@ impl BattlePass {
                     uses(units, Access::ComputeRead),
                     uses(lanes, Access::ComputeWrite),
                 ]);
-                frame.dispatch(
+                frame.dispatch_with(
                     &self.lanes,
-                    &[
-                        Descriptor::Storage(combat),
-                        Descriptor::Storage(units),
-                        Descriptor::Storage(lanes),
-                    ],
+                    lane_set,
                     bytemuck::bytes_of(&push),
                     push.lane_count,
                 )?;
@@ -183,14 +198,9 @@ impl BattlePass {
                     uses(motions, Access::ComputeWrite),
                     uses(lanes, Access::ComputeWrite),
                 ]);
-                frame.dispatch(
+                frame.dispatch_with(
                     &self.units,
-                    &[
-                        Descriptor::Storage(combat),
-                        Descriptor::Storage(units),
-                        Descriptor::Storage(motions),
-                        Descriptor::Storage(lanes),
-                    ],
+                    unit_set,
                     bytemuck::bytes_of(&push),
                     push.unit_count,
                 )?;

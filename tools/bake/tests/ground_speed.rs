@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 /// The shared sample models beside the repository, or under
 /// `HORDE_GLTF_SAMPLES` for a checkout elsewhere (a git worktree).
-const SAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/gltf-samples");
+const SAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/gltf-samples");
 /// The generated default content.
 const ASSETS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets");
 
