@@ -15,6 +15,13 @@
 //! 7. `bounds` (debug view): the sphere commands' instance counts;
 //! 8. `draw`: the main render pass, two indirect draws.
 //!
+//! [`Strategy`] swaps steps 4-7 for a baseline's: `instanced` draws every
+//! unit at LOD 0 from lists written once (`passes/instanced.rs`),
+//! `cpu-culled` culls on the CPU and uploads the lists each frame
+//! (`passes/cpu_cull.rs`), `naive` animates and skins on the CPU and draws
+//! each unit on its own (`passes/naive.rs`). The GPU-driven list is
+//! unchanged.
+//!
 //! Each pass declares the buffers it uses; the barriers between them follow
 //! (`barriers.rs`), so passes without a dependency (animate and cull) may
 //! overlap on the GPU. The `frame` timestamp scope spans all of them. Adding a pass means its file in `passes/`, its shader,
@@ -42,8 +49,11 @@ use crate::owned::RenderPass;
 use crate::passes::animate::{AnimateBuffers, AnimatePass};
 use crate::passes::battle::BattlePass;
 use crate::passes::bounds::BoundsPass;
+use crate::passes::cpu_cull::{refuse_gpu_motion, CpuCullPass};
 use crate::passes::cull::{cull_globals, CullPass};
-use crate::passes::draw::{DrawOptions, DrawPass, DrawTarget};
+use crate::passes::draw::{DrawInputs, DrawOptions, DrawPass, DrawTarget};
+use crate::passes::instanced::InstancedPass;
+use crate::passes::naive::NaivePass;
 use crate::passes::simulate::SimulatePass;
 use crate::passes::statistics::StatisticsPass;
 use crate::passes::upload::UploadPass;
@@ -80,6 +90,66 @@ impl Default for Environment {
     }
 }
 
+/// How a frame draws the crowd: horde's GPU-driven frame, or one of the
+/// baselines it is measured against (DESIGN.md, "Baselines"). All draw the
+/// same scene with the same animation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Strategy {
+    /// CPU animation and skinning into a dynamic vertex buffer, one draw per
+    /// unit, LOD 0, no culling (a skinned mesh renderer).
+    Naive,
+    /// Bone-texture skinning, one instanced draw per type of every unit at
+    /// LOD 0, no culling (GPU Gems 3 ch. 2).
+    Instanced,
+    /// Culling and LOD on CPU worker threads, the instance lists uploaded
+    /// per frame, an indirect draw per LOD (Unite Austin 2017).
+    CpuCulled,
+    /// Animation, culling, LOD and draw commands on the GPU: horde's frame.
+    #[default]
+    GpuDriven,
+}
+
+impl Strategy {
+    /// Every strategy, baselines first.
+    pub const ALL: [Strategy; 4] = [
+        Strategy::Naive,
+        Strategy::Instanced,
+        Strategy::CpuCulled,
+        Strategy::GpuDriven,
+    ];
+
+    /// The name the command lines and reports use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Naive => "naive",
+            Strategy::Instanced => "instanced",
+            Strategy::CpuCulled => "cpu-culled",
+            Strategy::GpuDriven => "gpu-driven",
+        }
+    }
+}
+
+impl std::str::FromStr for Strategy {
+    type Err = Error;
+
+    fn from_str(name: &str) -> Result<Strategy, Error> {
+        Strategy::ALL
+            .into_iter()
+            .find(|strategy| strategy.name() == name)
+            .ok_or_else(|| {
+                Error::Config(format!(
+                    "unknown strategy '{name}' (naive, instanced, cpu-culled, gpu-driven)"
+                ))
+            })
+    }
+}
+
+impl std::fmt::Display for Strategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Runtime settings of culling, LOD and the debug views.
 #[derive(Clone, Copy, Debug)]
 pub struct RenderSettings {
@@ -104,6 +174,8 @@ pub struct RenderSettings {
     /// Skin units; when off they are drawn static in their bind pose through
     /// the prop pipeline (the benchmark's skinned-versus-static comparison).
     pub skinning: bool,
+    /// The GPU-driven frame or a baseline.
+    pub strategy: Strategy,
 }
 
 impl Default for RenderSettings {
@@ -118,6 +190,7 @@ impl Default for RenderSettings {
             cull_camera: None,
             show_bounds: false,
             skinning: true,
+            strategy: Strategy::GpuDriven,
         }
     }
 }
@@ -141,6 +214,9 @@ pub struct Renderer {
     /// Resources replaced while frames that used them were in flight.
     pub deferred: DeferredRelease,
     draw: DrawPass,
+    naive: NaivePass,
+    cpu_cull: CpuCullPass,
+    instanced: InstancedPass,
     bounds: BoundsPass,
     statistics: StatisticsPass,
     cull: CullPass,
@@ -218,6 +294,9 @@ impl Renderer {
                 world.encoding,
                 world.bones_are_similarities,
             )?,
+            instanced: InstancedPass::new(),
+            cpu_cull: CpuCullPass::new(),
+            naive: NaivePass::new(ctx, *render_pass, &unit_types)?,
             frames: Frames::new(ctx)?,
             profiler: Profiler::new(ctx)?,
             tracker: Tracker::default(),
@@ -232,6 +311,18 @@ impl Renderer {
             time: 0.0,
             gpu: ctx.gpu.clone(),
         })
+    }
+
+    /// Fails, before anything is recorded, when the strategy cannot draw
+    /// this world: the CPU baselines draw the CPU's unit state and cannot
+    /// follow units the GPU moves.
+    fn check_strategy(&self) -> Result<(), Error> {
+        match self.settings.strategy {
+            Strategy::Naive | Strategy::CpuCulled => {
+                refuse_gpu_motion(&self.world, self.settings.strategy.name())
+            }
+            Strategy::Instanced | Strategy::GpuDriven => Ok(()),
+        }
     }
 
     fn begin_frame(&mut self, ctx: &Context) -> Result<FrameStart, Error> {
@@ -312,6 +403,8 @@ impl Renderer {
             skinning: settings.skinning,
         };
         let world = &mut self.world;
+        // The naive baseline counts on the CPU what it draws.
+        let naive_stats = &mut None;
         let mut frame = Frame::new(
             ctx,
             start,
@@ -324,17 +417,40 @@ impl Renderer {
             self.battle.record(frame, world)?;
             self.simulate.record(frame, world, dt)?;
             let unit_count = world.unit_count();
-            self.animate
-                .record(frame, &AnimateBuffers::of(world), unit_count, dt)?;
-            self.cull
-                .record(frame, &cull, &world.cull_targets(), &world.cull_batches())?;
-            self.statistics.record(frame, world)?;
-            if settings.show_bounds {
-                self.bounds.prepare(frame, world)?;
+            if settings.strategy != Strategy::Naive {
+                self.animate
+                    .record(frame, &AnimateBuffers::of(world), unit_count, dt)?;
             }
-            let bounds = settings.show_bounds.then_some(&self.bounds);
-            self.draw.record(frame, world, &target, &draw, bounds)
+            let mut inputs = DrawInputs {
+                lists: &world.buffers.draw_lists.buffer,
+                bounds: None,
+                naive: None,
+            };
+            match settings.strategy {
+                Strategy::GpuDriven => {
+                    self.cull
+                        .record(frame, &cull, &world.cull_targets(), &world.cull_batches())?;
+                    if settings.show_bounds {
+                        self.bounds.prepare(frame, world)?;
+                        inputs.bounds = Some(&self.bounds);
+                    }
+                }
+                Strategy::Instanced => inputs.lists = self.instanced.record(frame, world)?,
+                Strategy::CpuCulled => inputs.lists = self.cpu_cull.record(frame, world, &cull)?,
+                Strategy::Naive => {
+                    *naive_stats = Some(self.naive.record(frame, world, dt)?);
+                    inputs.lists = self.naive.prop_lists()?;
+                    inputs.naive = Some(&self.naive);
+                }
+            }
+            if settings.strategy != Strategy::Naive {
+                self.statistics.record(frame, inputs.lists.raw)?;
+            }
+            self.draw.record(frame, world, &target, &draw, &inputs)
         });
+        if let Some(stats) = naive_stats.take() {
+            self.stats = stats;
+        }
         if recorded.is_err() {
             // The frame is never submitted: its uses did not happen.
             self.tracker.reset_to_unknown();
@@ -353,6 +469,7 @@ impl Renderer {
         dt: f32,
         capture: bool,
     ) -> Result<(), Error> {
+        self.check_strategy()?;
         let start = self.begin_frame(ctx)?;
         let cpu_start = std::time::Instant::now();
         self.record(ctx, &start, *target.framebuffer, target.extent, camera, dt)?;
@@ -378,6 +495,7 @@ impl Renderer {
         if swapchain.is_empty() {
             return Ok(WindowFrame::Skipped);
         }
+        self.check_strategy()?;
         let start = self.begin_frame(ctx)?;
         let acquire_semaphore = *self.frames.slots[start.slot].image_available;
         let index = match swapchain.acquire(acquire_semaphore)? {

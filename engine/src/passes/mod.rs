@@ -1,12 +1,17 @@
 //! GPU passes, one file each. The frame runs them in this order (see
 //! `Renderer::record`): upload, battle (battle demo), simulate, animate,
-//! cull, statistics, bounds (debug), draw.
+//! cull, statistics, bounds (debug), draw. The baselines (`naive`,
+//! `instanced`, `cpu_cull`) stand in for the cull pass, and `naive` for
+//! the animate pass too, as `RenderSettings::strategy` says.
 
 pub mod animate;
 pub mod battle;
 pub mod bounds;
+pub mod cpu_cull;
 pub mod cull;
 pub mod draw;
+pub mod instanced;
+pub mod naive;
 pub mod simulate;
 pub mod statistics;
 pub mod upload;
