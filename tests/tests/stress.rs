@@ -45,7 +45,10 @@ fn a_tiny_sweep_measures_every_strategy_and_writes_the_report() {
         assert!(point.frame_ms_median > 0.0, "{point:?}");
         assert!(point.memory.allocated_bytes > 0);
         let names: Vec<&str> = point.gpu_ms.iter().map(|s| s.name.as_str()).collect();
-        assert!(names.contains(&"draw") && names.contains(&"frame"), "{names:?}");
+        assert!(
+            names.contains(&"draw") && names.contains(&"frame"),
+            "{names:?}"
+        );
         if point.strategy == "gpu-driven" {
             let efficiency = &point.efficiency;
             assert!(efficiency.cull_bytes_per_unit.is_some_and(|b| b >= 36.0));
@@ -76,8 +79,16 @@ fn a_tight_bound_skips_and_says_why() {
     let report = run_sweep(&options, "bounded sweep".to_owned()).expect("sweep");
     assert!(report.points.is_empty());
     assert_eq!(report.skipped.len(), 2);
-    assert!(report.skipped[0].reason.contains("warm-up"), "{:?}", report.skipped);
-    assert!(report.skipped[1].reason.contains("predicted"), "{:?}", report.skipped);
+    assert!(
+        report.skipped[0].reason.contains("warm-up"),
+        "{:?}",
+        report.skipped
+    );
+    assert!(
+        report.skipped[1].reason.contains("predicted"),
+        "{:?}",
+        report.skipped
+    );
     assert!(markdown(&report).contains("## Skipped"));
 }
 

@@ -442,7 +442,10 @@ pub fn run_sweep(options: &SweepOptions, command: String) -> Result<Report> {
                 };
                 let every = || {
                     options.strategies.iter().flat_map(|&strategy| {
-                        options.cameras.iter().map(move |&camera| (strategy, camera))
+                        options
+                            .cameras
+                            .iter()
+                            .map(move |&camera| (strategy, camera))
                     })
                 };
                 if u64::from(count) > capacity {
@@ -453,7 +456,11 @@ pub fn run_sweep(options: &SweepOptions, command: String) -> Result<Report> {
                     }
                     continue;
                 }
-                bar.set_message(format!("{count} units, {}, {}", encoding.name(), tier.name()));
+                bar.set_message(format!(
+                    "{count} units, {}, {}",
+                    encoding.name(),
+                    tier.name()
+                ));
                 let scene = crowd_scene(&CrowdOptions {
                     units: count,
                     encoding,
@@ -520,15 +527,24 @@ pub fn run_sweep(options: &SweepOptions, command: String) -> Result<Report> {
                                     point.gpu_frame_ms_median,
                                     point.cpu_frame_ms_median
                                 );
-                                last.insert((strategy, camera_name(camera)), (count, point.frame_ms_median));
+                                last.insert(
+                                    (strategy, camera_name(camera)),
+                                    (count, point.frame_ms_median),
+                                );
                                 points.push(point);
                             }
                             Ok(Err(reason)) => {
-                                last.insert((strategy, camera_name(camera)), (count, f64::INFINITY));
+                                last.insert(
+                                    (strategy, camera_name(camera)),
+                                    (count, f64::INFINITY),
+                                );
                                 skipped.push(key(strategy, camera).skipped(reason));
                             }
                             Err(err) => {
-                                last.insert((strategy, camera_name(camera)), (count, f64::INFINITY));
+                                last.insert(
+                                    (strategy, camera_name(camera)),
+                                    (count, f64::INFINITY),
+                                );
                                 let reason = format!("failed: {err:#}");
                                 skipped.push(key(strategy, camera).skipped(reason));
                             }
@@ -603,7 +619,12 @@ pub fn markdown(report: &Report) -> String {
         &mut md,
         format!(
             "{} ({}), {}, {} x {}, {} measured frames after {} warm-up frames per point.\n",
-            report.device, report.driver, report.date, report.width, report.height, report.frames,
+            report.device,
+            report.driver,
+            report.date,
+            report.width,
+            report.height,
+            report.frames,
             report.warmup
         ),
     );
@@ -620,7 +641,10 @@ pub fn markdown(report: &Report) -> String {
         &mut md,
         "| strategy | units | camera | encoding | tier | GPU ms (median / p95) | CPU ms (median / p95) | frame ms | ratio | visible units per LOD | memory MiB |".to_owned(),
     );
-    line(&mut md, "|---|---|---|---|---|---|---|---|---|---|---|".to_owned());
+    line(
+        &mut md,
+        "|---|---|---|---|---|---|---|---|---|---|---|".to_owned(),
+    );
     for p in &report.points {
         let ratio = ours(report, p)
             .filter(|o| o.frame_ms_median > 0.0)
@@ -710,7 +734,7 @@ pub fn markdown(report: &Report) -> String {
                 p.tier,
                 optional(e.cull_bytes_per_unit, 1.0, 1),
                 e.cull_bandwidth_share
-                    .map_or("-".to_owned(), |share| format!("{:.1} %", share * 100.0)),
+                    .map_or("-".to_owned(), |share| format!("{:.2} %", share * 100.0)),
                 optional(e.skinned_vertices_per_second, 1e-9, 3),
                 optional(e.skinned_static_ratio, 1.0, 2)
             ),
@@ -741,18 +765,60 @@ pub fn markdown(report: &Report) -> String {
     md
 }
 
-/// Every pass name the points' GPU timings have, `frame` last.
+/// The frame's passes in recording order (`Renderer::record`).
+const PASS_ORDER: [&str; 9] = [
+    "upload",
+    "battle",
+    "simulate",
+    "animate",
+    "cull",
+    "statistics",
+    "bounds",
+    "draw",
+    "frame",
+];
+
+/// Every pass name the points' GPU timings have, in recording order
+/// (unknown ones before `frame`, which spans them all).
 fn pass_names(report: &Report) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for p in &report.points {
         for s in &p.gpu_ms {
-            if s.name != "frame" && !names.contains(&s.name) {
+            if !names.contains(&s.name) {
                 names.push(s.name.clone());
             }
         }
     }
-    names.push("frame".to_owned());
+    let rank = |name: &String| {
+        PASS_ORDER
+            .iter()
+            .position(|known| known == name)
+            .unwrap_or(PASS_ORDER.len() - 1)
+    };
+    names.sort_by_key(|name| (rank(name), name == "frame"));
     names
+}
+
+/// A tick label with three significant digits, without float noise.
+fn tick(value: &f64) -> String {
+    let magnitude = value.abs().log10().floor();
+    let decimals = if magnitude.is_finite() {
+        (2.0 - magnitude).clamp(0.0, 6.0) as usize
+    } else {
+        0
+    };
+    format!("{value:.decimals$}")
+}
+
+/// A unit count as 500, 10k, 1M.
+fn units_tick(value: &f64) -> String {
+    if *value >= 1e6 {
+        format!("{}M", tick(&(value / 1e6)))
+    } else if *value >= 1e3 {
+        format!("{}k", tick(&(value / 1e3)))
+    } else {
+        tick(value)
+    }
 }
 
 /// Writes `report.json`, `summary.json`, `report.md` and the plots into
@@ -764,7 +830,10 @@ pub fn write_outputs(report: &Report, out: &Path) -> Result<()> {
         std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
     };
     write("report.json", serde_json::to_string_pretty(report)?)?;
-    write("summary.json", serde_json::to_string_pretty(&summary(report))?)?;
+    write(
+        "summary.json",
+        serde_json::to_string_pretty(&summary(report))?,
+    )?;
     write("report.md", markdown(report))?;
     plot_all(report, out)
 }
@@ -802,15 +871,19 @@ pub fn plot_all(report: &Report, out: &Path) -> Result<()> {
             cameras.push(&p.camera);
         }
     }
-    let subtitle = points
-        .first()
-        .map_or(String::new(), |p| format!("{}, {}, {}", report.device, p.encoding, p.tier));
+    let subtitle = points.first().map_or(String::new(), |p| {
+        format!("{}, {}, {}", report.device, p.encoding, p.tier)
+    });
 
     let series = |camera: &str, strategy: &str, value: &dyn Fn(&Point) -> Option<f64>| {
         let mut line: Vec<(f64, f64)> = points
             .iter()
             .filter(|p| p.camera == camera && p.strategy == strategy)
-            .filter_map(|p| value(p).filter(|v| *v > 0.0).map(|v| (f64::from(p.units), v)))
+            .filter_map(|p| {
+                value(p)
+                    .filter(|v| *v > 0.0)
+                    .map(|v| (f64::from(p.units), v))
+            })
             .collect();
         line.sort_by(|a, b| a.0.total_cmp(&b.0));
         line
@@ -891,19 +964,19 @@ fn log_log_panels(
 ) -> Result<()> {
     let columns = panels.len().clamp(1, 2);
     let rows = panels.len().div_ceil(columns).max(1);
-    let size = (640 * columns as u32, 460 * rows as u32 + 40);
+    let size = ((640 * columns as u32).max(960), 460 * rows as u32 + 40);
     let root = BitMapBackend::new(path, size).into_drawing_area();
     root.fill(&WHITE)?;
     let root = root.titled(title, ("sans-serif", 22))?;
     let areas = root.split_evenly((rows, columns));
     for ((caption, lines), area) in panels.iter().zip(areas) {
         let all: Vec<(f64, f64)> = lines.iter().flat_map(|(_, l)| l.iter().copied()).collect();
-        let (x_min, x_max) = all
-            .iter()
-            .fold((f64::MAX, f64::MIN), |(lo, hi), p| (lo.min(p.0), hi.max(p.0)));
-        let (y_min, y_max) = all
-            .iter()
-            .fold((f64::MAX, f64::MIN), |(lo, hi), p| (lo.min(p.1), hi.max(p.1)));
+        let (x_min, x_max) = all.iter().fold((f64::MAX, f64::MIN), |(lo, hi), p| {
+            (lo.min(p.0), hi.max(p.0))
+        });
+        let (y_min, y_max) = all.iter().fold((f64::MAX, f64::MIN), |(lo, hi), p| {
+            (lo.min(p.1), hi.max(p.1))
+        });
         let (x_min, x_max) = if all.is_empty() {
             (1.0, 10.0)
         } else {
@@ -924,6 +997,8 @@ fn log_log_panels(
             .configure_mesh()
             .x_desc("units")
             .y_desc(y_label)
+            .x_label_formatter(&units_tick)
+            .y_label_formatter(&tick)
             .draw()?;
         for (index, (name, points)) in lines.iter().enumerate() {
             if points.is_empty() {

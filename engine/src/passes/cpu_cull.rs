@@ -33,7 +33,9 @@ use rayon::prelude::*;
 use crate::config::{FRAMES_IN_FLIGHT, MAX_ROUTES};
 use crate::cull_reference::{choose_route, in_frustum, world_sphere};
 use crate::frame::Frame;
-use crate::gpu_types::{CullGlobals, TypeInfo, UnitInfo, UnitPlacement, ENTRY_INDEX_BITS, MAX_TYPES};
+use crate::gpu_types::{
+    CullGlobals, TypeInfo, UnitInfo, UnitPlacement, ENTRY_INDEX_BITS, MAX_TYPES,
+};
 use crate::memory::Buffer;
 use crate::passes::instanced::{write_lists, HostLists};
 use crate::world::types::type_table;
@@ -54,7 +56,9 @@ pub struct CpuCullPass {
 impl Default for CpuCullPass {
     fn default() -> CpuCullPass {
         CpuCullPass {
-            slots: (0..FRAMES_IN_FLIGHT).map(|_| HostLists::default()).collect(),
+            slots: (0..FRAMES_IN_FLIGHT)
+                .map(|_| HostLists::default())
+                .collect(),
             unit_routes: Vec::new(),
             prop_routes: Vec::new(),
         }
@@ -152,7 +156,11 @@ impl CpuCullPass {
             .slots
             .get_mut(frame.slot)
             .ok_or_else(|| Error::Config(format!("frame slot {} out of range", frame.slot)))?;
-        slot.ensure(frame, world, &format!("cpu-culled draw lists {}", frame.slot))?;
+        slot.ensure(
+            frame,
+            world,
+            &format!("cpu-culled draw lists {}", frame.slot),
+        )?;
         let buffer = slot
             .buffer
             .as_mut()

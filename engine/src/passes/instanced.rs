@@ -112,11 +112,8 @@ pub fn write_lists<'e>(
     world: &World,
     entries: impl Fn(usize) -> &'e [u32],
 ) -> Result<Vec<u32>, Error> {
-    let mut commands = command_template(
-        &world.types,
-        ctx.limits.draw_indirect_first_instance,
-        None,
-    );
+    let mut commands =
+        command_template(&world.types, ctx.limits.draw_indirect_first_instance, None);
     let name = buffer.name.clone();
     let mapped = buffer
         .allocation

@@ -184,7 +184,11 @@ fn skin_unit(
     out: &mut [SkinnedVertex],
 ) {
     let fields = AnimFields::decode(*state);
-    source.pose(fields.current_clip, fields.time_current, &mut scratch.current);
+    source.pose(
+        fields.current_clip,
+        fields.time_current,
+        &mut scratch.current,
+    );
     let blend = half::f16::from_bits((state.blend & 0xffff) as u16).to_f32();
     if blend < 1.0 {
         source.pose(
@@ -332,7 +336,10 @@ impl NaivePass {
                 vk::CullModeFlags::NONE,
                 1,
             )?,
-            sources: unit_types.iter().map(|asset| SkinSource::new(asset)).collect(),
+            sources: unit_types
+                .iter()
+                .map(|asset| SkinSource::new(asset))
+                .collect(),
             vertices: (0..FRAMES_IN_FLIGHT).map(|_| None).collect(),
             anim_states: Vec::new(),
             anim_generation: None,
@@ -378,7 +385,8 @@ impl NaivePass {
         for info in infos {
             match self.sources.get(info.type_index as usize) {
                 Some(source) if info.type_index != INACTIVE_TYPE => {
-                    self.first_vertex.push(u32::try_from(total).unwrap_or(u32::MAX));
+                    self.first_vertex
+                        .push(u32::try_from(total).unwrap_or(u32::MAX));
                     total += source.vertices.len() as u64;
                 }
                 _ => self.first_vertex.push(u32::MAX),
@@ -417,9 +425,9 @@ impl NaivePass {
             tasks.push((index, state, own));
         }
         let sources = &self.sources;
-        tasks.into_par_iter().for_each_init(
-            Scratch::default,
-            |scratch, (index, state, out)| {
+        tasks
+            .into_par_iter()
+            .for_each_init(Scratch::default, |scratch, (index, state, out)| {
                 let info = &infos[index];
                 let motion = cpu.motions.get(index).copied().unwrap_or_default();
                 *state = step_unit(info, &motion, *state, dt, &tables);
@@ -427,8 +435,7 @@ impl NaivePass {
                 let transform = world_transform(info, placement.position, placement.heading);
                 let source = &sources[info.type_index as usize];
                 skin_unit(source, transform, state, scratch, out);
-            },
-        );
+            });
         self.props.record(frame, world)?;
         let max_lods = world.types.iter().map(|t| t.lods.len()).max().unwrap_or(1);
         let mut stats = DrawStats {

@@ -28,7 +28,8 @@ use crate::asset::{Asset, BoneEncoding};
 use crate::config::MAX_ROUTES;
 use crate::context::Context;
 use crate::gpu_types::{
-    AnimParams, AnimState, BattleCounts, ClipInfo, LaneState, UnitCombat, UnitInfo, UnitMotion, UnitPlacement,
+    AnimParams, AnimState, BattleCounts, ClipInfo, LaneState, UnitCombat, UnitInfo, UnitMotion,
+    UnitPlacement,
 };
 use crate::memory::{memory_barrier, submit_and_wait, transfer_to_host_barrier, Buffer};
 use crate::passes::cull::{CullBatch, CullTargets};

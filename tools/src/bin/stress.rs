@@ -191,7 +191,9 @@ fn options(args: &Args) -> SweepOptions {
         warmup: args.warmup.unwrap_or(pick(5, 2)),
         width: args.width.unwrap_or(pick(1920, 320)),
         height: args.height.unwrap_or(pick(1080, 180)),
-        max_frame_ms: args.max_frame_ms.unwrap_or(if lavapipe { 4000.0 } else { 1500.0 }),
+        max_frame_ms: args
+            .max_frame_ms
+            .unwrap_or(if lavapipe { 4000.0 } else { 1500.0 }),
         bandwidth_tb_per_s: args.bandwidth_tb_per_s,
         static_compare: !args.no_static_compare,
         device: args.device.clone(),
