@@ -859,6 +859,11 @@ fn strategy_color(name: &str) -> RGBColor {
     }
 }
 
+/// A named line of (units, value) points.
+type Line = (String, Vec<(f64, f64)>);
+/// A plot panel: its caption and lines.
+type Panel = (String, Vec<Line>);
+
 /// Draws `frame_time.png`, `ratio.png` and `passes.png` into `out`.
 pub fn plot_all(report: &Report, out: &Path) -> Result<()> {
     // Registering the same font again is harmless.
@@ -891,7 +896,7 @@ pub fn plot_all(report: &Report, out: &Path) -> Result<()> {
     let strategies = Strategy::ALL.map(Strategy::name);
 
     let frame = |p: &Point| Some(p.frame_ms_median);
-    let panels: Vec<(String, Vec<(String, Vec<(f64, f64)>)>)> = cameras
+    let panels: Vec<Panel> = cameras
         .iter()
         .map(|camera| {
             let lines = strategies
@@ -913,7 +918,7 @@ pub fn plot_all(report: &Report, out: &Path) -> Result<()> {
             .filter(|o| o.frame_ms_median > 0.0)
             .map(|o| p.frame_ms_median / o.frame_ms_median)
     };
-    let panels: Vec<(String, Vec<(String, Vec<(f64, f64)>)>)> = cameras
+    let panels: Vec<Panel> = cameras
         .iter()
         .map(|camera| {
             let lines = strategies
@@ -933,7 +938,7 @@ pub fn plot_all(report: &Report, out: &Path) -> Result<()> {
 
     let camera = cameras.first().copied().unwrap_or("overview");
     let passes: Vec<String> = pass_names(report);
-    let panels: Vec<(String, Vec<(String, Vec<(f64, f64)>)>)> = strategies
+    let panels: Vec<Panel> = strategies
         .iter()
         .map(|strategy| {
             let lines = passes
@@ -956,12 +961,7 @@ pub fn plot_all(report: &Report, out: &Path) -> Result<()> {
 
 /// One PNG of side-by-side log-log panels, each a set of named lines over
 /// units.
-fn log_log_panels(
-    path: &Path,
-    title: &str,
-    y_label: &str,
-    panels: &[(String, Vec<(String, Vec<(f64, f64)>)>)],
-) -> Result<()> {
+fn log_log_panels(path: &Path, title: &str, y_label: &str, panels: &[Panel]) -> Result<()> {
     let columns = panels.len().clamp(1, 2);
     let rows = panels.len().div_ceil(columns).max(1);
     let size = ((640 * columns as u32).max(960), 460 * rows as u32 + 40);
