@@ -18,9 +18,15 @@ pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// Where the real third-party glTF samples live (outside the project).
+/// Where the real third-party glTF samples live (outside the project):
+/// beside the checkout, else where `HORDE_GLTF_SAMPLES` says (a git
+/// worktree's sibling folder is not the main checkout's).
 pub fn samples_dir() -> PathBuf {
-    repo_root().join("../shared/gltf-samples")
+    let beside = repo_root().join("../shared/gltf-samples");
+    match std::env::var_os("HORDE_GLTF_SAMPLES") {
+        Some(root) if !beside.exists() => PathBuf::from(root),
+        _ => beside,
+    }
 }
 
 /// Where failing tests write their images.
