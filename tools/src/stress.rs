@@ -807,7 +807,12 @@ fn tick(value: &f64) -> String {
     } else {
         0
     };
-    format!("{value:.decimals$}")
+    let text = format!("{value:.decimals$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        text
+    }
 }
 
 /// A unit count as 500, 10k, 1M.

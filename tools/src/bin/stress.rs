@@ -84,7 +84,7 @@ struct Args {
     #[arg(long, value_enum, default_value_t = Preset::Full)]
     preset: Preset,
     /// Unit counts, comma-separated (default 1000,10000,100000,1000000,4000000;
-    /// lavapipe 500,2000).
+    /// lavapipe 500,2000,8000).
     #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=16_000_000))]
     units: Vec<u32>,
     /// Strategies, comma-separated (default all).
@@ -157,7 +157,7 @@ fn options(args: &Args) -> SweepOptions {
         units: or(
             &args.units,
             &[1_000, 10_000, 100_000, 1_000_000, 4_000_000],
-            &[500, 2_000],
+            &[500, 2_000, 8_000],
         ),
         strategies: if args.strategies.is_empty() {
             Strategy::ALL.to_vec()
