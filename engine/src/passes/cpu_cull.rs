@@ -19,9 +19,9 @@
 //!    the chunks in parallel with the exact CPU twin of the cull shader
 //!    (`cull_reference`: world sphere, six planes, route with hysteresis),
 //!    each into per-command entry lists of its own.
-//! 2. The chunks' lists are concatenated per command, in chunk order, into
-//!    the frame slot's mapped buffer (capped at each region's capacity),
-//!    and the command head is written. Nothing waits for the GPU: the slot's
+//! 2. The chunks' lists are copied per command, in chunk order, straight
+//!    into the frame slot's mapped buffer (capped at each region's
+//!    capacity), and the command head is written. Nothing waits for the GPU: the slot's
 //!    fence has signalled before the frame records.
 //!
 //! The GPU does the rest of the frame unchanged: animation on the GPU, the
@@ -65,8 +65,11 @@ impl Default for CpuCullPass {
     }
 }
 
+/// Per chunk of instances, per command, the entries appended.
+type ChunkLists = Vec<Vec<Vec<u32>>>;
+
 /// Culls `infos` and `placements` (one batch: units or props) in parallel
-/// chunks; returns per command the entries appended, in instance order.
+/// chunks; returns each chunk's entries per command, in instance order.
 fn cull_batch(
     globals: &CullGlobals,
     types: &[TypeInfo],
@@ -74,8 +77,8 @@ fn cull_batch(
     placements: &[UnitPlacement],
     routes: &mut [u32],
     command_count: usize,
-) -> Vec<Vec<u32>> {
-    let chunks: Vec<Vec<Vec<u32>>> = routes
+) -> ChunkLists {
+    routes
         .par_chunks_mut(CHUNK)
         .enumerate()
         .map(|(chunk, routes)| {
@@ -102,14 +105,7 @@ fn cull_batch(
             }
             appended
         })
-        .collect();
-    let mut merged = vec![Vec::new(); command_count];
-    for chunk in chunks {
-        for (list, part) in merged.iter_mut().zip(chunk) {
-            list.extend(part);
-        }
-    }
-    merged
+        .collect()
 }
 
 impl CpuCullPass {
@@ -133,7 +129,7 @@ impl CpuCullPass {
         self.prop_routes.resize(world.prop_count() as usize, 0);
         let types = type_table(&world.types);
         let command_count = world.types.len() * MAX_ROUTES as usize;
-        let mut entries = cull_batch(
+        let units = cull_batch(
             globals,
             &types[..MAX_TYPES],
             world.infos(),
@@ -149,9 +145,6 @@ impl CpuCullPass {
             &mut self.prop_routes,
             command_count,
         );
-        for (list, part) in entries.iter_mut().zip(props) {
-            list.extend(part);
-        }
         let slot = self
             .slots
             .get_mut(frame.slot)
@@ -165,7 +158,14 @@ impl CpuCullPass {
             .buffer
             .as_mut()
             .ok_or_else(|| Error::Config("cpu-culled draw lists missing".to_owned()))?;
-        write_lists(frame.ctx, buffer, world, |command| &entries[command])?;
+        // Each command's entries, chunk by chunk: units, then props.
+        write_lists(frame.ctx, buffer, world, |command| {
+            units
+                .iter()
+                .chain(&props)
+                .map(|chunk| &chunk[command][..])
+                .collect()
+        })?;
         Ok(buffer)
     }
 }

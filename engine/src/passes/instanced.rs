@@ -102,48 +102,48 @@ fn create_lists(ctx: &Context, name: &str, bytes: u64) -> Result<Buffer, Error> 
     )
 }
 
-/// Writes the world's command template with `instance_counts` into the
-/// head of `buffer`, and each command's entries (`entries(command)` gives
-/// them; at most the region's capacity are written) into its region.
-/// Returns each command's instance count.
+/// Writes the world's command template into the head of `buffer`, and each
+/// command's entries into its region: `entries(command)` gives them as
+/// parts, written one after the other; past the region's capacity nothing
+/// is written. Each command's instance count is what was written.
 pub fn write_lists<'e>(
     ctx: &Context,
     buffer: &mut Buffer,
     world: &World,
-    entries: impl Fn(usize) -> &'e [u32],
-) -> Result<Vec<u32>, Error> {
+    entries: impl Fn(usize) -> Vec<&'e [u32]>,
+) -> Result<(), Error> {
     let mut commands =
         command_template(&world.types, ctx.limits.draw_indirect_first_instance, None);
     let name = buffer.name.clone();
     let mapped = buffer
         .allocation
         .mapped_slice_mut()
-        .ok_or_else(|| Error::Config(format!("'{name}' is not host-visible")))?;
+        .filter(|mapped| mapped.len() >= DRAW_COMMANDS_BYTES as usize)
+        .ok_or_else(|| Error::Config(format!("'{name}' is not a host-visible draw list")))?;
     let (head, lists) = mapped.split_at_mut(DRAW_COMMANDS_BYTES as usize);
     let lists: &mut [u32] = bytemuck::try_cast_slice_mut(lists)
         .map_err(|err| Error::Config(format!("'{name}': {err}")))?;
-    let mut counts = vec![0u32; commands.len()];
     for (type_index, world_type) in world.types.iter().enumerate() {
         for route in 0..MAX_ROUTES {
             let command = type_index * MAX_ROUTES as usize + route as usize;
             let region = world_type.info.routes[route as usize];
-            let list = entries(command);
             let start = (region.list_base as usize).min(lists.len());
-            let count = list
-                .len()
-                .min(region.capacity as usize)
-                .min(lists.len() - start);
-            lists[start..start + count].copy_from_slice(&list[..count]);
-            if let Some(slot) = commands.get_mut(command) {
-                slot.instance_count = count as u32;
+            let end = start + (region.capacity as usize).min(lists.len() - start);
+            let mut at = start;
+            for part in entries(command) {
+                let count = part.len().min(end - at);
+                lists[at..at + count].copy_from_slice(&part[..count]);
+                at += count;
             }
-            counts[command] = count as u32;
+            if let Some(slot) = commands.get_mut(command) {
+                slot.instance_count = (at - start) as u32;
+            }
         }
     }
     let head_bytes: &[u8] = bytemuck::cast_slice(&commands);
     let length = head_bytes.len().min(head.len());
     head[..length].copy_from_slice(&head_bytes[..length]);
-    Ok(counts)
+    Ok(())
 }
 
 /// Per command, the LOD 0 entries of the instances `infos` (units, or
@@ -226,7 +226,9 @@ impl InstancedPass {
                 .buffer
                 .as_mut()
                 .ok_or_else(|| Error::Config("instanced draw lists missing".to_owned()))?;
-            write_lists(frame.ctx, buffer, world, |command| &entries[command])?;
+            write_lists(frame.ctx, buffer, world, |command| {
+                vec![&entries[command][..]]
+            })?;
             *written = Some(key);
         }
         self.last_slot = frame.slot;
