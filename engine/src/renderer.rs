@@ -15,12 +15,14 @@
 //! 7. `bounds` (debug view): the sphere commands' instance counts;
 //! 8. `draw`: the main render pass, two indirect draws.
 //!
-//! [`Strategy`] swaps steps 4-7 for a baseline's: `instanced` draws every
-//! unit at LOD 0 from lists written once (`passes/instanced.rs`),
-//! `cpu-culled` culls on the CPU and uploads the lists each frame
-//! (`passes/cpu_cull.rs`), `naive` animates and skins on the CPU and draws
-//! each unit on its own (`passes/naive.rs`). The GPU-driven list is
-//! unchanged.
+//! [`Strategy`] swaps step 5 for a baseline's, whose lists the statistics
+//! and draw passes then read (the bounds view is the GPU-driven frame's
+//! alone): `instanced` draws every unit at LOD 0 from lists written when
+//! the units change (`passes/instanced.rs`), `cpu-culled` culls on the CPU
+//! and uploads the lists each frame (`passes/cpu_cull.rs`), and `naive`
+//! replaces steps 4 to 6 too: it animates and skins on the CPU, counts what
+//! it draws, and draws each unit on its own (`passes/naive.rs`). The
+//! GPU-driven list is unchanged.
 //!
 //! Each pass declares the buffers it uses; the barriers between them follow
 //! (`barriers.rs`), so passes without a dependency (animate and cull) may
@@ -430,10 +432,6 @@ impl Renderer {
                 Strategy::GpuDriven => {
                     self.cull
                         .record(frame, &cull, &world.cull_targets(), &world.cull_batches())?;
-                    if settings.show_bounds {
-                        self.bounds.prepare(frame, world)?;
-                        inputs.bounds = Some(&self.bounds);
-                    }
                 }
                 Strategy::Instanced => inputs.lists = self.instanced.record(frame, world)?,
                 Strategy::CpuCulled => inputs.lists = self.cpu_cull.record(frame, world, &cull)?,
@@ -446,14 +444,17 @@ impl Renderer {
             if settings.strategy != Strategy::Naive {
                 self.statistics.record(frame, inputs.lists.raw)?;
             }
+            if settings.strategy == Strategy::GpuDriven && settings.show_bounds {
+                self.bounds.prepare(frame, world)?;
+                inputs.bounds = Some(&self.bounds);
+            }
             self.draw.record(frame, world, &target, &draw, &inputs)
         });
-        if let Some(stats) = naive_stats.take() {
-            self.stats = stats;
-        }
         if recorded.is_err() {
             // The frame is never submitted: its uses did not happen.
             self.tracker.reset_to_unknown();
+        } else if let Some(stats) = naive_stats.take() {
+            self.stats = stats;
         }
         recorded
     }
