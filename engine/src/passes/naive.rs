@@ -437,7 +437,13 @@ impl NaivePass {
                 skin_unit(source, transform, state, scratch, out);
             });
         self.props.record(frame, world)?;
-        let max_lods = world.types.iter().map(|t| t.lods.len()).max().unwrap_or(1);
+        let max_lods = world
+            .types
+            .iter()
+            .map(|t| t.lods.len())
+            .max()
+            .unwrap_or(0)
+            .max(1);
         let mut stats = DrawStats {
             frame: frame.number,
             units_per_lod: vec![0; max_lods],
