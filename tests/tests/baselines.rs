@@ -1,6 +1,7 @@
 //! Honest baselines: the four strategies (`naive`, `instanced`, `cpu-culled`,
 //! `gpu-driven`) draw the same image of the same scene at the same frame,
-//! and the CPU cull finds what the GPU cull finds.
+//! and the CPU cull finds what the GPU cull finds, on the detected tier
+//! and on the mobile tier.
 //!
 //! `naive` and `instanced` draw every unit at LOD 0, so the comparison
 //! forces LOD 0 on the culled strategies too (a LOD bias of 10^6: no
