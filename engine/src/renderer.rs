@@ -18,6 +18,15 @@
 //!    texture uploads, then its triangles in the overlay render pass, over
 //!    the finished image (`passes/hud.rs`).
 //!
+//! [`Strategy`] swaps step 5 for a baseline's, whose lists the statistics
+//! and draw passes then read (the bounds view is the GPU-driven frame's
+//! alone): `instanced` draws every unit at LOD 0 from lists written when
+//! the units change (`passes/instanced.rs`), `cpu-culled` culls on the CPU
+//! and uploads the lists each frame (`passes/cpu_cull.rs`), and `naive`
+//! replaces steps 4 to 6 too: it animates and skins on the CPU, counts what
+//! it draws, and draws each unit on its own (`passes/naive.rs`). The
+//! GPU-driven list is unchanged.
+//!
 //! Each pass declares the buffers it uses; the barriers between them follow
 //! (`barriers.rs`), so passes without a dependency (animate and cull) may
 //! overlap on the GPU. The `frame` timestamp scope spans all of them. Adding a pass means its file in `passes/`, its shader,
@@ -50,9 +59,12 @@ use crate::owned::RenderPass;
 use crate::passes::animate::{AnimateBuffers, AnimatePass};
 use crate::passes::battle::BattlePass;
 use crate::passes::bounds::BoundsPass;
+use crate::passes::cpu_cull::{refuse_gpu_motion, CpuCullPass};
 use crate::passes::cull::{cull_globals, CullPass};
-use crate::passes::draw::{DrawOptions, DrawPass, DrawTarget};
+use crate::passes::draw::{DrawInputs, DrawOptions, DrawPass, DrawTarget};
 use crate::passes::hud::{HudDraw, HudPass, HudTarget};
+use crate::passes::instanced::InstancedPass;
+use crate::passes::naive::NaivePass;
 use crate::passes::simulate::SimulatePass;
 use crate::passes::statistics::StatisticsPass;
 use crate::passes::upload::UploadPass;
@@ -91,6 +103,66 @@ impl Default for Environment {
     }
 }
 
+/// How a frame draws the crowd: horde's GPU-driven frame, or one of the
+/// baselines it is measured against (DESIGN.md, "Baselines"). All draw the
+/// same scene with the same animation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Strategy {
+    /// CPU animation and skinning into a dynamic vertex buffer, one draw per
+    /// unit, LOD 0, no culling (a skinned mesh renderer).
+    Naive,
+    /// Bone-texture skinning, one instanced draw per type of every unit at
+    /// LOD 0, no culling (GPU Gems 3 ch. 2).
+    Instanced,
+    /// Culling and LOD on CPU worker threads, the instance lists uploaded
+    /// per frame, an indirect draw per LOD (Unite Austin 2017).
+    CpuCulled,
+    /// Animation, culling, LOD and draw commands on the GPU: horde's frame.
+    #[default]
+    GpuDriven,
+}
+
+impl Strategy {
+    /// Every strategy, baselines first.
+    pub const ALL: [Strategy; 4] = [
+        Strategy::Naive,
+        Strategy::Instanced,
+        Strategy::CpuCulled,
+        Strategy::GpuDriven,
+    ];
+
+    /// The name the command lines and reports use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Naive => "naive",
+            Strategy::Instanced => "instanced",
+            Strategy::CpuCulled => "cpu-culled",
+            Strategy::GpuDriven => "gpu-driven",
+        }
+    }
+}
+
+impl std::str::FromStr for Strategy {
+    type Err = Error;
+
+    fn from_str(name: &str) -> Result<Strategy, Error> {
+        Strategy::ALL
+            .into_iter()
+            .find(|strategy| strategy.name() == name)
+            .ok_or_else(|| {
+                Error::Config(format!(
+                    "unknown strategy '{name}' (naive, instanced, cpu-culled, gpu-driven)"
+                ))
+            })
+    }
+}
+
+impl std::fmt::Display for Strategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Runtime settings of culling, LOD and the debug views.
 #[derive(Clone, Copy, Debug)]
 pub struct RenderSettings {
@@ -115,6 +187,8 @@ pub struct RenderSettings {
     /// Skin units; when off they are drawn static in their bind pose through
     /// the prop pipeline (the benchmark's skinned-versus-static comparison).
     pub skinning: bool,
+    /// The GPU-driven frame or a baseline.
+    pub strategy: Strategy,
 }
 
 impl Default for RenderSettings {
@@ -129,6 +203,7 @@ impl Default for RenderSettings {
             cull_camera: None,
             show_bounds: false,
             skinning: true,
+            strategy: Strategy::GpuDriven,
         }
     }
 }
@@ -155,6 +230,9 @@ pub struct Renderer {
     /// The HUD frame to draw next, if the application set one.
     hud_draw: Option<HudDraw>,
     draw: DrawPass,
+    naive: NaivePass,
+    cpu_cull: CpuCullPass,
+    instanced: InstancedPass,
     bounds: BoundsPass,
     statistics: StatisticsPass,
     cull: CullPass,
@@ -238,6 +316,9 @@ impl Renderer {
             )?,
             hud: HudPass::new(ctx, *overlay_render_pass)?,
             hud_draw: None,
+            instanced: InstancedPass::new(),
+            cpu_cull: CpuCullPass::new(),
+            naive: NaivePass::new(ctx, *render_pass, &unit_types)?,
             frames: Frames::new(ctx)?,
             profiler: Profiler::new(ctx)?,
             tracker: Tracker::default(),
@@ -253,6 +334,18 @@ impl Renderer {
             time: 0.0,
             gpu: ctx.gpu.clone(),
         })
+    }
+
+    /// Fails, before anything is recorded, when the strategy cannot draw
+    /// this world: the CPU baselines draw the CPU's unit state and cannot
+    /// follow units the GPU moves.
+    fn check_strategy(&self) -> Result<(), Error> {
+        match self.settings.strategy {
+            Strategy::Naive | Strategy::CpuCulled => {
+                refuse_gpu_motion(&self.world, self.settings.strategy.name())
+            }
+            Strategy::Instanced | Strategy::GpuDriven => Ok(()),
+        }
     }
 
     fn begin_frame(&mut self, ctx: &Context) -> Result<FrameStart, Error> {
@@ -339,6 +432,8 @@ impl Renderer {
             extent,
         };
         let hud_draw = self.hud_draw.take();
+        // The naive baseline counts on the CPU what it draws.
+        let naive_stats = &mut None;
         let mut frame = Frame::new(
             ctx,
             start,
@@ -351,16 +446,36 @@ impl Renderer {
             self.battle.record(frame, world)?;
             self.simulate.record(frame, world, dt)?;
             let unit_count = world.unit_count();
-            self.animate
-                .record(frame, &AnimateBuffers::of(world), unit_count, dt)?;
-            self.cull
-                .record(frame, &cull, &world.cull_targets(), &world.cull_batches())?;
-            self.statistics.record(frame, world)?;
-            if settings.show_bounds {
-                self.bounds.prepare(frame, world)?;
+            if settings.strategy != Strategy::Naive {
+                self.animate
+                    .record(frame, &AnimateBuffers::of(world), unit_count, dt)?;
             }
-            let bounds = settings.show_bounds.then_some(&self.bounds);
-            self.draw.record(frame, world, &target, &draw, bounds)?;
+            let mut inputs = DrawInputs {
+                lists: &world.buffers.draw_lists.buffer,
+                bounds: None,
+                naive: None,
+            };
+            match settings.strategy {
+                Strategy::GpuDriven => {
+                    self.cull
+                        .record(frame, &cull, &world.cull_targets(), &world.cull_batches())?;
+                }
+                Strategy::Instanced => inputs.lists = self.instanced.record(frame, world)?,
+                Strategy::CpuCulled => inputs.lists = self.cpu_cull.record(frame, world, &cull)?,
+                Strategy::Naive => {
+                    *naive_stats = Some(self.naive.record(frame, world, dt)?);
+                    inputs.lists = self.naive.prop_lists()?;
+                    inputs.naive = Some(&self.naive);
+                }
+            }
+            if settings.strategy != Strategy::Naive {
+                self.statistics.record(frame, inputs.lists.raw)?;
+            }
+            if settings.strategy == Strategy::GpuDriven && settings.show_bounds {
+                self.bounds.prepare(frame, world)?;
+                inputs.bounds = Some(&self.bounds);
+            }
+            self.draw.record(frame, world, &target, &draw, &inputs)?;
             match &hud_draw {
                 Some(hud_draw) => self.hud.record(frame, &hud_target, hud_draw),
                 None => Ok(()),
@@ -369,6 +484,8 @@ impl Renderer {
         if recorded.is_err() {
             // The frame is never submitted: its uses did not happen.
             self.tracker.reset_to_unknown();
+        } else if let Some(stats) = naive_stats.take() {
+            self.stats = stats;
         }
         recorded
     }
@@ -396,6 +513,7 @@ impl Renderer {
     ) -> Result<(), Error> {
         let number = self.frames.number;
         let rendered = (|| {
+            self.check_strategy()?;
             let start = self.begin_frame(ctx)?;
             let cpu_start = std::time::Instant::now();
             self.record(ctx, &start, *target.framebuffer, target.extent, camera, dt)?;
@@ -425,6 +543,7 @@ impl Renderer {
             if swapchain.is_empty() {
                 return Ok(WindowFrame::Skipped);
             }
+            self.check_strategy()?;
             let start = self.begin_frame(ctx)?;
             let acquire_semaphore = *self.frames.slots[start.slot].image_available;
             let index = match swapchain.acquire(acquire_semaphore)? {

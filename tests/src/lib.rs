@@ -19,8 +19,8 @@ pub fn repo_root() -> PathBuf {
 }
 
 /// Where the real third-party glTF samples live (outside the project):
-/// beside the repository, or under `HORDE_GLTF_SAMPLES` when the checkout is
-/// elsewhere (a git worktree).
+/// beside the checkout, else where `HORDE_GLTF_SAMPLES` says (a git
+/// worktree's sibling folder is not the main checkout's).
 pub fn samples_dir() -> PathBuf {
     let beside = repo_root().join("../shared/gltf-samples");
     match std::env::var_os("HORDE_GLTF_SAMPLES") {

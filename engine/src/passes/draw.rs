@@ -25,6 +25,10 @@
 //!   the back faces of their single-sided materials and flips the normal of
 //!   the double-sided ones. Every other type keeps back-face culling and
 //!   early depth testing.
+//! - The commands and lists come from [`DrawInputs::lists`]: the cull pass's
+//!   for the GPU-driven frame, or a baseline's own in the same layout
+//!   (`passes/instanced.rs`, `passes/cpu_cull.rs`). The `naive` baseline
+//!   adds its per-unit draws of CPU-skinned vertices (`passes/naive.rs`).
 
 use std::ops::Range;
 
@@ -40,6 +44,7 @@ use crate::gpu_types::{mesh_vertex_attributes, mesh_vertex_bindings, DrawCommand
 use crate::memory::Buffer;
 use crate::owned::{Owned, Sampler};
 use crate::passes::bounds::BoundsPass;
+use crate::passes::naive::NaivePass;
 use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, Pipeline};
 use crate::target::CLEAR_COLOR;
 use crate::world::buffers::DRAW_COMMANDS_BYTES;
@@ -75,6 +80,19 @@ pub struct DrawOptions {
     /// Skin units; when off they are drawn in their bind pose with the prop
     /// pipeline.
     pub skinning: bool,
+}
+
+/// What the draw pass draws from.
+#[derive(Clone, Copy)]
+pub struct DrawInputs<'a> {
+    /// Draw commands at the head, then the instance lists (the layout of
+    /// the world's draw lists).
+    pub lists: &'a Buffer,
+    /// The bounding-sphere view, after [`BoundsPass::prepare`].
+    pub bounds: Option<&'a BoundsPass>,
+    /// Units drawn one draw each from CPU-skinned vertices (the `naive`
+    /// baseline); their commands in `lists` are empty.
+    pub naive: Option<&'a NaivePass>,
 }
 
 /// Descriptor bindings. Props use 0..=5; units add 6..=8.
@@ -214,23 +232,23 @@ impl DrawPass {
         })
     }
 
-    /// Records the main render pass into `target`: units, props, and with
-    /// `bounds` the bounding-sphere view (after [`BoundsPass::prepare`]).
+    /// Records the main render pass into `target`: units, props, and the
+    /// extras `inputs` asks for.
     pub fn record(
         &self,
         frame: &mut Frame,
         world: &World,
         target: &DrawTarget,
         options: &DrawOptions,
-        bounds: Option<&BoundsPass>,
+        inputs: &DrawInputs,
     ) -> Result<(), Error> {
         let b = &world.buffers;
         frame.pass("draw", |frame| {
             let mut declared = vec![
                 uses(b.vertices.raw, Access::VertexInput),
                 uses(b.indices.raw, Access::VertexInput),
-                uses(b.draw_lists.buffer.raw, Access::IndirectRead),
-                uses(b.draw_lists.buffer.raw, Access::VertexInput),
+                uses(inputs.lists.raw, Access::IndirectRead),
+                uses(inputs.lists.raw, Access::VertexInput),
                 uses(b.type_table.raw, Access::VertexRead),
                 uses(b.clip_table.raw, Access::VertexRead),
                 uses(b.material_table.raw, Access::FragmentRead),
@@ -240,12 +258,15 @@ impl DrawPass {
                 uses(b.prop_infos.buffer.raw, Access::VertexRead),
                 uses(b.prop_placements.buffer.raw, Access::VertexRead),
             ];
-            if bounds.is_some() {
+            if inputs.bounds.is_some() {
                 declared.push(uses(b.bounds_commands.raw, Access::IndirectRead));
+            }
+            if let Some(naive) = inputs.naive {
+                declared.push(uses(naive.vertices(frame.slot)?, Access::VertexInput));
             }
             frame.uses(&declared);
             begin_render_pass(frame, target);
-            let drawn = self.draw_world(frame, world, target, options, bounds);
+            let drawn = self.draw_world(frame, world, target, options, inputs);
             // SAFETY: matches the begin above.
             unsafe { frame.ctx.device.cmd_end_render_pass(frame.cmd) };
             drawn
@@ -258,7 +279,7 @@ impl DrawPass {
         world: &World,
         target: &DrawTarget,
         options: &DrawOptions,
-        bounds: Option<&BoundsPass>,
+        inputs: &DrawInputs,
     ) -> Result<(), Error> {
         let b = &world.buffers;
         let units = [
@@ -284,7 +305,7 @@ impl DrawPass {
                 vk::IndexType::UINT32,
             )
         };
-        let commands = &b.draw_lists.buffer;
+        let commands = inputs.lists;
         if world.unit_count() > 0 {
             let descriptors = if options.skinning {
                 &units[..]
@@ -297,7 +318,14 @@ impl DrawPass {
             )?;
             for (range, double_sided) in sided_runs(world, true) {
                 let pipeline = self.unit_pipeline(options, double_sided);
-                draw_commands(frame, pipeline, set, world, commands, range);
+                let draws = DrawnCommands {
+                    commands,
+                    lists: commands,
+                };
+                draw_commands(frame, pipeline, set, world, draws, range);
+            }
+            if let Some(naive) = inputs.naive {
+                naive.draw(frame, world, &units[..6])?;
             }
         }
         if world.prop_count() > 0 {
@@ -308,17 +336,25 @@ impl DrawPass {
                 } else {
                     &self.prop_pipeline
                 };
-                draw_commands(frame, pipeline, set, world, commands, range);
+                let draws = DrawnCommands {
+                    commands,
+                    lists: commands,
+                };
+                draw_commands(frame, pipeline, set, world, draws, range);
             }
         }
-        if let Some(bounds) = bounds {
+        if let Some(bounds) = inputs.bounds {
             let pipeline = &bounds.pipeline;
             for (range, descriptors) in [
                 (world.unit_commands(), &units[..6]),
                 (world.prop_commands(), &props[..6]),
             ] {
                 let set = frame.descriptor_set(pipeline.set_layouts[0], descriptors)?;
-                draw_commands(frame, pipeline, set, world, &b.bounds_commands, range);
+                let bounds_draws = DrawnCommands {
+                    commands: &b.bounds_commands,
+                    lists: &b.draw_lists.buffer,
+                };
+                draw_commands(frame, pipeline, set, world, bounds_draws, range);
             }
         }
         Ok(())
@@ -400,17 +436,27 @@ fn sided_runs(world: &World, units: bool) -> Vec<(Range<u32>, bool)> {
     runs
 }
 
+/// Where indirect draws read their commands and instance lists.
+#[derive(Clone, Copy)]
+pub struct DrawnCommands<'a> {
+    /// The commands (a draw lists' head, or the bounds view's commands).
+    pub commands: &'a Buffer,
+    /// The draw lists whose instance lists the commands name.
+    pub lists: &'a Buffer,
+}
+
 /// Draws `commands` (whole types' commands) with `pipeline` and `set`, from
-/// `command_buffer` (the draw lists' head, or the bounds view's commands).
+/// `source`.
 pub fn draw_commands(
     frame: &Frame,
     pipeline: &Pipeline,
     set: vk::DescriptorSet,
     world: &World,
-    command_buffer: &Buffer,
+    source: DrawnCommands,
     commands: Range<u32>,
 ) {
-    let lists = world.buffers.draw_lists.buffer.raw;
+    let lists = source.lists.raw;
+    let command_buffer = source.commands;
     let vertices = world.buffers.vertices.raw;
     let device = &frame.ctx.device;
     let cmd = frame.cmd;

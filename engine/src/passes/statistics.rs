@@ -97,10 +97,10 @@ impl StatisticsPass {
         Some(stats)
     }
 
-    /// Copies this frame's commands to the slot's readback buffer.
-    pub fn record(&mut self, frame: &mut Frame, world: &World) -> Result<(), Error> {
+    /// Copies this frame's commands, the head of `draw_lists` (the world's,
+    /// or a baseline's own), to the slot's readback buffer.
+    pub fn record(&mut self, frame: &mut Frame, draw_lists: vk::Buffer) -> Result<(), Error> {
         let readback = &self.readback[frame.slot];
-        let draw_lists = world.buffers.draw_lists.buffer.raw;
         frame.pass("statistics", |frame| {
             frame.uses(&[
                 uses(draw_lists, Access::TransferRead),

@@ -23,12 +23,13 @@ use ash::vk;
 use glam::Vec2;
 use gpu_allocator::MemoryLocation;
 
-use crate::anim::Controller;
+use crate::anim::{Controller, PackedControllers};
 use crate::asset::{Asset, BoneEncoding};
 use crate::config::MAX_ROUTES;
 use crate::context::Context;
 use crate::gpu_types::{
-    AnimParams, AnimState, BattleCounts, LaneState, UnitCombat, UnitInfo, UnitMotion, UnitPlacement,
+    AnimParams, AnimState, BattleCounts, ClipInfo, LaneState, UnitCombat, UnitInfo, UnitMotion,
+    UnitPlacement,
 };
 use crate::memory::{memory_barrier, submit_and_wait, transfer_to_host_barrier, Buffer};
 use crate::passes::cull::{CullBatch, CullTargets};
@@ -37,7 +38,7 @@ use crate::Error;
 pub use battle::{Battle, BattleSetup, LaneSetup};
 pub use buffers::{Needed, WorldBuffers};
 pub use types::{LodRange, WorldType};
-pub use units::{PropPlacement, UnitId, UnitSpawn, UnitTable};
+pub use units::{CpuUnitState, PropPlacement, UnitId, UnitSpawn, UnitTable};
 
 /// Everything the crowd passes read, and the CPU side behind it.
 pub struct World {
@@ -54,6 +55,11 @@ pub struct World {
     /// The battle, once started: the battle pass steps it.
     pub battle: Option<Battle>,
     initial_states: Vec<AnimState>,
+    /// The clip table as uploaded, for the CPU animation of the `naive`
+    /// baseline.
+    pub clips: Vec<ClipInfo>,
+    /// The animation controllers as uploaded, for the same.
+    pub controllers: PackedControllers,
     /// A type's capacity grew: the type table and command templates must be
     /// uploaded again.
     pub tables_dirty: bool,
@@ -100,6 +106,8 @@ impl World {
             bones_are_similarities: packed.bones_are_similarities,
             bounds_mesh: packed.bounds_mesh,
             initial_states: packed.initial_states,
+            clips: packed.clips,
+            controllers: packed.controllers,
             types: packed.types,
             buffers,
             units: UnitTable::default(),

@@ -7,6 +7,11 @@
 //! teleport, orders, animation overrides), each a masked write of some words
 //! of one record, applied on the GPU by the upload pass. A command never
 //! rewrites a word it does not name, so GPU-written state survives CPU edits.
+//!
+//! The table also keeps [`CpuUnitState`]: each unit's placement, orders and
+//! animation state as the CPU last commanded them. The GPU-driven frame never
+//! reads it; the CPU baselines (`passes/naive.rs`, `passes/cpu_cull.rs`)
+//! draw from it, as an engine whose game state lives on the CPU would.
 
 use std::collections::BTreeMap;
 
@@ -134,6 +139,21 @@ impl PendingWrites {
     }
 }
 
+/// Per unit slot, the state the CPU last commanded: what the CPU baselines
+/// draw from. Units the GPU moves by velocity or battle logic leave it behind
+/// (the baselines refuse such worlds).
+#[derive(Debug, Default)]
+pub struct CpuUnitState {
+    pub placements: Vec<UnitPlacement>,
+    /// Speed and animation commands (the velocity words are not kept).
+    pub motions: Vec<UnitMotion>,
+    /// Animation states as spawned or overridden, not as animated since.
+    pub anim_states: Vec<AnimState>,
+    /// Counts spawns and animation overrides: a baseline animating on the
+    /// CPU takes `anim_states` again when it changes.
+    pub anim_generation: u64,
+}
+
 /// Unit slots, the CPU's copy of what it owns, and the writes to upload.
 #[derive(Debug, Default)]
 pub struct UnitTable {
@@ -146,6 +166,8 @@ pub struct UnitTable {
     prop_placements: Vec<UnitPlacement>,
     /// Some unit has been given a non-zero velocity.
     moving: bool,
+    /// What the CPU last commanded, for the CPU baselines.
+    cpu_state: CpuUnitState,
     pub writes: PendingWrites,
 }
 
@@ -173,6 +195,11 @@ impl UnitTable {
     /// Unit infos as the CPU last wrote them.
     pub fn infos(&self) -> &[UnitInfo] {
         &self.infos
+    }
+
+    /// Units' placements, orders and animation states as last commanded.
+    pub fn cpu_state(&self) -> &CpuUnitState {
+        &self.cpu_state
     }
 
     /// Prop records as placed.
@@ -223,16 +250,6 @@ impl UnitTable {
                 tint: spawn.tint,
                 scale: spawn.scale,
             };
-            let index = match self.free.pop() {
-                Some(index) => {
-                    self.infos[index as usize] = info;
-                    index
-                }
-                None => {
-                    self.infos.push(info);
-                    self.infos.len() as u32 - 1
-                }
-            };
             let placement = UnitPlacement {
                 position: spawn.position.to_array(),
                 heading: spawn.heading,
@@ -242,18 +259,34 @@ impl UnitTable {
                 speed: spawn.params.speed,
                 anim_commands: spawn.params.commands(),
             };
+            let anim_state = initial_states[spawn.unit_type as usize];
+            let cpu = &mut self.cpu_state;
+            let index = match self.free.pop() {
+                Some(index) => {
+                    let slot = index as usize;
+                    self.infos[slot] = info;
+                    cpu.placements[slot] = placement;
+                    cpu.motions[slot] = motion;
+                    cpu.anim_states[slot] = anim_state;
+                    index
+                }
+                None => {
+                    self.infos.push(info);
+                    cpu.placements.push(placement);
+                    cpu.motions.push(motion);
+                    cpu.anim_states.push(anim_state);
+                    self.infos.len() as u32 - 1
+                }
+            };
             let writes = &mut self.writes;
             writes.unit_infos.write(index, WHOLE_RECORD, info);
             writes.unit_placements.write(index, WHOLE_RECORD, placement);
             writes.unit_motions.write(index, WHOLE_RECORD, motion);
-            writes.anim_states.write(
-                index,
-                WHOLE_RECORD,
-                initial_states[spawn.unit_type as usize],
-            );
+            writes.anim_states.write(index, WHOLE_RECORD, anim_state);
             writes.unit_routes.write(index, 1, 0);
             ids.push(UnitId(index));
         }
+        self.cpu_state.anim_generation += 1;
         Ok(ids)
     }
 
@@ -284,6 +317,7 @@ impl UnitTable {
                     speed: params.speed,
                     anim_commands: params.commands(),
                 };
+                self.cpu_state.motions[id.0 as usize] = motion;
                 self.writes.unit_motions.write(id.0, MOTION_PARAMS, motion);
             }
         }
@@ -313,6 +347,7 @@ impl UnitTable {
                     position: position.to_array(),
                     heading,
                 };
+                self.cpu_state.placements[id.0 as usize] = placement;
                 self.writes
                     .unit_placements
                     .write(id.0, WHOLE_RECORD, placement);
@@ -324,9 +359,11 @@ impl UnitTable {
     pub fn set_anim_states(&mut self, states: &[(UnitId, AnimState)]) {
         for &(id, state) in states {
             if self.alive(id).is_some() {
+                self.cpu_state.anim_states[id.0 as usize] = state;
                 self.writes.anim_states.write(id.0, WHOLE_RECORD, state);
             }
         }
+        self.cpu_state.anim_generation += 1;
     }
 
     /// Places props of the world types `first_prop_type + prop_type`.

@@ -1,0 +1,100 @@
+//! The stress test end to end on a tiny sweep, validation on: every
+//! strategy measured at two sizes, the outputs written and readable, the
+//! bound skipping what it must; and the report's pure parts (dates,
+//! Markdown) on their own.
+
+use horde::asset::BoneEncoding;
+use horde::context::Tier;
+use horde::renderer::Strategy;
+use horde_bake::cache::CacheOptions;
+use horde_tests::output_dir;
+use horde_tools::crowd::CameraPreset;
+use horde_tools::stress::{markdown, run_sweep, utc_date, write_outputs, SummaryRow, SweepOptions};
+
+fn tiny_sweep(max_frame_ms: f64) -> SweepOptions {
+    SweepOptions {
+        units: vec![40, 80],
+        strategies: Strategy::ALL.to_vec(),
+        cameras: vec![CameraPreset::Close],
+        encodings: vec![BoneEncoding::Mat3x4F32],
+        tiers: vec![Tier::Desktop],
+        frames: 2,
+        warmup: 1,
+        width: 64,
+        height: 48,
+        max_frame_ms,
+        bandwidth_tb_per_s: 3.35,
+        static_compare: true,
+        device: None,
+        validation: true,
+        cache: CacheOptions {
+            enabled: true,
+            dir: Some(output_dir().join("bake-cache")),
+        },
+        progress: false,
+    }
+}
+
+#[test]
+fn a_tiny_sweep_measures_every_strategy_and_writes_the_report() {
+    horde_tests::init_logging();
+    let report = run_sweep(&tiny_sweep(600_000.0), "tiny sweep".to_owned()).expect("sweep");
+    assert!(report.skipped.is_empty(), "{:#?}", report.skipped);
+    assert_eq!(report.points.len(), 8, "4 strategies x 2 sizes");
+    for point in &report.points {
+        assert!(point.frame_ms_median > 0.0, "{point:?}");
+        assert!(point.memory.allocated_bytes > 0);
+        let names: Vec<&str> = point.gpu_ms.iter().map(|s| s.name.as_str()).collect();
+        assert!(
+            names.contains(&"draw") && names.contains(&"frame"),
+            "{names:?}"
+        );
+        if point.strategy == "gpu-driven" {
+            let efficiency = &point.efficiency;
+            assert!(efficiency.cull_bytes_per_unit.is_some_and(|b| b >= 36.0));
+            assert!(efficiency.skinned_static_ratio.is_some());
+        }
+    }
+    let out = output_dir().join("stress");
+    write_outputs(&report, &out).expect("write outputs");
+    let summary: Vec<SummaryRow> = serde_json::from_str(
+        &std::fs::read_to_string(out.join("summary.json")).expect("read summary.json"),
+    )
+    .expect("parse summary.json");
+    assert_eq!(summary.len(), 8);
+    for plot in ["frame_time.png", "ratio.png", "passes.png"] {
+        let image = image::open(out.join(plot)).expect("a readable plot");
+        assert!(image.width() >= 640, "{plot}");
+    }
+    let md = std::fs::read_to_string(out.join("report.md")).expect("read report.md");
+    assert!(md.contains("| gpu-driven | 80 | front-line |"), "{md}");
+}
+
+#[test]
+fn a_tight_bound_skips_and_says_why() {
+    horde_tests::init_logging();
+    let mut options = tiny_sweep(0.0001);
+    options.strategies = vec![Strategy::Instanced];
+    options.static_compare = false;
+    let report = run_sweep(&options, "bounded sweep".to_owned()).expect("sweep");
+    assert!(report.points.is_empty());
+    assert_eq!(report.skipped.len(), 2);
+    assert!(
+        report.skipped[0].reason.contains("warm-up"),
+        "{:?}",
+        report.skipped
+    );
+    assert!(
+        report.skipped[1].reason.contains("predicted"),
+        "{:?}",
+        report.skipped
+    );
+    assert!(markdown(&report).contains("## Skipped"));
+}
+
+#[test]
+fn dates_are_utc_iso_8601() {
+    assert_eq!(utc_date(0), "1970-01-01T00:00:00Z");
+    assert_eq!(utc_date(951_782_400), "2000-02-29T00:00:00Z");
+    assert_eq!(utc_date(1_795_392_000 + 3_723), "2026-11-23T01:02:03Z");
+}
