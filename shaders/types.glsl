@@ -77,6 +77,13 @@ struct DrawCommand {
     uint first_instance;
 };
 
+struct FarFieldMesh {
+    uint first_index;
+    uint index_count;
+    uint first_vertex;
+    uint vertex_count;
+};
+
 struct ClipInfo {
     uint first_texel;
     uint frame_count;

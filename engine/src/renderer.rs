@@ -11,9 +11,14 @@
 //! 4. `animate`: the animation state machine of every unit;
 //! 5. `cull`: frustum, route (mesh LOD or far field), instance lists and
 //!    draw commands, for units and props;
-//! 6. `statistics`: the draw commands copied for the CPU to read later;
-//! 7. `bounds` (debug view): the sphere commands' instance counts;
-//! 8. `draw`: the main render pass, two indirect draws.
+//! 6. `far field` (where the device has 64-bit atomics and
+//!    `far_field_px > 0`): far units skinned and rasterized by a compute
+//!    shader into a visibility buffer; a unit it cannot take joins its
+//!    coarsest mesh LOD's list;
+//! 7. `statistics`: the draw commands copied for the CPU to read later;
+//! 8. `bounds` (debug view): the sphere commands' instance counts;
+//! 9. `draw`: the main render pass, two indirect draws, then the far
+//!    field's resolve.
 //!
 //! Each pass declares the buffers it uses; the barriers between them follow
 //! (`barriers.rs`), so passes without a dependency (animate and cull) may
@@ -44,6 +49,7 @@ use crate::passes::battle::BattlePass;
 use crate::passes::bounds::BoundsPass;
 use crate::passes::cull::{cull_globals, CullPass};
 use crate::passes::draw::{DrawOptions, DrawPass, DrawTarget};
+use crate::passes::far_field::FarFieldPass;
 use crate::passes::simulate::SimulatePass;
 use crate::passes::statistics::StatisticsPass;
 use crate::passes::upload::UploadPass;
@@ -92,8 +98,10 @@ pub struct RenderSettings {
     pub lod_hysteresis: f32,
     /// Nothing farther than this is drawn.
     pub max_draw_distance: f32,
-    /// Units projecting smaller than this many pixels go to the far field
-    /// (0: every visible unit is drawn as a mesh).
+    /// Units projecting smaller than this many pixels (bounding-sphere
+    /// diameter) go to the far field (0: every visible unit is drawn as a
+    /// mesh). [`Renderer::new`] sets [`DEFAULT_FAR_FIELD_PX`] where the
+    /// device has the far field; elsewhere any value acts as 0.
     pub far_field_px: f32,
     /// Colour every unit and prop by its LOD.
     pub color_by_lod: bool,
@@ -105,6 +113,10 @@ pub struct RenderSettings {
     /// the prop pipeline (the benchmark's skinned-versus-static comparison).
     pub skinning: bool,
 }
+
+/// The far-field size the renderer starts with where the device has the far
+/// field: units whose bounding sphere spans at most 12 pixels.
+pub const DEFAULT_FAR_FIELD_PX: f32 = 12.0;
 
 impl Default for RenderSettings {
     fn default() -> Self {
@@ -141,6 +153,7 @@ pub struct Renderer {
     /// Resources replaced while frames that used them were in flight.
     pub deferred: DeferredRelease,
     draw: DrawPass,
+    far_field: Option<FarFieldPass>,
     bounds: BoundsPass,
     statistics: StatisticsPass,
     cull: CullPass,
@@ -193,6 +206,19 @@ impl Renderer {
             world.start_battle(ctx, setup)?;
         }
         let render_pass = create_render_pass(ctx, color_format, color_final_layout)?;
+        let far_field = if ctx.far_field_supported {
+            Some(FarFieldPass::new(ctx, *render_pass, &world)?)
+        } else {
+            None
+        };
+        let settings = RenderSettings {
+            far_field_px: if far_field.is_some() {
+                DEFAULT_FAR_FIELD_PX
+            } else {
+                0.0
+            },
+            ..RenderSettings::default()
+        };
         let globals = (0..FRAMES_IN_FLIGHT)
             .map(|slot| {
                 Buffer::new(
@@ -218,6 +244,7 @@ impl Renderer {
                 world.encoding,
                 world.bones_are_similarities,
             )?,
+            far_field,
             frames: Frames::new(ctx)?,
             profiler: Profiler::new(ctx)?,
             tracker: Tracker::default(),
@@ -226,12 +253,18 @@ impl Renderer {
             globals,
             deferred: DeferredRelease::default(),
             environment: Environment::default(),
-            settings: RenderSettings::default(),
+            settings,
             stats: DrawStats::default(),
             cpu_ms: 0.0,
             time: 0.0,
             gpu: ctx.gpu.clone(),
         })
+    }
+
+    /// Whether this renderer has the far field (the device's features and
+    /// tier allow it); without it `settings.far_field_px` has no effect.
+    pub fn has_far_field(&self) -> bool {
+        self.far_field.is_some()
     }
 
     fn begin_frame(&mut self, ctx: &Context) -> Result<FrameStart, Error> {
@@ -307,7 +340,17 @@ impl Renderer {
             settings.lod_hysteresis,
             settings.max_draw_distance,
         );
-        cull.far_field_px = settings.far_field_px;
+        // Without the far field's pass (mobile tier, no 64-bit atomics) far
+        // units stay meshes: the cull then keeps them at their coarsest LOD.
+        let mut far_field = self
+            .far_field
+            .as_mut()
+            .filter(|_| settings.far_field_px > 0.0);
+        cull.far_field_px = if far_field.is_some() {
+            settings.far_field_px
+        } else {
+            0.0
+        };
         let draw = DrawOptions {
             skinning: settings.skinning,
         };
@@ -328,12 +371,16 @@ impl Renderer {
                 .record(frame, &AnimateBuffers::of(world), unit_count, dt)?;
             self.cull
                 .record(frame, &cull, &world.cull_targets(), &world.cull_batches())?;
+            if let Some(far_field) = far_field.as_deref_mut() {
+                far_field.record(frame, world, extent, target.globals)?;
+            }
             self.statistics.record(frame, world)?;
             if settings.show_bounds {
                 self.bounds.prepare(frame, world)?;
             }
             let bounds = settings.show_bounds.then_some(&self.bounds);
-            self.draw.record(frame, world, &target, &draw, bounds)
+            self.draw
+                .record(frame, world, &target, &draw, bounds, far_field.as_deref())
         });
         if recorded.is_err() {
             // The frame is never submitted: its uses did not happen.

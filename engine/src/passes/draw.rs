@@ -20,6 +20,8 @@
 //!   multi-draw and `firstInstance` must be 0, so every mesh route is its own
 //!   call, with the instance list bound at the region's byte offset.
 //! - The far-field route's command has no indices: the raster never draws it.
+//!   The far field's resolve (`passes/far_field.rs`) is the render pass's
+//!   last draw, after the bounds view, when the far field is on.
 //! - Types with a double-sided material are drawn by pipelines without
 //!   back-face culling, in runs of consecutive types; `mesh.frag` discards
 //!   the back faces of their single-sided materials and flips the normal of
@@ -40,6 +42,7 @@ use crate::gpu_types::{mesh_vertex_attributes, mesh_vertex_bindings, DrawCommand
 use crate::memory::Buffer;
 use crate::owned::{Owned, Sampler};
 use crate::passes::bounds::BoundsPass;
+use crate::passes::far_field::FarFieldPass;
 use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, Pipeline};
 use crate::target::CLEAR_COLOR;
 use crate::world::buffers::DRAW_COMMANDS_BYTES;
@@ -103,7 +106,8 @@ pub fn set_layout(skinned: bool) -> Vec<vk::DescriptorSetLayoutBinding<'static>>
     bindings
 }
 
-fn create_sampler(ctx: &Context, filter: vk::Filter, name: &str) -> Result<Sampler, Error> {
+/// A sampler with `filter`, clamped to the edge, without mip levels.
+pub fn create_sampler(ctx: &Context, filter: vk::Filter, name: &str) -> Result<Sampler, Error> {
     let info = vk::SamplerCreateInfo::default()
         .mag_filter(filter)
         .min_filter(filter)
@@ -223,6 +227,7 @@ impl DrawPass {
         target: &DrawTarget,
         options: &DrawOptions,
         bounds: Option<&BoundsPass>,
+        far_field: Option<&FarFieldPass>,
     ) -> Result<(), Error> {
         let b = &world.buffers;
         frame.pass("draw", |frame| {
@@ -243,9 +248,12 @@ impl DrawPass {
             if bounds.is_some() {
                 declared.push(uses(b.bounds_commands.raw, Access::IndirectRead));
             }
+            declared.extend(far_field.and_then(FarFieldPass::resolve_uses));
             frame.uses(&declared);
             begin_render_pass(frame, target);
-            let drawn = self.draw_world(frame, world, target, options, bounds);
+            let drawn = self
+                .draw_world(frame, world, target, options, bounds)
+                .and_then(|()| far_field.map_or(Ok(()), |far| far.record_resolve(frame)));
             // SAFETY: matches the begin above.
             unsafe { frame.ctx.device.cmd_end_render_pass(frame.cmd) };
             drawn
