@@ -148,9 +148,10 @@ uint average_color(uint a, uint b, uint c) {
     return far_pack_color((far_unpack_color(a) + far_unpack_color(b) + far_unpack_color(c)) / 3.0);
 }
 
-// Appends the unit to its type's coarsest mesh LOD, as cull.comp appends.
+// Appends the unit to the instance list of the LOD the far field draws, as
+// cull.comp appends.
 void append_fallback(uint type_index, uint unit) {
-    uint lod = clamp(types[type_index].lod_count, 1u, uint(MAX_LODS)) - 1u;
+    uint lod = min(far_meshes[type_index].lod, clamp(types[type_index].lod_count, 1u, uint(MAX_LODS)) - 1u);
     RouteInfo route = types[type_index].routes[lod];
     if (route.command >= uint(MAX_DRAW_COMMANDS)) {
         return;
@@ -222,7 +223,7 @@ void draw_unit(uint type_index, uint unit) {
         // The first vertex's material decides, as the raster's flat
         // material does.
         uvec3 colors = uvec3(s_front[tri.x], s_front[tri.y], s_front[tri.z]);
-        if (area > 0) {
+        if (area < 0) {
             if (s_back[tri.x] == NO_BACK_FACE) {
                 continue;
             }

@@ -229,8 +229,10 @@ pub struct DrawCommand {
 }
 const _: () = assert!(size_of::<DrawCommand>() == size_of::<vk::DrawIndexedIndirectCommand>());
 
-/// The mesh the far field rasterizes for a unit type: its coarsest LOD
-/// (uniform buffer `FarMeshes`, one per type; see `passes/far_field.rs`).
+/// The mesh the far field rasterizes for a unit type: the coarsest of its
+/// LODs whose error fits the LOD threshold at the far-field size (uniform
+/// buffer `FarMeshes`, one per type, written every frame; see
+/// `passes/far_field.rs`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable, PartialEq, Eq)]
 pub struct FarFieldMesh {
@@ -243,8 +245,14 @@ pub struct FarFieldMesh {
     pub first_vertex: u32,
     /// Vertices of the LOD.
     pub vertex_count: u32,
+    /// Which LOD it is: a unit the far field cannot take is appended to
+    /// this LOD's instance list instead.
+    pub lod: u32,
+    pub pad0: u32,
+    pub pad1: u32,
+    pub pad2: u32,
 }
-const _: () = assert!(size_of::<FarFieldMesh>() == 16);
+const _: () = assert!(size_of::<FarFieldMesh>() == 32);
 
 /// One clip in the bone texture (uniform buffer `Clips`).
 #[repr(C)]
@@ -550,7 +558,11 @@ pub fn layouts() -> Vec<(&'static str, Vec<(&'static str, usize)>)> {
             first_index,
             index_count,
             first_vertex,
-            vertex_count
+            vertex_count,
+            lod,
+            pad0,
+            pad1,
+            pad2
         }),
         layout!(ClipInfo {
             first_texel,

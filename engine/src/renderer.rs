@@ -13,8 +13,8 @@
 //!    draw commands, for units and props;
 //! 6. `far field` (where the device has 64-bit atomics and
 //!    `far_field_px > 0`): far units skinned and rasterized by a compute
-//!    shader into a visibility buffer; a unit it cannot take joins its
-//!    coarsest mesh LOD's list;
+//!    shader into a visibility buffer; a unit it cannot take joins the
+//!    instance list of the mesh LOD the far field draws;
 //! 7. `statistics`: the draw commands copied for the CPU to read later;
 //! 8. `bounds` (debug view): the sphere commands' instance counts;
 //! 9. `draw`: the main render pass, two indirect draws, then the far
@@ -372,7 +372,13 @@ impl Renderer {
             self.cull
                 .record(frame, &cull, &world.cull_targets(), &world.cull_batches())?;
             if let Some(far_field) = far_field.as_deref_mut() {
-                far_field.record(frame, world, extent, target.globals)?;
+                far_field.record(
+                    frame,
+                    world,
+                    extent,
+                    target.globals,
+                    (cull.far_field_px, cull.lod_threshold_px),
+                )?;
             }
             self.statistics.record(frame, world)?;
             if settings.show_bounds {

@@ -14,11 +14,15 @@
 //!   cull pass filled (region `types[t].routes[ROUTE_FAR_FIELD]`, count in
 //!   that route's draw command, whose `index_count` stays 0 so the raster
 //!   never draws it). Entries are `unit | ROUTE_FAR_FIELD << ENTRY_INDEX_BITS`.
-//! - `FarMeshes`: uniform [`FarFieldMesh`] per type, the coarsest LOD's index
-//!   and vertex range, made once from the world's types. A type whose
-//!   coarsest LOD has more than `FAR_FIELD_MAX_VERTICES` vertices has no
-//!   far-field region (`world::types::layout_regions`), so cull keeps it a
-//!   mesh.
+//! - `FarMeshes`: uniform [`FarFieldMesh`] per type (host-visible, one per
+//!   frame slot, written every frame): the index and vertex range of the LOD
+//!   the far field draws. That is the coarsest LOD whose projected error at
+//!   the far-field size fits the LOD threshold ([`far_field_meshes`]), the
+//!   rule the cull applies to meshes: the generated knight's coarsest LOD
+//!   (14 triangles, error 19 % of its size) is a few blobs, while its LOD 2
+//!   (592 triangles, 4.8 %) fits 1 px at 12 px. A type whose coarsest LOD
+//!   has more than `FAR_FIELD_MAX_VERTICES` vertices has no far-field region
+//!   (`world::types::layout_regions`), so cull keeps it a mesh.
 //! - The visibility buffer: one `u64` per pixel of the target, row by row,
 //!   `reverse-Z depth as f32 bits << 32 | colour`. Positive floats order as
 //!   their bits, so `atomicMax` keeps the nearest (reverse-Z: nearer is
@@ -44,8 +48,8 @@
 //! 2. Check: the lanes share the triangles. One that crosses the near plane
 //!    or spans more than `FAR_FIELD_MAX_TRIANGLE_PX` on screen (the unit is
 //!    near after all: a frozen cull camera, a wide lens) sends the whole
-//!    unit to the raster: it is appended to its type's coarsest mesh LOD,
-//!    which then draws it. Nothing visible is dropped.
+//!    unit to the raster: it is appended to the instance list of the same
+//!    LOD, which the draw pass then draws. Nothing visible is dropped.
 //! 3. Rasterize: back faces are dropped (or lit with the flipped normal
 //!    for double-sided materials, as the raster does); each triangle tests
 //!    the pixel centres of its snapped box with integer edge functions and
@@ -78,12 +82,14 @@
 use ash::vk;
 
 use crate::barriers::{uses, Access, BufferUse};
-use crate::config::{FAR_FIELD_WORKGROUP_SIZE, ROUTE_FAR_FIELD};
+use crate::config::{
+    FAR_FIELD_MAX_VERTICES, FAR_FIELD_WORKGROUP_SIZE, FRAMES_IN_FLIGHT, ROUTE_FAR_FIELD,
+};
 use crate::context::Context;
 use crate::frame::{ComputePipeline, Frame};
 use crate::frames::Descriptor;
 use crate::gpu_types::{FarFieldMesh, MAX_TYPES};
-use crate::memory::{upload_buffer, Buffer, Released};
+use crate::memory::{Buffer, Released};
 use crate::owned::Sampler;
 use crate::passes::draw::{create_bone_sampler, create_sampler};
 use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, Pipeline};
@@ -99,27 +105,43 @@ const MAX_GROUPS: u32 = 16_384;
 pub struct FarFieldPass {
     visibility: Option<Buffer>,
     extent: vk::Extent2D,
-    meshes: Buffer,
+    /// Uniform `FarFieldMesh[MAX_TYPES]`, one host-visible buffer per frame
+    /// slot.
+    meshes: Vec<Buffer>,
     resolve: Pipeline,
     raster: ComputePipeline,
     bone_sampler: Sampler,
     atlas_sampler: Sampler,
 }
 
-/// The far field's mesh of each type: the coarsest LOD of unit types, none
-/// for props.
-pub fn far_field_meshes(world: &World) -> Vec<FarFieldMesh> {
+/// The far field's mesh of each type (none for props and types without a
+/// far-field region): the coarsest LOD whose projected error at the
+/// far-field size, `error * far_field_px`, is within `lod_threshold_px` (the
+/// rule the cull applies to meshes, so a unit looks the same on both sides
+/// of the transition), but no finer than the far field's vertex limit.
+pub fn far_field_meshes(world: &World, far_field_px: f32, lod_threshold_px: f32) -> Vec<FarFieldMesh> {
     let mut meshes = vec![FarFieldMesh::default(); MAX_TYPES];
     for (mesh, world_type) in meshes.iter_mut().zip(&world.types) {
-        let has_region = world_type.info.routes[ROUTE_FAR_FIELD as usize].capacity > 0;
-        if let (Some(lod), true) = (world_type.lods.last(), has_region) {
-            *mesh = FarFieldMesh {
-                first_index: lod.first_index,
-                index_count: lod.index_count,
-                first_vertex: lod.vertex_offset.max(0) as u32,
-                vertex_count: lod.vertex_count,
-            };
+        if world_type.info.routes[ROUTE_FAR_FIELD as usize].capacity == 0 || world_type.lods.is_empty() {
+            continue;
         }
+        let error = |lod: usize| world_type.info.routes[lod].error;
+        let mut chosen = world_type.lods.len() - 1;
+        while chosen > 0
+            && error(chosen) * far_field_px > lod_threshold_px
+            && world_type.lods[chosen - 1].vertex_count <= FAR_FIELD_MAX_VERTICES
+        {
+            chosen -= 1;
+        }
+        let lod = &world_type.lods[chosen];
+        *mesh = FarFieldMesh {
+            first_index: lod.first_index,
+            index_count: lod.index_count,
+            first_vertex: lod.vertex_offset.max(0) as u32,
+            vertex_count: lod.vertex_count,
+            lod: chosen as u32,
+            ..FarFieldMesh::default()
+        };
     }
     meshes
 }
@@ -182,12 +204,17 @@ impl FarFieldPass {
             },
             &[],
         )?;
-        let meshes = upload_buffer(
-            ctx,
-            "far field meshes",
-            vk::BufferUsageFlags::UNIFORM_BUFFER,
-            bytemuck::cast_slice(&far_field_meshes(world)),
-        )?;
+        let meshes = (0..FRAMES_IN_FLIGHT)
+            .map(|slot| {
+                Buffer::new(
+                    ctx,
+                    &format!("far field meshes {slot}"),
+                    (MAX_TYPES * std::mem::size_of::<FarFieldMesh>()) as u64,
+                    vk::BufferUsageFlags::UNIFORM_BUFFER,
+                    gpu_allocator::MemoryLocation::CpuToGpu,
+                )
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
         Ok(FarFieldPass {
             visibility: None,
             extent: vk::Extent2D::default(),
@@ -235,15 +262,23 @@ impl FarFieldPass {
 
     /// Records the clear of the visibility buffer and the rasterization of
     /// every far-field unit into it, after the cull pass. `globals` is this
-    /// frame's `FrameGlobals` (camera, light, fog).
+    /// frame's `FrameGlobals` (camera, light, fog); `far_field_px` and
+    /// `lod_threshold_px` (bias applied) pick each type's LOD.
     pub fn record(
         &mut self,
         frame: &mut Frame,
         world: &World,
         extent: vk::Extent2D,
         globals: vk::Buffer,
+        (far_field_px, lod_threshold_px): (f32, f32),
     ) -> Result<(), Error> {
         let visibility = self.visibility_for(frame, extent)?;
+        let meshes = self
+            .meshes
+            .get_mut(frame.slot)
+            .ok_or_else(|| Error::Config(format!("frame slot {} out of range", frame.slot)))?;
+        meshes.write(0, &far_field_meshes(world, far_field_px, lod_threshold_px))?;
+        let meshes = meshes.raw;
         let b = &world.buffers;
         let far_capacity: u32 = world.types[..world.unit_type_count as usize]
             .iter()
@@ -255,7 +290,7 @@ impl FarFieldPass {
         let descriptors = [
             Descriptor::Uniform(globals),
             Descriptor::Uniform(b.type_table.raw),
-            Descriptor::Uniform(self.meshes.raw),
+            Descriptor::Uniform(meshes),
             Descriptor::Uniform(b.clip_table.raw),
             Descriptor::Uniform(b.material_table.raw),
             Descriptor::Storage(b.unit_infos.buffer.raw),
@@ -282,7 +317,7 @@ impl FarFieldPass {
             }
             frame.uses(&[
                 uses(b.type_table.raw, Access::ComputeRead),
-                uses(self.meshes.raw, Access::ComputeRead),
+
                 uses(b.clip_table.raw, Access::ComputeRead),
                 uses(b.material_table.raw, Access::ComputeRead),
                 uses(b.unit_infos.buffer.raw, Access::ComputeRead),
