@@ -102,7 +102,11 @@ pub fn edge(from: IVec2, to: IVec2, p: IVec2) -> i32 {
 /// screen, y down).
 pub fn triangle_area(a: FarVertex, b: FarVertex, c: FarVertex) -> i32 {
     let origin = a.position.min(b.position).min(c.position);
-    edge(a.position - origin, b.position - origin, c.position - origin)
+    edge(
+        a.position - origin,
+        b.position - origin,
+        c.position - origin,
+    )
 }
 
 fn top_left(from: IVec2, to: IVec2) -> bool {
@@ -142,7 +146,8 @@ pub fn rasterize(
             let wb = edge(pc, pa, p);
             let wc = edge(pa, pb, p);
             if wa + bias_a >= 0 && wb + bias_b >= 0 && wc + bias_c >= 0 {
-                let sum = wa as u64 * u64::from(za) + wb as u64 * u64::from(zb)
+                let sum = wa as u64 * u64::from(za)
+                    + wb as u64 * u64::from(zb)
                     + wc as u64 * u64::from(zc);
                 write(x, y, (sum / area as u64) as u32);
             }
@@ -203,7 +208,12 @@ mod tests {
     #[test]
     fn a_split_quad_covers_each_pixel_once() {
         let s = SUBPIXEL;
-        let quad = [vertex(0, 0), vertex(8 * s, 0), vertex(8 * s, 8 * s), vertex(0, 8 * s)];
+        let quad = [
+            vertex(0, 0),
+            vertex(8 * s, 0),
+            vertex(8 * s, 8 * s),
+            vertex(0, 8 * s),
+        ];
         let mut counts = [[0u32; 8]; 8];
         for [a, b, c] in [[quad[0], quad[1], quad[2]], [quad[0], quad[2], quad[3]]] {
             let Setup::Raster { first, last } = setup(a, b, c, IVec2::splat(64)) else {
@@ -227,7 +237,10 @@ mod tests {
         let Setup::Raster { first, last } = setup(a, b, c, IVec2::splat(64)) else {
             panic!("on screen");
         };
-        let (lo, hi) = (a.depth_bits.min(c.depth_bits), a.depth_bits.max(b.depth_bits));
+        let (lo, hi) = (
+            a.depth_bits.min(c.depth_bits),
+            a.depth_bits.max(b.depth_bits),
+        );
         let mut seen = 0;
         rasterize(a, b, c, (first, last), |_, _, depth| {
             assert!((lo..=hi).contains(&depth));

@@ -193,26 +193,57 @@ fn coverage_and_depth_equal_the_reference() {
         [at(50.3, 8.3, 0.9), at(50.8, 8.4, 0.9), at(50.5, 8.9, 0.9)],
         [at(52.6, 8.6, 0.9), at(52.9, 8.6, 0.9), at(52.7, 8.9, 0.9)],
         // Degenerate: three points on a line.
-        [at(44.0, 44.0, 0.5), at(46.0, 46.0, 0.5), at(48.0, 48.0, 0.5)],
+        [
+            at(44.0, 44.0, 0.5),
+            at(46.0, 46.0, 0.5),
+            at(48.0, 48.0, 0.5),
+        ],
         // Partly off the target (clamped), wholly off it (rejected).
-        [at(56.0, 20.0, 0.5), at(70.0, 24.0, 0.5), at(58.0, 30.0, 0.6)],
-        [at(-10.0, 20.0, 0.5), at(-2.0, 24.0, 0.5), at(-6.0, 30.0, 0.6)],
-        [at(10.0, 50.0, 0.5), at(20.0, 60.0, 0.5), at(12.0, 70.0, 0.6)],
+        [
+            at(56.0, 20.0, 0.5),
+            at(70.0, 24.0, 0.5),
+            at(58.0, 30.0, 0.6),
+        ],
+        [
+            at(-10.0, 20.0, 0.5),
+            at(-2.0, 24.0, 0.5),
+            at(-6.0, 30.0, 0.6),
+        ],
+        [
+            at(10.0, 50.0, 0.5),
+            at(20.0, 60.0, 0.5),
+            at(12.0, 70.0, 0.6),
+        ],
         // Wholly behind the camera (rejected), across the near plane and
         // closer than it (the raster's business: fallback).
         [behind(0.1, 0.1), behind(0.3, 0.1), behind(0.2, 0.4)],
         [at(10.0, 30.0, 0.5), behind(0.3, 0.1), at(12.0, 40.0, 0.5)],
-        [at(10.0, 30.0, 1.5), at(14.0, 30.0, 0.5), at(12.0, 40.0, 0.5)],
+        [
+            at(10.0, 30.0, 1.5),
+            at(14.0, 30.0, 0.5),
+            at(12.0, 40.0, 0.5),
+        ],
         // Too large for the compute rasterizer: fallback.
         [at(1.0, 14.0, 0.5), at(50.0, 16.0, 0.5), at(3.0, 46.0, 0.5)],
         // Overlapping at different depths: the nearest (largest) wins.
-        [at(34.0, 34.0, 0.2), at(46.0, 34.0, 0.2), at(34.0, 46.0, 0.8)],
-        [at(36.0, 33.0, 0.5), at(47.0, 44.0, 0.5), at(35.0, 45.0, 0.5)],
+        [
+            at(34.0, 34.0, 0.2),
+            at(46.0, 34.0, 0.2),
+            at(34.0, 46.0, 0.8),
+        ],
+        [
+            at(36.0, 33.0, 0.5),
+            at(47.0, 44.0, 0.5),
+            at(35.0, 45.0, 0.5),
+        ],
     ];
     triangles.extend(jittered_grid(4, (4.2, 30.3), (28.7, 46.6)));
     let gpu = run_kernel(&mut ctx, &triangles);
     let cpu = coverage(&triangles, WIDTH, HEIGHT);
-    assert_eq!(gpu.outcomes, cpu.outcomes, "setup outcome and area per triangle");
+    assert_eq!(
+        gpu.outcomes, cpu.outcomes,
+        "setup outcome and area per triangle"
+    );
     let covered = cpu.counts.iter().filter(|&&n| n > 0).count();
     let differing: Vec<usize> = (0..gpu.keys.len())
         .filter(|&i| gpu.keys[i] != cpu.keys[i] || gpu.counts[i] != cpu.counts[i])
@@ -222,15 +253,24 @@ fn coverage_and_depth_equal_the_reference() {
         "{} of {} pixels differ from the reference (first at {:?})",
         differing.len(),
         gpu.keys.len(),
-        differing.first().map(|&i| (i as u32 % WIDTH, i as u32 / WIDTH))
+        differing
+            .first()
+            .map(|&i| (i as u32 % WIDTH, i as u32 / WIDTH))
     );
     assert!(covered > 300, "only {covered} pixels covered");
     let codes: Vec<i32> = cpu.outcomes.iter().map(|o| o[0]).collect();
     assert_eq!(&codes[12..20], &[1, 1, 0, 0, 0, 2, 2, 2], "{codes:?}");
     // The two halves of the quad, and the fan, cover each centre once.
-    assert!(cpu.counts.iter().all(|&n| n <= 2), "at most the overlap pair");
+    assert!(
+        cpu.counts.iter().all(|&n| n <= 2),
+        "at most the overlap pair"
+    );
     for (x, y) in [(5, 5), (10, 8), (13, 3), (3, 10)] {
-        assert_eq!(cpu.counts[(y * WIDTH + x) as usize], 1, "quad pixel ({x}, {y})");
+        assert_eq!(
+            cpu.counts[(y * WIDTH + x) as usize],
+            1,
+            "quad pixel ({x}, {y})"
+        );
     }
     finish(ctx);
 }
@@ -377,7 +417,11 @@ fn compare(
             sum += (0..3).map(|c| f64::from(m[c].abs_diff(f[c]))).sum::<f64>() / 3.0;
         }
     }
-    (sum / union.max(1) as f64, both as f64 / union.max(1) as f64, union)
+    (
+        sum / union.max(1) as f64,
+        both as f64 / union.max(1) as f64,
+        union,
+    )
 }
 
 /// Perceptual threshold of the transition: mean absolute colour difference
@@ -408,7 +452,10 @@ fn mesh_and_far_field_agree_at_the_transition() {
     };
     let views = [
         ("front", Vec3::new(0.0, distance * 0.3, distance)),
-        ("side", Vec3::new(distance * 0.8, distance * 0.15, distance * 0.55)),
+        (
+            "side",
+            Vec3::new(distance * 0.8, distance * 0.15, distance * 0.55),
+        ),
     ];
     for (name, eye) in views {
         let camera = Camera::look_at(eye, Vec3::new(0.0, 1.0, 0.0));
@@ -451,7 +498,10 @@ fn far_units_and_meshes_occlude_each_other() {
     let scene = knight_scene(
         &knight,
         &[(hidden, 0.0), (shown, 0.3)],
-        &[(front_sphere, distance * 0.04), (back_sphere, distance * 0.05)],
+        &[
+            (front_sphere, distance * 0.04),
+            (back_sphere, distance * 0.05),
+        ],
     );
     let empty_scene = Scene {
         units: Vec::new(),
@@ -470,8 +520,16 @@ fn far_units_and_meshes_occlude_each_other() {
             .count()
     };
     // The hidden knight leaves no trace, on either path.
-    assert_eq!(shows(&mesh, true), 0, "the mesh path shows the hidden knight");
-    assert_eq!(shows(&far, true), 0, "the far field shows the hidden knight");
+    assert_eq!(
+        shows(&mesh, true),
+        0,
+        "the mesh path shows the hidden knight"
+    );
+    assert_eq!(
+        shows(&far, true),
+        0,
+        "the far field shows the hidden knight"
+    );
     // The knight before the sphere shows on both paths, over the sphere.
     let (mesh_shown, far_shown) = (shows(&mesh, false), shows(&far, false));
     let sphere_pixel = |x: u32, y: u32| {
@@ -483,12 +541,18 @@ fn far_units_and_meshes_occlude_each_other() {
         .filter(|&(x, y, p)| x >= half && sphere_pixel(x, y) && differs(p, empty.get_pixel(x, y)))
         .count();
     println!("knight in front: {mesh_shown} mesh pixels, {far_shown} far-field pixels, {over_sphere} over the sphere");
-    assert!(mesh_shown > 20, "the mesh knight covers {mesh_shown} pixels");
+    assert!(
+        mesh_shown > 20,
+        "the mesh knight covers {mesh_shown} pixels"
+    );
     assert!(
         far_shown as f64 > 0.7 * mesh_shown as f64,
         "the far-field knight covers {far_shown} pixels, the mesh {mesh_shown}"
     );
-    assert!(over_sphere > 10, "the far-field knight hides the sphere behind it on {over_sphere} pixels");
+    assert!(
+        over_sphere > 10,
+        "the far-field knight hides the sphere behind it on {over_sphere} pixels"
+    );
     finish(ctx);
 }
 
@@ -561,6 +625,9 @@ fn units_too_large_for_the_far_field_fall_back_to_the_raster() {
         .zip(far.pixels())
         .filter(|(a, b)| differs(a, b))
         .count();
-    assert_eq!(differing, 0, "the fallback draws the units as the mesh path does");
+    assert_eq!(
+        differing, 0,
+        "the fallback draws the units as the mesh path does"
+    );
     finish(ctx);
 }

@@ -370,13 +370,7 @@ fn main() -> Result<()> {
             FarField::Both => vec![block(false), block(true), block(false), block(true)],
         };
         for &units in &args.units {
-            let measured = measure(
-                &mut ctx,
-                &args,
-                units,
-                BoneEncoding::Mat3x4F32,
-                &far_blocks,
-            )?;
+            let measured = measure(&mut ctx, &args, units, BoneEncoding::Mat3x4F32, &far_blocks)?;
             let frame = |on: bool| {
                 let values: Vec<f64> = measured
                     .iter()

@@ -119,10 +119,16 @@ pub struct FarFieldPass {
 /// far-field size, `error * far_field_px`, is within `lod_threshold_px` (the
 /// rule the cull applies to meshes, so a unit looks the same on both sides
 /// of the transition), but no finer than the far field's vertex limit.
-pub fn far_field_meshes(world: &World, far_field_px: f32, lod_threshold_px: f32) -> Vec<FarFieldMesh> {
+pub fn far_field_meshes(
+    world: &World,
+    far_field_px: f32,
+    lod_threshold_px: f32,
+) -> Vec<FarFieldMesh> {
     let mut meshes = vec![FarFieldMesh::default(); MAX_TYPES];
     for (mesh, world_type) in meshes.iter_mut().zip(&world.types) {
-        if world_type.info.routes[ROUTE_FAR_FIELD as usize].capacity == 0 || world_type.lods.is_empty() {
+        if world_type.info.routes[ROUTE_FAR_FIELD as usize].capacity == 0
+            || world_type.lods.is_empty()
+        {
             continue;
         }
         let error = |lod: usize| world_type.info.routes[lod].error;
@@ -228,7 +234,11 @@ impl FarFieldPass {
 
     /// A visibility buffer for `extent`; a buffer of another size is
     /// released once the frames using it are done.
-    fn visibility_for(&mut self, frame: &mut Frame, extent: vk::Extent2D) -> Result<vk::Buffer, Error> {
+    fn visibility_for(
+        &mut self,
+        frame: &mut Frame,
+        extent: vk::Extent2D,
+    ) -> Result<vk::Buffer, Error> {
         if let (Some(buffer), true) = (&self.visibility, self.extent == extent) {
             return Ok(buffer.raw);
         }
@@ -317,7 +327,6 @@ impl FarFieldPass {
             }
             frame.uses(&[
                 uses(b.type_table.raw, Access::ComputeRead),
-
                 uses(b.clip_table.raw, Access::ComputeRead),
                 uses(b.material_table.raw, Access::ComputeRead),
                 uses(b.unit_infos.buffer.raw, Access::ComputeRead),

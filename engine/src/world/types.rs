@@ -377,9 +377,10 @@ fn uses_route(world_type: &WorldType, route: u32) -> bool {
     route < world_type.info.lod_count
         || (route == ROUTE_FAR_FIELD
             && world_type.kind == AssetKind::Unit
-            && world_type.lods.last().is_some_and(|lod| {
-                lod.vertex_count <= crate::config::FAR_FIELD_MAX_VERTICES
-            }))
+            && world_type
+                .lods
+                .last()
+                .is_some_and(|lod| lod.vertex_count <= crate::config::FAR_FIELD_MAX_VERTICES))
 }
 
 /// Instance-list entries the regions of `types` need at their capacities.
