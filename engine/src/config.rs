@@ -33,7 +33,8 @@ pub const ENTRY_INDEX_BITS: u32 = 28;
 /// Mask of the index bits of an instance-list entry.
 pub const ENTRY_INDEX_MASK: u32 = (1 << ENTRY_INDEX_BITS) - 1;
 
-/// Far field: threads per workgroup; one workgroup rasterizes one unit.
+/// Far field: threads per workgroup; one workgroup rasterizes one unit
+/// (a specialization constant of `far_field.comp`).
 pub const FAR_FIELD_WORKGROUP_SIZE: u32 = 64;
 /// Far field: the most vertices a type's coarsest LOD may have to be
 /// rasterized by the far field (they are skinned into shared memory); a type
@@ -132,10 +133,6 @@ pub const SHADER_CONSTANTS: &[(&str, ShaderValue)] = &[
     ("ENTRY_INDEX_BITS", ShaderValue::U32(ENTRY_INDEX_BITS)),
     ("ENTRY_INDEX_MASK", ShaderValue::U32(ENTRY_INDEX_MASK)),
     ("MAX_CLIPS", ShaderValue::U32(MAX_CLIPS)),
-    (
-        "FAR_FIELD_WORKGROUP_SIZE",
-        ShaderValue::U32(FAR_FIELD_WORKGROUP_SIZE),
-    ),
     (
         "FAR_FIELD_MAX_VERTICES",
         ShaderValue::U32(FAR_FIELD_MAX_VERTICES),

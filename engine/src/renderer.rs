@@ -342,10 +342,12 @@ impl Renderer {
         );
         // Without the far field's pass (mobile tier, no 64-bit atomics) far
         // units stay meshes: the cull then keeps them at their coarsest LOD.
+        // A world without units records no far field at all.
+        let has_units = self.world.unit_count() > 0;
         let mut far_field = self
             .far_field
             .as_mut()
-            .filter(|_| settings.far_field_px > 0.0);
+            .filter(|_| settings.far_field_px > 0.0 && has_units);
         cull.far_field_px = if far_field.is_some() {
             settings.far_field_px
         } else {
