@@ -39,6 +39,7 @@ use crate::barriers::Tracker;
 use crate::camera::Camera;
 use crate::config::{DEBUG_VIEW_LOD, DEBUG_VIEW_SHADED, FRAMES_IN_FLIGHT};
 use crate::context::{Context, Gpu};
+use crate::far_field_budget::BudgetController;
 use crate::frame::Frame;
 use crate::frames::{FrameStart, Frames};
 use crate::gpu_types::FrameGlobals;
@@ -112,11 +113,19 @@ pub struct RenderSettings {
     /// Skin units; when off they are drawn static in their bind pose through
     /// the prop pipeline (the benchmark's skinned-versus-static comparison).
     pub skinning: bool,
+    /// A GPU frame-time budget in milliseconds: where set (and the device
+    /// has the far field), `far_field_px` follows it, adapted every frame
+    /// from the profiler's last frame time (see `far_field_budget`).
+    pub budget_ms: Option<f32>,
 }
 
 /// The far-field size the renderer starts with where the device has the far
 /// field: units whose bounding sphere spans at most 12 pixels.
 pub const DEFAULT_FAR_FIELD_PX: f32 = 12.0;
+
+/// Bounds of the far-field size the frame budget may choose, pixels.
+pub const BUDGET_MIN_FAR_FIELD_PX: f32 = 2.0;
+pub const BUDGET_MAX_FAR_FIELD_PX: f32 = 128.0;
 
 impl Default for RenderSettings {
     fn default() -> Self {
@@ -130,6 +139,7 @@ impl Default for RenderSettings {
             cull_camera: None,
             show_bounds: false,
             skinning: true,
+            budget_ms: None,
         }
     }
 }
@@ -174,6 +184,8 @@ pub struct Renderer {
     pub cpu_ms: f64,
     /// Seconds of animation since the start.
     time: f32,
+    /// Adapts `settings.far_field_px` to `settings.budget_ms`.
+    budget: Option<BudgetController>,
     /// For the idle wait in `drop`.
     gpu: Arc<Gpu>,
 }
@@ -257,6 +269,7 @@ impl Renderer {
             stats: DrawStats::default(),
             cpu_ms: 0.0,
             time: 0.0,
+            budget: None,
             gpu: ctx.gpu.clone(),
         })
     }
@@ -312,6 +325,34 @@ impl Renderer {
         Ok(self.globals[slot].raw)
     }
 
+    /// With a frame budget, sets the far-field size from the last frame's
+    /// GPU time; without one, forgets the controller.
+    fn follow_budget(&mut self) {
+        let Some(budget_ms) = self.settings.budget_ms.filter(|_| self.far_field.is_some()) else {
+            self.budget = None;
+            return;
+        };
+        let start_px = self.settings.far_field_px.max(BUDGET_MIN_FAR_FIELD_PX);
+        let controller = self.budget.get_or_insert_with(|| {
+            BudgetController::new(
+                budget_ms,
+                start_px,
+                BUDGET_MIN_FAR_FIELD_PX,
+                BUDGET_MAX_FAR_FIELD_PX,
+            )
+        });
+        controller.budget_ms = budget_ms;
+        let last_frame = self
+            .profiler
+            .last_frame()
+            .iter()
+            .find(|(name, _)| *name == "frame");
+        if let Some(&(_, ms)) = last_frame {
+            controller.update(ms as f32);
+        }
+        self.settings.far_field_px = controller.far_field_px();
+    }
+
     /// The frame: every pass, in order, into `framebuffer`.
     #[allow(clippy::too_many_arguments)]
     fn record(
@@ -324,6 +365,7 @@ impl Renderer {
         dt: f32,
     ) -> Result<(), Error> {
         self.time += dt;
+        self.follow_budget();
         let target = DrawTarget {
             render_pass: *self.render_pass,
             framebuffer,

@@ -631,3 +631,35 @@ fn units_too_large_for_the_far_field_fall_back_to_the_raster() {
     );
     finish(ctx);
 }
+
+/// With a frame budget the renderer adapts the far-field size from the
+/// profiler's frame time: an unreachable budget only ever grows it, within
+/// its bounds, and validation stays silent. (The control law itself is
+/// tested on the CPU in `far_field_budget`.)
+#[test]
+fn a_frame_budget_steers_the_far_field_size() {
+    let mut ctx = gpu_context(None);
+    let knight = knight();
+    let scene = knight_scene(&knight, &[(Vec3::ZERO, 0.0)], &[]);
+    let (mut renderer, target) = horde_tests::offscreen_renderer(&mut ctx, &scene, 64, 64);
+    renderer.settings.budget_ms = Some(1.0e-6);
+    let start = renderer.settings.far_field_px;
+    let camera = Camera::look_at(Vec3::new(0.0, 20.0, 200.0), Vec3::ZERO);
+    let mut sizes = Vec::new();
+    for frame in 0..12 {
+        renderer
+            .render_offscreen(&ctx, &target, &camera, 1.0 / 30.0, frame == 11)
+            .expect("frame");
+        sizes.push(renderer.settings.far_field_px);
+    }
+    let available = renderer.profiler.available();
+    drop((renderer, target));
+    finish(ctx);
+    assert!(sizes.windows(2).all(|w| w[1] >= w[0]), "{sizes:?}");
+    assert!(sizes
+        .iter()
+        .all(|&px| px <= horde::renderer::BUDGET_MAX_FAR_FIELD_PX));
+    if available {
+        assert!(*sizes.last().unwrap() > start, "{sizes:?}");
+    }
+}

@@ -114,6 +114,10 @@ struct Args {
     /// the far field (default: the renderer's, 12).
     #[arg(long)]
     far_field_px: Option<f32>,
+    /// GPU frame budget in milliseconds: the far-field size adapts to it
+    /// every frame (headless runs).
+    #[arg(long)]
+    budget_ms: Option<f32>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -144,6 +148,11 @@ fn check_args(args: &Args) -> Result<()> {
     if let Some(px) = args.far_field_px {
         if !(px.is_finite() && px >= 0.0) {
             bail!("--far-field-px must be a non-negative number, not {px}");
+        }
+    }
+    if let Some(ms) = args.budget_ms {
+        if !(ms.is_finite() && ms > 0.0) {
+            bail!("--budget-ms must be a positive number, not {ms}");
         }
     }
     if !(args.max_distance.is_finite() && args.max_distance > 0.0) {
@@ -215,6 +224,8 @@ fn run_headless(args: &Args) -> Result<()> {
         }
         if args.far_field == OnOff::Off {
             renderer.settings.far_field_px = 0.0;
+        } else {
+            renderer.settings.budget_ms = args.budget_ms;
         }
         log::info!(
             "far field: {}",
