@@ -1,5 +1,5 @@
 #version 450
-// The far field: skins the coarsest LOD of every far-field unit and
+// The far field: skins the chosen LOD (FarMeshes) of every far-field unit and
 // rasterizes its triangles into a 64-bit visibility buffer; the module doc
 // of engine/src/passes/far_field.rs explains the layout and the algorithm.
 // One workgroup per unit: its vertices are skinned once into shared memory

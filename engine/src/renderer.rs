@@ -383,7 +383,7 @@ impl Renderer {
             settings.max_draw_distance,
         );
         // Without the far field's pass (mobile tier, no 64-bit atomics) far
-        // units stay meshes: the cull then keeps them at their coarsest LOD.
+        // units stay meshes, at the LOD their projected error picks.
         // A world without units records no far field at all.
         let has_units = self.world.unit_count() > 0;
         let mut far_field = self
