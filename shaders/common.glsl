@@ -40,4 +40,16 @@ vec3 route_color(uint route) {
     return route == ROUTE_FAR_FIELD ? vec3(0.1, 0.8, 0.9) : LOD_COLORS[min(route, 3u)];
 }
 
+// The far field's colour payload: sqrt of linear colour (more steps in the
+// darks) in 10 bits a channel; the top two bits stay 0.
+uint far_pack_color(vec3 linear) {
+    uvec3 q = uvec3(round(sqrt(clamp(linear, 0.0, 1.0)) * 1023.0));
+    return q.r | (q.g << 10) | (q.b << 20);
+}
+
+vec3 far_unpack_color(uint packed) {
+    vec3 g = vec3(uvec3(packed, packed >> 10, packed >> 20) & 1023u) / 1023.0;
+    return g * g;
+}
+
 #endif

@@ -77,6 +77,17 @@ struct DrawCommand {
     uint first_instance;
 };
 
+struct FarFieldMesh {
+    uint first_index;
+    uint index_count;
+    uint first_vertex;
+    uint vertex_count;
+    uint lod;
+    uint pad0;
+    uint pad1;
+    uint pad2;
+};
+
 struct ClipInfo {
     uint first_texel;
     uint frame_count;

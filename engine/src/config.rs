@@ -33,6 +33,24 @@ pub const ENTRY_INDEX_BITS: u32 = 28;
 /// Mask of the index bits of an instance-list entry.
 pub const ENTRY_INDEX_MASK: u32 = (1 << ENTRY_INDEX_BITS) - 1;
 
+/// Far field: threads per workgroup; one workgroup rasterizes one unit
+/// (a specialization constant of `far_field.comp`).
+pub const FAR_FIELD_WORKGROUP_SIZE: u32 = 64;
+/// Far field: the most vertices a type's coarsest LOD may have to be
+/// rasterized by the far field (they are skinned into shared memory); a type
+/// with more has no far-field route and stays a mesh.
+pub const FAR_FIELD_MAX_VERTICES: u32 = 1024;
+/// Far field: bits of sub-pixel precision of the snapped vertex positions
+/// (1/256 pixel, as common raster hardware).
+pub const FAR_FIELD_SUBPIXEL_BITS: u32 = 8;
+/// Far field: a triangle whose snapped bounding box is wider or taller than
+/// this many pixels is too large for the compute rasterizer; its unit is
+/// drawn by the raster instead (as its coarsest mesh LOD).
+pub const FAR_FIELD_MAX_TRIANGLE_PX: u32 = 32;
+/// Far field: snapped vertex positions are clamped to this many pixels
+/// around the target, so they fit 32-bit integers whatever the projection.
+pub const FAR_FIELD_GUARD_PX: u32 = 1 << 14;
+
 /// Clips of all unit types together (16 KiB of uniforms, the mobile limit).
 pub const MAX_CLIPS: u32 = 1024;
 /// Materials of all types together.
@@ -140,6 +158,19 @@ pub const SHADER_CONSTANTS: &[(&str, ShaderValue)] = &[
     ("ENTRY_INDEX_BITS", ShaderValue::U32(ENTRY_INDEX_BITS)),
     ("ENTRY_INDEX_MASK", ShaderValue::U32(ENTRY_INDEX_MASK)),
     ("MAX_CLIPS", ShaderValue::U32(MAX_CLIPS)),
+    (
+        "FAR_FIELD_MAX_VERTICES",
+        ShaderValue::U32(FAR_FIELD_MAX_VERTICES),
+    ),
+    (
+        "FAR_FIELD_SUBPIXEL_BITS",
+        ShaderValue::U32(FAR_FIELD_SUBPIXEL_BITS),
+    ),
+    (
+        "FAR_FIELD_MAX_TRIANGLE_PX",
+        ShaderValue::U32(FAR_FIELD_MAX_TRIANGLE_PX),
+    ),
+    ("FAR_FIELD_GUARD_PX", ShaderValue::U32(FAR_FIELD_GUARD_PX)),
     ("MAX_MATERIALS", ShaderValue::U32(MAX_MATERIALS)),
     ("MAX_ANIM_STATES", ShaderValue::U32(MAX_ANIM_STATES)),
     ("INACTIVE_TYPE", ShaderValue::U32(INACTIVE_TYPE)),

@@ -239,6 +239,31 @@ pub struct DrawCommand {
 }
 const _: () = assert!(size_of::<DrawCommand>() == size_of::<vk::DrawIndexedIndirectCommand>());
 
+/// The mesh the far field rasterizes for a unit type: the coarsest of its
+/// LODs whose error fits the LOD threshold at the far-field size (uniform
+/// buffer `FarMeshes`, one per type, written every frame; see
+/// `passes/far_field.rs`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable, PartialEq, Eq)]
+pub struct FarFieldMesh {
+    /// First index of the LOD in the shared index buffer.
+    pub first_index: u32,
+    /// Indices (three per triangle); 0 for types without a far field.
+    pub index_count: u32,
+    /// The LOD's first vertex in the shared vertex buffer; indices count
+    /// from it.
+    pub first_vertex: u32,
+    /// Vertices of the LOD.
+    pub vertex_count: u32,
+    /// Which LOD it is: a unit the far field cannot take is appended to
+    /// this LOD's instance list instead.
+    pub lod: u32,
+    pub pad0: u32,
+    pub pad1: u32,
+    pub pad2: u32,
+}
+const _: () = assert!(size_of::<FarFieldMesh>() == 32);
+
 /// One clip in the bone texture (uniform buffer `Clips`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable, PartialEq)]
@@ -554,6 +579,16 @@ pub fn layouts() -> Vec<(&'static str, Vec<(&'static str, usize)>)> {
             first_index,
             vertex_offset,
             first_instance
+        }),
+        layout!(FarFieldMesh {
+            first_index,
+            index_count,
+            first_vertex,
+            vertex_count,
+            lod,
+            pad0,
+            pad1,
+            pad2
         }),
         layout!(ClipInfo {
             first_texel,

@@ -32,6 +32,8 @@ pub mod camera;
 pub mod config;
 pub mod context;
 pub mod cull_reference;
+pub mod far_field_budget;
+pub mod far_field_reference;
 pub mod frame;
 pub mod frames;
 pub mod gpu_types;

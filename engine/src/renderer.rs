@@ -11,21 +11,26 @@
 //! 4. `animate`: the animation state machine of every unit;
 //! 5. `cull`: frustum, route (mesh LOD or far field), instance lists and
 //!    draw commands, for units and props;
-//! 6. `statistics`: the draw commands copied for the CPU to read later;
-//! 7. `bounds` (debug view): the sphere commands' instance counts;
-//! 8. `draw`: the main render pass, two indirect draws;
-//! 9. `hud` (when the application set one with [`Renderer::set_hud`]): egui's
-//!    texture uploads, then its triangles in the overlay render pass, over
-//!    the finished image (`passes/hud.rs`).
+//! 6. `far field` (where the device has 64-bit atomics and
+//!    `far_field_px > 0`): far units skinned and rasterized by a compute
+//!    shader into a visibility buffer; a unit it cannot take joins the
+//!    instance list of the mesh LOD the far field draws;
+//! 7. `statistics`: the draw commands copied for the CPU to read later;
+//! 8. `bounds` (debug view): the sphere commands' instance counts;
+//! 9. `draw`: the main render pass, two indirect draws, then the far
+//!    field's resolve;
+//! 10. `hud` (when the application set one with [`Renderer::set_hud`]):
+//!    egui's texture uploads, then its triangles in the overlay render pass,
+//!    over the finished image (`passes/hud.rs`).
 //!
-//! [`Strategy`] swaps step 5 for a baseline's, whose lists the statistics
-//! and draw passes then read (the bounds view is the GPU-driven frame's
-//! alone): `instanced` draws every unit at LOD 0 from lists written when
-//! the units change (`passes/instanced.rs`), `cpu-culled` culls on the CPU
-//! and uploads the lists each frame (`passes/cpu_cull.rs`), and `naive`
-//! replaces steps 4 to 6 too: it animates and skins on the CPU, counts what
-//! it draws, and draws each unit on its own (`passes/naive.rs`). The
-//! GPU-driven list is unchanged.
+//! [`Strategy`] swaps steps 5 and 6 for a baseline's, whose lists the
+//! statistics and draw passes then read (the bounds view and the far field
+//! are the GPU-driven frame's alone): `instanced` draws every unit at LOD 0
+//! from lists written when the units change (`passes/instanced.rs`),
+//! `cpu-culled` culls on the CPU and uploads the lists each frame
+//! (`passes/cpu_cull.rs`), and `naive` replaces steps 4 to 7 too: it
+//! animates and skins on the CPU, counts what it draws, and draws each unit
+//! on its own (`passes/naive.rs`). The GPU-driven list is unchanged.
 //!
 //! Each pass declares the buffers it uses; the barriers between them follow
 //! (`barriers.rs`), so passes without a dependency (animate and cull) may
@@ -51,6 +56,7 @@ use crate::barriers::Tracker;
 use crate::camera::Camera;
 use crate::config::{DEBUG_VIEW_LOD, DEBUG_VIEW_SHADED, FRAMES_IN_FLIGHT};
 use crate::context::{Context, Gpu};
+use crate::far_field_budget::BudgetController;
 use crate::frame::Frame;
 use crate::frames::{FrameStart, Frames};
 use crate::gpu_types::FrameGlobals;
@@ -62,6 +68,7 @@ use crate::passes::bounds::BoundsPass;
 use crate::passes::cpu_cull::{refuse_gpu_motion, CpuCullPass};
 use crate::passes::cull::{cull_globals, CullPass};
 use crate::passes::draw::{DrawInputs, DrawOptions, DrawPass, DrawTarget};
+use crate::passes::far_field::FarFieldPass;
 use crate::passes::hud::{HudDraw, HudPass, HudTarget};
 use crate::passes::instanced::InstancedPass;
 use crate::passes::naive::NaivePass;
@@ -175,8 +182,10 @@ pub struct RenderSettings {
     pub lod_hysteresis: f32,
     /// Nothing farther than this is drawn.
     pub max_draw_distance: f32,
-    /// Units projecting smaller than this many pixels go to the far field
-    /// (0: every visible unit is drawn as a mesh).
+    /// Units projecting smaller than this many pixels (bounding-sphere
+    /// diameter) go to the far field (0: every visible unit is drawn as a
+    /// mesh). [`Renderer::new`] sets [`DEFAULT_FAR_FIELD_PX`] where the
+    /// device has the far field; elsewhere any value acts as 0.
     pub far_field_px: f32,
     /// Colour every unit and prop by its LOD.
     pub color_by_lod: bool,
@@ -189,7 +198,19 @@ pub struct RenderSettings {
     pub skinning: bool,
     /// The GPU-driven frame or a baseline.
     pub strategy: Strategy,
+    /// A GPU frame-time budget in milliseconds: where set (and the device
+    /// has the far field), `far_field_px` follows it, adapted every frame
+    /// from the profiler's last frame time (see `far_field_budget`).
+    pub budget_ms: Option<f32>,
 }
+
+/// The far-field size the renderer starts with where the device has the far
+/// field: units whose bounding sphere spans at most 12 pixels.
+pub const DEFAULT_FAR_FIELD_PX: f32 = 12.0;
+
+/// Bounds of the far-field size the frame budget may choose, pixels.
+pub const BUDGET_MIN_FAR_FIELD_PX: f32 = 2.0;
+pub const BUDGET_MAX_FAR_FIELD_PX: f32 = 128.0;
 
 impl Default for RenderSettings {
     fn default() -> Self {
@@ -204,6 +225,7 @@ impl Default for RenderSettings {
             show_bounds: false,
             skinning: true,
             strategy: Strategy::GpuDriven,
+            budget_ms: None,
         }
     }
 }
@@ -233,6 +255,7 @@ pub struct Renderer {
     naive: NaivePass,
     cpu_cull: CpuCullPass,
     instanced: InstancedPass,
+    far_field: Option<FarFieldPass>,
     bounds: BoundsPass,
     statistics: StatisticsPass,
     cull: CullPass,
@@ -255,6 +278,8 @@ pub struct Renderer {
     pub cpu_ms: f64,
     /// Seconds of animation since the start.
     time: f32,
+    /// Adapts `settings.far_field_px` to `settings.budget_ms`.
+    budget: Option<BudgetController>,
     /// For the idle wait in `drop`.
     gpu: Arc<Gpu>,
 }
@@ -289,6 +314,19 @@ impl Renderer {
         let render_pass = create_render_pass(ctx, color_format, color_final_layout)?;
         let overlay_render_pass =
             create_overlay_render_pass(ctx, color_format, color_final_layout)?;
+        let far_field = if ctx.far_field_supported {
+            Some(FarFieldPass::new(ctx, *render_pass, &world)?)
+        } else {
+            None
+        };
+        let settings = RenderSettings {
+            far_field_px: if far_field.is_some() {
+                DEFAULT_FAR_FIELD_PX
+            } else {
+                0.0
+            },
+            ..RenderSettings::default()
+        };
         let globals = (0..FRAMES_IN_FLIGHT)
             .map(|slot| {
                 Buffer::new(
@@ -319,6 +357,7 @@ impl Renderer {
             instanced: InstancedPass::new(),
             cpu_cull: CpuCullPass::new(),
             naive: NaivePass::new(ctx, *render_pass, &unit_types)?,
+            far_field,
             frames: Frames::new(ctx)?,
             profiler: Profiler::new(ctx)?,
             tracker: Tracker::default(),
@@ -328,10 +367,11 @@ impl Renderer {
             globals,
             deferred: DeferredRelease::default(),
             environment: Environment::default(),
-            settings: RenderSettings::default(),
+            settings,
             stats: DrawStats::default(),
             cpu_ms: 0.0,
             time: 0.0,
+            budget: None,
             gpu: ctx.gpu.clone(),
         })
     }
@@ -346,6 +386,12 @@ impl Renderer {
             }
             Strategy::Instanced | Strategy::GpuDriven => Ok(()),
         }
+    }
+
+    /// Whether this renderer has the far field (the device's features and
+    /// tier allow it); without it `settings.far_field_px` has no effect.
+    pub fn has_far_field(&self) -> bool {
+        self.far_field.is_some()
     }
 
     fn begin_frame(&mut self, ctx: &Context) -> Result<FrameStart, Error> {
@@ -393,6 +439,34 @@ impl Renderer {
         Ok(self.globals[slot].raw)
     }
 
+    /// With a frame budget, sets the far-field size from the last frame's
+    /// GPU time; without one, forgets the controller.
+    fn follow_budget(&mut self) {
+        let Some(budget_ms) = self.settings.budget_ms.filter(|_| self.far_field.is_some()) else {
+            self.budget = None;
+            return;
+        };
+        let start_px = self.settings.far_field_px.max(BUDGET_MIN_FAR_FIELD_PX);
+        let controller = self.budget.get_or_insert_with(|| {
+            BudgetController::new(
+                budget_ms,
+                start_px,
+                BUDGET_MIN_FAR_FIELD_PX,
+                BUDGET_MAX_FAR_FIELD_PX,
+            )
+        });
+        controller.budget_ms = budget_ms;
+        let last_frame = self
+            .profiler
+            .last_frame()
+            .iter()
+            .find(|(name, _)| *name == "frame");
+        if let Some(&(_, ms)) = last_frame {
+            controller.update(ms as f32);
+        }
+        self.settings.far_field_px = controller.far_field_px();
+    }
+
     /// The frame: every pass, in order, into `framebuffer`.
     #[allow(clippy::too_many_arguments)]
     fn record(
@@ -405,6 +479,7 @@ impl Renderer {
         dt: f32,
     ) -> Result<(), Error> {
         self.time += dt;
+        self.follow_budget();
         let target = DrawTarget {
             render_pass: *self.render_pass,
             framebuffer,
@@ -421,7 +496,19 @@ impl Renderer {
             settings.lod_hysteresis,
             settings.max_draw_distance,
         );
-        cull.far_field_px = settings.far_field_px;
+        // Without the far field's pass (mobile tier, no 64-bit atomics) far
+        // units stay meshes, at the LOD their projected error picks.
+        // A world without units records no far field at all.
+        let has_units = self.world.unit_count() > 0;
+        let mut far_field = self
+            .far_field
+            .as_mut()
+            .filter(|_| settings.far_field_px > 0.0 && has_units);
+        cull.far_field_px = if far_field.is_some() {
+            settings.far_field_px
+        } else {
+            0.0
+        };
         let draw = DrawOptions {
             skinning: settings.skinning,
         };
@@ -454,11 +541,22 @@ impl Renderer {
                 lists: &world.buffers.draw_lists.buffer,
                 bounds: None,
                 naive: None,
+                far_field: None,
             };
             match settings.strategy {
                 Strategy::GpuDriven => {
                     self.cull
                         .record(frame, &cull, &world.cull_targets(), &world.cull_batches())?;
+                    if let Some(far_field) = far_field.as_deref_mut() {
+                        far_field.record(
+                            frame,
+                            world,
+                            extent,
+                            target.globals,
+                            (cull.far_field_px, cull.lod_threshold_px),
+                        )?;
+                    }
+                    inputs.far_field = far_field.as_deref();
                 }
                 Strategy::Instanced => inputs.lists = self.instanced.record(frame, world)?,
                 Strategy::CpuCulled => inputs.lists = self.cpu_cull.record(frame, world, &cull)?,

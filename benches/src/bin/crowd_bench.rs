@@ -1,7 +1,9 @@
 //! Crowd benchmark: GPU milliseconds per pass and CPU milliseconds per frame
-//! over a sweep of unit counts, plus two side-by-side comparisons measured in
-//! the same run: skinned against static drawing of the same instances, and
-//! the mat3x4 against the quat16 bone encoding.
+//! over a sweep of unit counts, plus side-by-side comparisons measured in
+//! the same run: skinned against static drawing of the same instances, the
+//! mat3x4 against the quat16 bone encoding, and (`--far-field both`, the
+//! default where the device has it) the frame with the far field on against
+//! off at every unit count of the sweep, in alternating blocks.
 //!
 //! Each measurement renders the viewer's crowd scene headless (overview
 //! camera), discards warm-up frames, and reports the median and 95th
@@ -10,6 +12,7 @@
 //!
 //! ```text
 //! crowd_bench --units 10000,100000,1000000,4000000 --out benches/results/crowd
+//! crowd_bench --units 1000000 --far-field both --skip-comparisons --out far
 //! ```
 
 use std::path::PathBuf;
@@ -63,6 +66,31 @@ struct Args {
     /// fonts, such as the GPU machine, skips the plot).
     #[arg(long)]
     plot: Option<PathBuf>,
+    /// The far field in the sweep: on, off, or both in alternating blocks
+    /// (compared frame by frame). Off where the device lacks it.
+    #[arg(long, value_enum, default_value_t = FarField::Both)]
+    far_field: FarField,
+    /// Far-field size in pixels when on (the renderer's default otherwise).
+    #[arg(long)]
+    far_field_px: Option<f32>,
+    /// Measure only the sweep (and its far-field comparison), not the
+    /// skinned/static and encoding comparisons.
+    #[arg(long)]
+    skip_comparisons: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum FarField {
+    On,
+    Off,
+    Both,
+}
+
+/// One block of measured frames: skinning and the far field on or off.
+#[derive(Clone, Copy, Debug)]
+struct Block {
+    skinning: bool,
+    far_field: bool,
 }
 
 /// One measured configuration.
@@ -72,6 +100,9 @@ struct Measurement {
     props: u32,
     encoding: String,
     skinning: bool,
+    /// Far-field size in pixels (0: off).
+    #[serde(default)]
+    far_field_px: f32,
     gpu_ms: Vec<ScopeStats>,
     cpu_ms_median: f64,
     cpu_ms_p95: f64,
@@ -105,6 +136,28 @@ struct Results {
     comparisons: Vec<Comparison>,
 }
 
+fn results(
+    ctx: &Context,
+    args: &Args,
+    sweep: Vec<Measurement>,
+    comparisons: Vec<Comparison>,
+) -> Results {
+    Results {
+        command: std::env::args().collect::<Vec<_>>().join(" "),
+        device: ctx.device_name.clone(),
+        driver: ctx.driver_info.clone(),
+        tier: ctx.tier.name().to_owned(),
+        unix_time: SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+        width: args.width,
+        height: args.height,
+        frames: args.frames,
+        sweep,
+        comparisons,
+    }
+}
+
 fn median_of(stats: &[ScopeStats], name: &str) -> f64 {
     stats
         .iter()
@@ -118,7 +171,7 @@ fn measure(
     args: &Args,
     units: u32,
     encoding: BoneEncoding,
-    skinning_blocks: &[bool],
+    blocks: &[Block],
 ) -> Result<Vec<Measurement>> {
     log::info!("measuring {units} units, {}", encoding.name());
     let scene = crowd_scene(&CrowdOptions {
@@ -137,8 +190,21 @@ fn measure(
     let result = (|| -> Result<Vec<Measurement>> {
         let dt = 1.0 / 60.0;
         let mut measurements = Vec::new();
-        for &skinning in skinning_blocks {
+        let far_field_px = match args.far_field_px {
+            Some(px) => px,
+            None => renderer.settings.far_field_px,
+        };
+        for &Block {
+            skinning,
+            far_field,
+        } in blocks
+        {
             renderer.settings.skinning = skinning;
+            renderer.settings.far_field_px = if far_field && renderer.has_far_field() {
+                far_field_px
+            } else {
+                0.0
+            };
             for _ in 0..args.warmup {
                 renderer.render_offscreen(ctx, &target, &camera, dt, false)?;
             }
@@ -161,6 +227,7 @@ fn measure(
                 props: renderer.world.prop_count(),
                 encoding: encoding.name().to_owned(),
                 skinning,
+                far_field_px: renderer.settings.far_field_px,
                 cull_units_per_second: if cull_ms > 0.0 {
                     f64::from(units) / (cull_ms / 1e3)
                 } else {
@@ -205,7 +272,14 @@ fn draw_plot(results: &Results, pixels: &mut [u8]) -> Result<()> {
     let root = BitMapBackend::with_buffer(pixels, PLOT_SIZE).into_drawing_area();
     root.fill(&WHITE)?;
     let (left, right) = root.split_horizontally(640);
-    let sweep: Vec<&Measurement> = results.sweep.iter().collect();
+    // One point per unit count: the first block measured (far field off
+    // when both were measured).
+    let mut sweep: Vec<&Measurement> = Vec::new();
+    for m in &results.sweep {
+        if !sweep.iter().any(|s| s.units == m.units) {
+            sweep.push(m);
+        }
+    }
     let max_units = sweep.iter().map(|m| m.units).max().unwrap_or(10).max(10) as f64;
     let min_units = sweep.iter().map(|m| m.units).min().unwrap_or(1).max(1) as f64;
     let passes = ["upload", "animate", "cull", "draw"];
@@ -307,23 +381,52 @@ fn main() -> Result<()> {
     let mut ctx = Context::new(&desc)?;
     let result = (|| -> Result<Results> {
         let mut sweep = Vec::new();
-        for &units in &args.units {
-            sweep.extend(measure(
-                &mut ctx,
-                &args,
-                units,
-                BoneEncoding::Mat3x4F32,
-                &[true],
-            )?);
-        }
         let mut comparisons = Vec::new();
+        let block = |far_field| Block {
+            skinning: true,
+            far_field,
+        };
+        let far_blocks = match args.far_field {
+            FarField::On => vec![block(true)],
+            FarField::Off => vec![block(false)],
+            FarField::Both => vec![block(false), block(true), block(false), block(true)],
+        };
+        for &units in &args.units {
+            let measured = measure(&mut ctx, &args, units, BoneEncoding::Mat3x4F32, &far_blocks)?;
+            let frame = |on: bool| {
+                let values: Vec<f64> = measured
+                    .iter()
+                    .filter(|m| (m.far_field_px > 0.0) == on)
+                    .map(|m| median_of(&m.gpu_ms, "frame"))
+                    .collect();
+                values.iter().sum::<f64>() / values.len().max(1) as f64
+            };
+            if args.far_field == FarField::Both && measured.iter().any(|m| m.far_field_px > 0.0) {
+                let (on, off) = (frame(true), frame(false));
+                comparisons.push(Comparison {
+                    units,
+                    what: "frame GPU ms, far field on".to_owned(),
+                    baseline: "frame GPU ms, far field off (all units meshes)".to_owned(),
+                    draw_ratio: on / off.max(1e-9),
+                    measured_draw_ms: on,
+                    baseline_draw_ms: off,
+                });
+            }
+            sweep.extend(measured);
+        }
+        if args.skip_comparisons {
+            return Ok(results(&ctx, &args, sweep, comparisons));
+        }
         // The same instances drawn skinned and static, alternating blocks.
         let blocks = measure(
             &mut ctx,
             &args,
             args.compare_units,
             BoneEncoding::Mat3x4F32,
-            &[true, false, true, false],
+            &[false, true, false, true].map(|static_draw| Block {
+                skinning: !static_draw,
+                far_field: false,
+            }),
         )?;
         let draw = |skinning: bool| {
             let values: Vec<f64> = blocks
@@ -347,7 +450,7 @@ fn main() -> Result<()> {
             &args,
             args.compare_units,
             BoneEncoding::QuatF16,
-            &[true],
+            &[block(false)],
         )?;
         let quat_ms = median_of(&quat[0].gpu_ms, "draw");
         comparisons.push(Comparison {
@@ -358,20 +461,7 @@ fn main() -> Result<()> {
             measured_draw_ms: quat_ms,
             baseline_draw_ms: skinned,
         });
-        Ok(Results {
-            command: std::env::args().collect::<Vec<_>>().join(" "),
-            device: ctx.device_name.clone(),
-            driver: ctx.driver_info.clone(),
-            tier: ctx.tier.name().to_owned(),
-            unix_time: SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs()),
-            width: args.width,
-            height: args.height,
-            frames: args.frames,
-            sweep,
-            comparisons,
-        })
+        Ok(results(&ctx, &args, sweep, comparisons))
     })();
     drop(ctx);
     let results = result?;
@@ -381,8 +471,10 @@ fn main() -> Result<()> {
     }
     for m in &results.sweep {
         println!(
-            "{:>8} units: {} | cpu {:.3} ms (p95 {:.3}) | visible per LOD {:?}",
+            "{:>8} units, far field {} px: {} | cpu {:.3} ms (p95 {:.3}) | visible per LOD {:?}, \
+             far field {}",
             m.units,
+            m.far_field_px,
             m.gpu_ms
                 .iter()
                 .map(|s| format!("{} {:.3}/{:.3}", s.name, s.median_ms, s.p95_ms))
@@ -390,7 +482,8 @@ fn main() -> Result<()> {
                 .join(", "),
             m.cpu_ms_median,
             m.cpu_ms_p95,
-            m.visible.units_per_lod
+            m.visible.units_per_lod,
+            m.visible.units_far_field
         );
     }
     for c in &results.comparisons {

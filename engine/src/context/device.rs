@@ -162,6 +162,38 @@ pub(super) fn desktop_shortfall(
     (!missing.is_empty()).then(|| missing.join(", "))
 }
 
+/// Whether the far field's compute rasterizer can run, or why not: it needs
+/// the desktop tier (the mobile tier promises no 64-bit atomics), 64-bit
+/// integers in shaders (`shaderInt64`) and 64-bit atomics on storage buffers
+/// (`shaderBufferInt64Atomics`, from `VK_KHR_shader_atomic_int64`: the
+/// instance targets Vulkan 1.1, where it is an extension).
+pub(super) fn far_field_support(
+    instance: &ash::Instance,
+    physical_device: vk::PhysicalDevice,
+    tier: Tier,
+    features: &vk::PhysicalDeviceFeatures,
+    has_atomic_int64_extension: bool,
+) -> Result<(), String> {
+    if tier != Tier::Desktop {
+        return Err("the mobile tier has no 64-bit atomics".to_owned());
+    }
+    if features.shader_int64 == vk::FALSE {
+        return Err("the device lacks shaderInt64".to_owned());
+    }
+    if !has_atomic_int64_extension {
+        return Err("the device lacks VK_KHR_shader_atomic_int64".to_owned());
+    }
+    let mut atomics = vk::PhysicalDeviceShaderAtomicInt64Features::default();
+    let mut features2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut atomics);
+    // SAFETY: a physical device of this Vulkan 1.1 instance; the chained
+    // struct belongs to an extension the device offers.
+    unsafe { instance.get_physical_device_features2(physical_device, &mut features2) };
+    if atomics.shader_buffer_int64_atomics == vk::FALSE {
+        return Err("the device lacks shaderBufferInt64Atomics".to_owned());
+    }
+    Ok(())
+}
+
 fn device_type_rank(kind: vk::PhysicalDeviceType) -> u32 {
     match kind {
         vk::PhysicalDeviceType::DISCRETE_GPU => 0,

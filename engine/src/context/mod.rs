@@ -138,6 +138,10 @@ pub struct Context {
     pub tier: Tier,
     pub limits: Limits,
     pub surface_supported: bool,
+    /// The far field's compute rasterizer can run: the desktop tier on a
+    /// device with `shaderInt64` and `shaderBufferInt64Atomics`, both then
+    /// enabled (see [`device::far_field_support`]).
+    pub far_field_supported: bool,
 }
 
 impl Context {
@@ -218,10 +222,35 @@ impl Context {
         if surface_supported {
             extensions.push(ash::khr::swapchain::NAME.as_ptr());
         }
-        let device_info = vk::DeviceCreateInfo::default()
+        let far_field = device::far_field_support(
+            &vk_instance,
+            chosen.physical_device,
+            tier,
+            &features,
+            has_extension(ash::khr::shader_atomic_int64::NAME),
+        );
+        match &far_field {
+            Ok(()) => log::info!(
+                "far field: compute rasterizer (shaderInt64 and shaderBufferInt64Atomics present)"
+            ),
+            Err(why) => log::info!("far field: off, units stay meshes ({why})"),
+        }
+        let far_field_supported = far_field.is_ok();
+        let enabled = if far_field_supported {
+            extensions.push(ash::khr::shader_atomic_int64::NAME.as_ptr());
+            enabled.shader_int64(true)
+        } else {
+            enabled
+        };
+        let mut atomic_int64 = vk::PhysicalDeviceShaderAtomicInt64Features::default()
+            .shader_buffer_int64_atomics(true);
+        let mut device_info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queue_infos)
             .enabled_extension_names(&extensions)
             .enabled_features(&enabled);
+        if far_field_supported {
+            device_info = device_info.push_next(&mut atomic_int64);
+        }
         // SAFETY: the create info and everything it points to outlive the call.
         let device =
             unsafe { vk_instance.create_device(chosen.physical_device, &device_info, None) }?;
@@ -268,6 +297,7 @@ impl Context {
             tier,
             limits,
             surface_supported,
+            far_field_supported,
         };
         context.set_name(context.queue, "main queue");
         Ok(context)

@@ -20,6 +20,8 @@
 //!   multi-draw and `firstInstance` must be 0, so every mesh route is its own
 //!   call, with the instance list bound at the region's byte offset.
 //! - The far-field route's command has no indices: the raster never draws it.
+//!   The far field's resolve (`passes/far_field.rs`) is the render pass's
+//!   last draw, after the bounds view, when the far field is on.
 //! - Types with a double-sided material are drawn by pipelines without
 //!   back-face culling, in runs of consecutive types; `mesh.frag` discards
 //!   the back faces of their single-sided materials and flips the normal of
@@ -44,6 +46,7 @@ use crate::gpu_types::{mesh_vertex_attributes, mesh_vertex_bindings, DrawCommand
 use crate::memory::Buffer;
 use crate::owned::{Owned, Sampler};
 use crate::passes::bounds::BoundsPass;
+use crate::passes::far_field::FarFieldPass;
 use crate::passes::naive::NaivePass;
 use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, Pipeline};
 use crate::target::CLEAR_COLOR;
@@ -93,6 +96,8 @@ pub struct DrawInputs<'a> {
     /// Units drawn one draw each from CPU-skinned vertices (the `naive`
     /// baseline); their commands in `lists` are empty.
     pub naive: Option<&'a NaivePass>,
+    /// The far field, whose resolve is the render pass's last draw.
+    pub far_field: Option<&'a FarFieldPass>,
 }
 
 /// Descriptor bindings. Props use 0..=5; units add 6..=8.
@@ -121,7 +126,8 @@ pub fn set_layout(skinned: bool) -> Vec<vk::DescriptorSetLayoutBinding<'static>>
     bindings
 }
 
-fn create_sampler(ctx: &Context, filter: vk::Filter, name: &str) -> Result<Sampler, Error> {
+/// A sampler with `filter`, clamped to the edge, without mip levels.
+pub fn create_sampler(ctx: &Context, filter: vk::Filter, name: &str) -> Result<Sampler, Error> {
     let info = vk::SamplerCreateInfo::default()
         .mag_filter(filter)
         .min_filter(filter)
@@ -264,9 +270,16 @@ impl DrawPass {
             if let Some(naive) = inputs.naive {
                 declared.push(uses(naive.vertices(frame.slot)?, Access::VertexInput));
             }
+            declared.extend(inputs.far_field.and_then(FarFieldPass::resolve_uses));
             frame.uses(&declared);
             begin_render_pass(frame, target);
-            let drawn = self.draw_world(frame, world, target, options, inputs);
+            let drawn = self
+                .draw_world(frame, world, target, options, inputs)
+                .and_then(|()| {
+                    inputs
+                        .far_field
+                        .map_or(Ok(()), |far| far.record_resolve(frame))
+                });
             // SAFETY: matches the begin above.
             unsafe { frame.ctx.device.cmd_end_render_pass(frame.cmd) };
             drawn

@@ -26,7 +26,9 @@ pub struct DrawStats {
     pub frame: u64,
     /// Visible units per mesh LOD (as long as the most LODs a type has).
     pub units_per_lod: Vec<u32>,
-    /// Visible units routed to the far field.
+    /// Visible units routed to the far field by the cull. A unit the far
+    /// field hands back to the raster (a triangle across the near plane or
+    /// too large) is counted here and in the LOD that draws it.
     pub units_far_field: u32,
     pub props_per_lod: Vec<u32>,
 }

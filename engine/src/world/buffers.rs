@@ -213,7 +213,7 @@ impl WorldBuffers {
             indices: upload_buffer(
                 ctx,
                 "world indices",
-                vk::BufferUsageFlags::INDEX_BUFFER,
+                vk::BufferUsageFlags::INDEX_BUFFER | storage,
                 bytemuck::cast_slice(&packed.indices),
             )?,
             type_table: upload_buffer(

@@ -42,6 +42,8 @@ pub struct LodRange {
     pub first_index: u32,
     pub index_count: u32,
     pub vertex_offset: i32,
+    /// Vertices of the LOD, from `vertex_offset` on.
+    pub vertex_count: u32,
 }
 
 /// One loaded type.
@@ -195,6 +197,7 @@ pub fn pack_types(
                 first_index: indices.len() as u32,
                 index_count: lod.indices.len() as u32,
                 vertex_offset: first_vertex as i32,
+                vertex_count: lod.vertices.len() as u32,
             });
             indices.extend_from_slice(&lod.indices);
         }
@@ -310,6 +313,7 @@ pub fn pack_types(
         first_index: indices.len() as u32,
         index_count: sphere.indices.len() as u32,
         vertex_offset: vertices.len() as i32,
+        vertex_count: sphere.positions.len() as u32,
     };
     indices.extend_from_slice(&sphere.indices);
     vertices.extend_from_slice(&quantize(&sphere).0);
@@ -367,10 +371,16 @@ pub fn similarity_bones(asset: &Asset) -> bool {
     })
 }
 
-/// Routes a type uses: its mesh LODs, and the far field for unit types.
+/// Routes a type uses: its mesh LODs, and the far field for unit types
+/// whose coarsest LOD fits the far field's shared memory.
 fn uses_route(world_type: &WorldType, route: u32) -> bool {
     route < world_type.info.lod_count
-        || (route == ROUTE_FAR_FIELD && world_type.kind == AssetKind::Unit)
+        || (route == ROUTE_FAR_FIELD
+            && world_type.kind == AssetKind::Unit
+            && world_type
+                .lods
+                .last()
+                .is_some_and(|lod| lod.vertex_count <= crate::config::FAR_FIELD_MAX_VERTICES))
 }
 
 /// Instance-list entries the regions of `types` need at their capacities.

@@ -107,6 +107,25 @@ struct Args {
     /// Enable the Khronos validation layer (also HORDE_VALIDATION=1).
     #[arg(long)]
     validation: bool,
+    /// The far field (distant units rasterized by a compute shader), where
+    /// the device has 64-bit atomics; headless runs (the window uses the
+    /// renderer's default, on where supported).
+    #[arg(long, value_enum, default_value_t = OnOff::On)]
+    far_field: OnOff,
+    /// Far-field size: units whose bounding sphere spans fewer pixels go to
+    /// the far field (default: the renderer's, 12).
+    #[arg(long)]
+    far_field_px: Option<f32>,
+    /// GPU frame budget in milliseconds: the far-field size adapts to it
+    /// every frame (headless runs).
+    #[arg(long)]
+    budget_ms: Option<f32>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum OnOff {
+    On,
+    Off,
 }
 
 fn context_desc(args: &Args) -> Result<ContextDesc> {
@@ -130,6 +149,16 @@ fn check_args(args: &Args) -> Result<()> {
             "--lod-bias must be a positive number, not {}",
             args.lod_bias
         );
+    }
+    if let Some(px) = args.far_field_px {
+        if !(px.is_finite() && px >= 0.0) {
+            bail!("--far-field-px must be a non-negative number, not {px}");
+        }
+    }
+    if let Some(ms) = args.budget_ms {
+        if !(ms.is_finite() && ms > 0.0) {
+            bail!("--budget-ms must be a positive number, not {ms}");
+        }
     }
     if !(args.max_distance.is_finite() && args.max_distance > 0.0) {
         bail!(
@@ -178,6 +207,8 @@ struct Report {
     gpu_ms: Vec<horde::profiler::ScopeStats>,
     cpu_ms_median: f64,
     cpu_ms_p95: f64,
+    /// Far-field size in pixels (0: off).
+    far_field_px: f32,
     visible: DrawStats,
 }
 
@@ -200,6 +231,24 @@ fn run_headless(args: &Args) -> Result<()> {
         renderer.settings.color_by_lod = args.color_by_lod;
         renderer.settings.lod_bias = args.lod_bias;
         renderer.settings.max_draw_distance = args.max_distance;
+        if let Some(px) = args.far_field_px {
+            renderer.settings.far_field_px = px;
+        }
+        if args.far_field == OnOff::Off {
+            renderer.settings.far_field_px = 0.0;
+        } else {
+            renderer.settings.budget_ms = args.budget_ms;
+        }
+        log::info!(
+            "far field: {}",
+            if renderer.settings.far_field_px > 0.0 && renderer.has_far_field() {
+                format!("on, below {} px", renderer.settings.far_field_px)
+            } else if renderer.has_far_field() {
+                "off (--far-field off)".to_owned()
+            } else {
+                "off (the device or tier lacks 64-bit atomics)".to_owned()
+            }
+        );
         let rendered = (|| -> Result<()> {
             let mut battle = Battle::new(args.seed, &scene);
             let dt = 1.0 / 30.0;
@@ -252,6 +301,11 @@ fn run_headless(args: &Args) -> Result<()> {
                     gpu_ms: renderer.profiler.stats(),
                     cpu_ms_median: percentile(&cpu_ms, 0.5),
                     cpu_ms_p95: percentile(&cpu_ms, 0.95),
+                    far_field_px: if renderer.has_far_field() {
+                        renderer.settings.far_field_px
+                    } else {
+                        0.0
+                    },
                     visible: stats,
                 };
                 let json = serde_json::to_string_pretty(&report)?;

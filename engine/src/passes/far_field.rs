@@ -1,0 +1,391 @@
+//! The far field: units a few pixels tall skinned and rasterized by a
+//! compute shader into a 64-bit visibility buffer (`shaders/far_field.comp`,
+//! rasterizer in `far_field_raster.glsl`, CPU twin in
+//! [`crate::far_field_reference`]), then resolved into the colour target
+//! against the raster's depth (`far_field_resolve.vert/.frag`).
+//!
+//! Why: the raster pipeline skins about 0.5 G vertices/s on an H100, a
+//! compute shader about 55-60 G points/s (DESIGN.md, "What the hardware
+//! allows"). A unit that covers a few pixels needs no triangle setup
+//! hardware.
+//!
+//! # Data layout
+//! - Input: the far-field route's instance list of each unit type, which the
+//!   cull pass filled (region `types[t].routes[ROUTE_FAR_FIELD]`, count in
+//!   that route's draw command, whose `index_count` stays 0 so the raster
+//!   never draws it). Entries are `unit | ROUTE_FAR_FIELD << ENTRY_INDEX_BITS`.
+//! - `FarMeshes`: uniform [`FarFieldMesh`] per type (host-visible, one per
+//!   frame slot, written every frame): the index and vertex range of the LOD
+//!   the far field draws. That is the coarsest LOD whose projected error at
+//!   the far-field size fits the LOD threshold ([`far_field_meshes`]), the
+//!   rule the cull applies to meshes: the generated knight's coarsest LOD
+//!   (14 triangles, error 19 % of its size) is a few blobs, while its LOD 2
+//!   (592 triangles, 4.8 %) fits 1 px at 12 px. A type whose coarsest LOD
+//!   has more than `FAR_FIELD_MAX_VERTICES` vertices has no far-field region
+//!   (`world::types::layout_regions`), so cull keeps it a mesh.
+//! - The visibility buffer: one `u64` per pixel of the target, row by row,
+//!   `reverse-Z depth as f32 bits << 32 | colour`. Positive floats order as
+//!   their bits, so `atomicMax` keeps the nearest (reverse-Z: nearer is
+//!   larger). The payload is the triangle's colour, already lit: 10 bits per
+//!   channel of sqrt(linear colour) (`far_pack_color` in `common.glsl`).
+//!   The resolve then needs nothing but the buffer. Cleared to 0 (nothing)
+//!   by `vkCmdFillBuffer` every frame, re-created when the target's size
+//!   changes (the old one goes to the deferred-release queue).
+//!
+//! # Algorithm and organisation
+//! One workgroup of `FAR_FIELD_WORKGROUP_SIZE` (64) threads per unit, over a
+//! fixed grid of at most `MAX_GROUPS` workgroups that loops over all
+//! far-field units of all unit types (a prefix over the types' counts in
+//! shared memory maps the flat index to a type and slot); no indirect
+//! dispatch is needed and idle groups exit after one read.
+//! 1. Skin: the lanes share the LOD's vertices; each is decoded and skinned
+//!    by the same code as `unit.vert` (`skinning.glsl`, two bones, the
+//!    crossfade), projected, snapped to 1/256 pixel, and lit as `mesh.frag`
+//!    lights (material, atlas texel at the vertex, tint, sun, ambient, fog;
+//!    a second colour for the back of double-sided materials). All of it
+//!    goes to shared memory: each vertex is skinned once per unit, not once
+//!    per triangle, and triangles read their corners from shared memory.
+//! 2. Check: the lanes share the triangles. One that crosses the near plane
+//!    or spans more than `FAR_FIELD_MAX_TRIANGLE_PX` on screen (the unit is
+//!    near after all: a frozen cull camera, a wide lens) sends the whole
+//!    unit to the raster: it is appended to the instance list of the same
+//!    LOD, which the draw pass then draws. Nothing visible is dropped.
+//! 3. Rasterize: back faces are dropped (or lit with the flipped normal
+//!    for double-sided materials, as the raster does); each triangle tests
+//!    the pixel centres of its snapped box with integer edge functions and
+//!    the top-left rule, and writes `atomicMax` (after a plain read) where
+//!    it is nearer. Depth is interpolated from the corners' float bits with
+//!    integer barycentric weights, exactly.
+//!
+//! The resolve is a full-screen triangle drawn last in the main render
+//! pass: it writes `gl_FragDepth` = the far field's depth and the colour,
+//! with depth test GREATER against the raster's depth, so meshes in front
+//! hide far units and far units hide what is behind them. No depth sampling
+//! and no extra render pass.
+//!
+//! # Stability (shimmer)
+//! Coverage follows the same rules as raster hardware (pixel centres,
+//! 1/256-pixel snapping, top-left fill rule), so a unit crossing into the
+//! far field keeps its silhouette, and the cull's hysteresis on the
+//! far-field size keeps units from flickering between the two paths. A
+//! triangle is shaded flat with the mean of its corners' colours: at a few
+//! pixels per unit, per-pixel shading would change nothing visible.
+//! Sub-pixel triangles that cover no pixel centre draw nothing, as in the
+//! raster (no point splats: they would fatten distant units).
+//!
+//! # Barriers
+//! Declared uses: the fill (transfer write), the dispatch (compute reads of
+//! the world's tables and unit state, compute writes of the draw lists,
+//! which the fallback appends to, and of the visibility buffer); the draw
+//! pass declares the resolve's fragment read before its render pass.
+
+use ash::vk;
+
+use crate::barriers::{uses, Access, BufferUse};
+use crate::config::{
+    FAR_FIELD_MAX_VERTICES, FAR_FIELD_WORKGROUP_SIZE, FRAMES_IN_FLIGHT, ROUTE_FAR_FIELD,
+};
+use crate::context::Context;
+use crate::frame::{ComputePipeline, Frame};
+use crate::frames::Descriptor;
+use crate::gpu_types::{FarFieldMesh, MAX_TYPES};
+use crate::memory::{Buffer, Released};
+use crate::owned::Sampler;
+use crate::passes::draw::{create_bone_sampler, create_sampler};
+use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, Pipeline};
+use crate::world::World;
+use crate::{shaders, Error};
+
+/// Workgroups of the far field's grid: enough to fill any GPU (an H100
+/// holds about 2,000 such groups at once); each loops over the units.
+const MAX_GROUPS: u32 = 16_384;
+
+/// The far field's rasterizer and resolve, and its visibility buffer.
+/// Fields drop in declaration order, the reverse of creation order.
+pub struct FarFieldPass {
+    visibility: Option<Buffer>,
+    extent: vk::Extent2D,
+    /// Uniform `FarFieldMesh[MAX_TYPES]`, one host-visible buffer per frame
+    /// slot.
+    meshes: Vec<Buffer>,
+    resolve: Pipeline,
+    raster: ComputePipeline,
+    bone_sampler: Sampler,
+    atlas_sampler: Sampler,
+}
+
+/// The far field's mesh of each type (none for props and types without a
+/// far-field region): the coarsest LOD whose projected error at the
+/// far-field size, `error * far_field_px`, is within `lod_threshold_px` (the
+/// rule the cull applies to meshes, so a unit looks the same on both sides
+/// of the transition), but no finer than the far field's vertex limit.
+pub fn far_field_meshes(
+    world: &World,
+    far_field_px: f32,
+    lod_threshold_px: f32,
+) -> Vec<FarFieldMesh> {
+    let mut meshes = vec![FarFieldMesh::default(); MAX_TYPES];
+    for (mesh, world_type) in meshes.iter_mut().zip(&world.types) {
+        if world_type.info.routes[ROUTE_FAR_FIELD as usize].capacity == 0
+            || world_type.lods.is_empty()
+        {
+            continue;
+        }
+        let error = |lod: usize| world_type.info.routes[lod].error;
+        let mut chosen = world_type.lods.len() - 1;
+        while chosen > 0
+            && error(chosen) * far_field_px > lod_threshold_px
+            && world_type.lods[chosen - 1].vertex_count <= FAR_FIELD_MAX_VERTICES
+        {
+            chosen -= 1;
+        }
+        let lod = &world_type.lods[chosen];
+        *mesh = FarFieldMesh {
+            first_index: lod.first_index,
+            index_count: lod.index_count,
+            first_vertex: lod.vertex_offset.max(0) as u32,
+            vertex_count: lod.vertex_count,
+            lod: chosen as u32,
+            ..FarFieldMesh::default()
+        };
+    }
+    meshes
+}
+
+impl FarFieldPass {
+    /// Creates the pipelines for `render_pass` and the world's types and
+    /// bone encoding. Only on devices with the far field's features.
+    pub fn new(
+        ctx: &Context,
+        render_pass: vk::RenderPass,
+        world: &World,
+    ) -> Result<FarFieldPass, Error> {
+        if !ctx.far_field_supported {
+            return Err(Error::Config(format!(
+                "{}: the far field needs the desktop tier, shaderInt64 and \
+                 shaderBufferInt64Atomics",
+                ctx.device_name
+            )));
+        }
+        let atlas_sampler = create_sampler(ctx, vk::Filter::LINEAR, "far field atlas sampler")?;
+        let bone_sampler = create_bone_sampler(ctx)?;
+        let uniform = vk::DescriptorType::UNIFORM_BUFFER;
+        let storage = vk::DescriptorType::STORAGE_BUFFER;
+        let sampled = vk::DescriptorType::COMBINED_IMAGE_SAMPLER;
+        let mut bindings = vec![uniform; 5];
+        bindings.extend([storage; 7]);
+        bindings.extend([sampled; 2]);
+        // Constant 0: bone encoding; 1: unused; 2: bones are similarities;
+        // 3: the workgroup size.
+        let raster = ComputePipeline::new(
+            ctx,
+            "far field",
+            &shaders::FAR_FIELD_COMP,
+            &bindings,
+            &[
+                world.encoding.shader_constant(),
+                0,
+                u32::from(world.bones_are_similarities),
+                FAR_FIELD_WORKGROUP_SIZE,
+            ],
+        )?;
+        let set0 = [binding(0, storage, vk::ShaderStageFlags::FRAGMENT)];
+        let resolve = graphics_pipeline(
+            ctx,
+            "far field resolve",
+            &shaders::FAR_FIELD_RESOLVE_VERT,
+            &shaders::FAR_FIELD_RESOLVE_FRAG,
+            &LayoutDesc {
+                sets: &[&set0],
+                push_constant_size: 8,
+            },
+            &GraphicsDesc {
+                vertex_bindings: &[],
+                vertex_attributes: &[],
+                render_pass,
+                cull_mode: vk::CullModeFlags::NONE,
+                depth_compare: vk::CompareOp::GREATER,
+                depth_write: true,
+                alpha_blend: false,
+            },
+            &[],
+        )?;
+        let meshes = (0..FRAMES_IN_FLIGHT)
+            .map(|slot| {
+                Buffer::new(
+                    ctx,
+                    &format!("far field meshes {slot}"),
+                    (MAX_TYPES * std::mem::size_of::<FarFieldMesh>()) as u64,
+                    vk::BufferUsageFlags::UNIFORM_BUFFER,
+                    gpu_allocator::MemoryLocation::CpuToGpu,
+                )
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        Ok(FarFieldPass {
+            visibility: None,
+            extent: vk::Extent2D::default(),
+            meshes,
+            resolve,
+            raster,
+            bone_sampler,
+            atlas_sampler,
+        })
+    }
+
+    /// A visibility buffer for `extent`; a buffer of another size is
+    /// released once the frames using it are done.
+    fn visibility_for(
+        &mut self,
+        frame: &mut Frame,
+        extent: vk::Extent2D,
+    ) -> Result<vk::Buffer, Error> {
+        if let (Some(buffer), true) = (&self.visibility, self.extent == extent) {
+            return Ok(buffer.raw);
+        }
+        if let Some(old) = self.visibility.take() {
+            frame.forget(old.raw);
+            frame
+                .deferred
+                .push(frame.number.saturating_sub(1), Released::Buffer(old));
+        }
+        let bytes = u64::from(extent.width.max(1)) * u64::from(extent.height.max(1)) * 8;
+        let max = u64::from(frame.ctx.limits.max_storage_buffer_range);
+        if bytes > max {
+            return Err(Error::Config(format!(
+                "far field: a {}x{} visibility buffer needs {bytes} bytes, more than one \
+                 storage buffer addresses on this device ({max})",
+                extent.width, extent.height
+            )));
+        }
+        let buffer = Buffer::new(
+            frame.ctx,
+            "far field visibility",
+            bytes,
+            vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST,
+            gpu_allocator::MemoryLocation::GpuOnly,
+        )?;
+        let raw = buffer.raw;
+        self.visibility = Some(buffer);
+        self.extent = extent;
+        Ok(raw)
+    }
+
+    /// Records the clear of the visibility buffer and the rasterization of
+    /// every far-field unit into it, after the cull pass. `globals` is this
+    /// frame's `FrameGlobals` (camera, light, fog); `far_field_px` and
+    /// `lod_threshold_px` (bias applied) pick each type's LOD.
+    pub fn record(
+        &mut self,
+        frame: &mut Frame,
+        world: &World,
+        extent: vk::Extent2D,
+        globals: vk::Buffer,
+        (far_field_px, lod_threshold_px): (f32, f32),
+    ) -> Result<(), Error> {
+        let visibility = self.visibility_for(frame, extent)?;
+        let meshes = self
+            .meshes
+            .get_mut(frame.slot)
+            .ok_or_else(|| Error::Config(format!("frame slot {} out of range", frame.slot)))?;
+        meshes.write(0, &far_field_meshes(world, far_field_px, lod_threshold_px))?;
+        let meshes = meshes.raw;
+        let b = &world.buffers;
+        let far_capacity: u32 = world.types[..world.unit_type_count as usize]
+            .iter()
+            .map(|t| t.info.routes[ROUTE_FAR_FIELD as usize].capacity)
+            .sum();
+        let groups = far_capacity.min(MAX_GROUPS);
+        let push = [extent.width, extent.height, world.unit_type_count];
+        let raster = &self.raster;
+        let descriptors = [
+            Descriptor::Uniform(globals),
+            Descriptor::Uniform(b.type_table.raw),
+            Descriptor::Uniform(meshes),
+            Descriptor::Uniform(b.clip_table.raw),
+            Descriptor::Uniform(b.material_table.raw),
+            Descriptor::Storage(b.unit_infos.buffer.raw),
+            Descriptor::Storage(b.unit_placements.buffer.raw),
+            Descriptor::Storage(b.anim_states.buffer.raw),
+            Descriptor::Storage(b.vertices.raw),
+            Descriptor::Storage(b.indices.raw),
+            Descriptor::Storage(b.draw_lists.buffer.raw),
+            Descriptor::Storage(visibility),
+            Descriptor::Sampled(b.bone_texture.view, *self.bone_sampler),
+            Descriptor::Sampled(b.atlas.view, *self.atlas_sampler),
+        ];
+        frame.pass("far field", |frame| {
+            frame.uses(&[uses(visibility, Access::TransferWrite)]);
+            // SAFETY: the buffer lives until the frames using it complete.
+            unsafe {
+                frame
+                    .ctx
+                    .device
+                    .cmd_fill_buffer(frame.cmd, visibility, 0, vk::WHOLE_SIZE, 0)
+            };
+            if groups == 0 || world.unit_count() == 0 {
+                return Ok(());
+            }
+            frame.uses(&[
+                uses(b.type_table.raw, Access::ComputeRead),
+                uses(b.clip_table.raw, Access::ComputeRead),
+                uses(b.material_table.raw, Access::ComputeRead),
+                uses(b.unit_infos.buffer.raw, Access::ComputeRead),
+                uses(b.unit_placements.buffer.raw, Access::ComputeRead),
+                uses(b.anim_states.buffer.raw, Access::ComputeRead),
+                uses(b.vertices.raw, Access::ComputeRead),
+                uses(b.indices.raw, Access::ComputeRead),
+                uses(b.draw_lists.buffer.raw, Access::ComputeWrite),
+                uses(visibility, Access::ComputeWrite),
+            ]);
+            frame.dispatch(
+                raster,
+                &descriptors,
+                bytemuck::cast_slice(&push),
+                groups * raster.workgroup_size,
+            )
+        })
+    }
+
+    /// What the resolve reads, for the draw pass to declare before its
+    /// render pass begins.
+    pub fn resolve_uses(&self) -> Option<BufferUse> {
+        self.visibility
+            .as_ref()
+            .map(|buffer| uses(buffer.raw, Access::FragmentRead))
+    }
+
+    /// Records the resolve inside the main render pass (its last draw).
+    pub fn record_resolve(&self, frame: &Frame) -> Result<(), Error> {
+        let Some(visibility) = &self.visibility else {
+            return Ok(());
+        };
+        let set = frame.descriptor_set(
+            self.resolve.set_layouts[0],
+            &[Descriptor::Storage(visibility.raw)],
+        )?;
+        let push = [self.extent.width, self.extent.height];
+        let device = &frame.ctx.device;
+        // SAFETY: inside the main render pass, whose viewport and scissor
+        // cover the target the visibility buffer was made for.
+        unsafe {
+            device.cmd_bind_pipeline(frame.cmd, vk::PipelineBindPoint::GRAPHICS, self.resolve.raw);
+            device.cmd_bind_descriptor_sets(
+                frame.cmd,
+                vk::PipelineBindPoint::GRAPHICS,
+                self.resolve.layout,
+                0,
+                &[set],
+                &[],
+            );
+            device.cmd_push_constants(
+                frame.cmd,
+                self.resolve.layout,
+                vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
+                0,
+                bytemuck::cast_slice(&push),
+            );
+            device.cmd_draw(frame.cmd, 3, 1, 0, 0);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,271 @@
+#version 450
+// The far field: skins the chosen LOD (FarMeshes) of every far-field unit and
+// rasterizes its triangles into a 64-bit visibility buffer; the module doc
+// of engine/src/passes/far_field.rs explains the layout and the algorithm.
+// One workgroup per unit: its vertices are skinned once into shared memory
+// (the same skinning code and vertex decoding as unit.vert), then its
+// triangles are set up and rasterized from there.
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_shader_atomic_int64 : require
+#include "types.glsl"
+#include "common.glsl"
+
+layout(local_size_x_id = 3) in;
+
+layout(set = 0, binding = 0) uniform Globals { FrameGlobals globals; };
+layout(set = 0, binding = 1, std140) uniform Types { TypeInfo types[MAX_TYPES]; };
+layout(set = 0, binding = 2, std140) uniform FarMeshes { FarFieldMesh far_meshes[MAX_TYPES]; };
+layout(set = 0, binding = 3, std140) uniform Clips { ClipInfo clips[MAX_CLIPS]; };
+layout(set = 0, binding = 4, std140) uniform Materials { MaterialInfo materials[MAX_MATERIALS]; };
+layout(set = 0, binding = 5, std430) readonly buffer Infos { UnitInfo infos[]; };
+layout(set = 0, binding = 6, std430) readonly buffer Placements { UnitPlacement placements[]; };
+layout(set = 0, binding = 7, std430) readonly buffer AnimStates { AnimState anim_states[]; };
+// PackedVertex, five words each (see mesh_inputs.glsl).
+layout(set = 0, binding = 8, std430) readonly buffer Vertices { uint vertex_words[]; };
+layout(set = 0, binding = 9, std430) readonly buffer Indices { uint indices[]; };
+// The draw commands, then the instance lists (as cull.comp writes them).
+layout(set = 0, binding = 10, std430) buffer DrawLists {
+    DrawCommand commands[MAX_DRAW_COMMANDS];
+    uint entries[];
+};
+// One key per pixel, row by row: reverse-Z depth bits << 32 | colour.
+layout(set = 0, binding = 11, std430) buffer Visibility { uint64_t visibility[]; };
+layout(set = 0, binding = 12) uniform sampler2D bone_texture;
+layout(set = 0, binding = 13) uniform sampler2D atlas;
+
+layout(push_constant) uniform Dispatch {
+    uint width;
+    uint height;
+    // Unit types: the first types of the table.
+    uint unit_type_count;
+} dispatch;
+
+#include "skinning.glsl"
+
+// Nearer is larger in reverse-Z, so the nearest key wins with atomicMax; a
+// plain read first skips the atomic where a nearer key is already there.
+void write_pixel(int x, int y, uint64_t key) {
+    uint index = uint(y) * dispatch.width + uint(x);
+    if (visibility[index] < key) {
+        atomicMax(visibility[index], key);
+    }
+}
+#define FAR_FIELD_WRITE(x, y, key) write_pixel(x, y, key)
+#include "far_field_raster.glsl"
+
+// Back colour of a vertex whose material is single-sided: its back faces
+// are not drawn. Packed colours never set the top two bits.
+const uint NO_BACK_FACE = 0xffffffffu;
+
+shared ivec2 s_position[FAR_FIELD_MAX_VERTICES];
+shared uint s_depth[FAR_FIELD_MAX_VERTICES];
+shared uint s_front[FAR_FIELD_MAX_VERTICES];
+shared uint s_back[FAR_FIELD_MAX_VERTICES];
+// s_first[t]: the far-field units of the unit types before t.
+shared uint s_first[MAX_TYPES + 1];
+shared uint s_fallback;
+
+vec3 atlas_texel(vec4 rect, vec2 uv) {
+    return textureLod(atlas, rect.xy + fract(uv) * rect.zw, 0.0).rgb;
+}
+
+// Skins vertex `v` of the unit's far-field mesh exactly as unit.vert does,
+// projects and snaps it, and shades it as mesh.frag would (front and back).
+void skin_vertex(uint type_index, FarFieldMesh mesh, uint v, UnitInfo info,
+                 UnitPlacement placement, AnimState anim) {
+    uint base = (mesh.first_vertex + v) * 5u;
+    if (base + 4u >= uint(vertex_words.length())) {
+        s_depth[v] = 0u;
+        return;
+    }
+    uvec4 raw = uvec4(vertex_words[base], vertex_words[base + 1u], vertex_words[base + 2u],
+                      vertex_words[base + 3u]);
+    uint skin_word = vertex_words[base + 4u];
+    uvec4 skin_bytes = uvec4(skin_word, skin_word >> 8, skin_word >> 16, skin_word >> 24) & 0xffu;
+    vec3 model_position = types[type_index].quant_min
+        + vec3(unpackUnorm2x16(raw.x), unpackUnorm2x16(raw.y).x) * types[type_index].quant_extent;
+    vec3 model_normal = octahedral_decode(unpackSnorm2x16(raw.z));
+    vec2 uv = unpackHalf2x16(raw.w);
+    uint bone_count = types[type_index].bone_count;
+    uint first_clip = types[type_index].first_clip;
+
+    ClipInfo current = clips[first_clip + ((anim.clips >> ANIM_CURRENT_CLIP_SHIFT) & 0xffu)];
+    vec3 normal;
+    vec3 position = skin(current, bone_count, anim.time_current, skin_bytes.xy,
+                         float(skin_bytes.z) / 255.0, model_position, model_normal, normal);
+    float blend = unpackHalf2x16(anim.blend).x;
+    if (blend < 1.0) {
+        ClipInfo previous = clips[first_clip + ((anim.clips >> ANIM_PREVIOUS_CLIP_SHIFT) & 0xffu)];
+        vec3 previous_normal;
+        vec3 previous_position = skin(previous, bone_count, anim.time_previous, skin_bytes.xy,
+                                      float(skin_bytes.z) / 255.0, model_position, model_normal,
+                                      previous_normal);
+        position = mix(previous_position, position, blend);
+        normal = mix(previous_normal, normal, blend);
+    }
+    vec3 world = rotate_y(position * info.scale, placement.heading) + placement.position;
+    vec3 world_normal = rotate_y(normal, placement.heading);
+    FarVertex projected = far_project(globals.view_proj * vec4(world, 1.0),
+                                      vec2(dispatch.width, dispatch.height));
+    s_position[v] = projected.position;
+    s_depth[v] = projected.depth_bits;
+
+    MaterialInfo material = materials[min(types[type_index].first_material + skin_bytes.w,
+                                          uint(MAX_MATERIALS) - 1u)];
+    vec3 albedo = material.base_color.rgb * unpackUnorm4x8(info.tint).rgb;
+    if (material.atlas_rect.z > 0.0) {
+        albedo *= atlas_texel(material.atlas_rect, uv);
+    }
+    vec3 emitted = material.emissive;
+    if (material.emissive_rect.z > 0.0) {
+        emitted *= atlas_texel(material.emissive_rect, uv);
+    }
+    if (globals.debug_view == DEBUG_VIEW_LOD) {
+        albedo = route_color(ROUTE_FAR_FIELD);
+        emitted = vec3(0.0);
+    }
+    s_front[v] = far_pack_color(shade(albedo, emitted, world_normal, world, globals));
+    s_back[v] = material.double_sided != 0u
+        ? far_pack_color(shade(albedo, emitted, -world_normal, world, globals)) : NO_BACK_FACE;
+}
+
+// The vertices of triangle `t`; false when an index is outside the mesh.
+bool triangle_vertices(FarFieldMesh mesh, uint vertex_count, uint t, out uvec3 tri) {
+    uint first = mesh.first_index + t * 3u;
+    tri = uvec3(0u);
+    if (first + 2u >= uint(indices.length())) {
+        return false;
+    }
+    tri = uvec3(indices[first], indices[first + 1u], indices[first + 2u]);
+    return all(lessThan(tri, uvec3(vertex_count)));
+}
+
+FarVertex shared_vertex(uint v) {
+    return FarVertex(s_position[v], s_depth[v]);
+}
+
+uint average_color(uint a, uint b, uint c) {
+    return far_pack_color((far_unpack_color(a) + far_unpack_color(b) + far_unpack_color(c)) / 3.0);
+}
+
+// Appends the unit to the instance list of the LOD the far field draws, as
+// cull.comp appends.
+void append_fallback(uint type_index, uint unit) {
+    uint lod = min(far_meshes[type_index].lod, clamp(types[type_index].lod_count, 1u, uint(MAX_LODS)) - 1u);
+    RouteInfo route = types[type_index].routes[lod];
+    if (route.command >= uint(MAX_DRAW_COMMANDS)) {
+        return;
+    }
+    uint list_length = uint(entries.length());
+    uint list_base = min(route.list_base, list_length);
+    uint capacity = min(route.capacity, list_length - list_base);
+    uint slot = atomicAdd(commands[route.command].instance_count, 1u);
+    if (slot < capacity) {
+        entries[list_base + slot] = unit | (lod << ENTRY_INDEX_BITS);
+    } else {
+        atomicMin(commands[route.command].instance_count, capacity);
+    }
+}
+
+// One unit, by the whole workgroup (every barrier is reached by all lanes).
+void draw_unit(uint type_index, uint unit) {
+    uint lane = gl_LocalInvocationID.x;
+    uint lanes = gl_WorkGroupSize.x;
+    FarFieldMesh mesh = far_meshes[type_index];
+    uint vertex_count = min(mesh.vertex_count, uint(FAR_FIELD_MAX_VERTICES));
+    UnitInfo info = infos[unit];
+    UnitPlacement placement = placements[unit];
+    AnimState anim = anim_states[unit];
+    for (uint v = lane; v < vertex_count; v += lanes) {
+        skin_vertex(type_index, mesh, v, info, placement, anim);
+    }
+    if (lane == 0u) {
+        s_fallback = 0u;
+    }
+    barrier();
+
+    ivec2 target = ivec2(dispatch.width, dispatch.height);
+    uint triangle_count = mesh.index_count / 3u;
+    // A triangle the compute rasterizer must not take (crossing the near
+    // plane, or too large) sends the whole unit to the raster.
+    for (uint t = lane; t < triangle_count; t += lanes) {
+        uvec3 tri;
+        ivec4 pixels;
+        if (triangle_vertices(mesh, vertex_count, t, tri)
+            && far_triangle_setup(shared_vertex(tri.x), shared_vertex(tri.y), shared_vertex(tri.z),
+                                  target, pixels) == FAR_TRIANGLE_FALLBACK) {
+            atomicOr(s_fallback, 1u);
+        }
+    }
+    barrier();
+    if (s_fallback != 0u) {
+        if (lane == 0u) {
+            append_fallback(type_index, unit);
+        }
+        return;
+    }
+    for (uint t = lane; t < triangle_count; t += lanes) {
+        uvec3 tri;
+        ivec4 pixels;
+        if (!triangle_vertices(mesh, vertex_count, t, tri)) {
+            continue;
+        }
+        FarVertex a = shared_vertex(tri.x);
+        FarVertex b = shared_vertex(tri.y);
+        FarVertex c = shared_vertex(tri.z);
+        if (far_triangle_setup(a, b, c, target, pixels) != FAR_TRIANGLE_RASTER) {
+            continue;
+        }
+        int area = far_triangle_area(a, b, c);
+        if (area == 0) {
+            continue;
+        }
+        // The first vertex's material decides, as the raster's flat
+        // material does.
+        uvec3 colors = uvec3(s_front[tri.x], s_front[tri.y], s_front[tri.z]);
+        if (area < 0) {
+            if (s_back[tri.x] == NO_BACK_FACE) {
+                continue;
+            }
+            uvec3 back = uvec3(s_back[tri.x], s_back[tri.y], s_back[tri.z]);
+            colors = mix(back, colors, equal(back, uvec3(NO_BACK_FACE)));
+        }
+        far_rasterize(a, b, c, pixels, average_color(colors.x, colors.y, colors.z));
+    }
+}
+
+void main() {
+    uint lane = gl_LocalInvocationID.x;
+    uint type_count = min(dispatch.unit_type_count, uint(MAX_TYPES));
+    if (lane == 0u) {
+        uint total = 0u;
+        for (uint t = 0u; t < type_count; t++) {
+            s_first[t] = total;
+            RouteInfo route = types[t].routes[ROUTE_FAR_FIELD];
+            if (route.capacity > 0u && route.command < uint(MAX_DRAW_COMMANDS)
+                && far_meshes[t].vertex_count <= uint(FAR_FIELD_MAX_VERTICES)) {
+                total += min(commands[route.command].instance_count, route.capacity);
+            }
+        }
+        s_first[type_count] = total;
+    }
+    barrier();
+    uint total = s_first[type_count];
+    uint list_length = uint(entries.length());
+    for (uint item = gl_WorkGroupID.x; item < total; item += gl_NumWorkGroups.x) {
+        uint type_index = 0u;
+        while (type_index + 1u < type_count && item >= s_first[type_index + 1u]) {
+            type_index++;
+        }
+        uint slot = types[type_index].routes[ROUTE_FAR_FIELD].list_base + item - s_first[type_index];
+        if (slot < list_length) {
+            uint unit = entries[slot] & ENTRY_INDEX_MASK;
+            if (unit < uint(infos.length()) && unit < uint(placements.length())
+                && unit < uint(anim_states.length())) {
+                draw_unit(type_index, unit);
+            }
+        }
+        // The next unit overwrites the shared vertices.
+        barrier();
+    }
+}

@@ -1,0 +1,665 @@
+//! The far field (compute rasterizer of distant units) on the GPU:
+//! - coverage: the rasterizer's test kernel against its CPU reference,
+//!   pixel for pixel and bit for bit, over hand-made triangles (shared
+//!   edges, slivers, sub-pixel, off-screen, behind the camera, too large),
+//!   and a jittered grid covering every pixel centre of its rectangle once;
+//! - the same units through the mesh path and the far field at the
+//!   transition size, for two views with idle and walking units, within a
+//!   stated perceptual threshold;
+//! - occlusion both ways between far-field units and raster geometry;
+//! - the mobile tier falls back to meshes.
+//!
+//! Validation is on throughout and must stay silent (`finish`).
+
+use ash::vk;
+use glam::{Vec3, Vec4};
+use gpu_allocator::MemoryLocation;
+use horde::asset::Asset;
+use horde::barriers::{uses, Access};
+use horde::camera::Camera;
+use horde::context::{Context, Tier};
+use horde::far_field_reference::{coverage, Coverage};
+use horde::frame::ComputePipeline;
+use horde::frames::Descriptor;
+use horde::gpu_types::AnimParams;
+use horde::memory::{upload_buffer, Buffer};
+use horde::scene::{rgba8, static_asset, Scene};
+use horde::shaders;
+use horde::world::{PropPlacement, UnitSpawn};
+use horde_bake::{self as bake, BakeOptions};
+use horde_tests::{finish, gpu_context, output_dir, render_scene, repo_root, PassHarness};
+
+const WIDTH: u32 = 64;
+const HEIGHT: u32 = 48;
+
+/// A clip-space vertex (w = 1, so the projection's division is exact) at
+/// pixel (`x`, `y`) of the test target with reverse-Z depth `z`.
+fn at(x: f32, y: f32, z: f32) -> Vec4 {
+    Vec4::new(
+        x / WIDTH as f32 * 2.0 - 1.0,
+        y / HEIGHT as f32 * 2.0 - 1.0,
+        z,
+        1.0,
+    )
+}
+
+/// Runs `far_field_test.comp` over `triangles` on a WIDTH x HEIGHT target.
+fn run_kernel(ctx: &mut Context, triangles: &[[Vec4; 3]]) -> Coverage {
+    let storage = vk::DescriptorType::STORAGE_BUFFER;
+    let pipeline = ComputePipeline::new(
+        ctx,
+        "far field test",
+        &shaders::FAR_FIELD_TEST_COMP,
+        &[storage; 4],
+        &[],
+    )
+    .expect("test pipeline");
+    let clips: Vec<Vec4> = triangles.iter().flatten().copied().collect();
+    let input = upload_buffer(
+        ctx,
+        "far field test triangles",
+        vk::BufferUsageFlags::STORAGE_BUFFER,
+        bytemuck::cast_slice(&clips),
+    )
+    .expect("upload triangles");
+    let pixels = u64::from(WIDTH * HEIGHT);
+    let output = |name: &str, bytes: u64| {
+        Buffer::new(
+            ctx,
+            name,
+            bytes,
+            vk::BufferUsageFlags::STORAGE_BUFFER
+                | vk::BufferUsageFlags::TRANSFER_SRC
+                | vk::BufferUsageFlags::TRANSFER_DST,
+            MemoryLocation::GpuOnly,
+        )
+        .expect("output buffer")
+    };
+    let keys = output("far field test keys", pixels * 8);
+    let counts = output("far field test counts", pixels * 4);
+    let outcomes = output("far field test outcomes", triangles.len() as u64 * 8);
+    let mut harness = PassHarness::new(ctx);
+    let push = [WIDTH, HEIGHT, triangles.len() as u32];
+    let bytes = harness.run(
+        ctx,
+        |frame| {
+            frame.uses(&[
+                uses(keys.raw, Access::TransferWrite),
+                uses(counts.raw, Access::TransferWrite),
+                uses(outcomes.raw, Access::TransferWrite),
+            ]);
+            for buffer in [&keys, &counts, &outcomes] {
+                // SAFETY: the buffers live until the frame has completed.
+                unsafe {
+                    frame
+                        .ctx
+                        .device
+                        .cmd_fill_buffer(frame.cmd, buffer.raw, 0, vk::WHOLE_SIZE, 0)
+                };
+            }
+            frame.uses(&[
+                uses(input.raw, Access::ComputeRead),
+                uses(keys.raw, Access::ComputeWrite),
+                uses(counts.raw, Access::ComputeWrite),
+                uses(outcomes.raw, Access::ComputeWrite),
+            ]);
+            frame
+                .dispatch(
+                    &pipeline,
+                    &[
+                        Descriptor::Storage(input.raw),
+                        Descriptor::Storage(keys.raw),
+                        Descriptor::Storage(counts.raw),
+                        Descriptor::Storage(outcomes.raw),
+                    ],
+                    bytemuck::cast_slice(&push),
+                    triangles.len() as u32,
+                )
+                .expect("dispatch the test kernel");
+        },
+        &[&keys, &counts, &outcomes],
+    );
+    let result = Coverage {
+        keys: bytemuck::pod_collect_to_vec(&bytes[0]),
+        counts: bytemuck::pod_collect_to_vec(&bytes[1]),
+        outcomes: bytemuck::pod_collect_to_vec(&bytes[2]),
+    };
+    drop((harness, keys, counts, outcomes, input, pipeline));
+    result
+}
+
+/// A grid of `n` x `n` quads over [x0, x1] x [y0, y1], inner vertices
+/// jittered, each quad split along alternating diagonals, alternating
+/// windings: every inner edge is shared by two triangles.
+fn jittered_grid(n: usize, (x0, y0): (f32, f32), (x1, y1): (f32, f32)) -> Vec<[Vec4; 3]> {
+    let mut seed = 12345u32;
+    let mut jitter = || {
+        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (seed >> 8) as f32 / (1u32 << 24) as f32 - 0.5
+    };
+    let mut points = vec![vec![Vec4::ZERO; n + 1]; n + 1];
+    for (j, row) in points.iter_mut().enumerate() {
+        for (i, point) in row.iter_mut().enumerate() {
+            let inner = |k: usize| k > 0 && k < n;
+            let (dx, dy) = (x1 - x0, y1 - y0);
+            let x = x0 + dx * i as f32 / n as f32 + if inner(i) { jitter() * 2.0 } else { 0.0 };
+            let y = y0 + dy * j as f32 / n as f32 + if inner(j) { jitter() * 2.0 } else { 0.0 };
+            *point = at(x, y, 0.3 + 0.01 * (i + j) as f32);
+        }
+    }
+    let mut triangles = Vec::new();
+    for j in 0..n {
+        for i in 0..n {
+            let (a, b, c, d) = (
+                points[j][i],
+                points[j][i + 1],
+                points[j + 1][i + 1],
+                points[j + 1][i],
+            );
+            let pair = if (i + j) % 2 == 0 {
+                [[a, b, c], [a, c, d]]
+            } else {
+                [[a, b, d], [d, c, b]]
+            };
+            triangles.extend(pair);
+        }
+    }
+    triangles
+}
+
+#[test]
+fn coverage_and_depth_equal_the_reference() {
+    let mut ctx = gpu_context(None);
+    assert!(
+        ctx.far_field_supported,
+        "this device should have 64-bit atomics"
+    );
+    let behind = |x: f32, y: f32| Vec4::new(x, y, 0.1, -1.0);
+    let mut triangles = vec![
+        // A quad of two triangles on a shared diagonal, both windings.
+        [at(2.0, 2.0, 0.5), at(14.0, 2.0, 0.5), at(14.0, 12.0, 0.6)],
+        [at(2.0, 2.0, 0.5), at(2.0, 12.0, 0.6), at(14.0, 12.0, 0.6)],
+        // A fan around a vertex on a pixel centre, edges through centres.
+        [at(20.5, 6.5, 0.4), at(26.5, 2.5, 0.4), at(26.5, 6.5, 0.4)],
+        [at(20.5, 6.5, 0.4), at(26.5, 6.5, 0.4), at(26.5, 10.5, 0.4)],
+        [at(20.5, 6.5, 0.4), at(26.5, 10.5, 0.4), at(20.5, 12.5, 0.4)],
+        [at(20.5, 6.5, 0.4), at(20.5, 12.5, 0.4), at(16.5, 6.5, 0.4)],
+        [at(20.5, 6.5, 0.4), at(16.5, 6.5, 0.4), at(20.5, 0.5, 0.4)],
+        [at(20.5, 6.5, 0.4), at(20.5, 0.5, 0.4), at(26.5, 2.5, 0.4)],
+        // Slivers: long and a fraction of a pixel wide.
+        [at(30.0, 2.0, 0.7), at(60.0, 3.0, 0.7), at(30.0, 2.4, 0.2)],
+        [at(31.1, 5.0, 0.5), at(31.4, 30.0, 0.5), at(31.3, 5.0, 0.5)],
+        // Sub-pixel: one holding a pixel centre, one between centres.
+        [at(50.3, 8.3, 0.9), at(50.8, 8.4, 0.9), at(50.5, 8.9, 0.9)],
+        [at(52.6, 8.6, 0.9), at(52.9, 8.6, 0.9), at(52.7, 8.9, 0.9)],
+        // Degenerate: three points on a line.
+        [
+            at(44.0, 44.0, 0.5),
+            at(46.0, 46.0, 0.5),
+            at(48.0, 48.0, 0.5),
+        ],
+        // Partly off the target (clamped), wholly off it (rejected).
+        [
+            at(56.0, 20.0, 0.5),
+            at(70.0, 24.0, 0.5),
+            at(58.0, 30.0, 0.6),
+        ],
+        [
+            at(-10.0, 20.0, 0.5),
+            at(-2.0, 24.0, 0.5),
+            at(-6.0, 30.0, 0.6),
+        ],
+        [
+            at(10.0, 50.0, 0.5),
+            at(20.0, 60.0, 0.5),
+            at(12.0, 70.0, 0.6),
+        ],
+        // Wholly behind the camera (rejected), across the near plane and
+        // closer than it (the raster's business: fallback).
+        [behind(0.1, 0.1), behind(0.3, 0.1), behind(0.2, 0.4)],
+        [at(10.0, 30.0, 0.5), behind(0.3, 0.1), at(12.0, 40.0, 0.5)],
+        [
+            at(10.0, 30.0, 1.5),
+            at(14.0, 30.0, 0.5),
+            at(12.0, 40.0, 0.5),
+        ],
+        // Too large for the compute rasterizer: fallback.
+        [at(1.0, 14.0, 0.5), at(50.0, 16.0, 0.5), at(3.0, 46.0, 0.5)],
+        // Overlapping at different depths: the nearest (largest) wins.
+        [
+            at(34.0, 34.0, 0.2),
+            at(46.0, 34.0, 0.2),
+            at(34.0, 46.0, 0.8),
+        ],
+        [
+            at(36.0, 33.0, 0.5),
+            at(47.0, 44.0, 0.5),
+            at(35.0, 45.0, 0.5),
+        ],
+    ];
+    triangles.extend(jittered_grid(4, (4.2, 30.3), (28.7, 46.6)));
+    let gpu = run_kernel(&mut ctx, &triangles);
+    let cpu = coverage(&triangles, WIDTH, HEIGHT);
+    assert_eq!(
+        gpu.outcomes, cpu.outcomes,
+        "setup outcome and area per triangle"
+    );
+    let covered = cpu.counts.iter().filter(|&&n| n > 0).count();
+    let differing: Vec<usize> = (0..gpu.keys.len())
+        .filter(|&i| gpu.keys[i] != cpu.keys[i] || gpu.counts[i] != cpu.counts[i])
+        .collect();
+    assert!(
+        differing.is_empty(),
+        "{} of {} pixels differ from the reference (first at {:?})",
+        differing.len(),
+        gpu.keys.len(),
+        differing
+            .first()
+            .map(|&i| (i as u32 % WIDTH, i as u32 / WIDTH))
+    );
+    assert!(covered > 300, "only {covered} pixels covered");
+    let codes: Vec<i32> = cpu.outcomes.iter().map(|o| o[0]).collect();
+    assert_eq!(&codes[12..20], &[1, 1, 0, 0, 0, 2, 2, 2], "{codes:?}");
+    // The two halves of the quad, and the fan, cover each centre once.
+    assert!(
+        cpu.counts.iter().all(|&n| n <= 2),
+        "at most the overlap pair"
+    );
+    for (x, y) in [(5, 5), (10, 8), (13, 3), (3, 10)] {
+        assert_eq!(
+            cpu.counts[(y * WIDTH + x) as usize],
+            1,
+            "quad pixel ({x}, {y})"
+        );
+    }
+    finish(ctx);
+}
+
+#[test]
+fn a_jittered_grid_covers_each_pixel_centre_once() {
+    let mut ctx = gpu_context(None);
+    let (lo, hi) = ((3.3, 2.2), (41.7, 36.9));
+    let grid = jittered_grid(6, lo, hi);
+    let gpu = run_kernel(&mut ctx, &grid);
+    let cpu = coverage(&grid, WIDTH, HEIGHT);
+    assert_eq!(gpu.keys, cpu.keys);
+    assert_eq!(gpu.counts, cpu.counts);
+    for y in 0..HEIGHT {
+        for x in 0..WIDTH {
+            let (cx, cy) = (x as f32 + 0.5, y as f32 + 0.5);
+            let inside = cx > lo.0 && cx < hi.0 && cy > lo.1 && cy < hi.1;
+            let count = gpu.counts[(y * WIDTH + x) as usize];
+            assert_eq!(count, u32::from(inside), "pixel ({x}, {y})");
+        }
+    }
+    finish(ctx);
+}
+
+fn quiet(_: &str) {}
+
+fn knight() -> Asset {
+    let path = repo_root().join("assets/knight.glb");
+    bake::bake_unit(&path, &[], &BakeOptions::default(), &quiet)
+        .unwrap_or_else(|err| panic!("baking {}: {err}", path.display()))
+        .asset
+}
+
+/// Target of the image tests.
+const IMAGE_WIDTH: u32 = 480;
+const IMAGE_HEIGHT: u32 = 270;
+/// Pixels the units' bounding spheres span in the image tests: the default
+/// far-field size, where the mesh hands over to the far field.
+const TRANSITION_PX: f32 = horde::renderer::DEFAULT_FAR_FIELD_PX;
+
+/// The distance at which `asset`'s bounding sphere spans `px` pixels.
+fn distance_for(asset: &Asset, px: f32) -> f32 {
+    let camera = Camera::look_at(Vec3::ZERO, Vec3::NEG_Z);
+    let pixels_per_unit = IMAGE_HEIGHT as f32 / (2.0 * (camera.fov_y * 0.5).tan());
+    2.0 * asset.bounds.sphere_radius * pixels_per_unit / px
+}
+
+/// `units` knights (even ones idle, odd ones walking in place) and `props`
+/// (sphere scale and position), with a ground field.
+fn knight_scene(knight: &Asset, units: &[(Vec3, f32)], spheres: &[(Vec3, f32)]) -> Scene {
+    let spawns = units
+        .iter()
+        .enumerate()
+        .map(|(index, &(position, heading))| UnitSpawn {
+            unit_type: 0,
+            team: (index % 2) as u32,
+            position,
+            heading,
+            scale: 1.0,
+            tint: rgba8(if index % 2 == 0 {
+                Vec3::new(1.0, 0.9, 0.8)
+            } else {
+                Vec3::new(0.7, 0.8, 1.0)
+            }),
+            params: AnimParams {
+                speed: if index % 2 == 0 { 0.0 } else { 1.4 },
+                ..AnimParams::default()
+            },
+        })
+        .collect();
+    let mut props: Vec<PropPlacement> = spheres
+        .iter()
+        .map(|&(position, scale)| PropPlacement {
+            prop_type: 0,
+            position,
+            heading: 0.0,
+            scale,
+            tint: rgba8(Vec3::new(0.8, 0.3, 0.3)),
+        })
+        .collect();
+    props.push(PropPlacement {
+        prop_type: 1,
+        position: Vec3::ZERO,
+        heading: 0.0,
+        scale: 1.0,
+        tint: rgba8(Vec3::new(0.36, 0.45, 0.24)),
+    });
+    Scene {
+        unit_types: vec![knight.clone()],
+        controllers: vec![None],
+        prop_types: vec![
+            static_asset("sphere", &horde::mesh::sphere(24, 16)),
+            static_asset("field", &horde::mesh::ground(400.0, 8)),
+        ],
+        units: spawns,
+        props,
+        battle: None,
+    }
+}
+
+/// Renders `scene` from `camera` (12 frames of 1/30 s) with units as meshes
+/// (`far` false) or in the far field: its size is set to 1.5 x `units_px`,
+/// the units' size (they enter below 0.75 x, the hysteresis), so all of
+/// them go there.
+fn render(
+    ctx: &mut Context,
+    scene: &Scene,
+    camera: &Camera,
+    (far, units_px): (bool, f32),
+) -> image::RgbaImage {
+    render_scene(
+        ctx,
+        scene,
+        camera,
+        |renderer| {
+            assert!(renderer.has_far_field());
+            renderer.settings.far_field_px = if far { units_px * 1.5 } else { 0.0 };
+        },
+        IMAGE_WIDTH,
+        IMAGE_HEIGHT,
+        12,
+        1.0 / 30.0,
+    )
+}
+
+fn differs(a: &image::Rgba<u8>, b: &image::Rgba<u8>) -> bool {
+    (0..3).any(|c| a[c].abs_diff(b[c]) > 2)
+}
+
+/// Mean absolute colour difference (0-255 per channel, averaged over the
+/// channels) between `mesh` and `far` over the pixels either covers (differs
+/// from `empty`), and the intersection over union of their coverage.
+fn compare(
+    empty: &image::RgbaImage,
+    mesh: &image::RgbaImage,
+    far: &image::RgbaImage,
+) -> (f64, f64, usize) {
+    let (mut sum, mut union, mut both) = (0.0f64, 0usize, 0usize);
+    for ((e, m), f) in empty.pixels().zip(mesh.pixels()).zip(far.pixels()) {
+        let (in_mesh, in_far) = (differs(m, e), differs(f, e));
+        if in_mesh || in_far {
+            union += 1;
+            both += usize::from(in_mesh && in_far);
+            sum += (0..3).map(|c| f64::from(m[c].abs_diff(f[c]))).sum::<f64>() / 3.0;
+        }
+    }
+    (
+        sum / union.max(1) as f64,
+        both as f64 / union.max(1) as f64,
+        union,
+    )
+}
+
+/// Perceptual threshold of the transition: mean absolute colour difference
+/// over the units' pixels, in 8-bit steps (of 255).
+const MAX_MEAN_DIFFERENCE: f64 = 24.0;
+/// The two paths' unit pixels overlap at least this much (intersection
+/// over union).
+const MIN_COVERAGE_IOU: f64 = 0.85;
+
+#[test]
+fn mesh_and_far_field_agree_at_the_transition() {
+    let mut ctx = gpu_context(None);
+    let knight = knight();
+    let distance = distance_for(&knight, TRANSITION_PX);
+    let spacing = distance * 0.05;
+    // Six rows of eight, turned every way, idle and walking.
+    let units: Vec<(Vec3, f32)> = (0..48)
+        .map(|i| {
+            let (column, row) = ((i % 8) as f32, (i / 8) as f32);
+            let x = (column - 3.5) * spacing + row * spacing * 0.5;
+            (Vec3::new(x, 0.0, (row - 2.5) * spacing), 0.6 * i as f32)
+        })
+        .collect();
+    let scene = knight_scene(&knight, &units, &[]);
+    let empty_scene = Scene {
+        units: Vec::new(),
+        ..scene.clone()
+    };
+    let views = [
+        ("front", Vec3::new(0.0, distance * 0.3, distance)),
+        (
+            "side",
+            Vec3::new(distance * 0.8, distance * 0.15, distance * 0.55),
+        ),
+    ];
+    for (name, eye) in views {
+        let camera = Camera::look_at(eye, Vec3::new(0.0, 1.0, 0.0));
+        let empty = render(&mut ctx, &empty_scene, &camera, (false, TRANSITION_PX));
+        let mesh = render(&mut ctx, &scene, &camera, (false, TRANSITION_PX));
+        let far = render(&mut ctx, &scene, &camera, (true, TRANSITION_PX));
+        for (what, image) in [("mesh", &mesh), ("far", &far)] {
+            image
+                .save(output_dir().join(format!("far_field_{name}_{what}.png")))
+                .expect("save");
+        }
+        let (mean, iou, pixels) = compare(&empty, &mesh, &far);
+        println!("{name}: mean difference {mean:.2}/255, coverage IoU {iou:.3}, {pixels} pixels");
+        assert!(pixels > 100, "{name}: the units cover only {pixels} pixels");
+        assert!(
+            mean < MAX_MEAN_DIFFERENCE,
+            "{name}: mean difference {mean:.2} over {pixels} unit pixels"
+        );
+        assert!(iou > MIN_COVERAGE_IOU, "{name}: coverage IoU {iou:.3}");
+    }
+    finish(ctx);
+}
+
+#[test]
+fn far_units_and_meshes_occlude_each_other() {
+    let mut ctx = gpu_context(None);
+    let knight = knight();
+    // Larger than the transition size, so a few hundred pixels show.
+    const UNITS_PX: f32 = 48.0;
+    let distance = distance_for(&knight, UNITS_PX);
+    let eye = Vec3::new(0.0, distance * 0.15, distance);
+    let camera = Camera::look_at(eye, Vec3::new(0.0, 1.0, 0.0));
+    // Left: a knight hidden behind a sphere nearer the camera. Right: a
+    // knight in front of a sphere.
+    let offset = distance * 0.12;
+    let hidden = Vec3::new(-offset, 0.0, 0.0);
+    let shown = Vec3::new(offset, 0.0, 0.0);
+    let front_sphere = hidden + (eye - hidden).normalize() * distance * 0.1 + Vec3::Y;
+    let back_sphere = shown + Vec3::new(0.0, 1.0, -distance * 0.1);
+    let scene = knight_scene(
+        &knight,
+        &[(hidden, 0.0), (shown, 0.3)],
+        &[
+            (front_sphere, distance * 0.04),
+            (back_sphere, distance * 0.05),
+        ],
+    );
+    let empty_scene = Scene {
+        units: Vec::new(),
+        ..scene.clone()
+    };
+    let empty = render(&mut ctx, &empty_scene, &camera, (false, UNITS_PX));
+    let mesh = render(&mut ctx, &scene, &camera, (false, UNITS_PX));
+    let far = render(&mut ctx, &scene, &camera, (true, UNITS_PX));
+    far.save(output_dir().join("far_field_occlusion.png"))
+        .expect("save");
+    let half = IMAGE_WIDTH / 2;
+    let shows = |image: &image::RgbaImage, left: bool| {
+        image
+            .enumerate_pixels()
+            .filter(|&(x, y, p)| (x < half) == left && differs(p, empty.get_pixel(x, y)))
+            .count()
+    };
+    // The hidden knight leaves no trace, on either path.
+    assert_eq!(
+        shows(&mesh, true),
+        0,
+        "the mesh path shows the hidden knight"
+    );
+    assert_eq!(
+        shows(&far, true),
+        0,
+        "the far field shows the hidden knight"
+    );
+    // The knight before the sphere shows on both paths, over the sphere.
+    let (mesh_shown, far_shown) = (shows(&mesh, false), shows(&far, false));
+    let sphere_pixel = |x: u32, y: u32| {
+        let p = empty.get_pixel(x, y);
+        p[0] > p[1] + 40
+    };
+    let over_sphere = far
+        .enumerate_pixels()
+        .filter(|&(x, y, p)| x >= half && sphere_pixel(x, y) && differs(p, empty.get_pixel(x, y)))
+        .count();
+    println!("knight in front: {mesh_shown} mesh pixels, {far_shown} far-field pixels, {over_sphere} over the sphere");
+    assert!(
+        mesh_shown > 20,
+        "the mesh knight covers {mesh_shown} pixels"
+    );
+    assert!(
+        far_shown as f64 > 0.7 * mesh_shown as f64,
+        "the far-field knight covers {far_shown} pixels, the mesh {mesh_shown}"
+    );
+    assert!(
+        over_sphere > 10,
+        "the far-field knight hides the sphere behind it on {over_sphere} pixels"
+    );
+    finish(ctx);
+}
+
+#[test]
+fn the_mobile_tier_keeps_far_units_as_meshes() {
+    let mut ctx = gpu_context(Some(Tier::Mobile));
+    assert!(!ctx.far_field_supported);
+    let knight = knight();
+    let scene = knight_scene(&knight, &[(Vec3::ZERO, 0.0)], &[]);
+    let (mut renderer, target) = horde_tests::offscreen_renderer(&mut ctx, &scene, 64, 64);
+    assert!(!renderer.has_far_field());
+    assert_eq!(renderer.settings.far_field_px, 0.0);
+    renderer.settings.far_field_px = 1.0e6;
+    let far = Camera::look_at(Vec3::new(0.0, 50.0, 400.0), Vec3::ZERO);
+    for frame in 0..3 {
+        renderer
+            .render_offscreen(&ctx, &target, &far, 1.0 / 30.0, frame == 2)
+            .expect("frame");
+    }
+    renderer.finish(&ctx).expect("finish");
+    let stats = renderer.stats.clone();
+    assert_eq!(stats.units_far_field, 0, "{stats:?}");
+    assert_eq!(stats.units_visible(), 1, "{stats:?}");
+    drop((renderer, target));
+    finish(ctx);
+}
+
+/// Units the cull sends to the far field but which are large on screen (a
+/// frozen cull camera far away, the view close): their triangles are too
+/// large for the compute rasterizer, so they are drawn as meshes of the LOD
+/// the far field would have drawn, exactly as the mesh path draws them from
+/// that cull camera.
+#[test]
+fn units_too_large_for_the_far_field_fall_back_to_the_raster() {
+    let mut ctx = gpu_context(None);
+    let knight = knight();
+    let units: Vec<(Vec3, f32)> = (0..3)
+        .map(|i| (Vec3::new(i as f32 * 1.5 - 1.5, 0.0, 0.0), 0.4 * i as f32))
+        .collect();
+    let scene = knight_scene(&knight, &units, &[]);
+    let view = Camera::look_at(Vec3::new(0.0, 1.2, 2.5), Vec3::new(0.0, 1.0, 0.0));
+    // From here the units' spheres span about 10 px: far field at 18 px,
+    // and LOD 2 as meshes, the LOD the far field draws at 18 px.
+    let cull = Camera::look_at(Vec3::new(0.0, 20.0, 150.0), Vec3::ZERO);
+    let mut render_with = |far_field_px: f32| {
+        let (mut renderer, target) =
+            horde_tests::offscreen_renderer(&mut ctx, &scene, IMAGE_WIDTH, IMAGE_HEIGHT);
+        renderer.settings.far_field_px = far_field_px;
+        renderer.settings.cull_camera = Some(cull);
+        for frame in 0..4 {
+            renderer
+                .render_offscreen(&ctx, &target, &view, 1.0 / 30.0, frame == 3)
+                .expect("frame");
+        }
+        renderer.finish(&ctx).expect("finish");
+        let stats = renderer.stats.clone();
+        let image = target.read_rgba().expect("read back");
+        drop((renderer, target));
+        (image, stats)
+    };
+    let (mesh, mesh_stats) = render_with(0.0);
+    let (far, far_stats) = render_with(TRANSITION_PX * 1.5);
+    far.save(output_dir().join("far_field_fallback.png"))
+        .expect("save");
+    assert_eq!(far_stats.units_far_field, 3, "{far_stats:?}");
+    assert_eq!(far_stats.units_per_lod[2], 3, "{far_stats:?}");
+    assert_eq!(mesh_stats.units_per_lod[2], 3, "{mesh_stats:?}");
+    let differing = mesh
+        .pixels()
+        .zip(far.pixels())
+        .filter(|(a, b)| differs(a, b))
+        .count();
+    assert_eq!(
+        differing, 0,
+        "the fallback draws the units as the mesh path does"
+    );
+    finish(ctx);
+}
+
+/// With a frame budget the renderer adapts the far-field size from the
+/// profiler's frame time: an unreachable budget only ever grows it, within
+/// its bounds, and validation stays silent. (The control law itself is
+/// tested on the CPU in `far_field_budget`.)
+#[test]
+fn a_frame_budget_steers_the_far_field_size() {
+    let mut ctx = gpu_context(None);
+    let knight = knight();
+    let scene = knight_scene(&knight, &[(Vec3::ZERO, 0.0)], &[]);
+    let (mut renderer, target) = horde_tests::offscreen_renderer(&mut ctx, &scene, 64, 64);
+    renderer.settings.budget_ms = Some(1.0e-6);
+    let start = renderer.settings.far_field_px;
+    let camera = Camera::look_at(Vec3::new(0.0, 20.0, 200.0), Vec3::ZERO);
+    let mut sizes = Vec::new();
+    for frame in 0..12 {
+        renderer
+            .render_offscreen(&ctx, &target, &camera, 1.0 / 30.0, frame == 11)
+            .expect("frame");
+        sizes.push(renderer.settings.far_field_px);
+    }
+    let available = renderer.profiler.available();
+    drop((renderer, target));
+    finish(ctx);
+    assert!(sizes.windows(2).all(|w| w[1] >= w[0]), "{sizes:?}");
+    assert!(sizes
+        .iter()
+        .all(|&px| px <= horde::renderer::BUDGET_MAX_FAR_FIELD_PX));
+    if available {
+        assert!(*sizes.last().unwrap() > start, "{sizes:?}");
+    }
+}
