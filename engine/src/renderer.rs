@@ -498,12 +498,12 @@ impl Renderer {
         );
         // Without the far field's pass (mobile tier, no 64-bit atomics) far
         // units stay meshes, at the LOD their projected error picks.
-        // A world without units records no far field at all.
+        // A world without units records no far field at all, and the
+        // baselines have none: their cull keeps every unit a mesh.
         let has_units = self.world.unit_count() > 0;
-        let mut far_field = self
-            .far_field
-            .as_mut()
-            .filter(|_| settings.far_field_px > 0.0 && has_units);
+        let mut far_field = self.far_field.as_mut().filter(|_| {
+            settings.far_field_px > 0.0 && has_units && settings.strategy == Strategy::GpuDriven
+        });
         cull.far_field_px = if far_field.is_some() {
             settings.far_field_px
         } else {

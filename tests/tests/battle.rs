@@ -164,6 +164,9 @@ fn headless(
         camera: BattleCamera::Front,
         color_by_lod: false,
         lod_bias: 1.0,
+        far_field: true,
+        far_field_px: None,
+        budget_ms: None,
         progress: false,
     };
     let result = run_headless(&ctx, battle, &options).expect("headless battle");

@@ -25,6 +25,7 @@ fn tiny_sweep(max_frame_ms: f64) -> SweepOptions {
         max_frame_ms,
         bandwidth_tb_per_s: 3.35,
         static_compare: true,
+        far_field: false,
         device: None,
         validation: true,
         cache: CacheOptions {

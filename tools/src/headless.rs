@@ -61,6 +61,12 @@ pub struct HeadlessOptions {
     pub camera: BattleCamera,
     pub color_by_lod: bool,
     pub lod_bias: f32,
+    /// Route distant units to the far field where the device has it.
+    pub far_field: bool,
+    /// Far-field size in pixels (default: the renderer's).
+    pub far_field_px: Option<f32>,
+    /// GPU frame budget the far-field size adapts to.
+    pub budget_ms: Option<f32>,
     /// Draw a progress bar on the terminal.
     pub progress: bool,
 }
@@ -91,6 +97,9 @@ pub struct Report {
     pub frames_rendered: u32,
     pub width: u32,
     pub height: u32,
+    /// Whether the far field drew the distant units, and below how many
+    /// pixels (at the end of the run, after any budget adaptation).
+    pub far_field: String,
     /// GPU milliseconds per pass over the frames after warm-up.
     pub gpu_ms: Vec<ScopeStats>,
     pub cpu_ms_median: f64,
@@ -155,6 +164,14 @@ pub fn run_headless(
     let (mut renderer, target) = Renderer::new_offscreen(ctx, &battle.scene, extent)?;
     renderer.settings.color_by_lod = options.color_by_lod;
     renderer.settings.lod_bias = options.lod_bias;
+    if let Some(px) = options.far_field_px {
+        renderer.settings.far_field_px = px;
+    }
+    if options.far_field {
+        renderer.settings.budget_ms = options.budget_ms;
+    } else {
+        renderer.settings.far_field_px = 0.0;
+    }
     let rules = battle
         .scene
         .battle
@@ -212,6 +229,13 @@ pub fn run_headless(
         frames_rendered: frames,
         width: options.width,
         height: options.height,
+        far_field: if !renderer.has_far_field() {
+            "off (the device or tier lacks 64-bit atomics)".to_owned()
+        } else if renderer.settings.far_field_px > 0.0 {
+            format!("on, below {} px", renderer.settings.far_field_px)
+        } else {
+            "off".to_owned()
+        },
         gpu_ms: renderer.profiler.stats(),
         cpu_ms_median: percentile(&cpu_ms, 0.5),
         cpu_ms_p95: percentile(&cpu_ms, 0.95),

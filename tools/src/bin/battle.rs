@@ -120,6 +120,32 @@ struct Args {
     /// Enable the Khronos validation layer (also HORDE_VALIDATION=1).
     #[arg(long)]
     validation: bool,
+    /// Headless: the far field (distant units rasterized by a compute
+    /// shader), where the device has 64-bit atomics. The window uses the
+    /// renderer's default: on where supported.
+    #[arg(long, value_enum, default_value_t = OnOff::On)]
+    far_field: OnOff,
+    /// Headless: units whose bounding sphere spans fewer pixels go to the far
+    /// field (default 12).
+    #[arg(long, value_parser = positive)]
+    far_field_px: Option<f32>,
+    /// Headless: GPU frame budget in milliseconds the far-field size adapts to.
+    #[arg(long, value_parser = positive)]
+    budget_ms: Option<f32>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum OnOff {
+    On,
+    Off,
+}
+
+/// A finite number above 0.
+fn positive(text: &str) -> Result<f32, String> {
+    match text.parse::<f32>() {
+        Ok(value) if value.is_finite() && value > 0.0 => Ok(value),
+        _ => Err(format!("{text} is not a finite number above 0")),
+    }
 }
 
 impl Args {
@@ -187,6 +213,9 @@ fn headless(args: &Args) -> Result<()> {
         camera: args.camera,
         color_by_lod: args.color_by_lod,
         lod_bias: args.lod_bias,
+        far_field: args.far_field == OnOff::On,
+        far_field_px: args.far_field_px,
+        budget_ms: args.budget_ms,
         progress: true,
     };
     let result = check_capacity(

@@ -94,6 +94,10 @@ struct Args {
     /// both; lavapipe close).
     #[arg(long, value_enum, value_delimiter = ',')]
     cameras: Vec<CameraPreset>,
+    /// The GPU-driven frame's far field (the baselines draw every unit as a
+    /// mesh): off measures the mesh paths against each other.
+    #[arg(long, value_enum, default_value_t = OnOff::Off)]
+    far_field: OnOff,
     /// Bone encodings, comma-separated (default mat3x4).
     #[arg(long, value_enum, value_delimiter = ',')]
     encodings: Vec<Encoding>,
@@ -139,6 +143,12 @@ struct Args {
     /// Only draw the plots and `report.md` again from a `report.json`.
     #[arg(long)]
     plot: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum OnOff {
+    On,
+    Off,
 }
 
 fn options(args: &Args) -> SweepOptions {
@@ -196,6 +206,7 @@ fn options(args: &Args) -> SweepOptions {
             .unwrap_or(if lavapipe { 4000.0 } else { 1500.0 }),
         bandwidth_tb_per_s: args.bandwidth_tb_per_s,
         static_compare: !args.no_static_compare,
+        far_field: args.far_field == OnOff::On,
         device: args.device.clone(),
         validation: args.validation,
         cache: CacheOptions {

@@ -74,6 +74,9 @@ pub struct SweepOptions {
     pub bandwidth_tb_per_s: f64,
     /// Also draw the GPU-driven points unskinned (the skinned/static ratio).
     pub static_compare: bool,
+    /// Let the GPU-driven frame send distant units to the far field (the
+    /// baselines have none and draw every unit as a mesh).
+    pub far_field: bool,
     /// GPU by index or name substring.
     pub device: Option<String>,
     /// Validation layers (slow; for tests).
@@ -512,6 +515,9 @@ pub fn run_sweep(options: &SweepOptions, command: String) -> Result<Report> {
                         }
                     };
                     renderer.settings.strategy = strategy;
+                    if !options.far_field {
+                        renderer.settings.far_field_px = 0.0;
+                    }
                     for camera in cameras {
                         let mut bench = Bench {
                             ctx: &ctx,
