@@ -20,8 +20,8 @@
 //! 9. `draw`: the main render pass, two indirect draws, then the far
 //!    field's resolve;
 //! 10. `hud` (when the application set one with [`Renderer::set_hud`]):
-//!    egui's texture uploads, then its triangles in the overlay render pass,
-//!    over the finished image (`passes/hud.rs`).
+//!     egui's texture uploads, then its triangles in the overlay render pass,
+//!     over the finished image (`passes/hud.rs`).
 //!
 //! [`Strategy`] swaps steps 5 and 6 for a baseline's, whose lists the
 //! statistics and draw passes then read (the bounds view and the far field
