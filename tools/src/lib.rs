@@ -8,6 +8,7 @@
 
 pub mod battle;
 pub mod camera_rig;
+pub mod cli;
 pub mod crowd;
 pub mod first_scene;
 pub mod headless;

@@ -17,38 +17,16 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Context as _, Result};
-use ash::vk;
-use clap::{Parser, ValueEnum};
+use clap::Parser;
 use horde::asset::BoneEncoding;
-use horde::context::{Context, ContextDesc, Tier};
+use horde::context::{Context, ContextDesc};
 use horde::gpu_types::BattleRules;
 use horde_bake::cache::CacheOptions;
 use horde_bake::output::OutputPath;
 use horde_tools::battle::{battle_hud, battle_scene, BattleCamera, BattleOptions, BattleScene};
+use horde_tools::cli::{Encoding, OnOff, PresentMode, TierArg};
 use horde_tools::headless::{check_capacity, run_headless, HeadlessOptions};
 use horde_tools::window::{run_window, window_verdict, WindowOptions};
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum PresentMode {
-    Fifo,
-    Mailbox,
-    Immediate,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum Encoding {
-    Mat3x4,
-    Quat32,
-    Quat16,
-    /// Dual quaternions (two RGBA32F texels per bone).
-    Dualquat,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum TierArg {
-    Desktop,
-    Mobile,
-}
 
 #[derive(Debug, Parser)]
 #[command(
@@ -134,12 +112,6 @@ struct Args {
     budget_ms: Option<f32>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum OnOff {
-    On,
-    Off,
-}
-
 /// A finite number above 0.
 fn positive(text: &str) -> Result<f32, String> {
     match text.parse::<f32>() {
@@ -150,12 +122,7 @@ fn positive(text: &str) -> Result<f32, String> {
 
 impl Args {
     fn encoding(&self) -> BoneEncoding {
-        match self.encoding {
-            Encoding::Mat3x4 => BoneEncoding::Mat3x4F32,
-            Encoding::Quat32 => BoneEncoding::QuatF32,
-            Encoding::Quat16 => BoneEncoding::QuatF16,
-            Encoding::Dualquat => BoneEncoding::DualQuatF32,
-        }
+        self.encoding.bone_encoding()
     }
 
     fn context_desc(&self) -> ContextDesc {
@@ -165,10 +132,7 @@ impl Args {
             desc.device = Some(device.clone());
         }
         if let Some(tier) = self.tier {
-            desc.tier = Some(match tier {
-                TierArg::Desktop => Tier::Desktop,
-                TierArg::Mobile => Tier::Mobile,
-            });
+            desc.tier = Some(tier.tier());
         }
         desc
     }
@@ -213,7 +177,7 @@ fn headless(args: &Args) -> Result<()> {
         camera: args.camera,
         color_by_lod: args.color_by_lod,
         lod_bias: args.lod_bias,
-        far_field: args.far_field == OnOff::On,
+        far_field: args.far_field.on(),
         far_field_px: args.far_field_px,
         budget_ms: args.budget_ms,
         progress: true,
@@ -273,11 +237,7 @@ fn main() -> Result<()> {
     if args.screenshot.is_some() || args.report.is_some() {
         bail!("--screenshot and --report are written by headless runs: add --headless");
     }
-    let present_mode = match args.present_mode {
-        PresentMode::Fifo => vk::PresentModeKHR::FIFO,
-        PresentMode::Mailbox => vk::PresentModeKHR::MAILBOX,
-        PresentMode::Immediate => vk::PresentModeKHR::IMMEDIATE,
-    };
+    let present_mode = args.present_mode.vk();
     let battle = args.battle()?;
     let camera = battle.camera(args.camera);
     let scene_bounds = battle.bounds();

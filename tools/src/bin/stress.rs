@@ -12,45 +12,21 @@
 use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
-use clap::{Parser, ValueEnum};
+use clap::Parser;
 use horde::asset::BoneEncoding;
 use horde::context::Tier;
 use horde::renderer::Strategy;
 use horde_bake::cache::CacheOptions;
+use horde_tools::cli::{Encoding, OnOff, TierArg};
 use horde_tools::crowd::CameraPreset;
 use horde_tools::stress::{markdown, plot_all, run_sweep, write_outputs, Report, SweepOptions};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum Preset {
     /// Every strategy at 1k to 4M units, both cameras, 1920 x 1080.
     Full,
     /// A small sweep that finishes in about a minute on lavapipe.
     Lavapipe,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum Encoding {
-    Mat3x4,
-    Quat32,
-    Quat16,
-    Dualquat,
-}
-
-impl Encoding {
-    fn bone_encoding(self) -> BoneEncoding {
-        match self {
-            Encoding::Mat3x4 => BoneEncoding::Mat3x4F32,
-            Encoding::Quat32 => BoneEncoding::QuatF32,
-            Encoding::Quat16 => BoneEncoding::QuatF16,
-            Encoding::Dualquat => BoneEncoding::DualQuatF32,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum TierArg {
-    Desktop,
-    Mobile,
 }
 
 fn parse_strategy(text: &str) -> Result<Strategy, String> {
@@ -145,12 +121,6 @@ struct Args {
     plot: Option<PathBuf>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum OnOff {
-    On,
-    Off,
-}
-
 fn options(args: &Args) -> SweepOptions {
     let lavapipe = args.preset == Preset::Lavapipe;
     let or = |given: &[u32], full: &[u32], small: &[u32]| -> Vec<u32> {
@@ -189,13 +159,7 @@ fn options(args: &Args) -> SweepOptions {
         tiers: if args.tiers.is_empty() {
             vec![Tier::Desktop]
         } else {
-            args.tiers
-                .iter()
-                .map(|tier| match tier {
-                    TierArg::Desktop => Tier::Desktop,
-                    TierArg::Mobile => Tier::Mobile,
-                })
-                .collect()
+            args.tiers.iter().map(|tier| tier.tier()).collect()
         },
         frames: args.frames.unwrap_or(pick(20, 3)),
         warmup: args.warmup.unwrap_or(pick(5, 2)),
@@ -206,7 +170,7 @@ fn options(args: &Args) -> SweepOptions {
             .unwrap_or(if lavapipe { 4000.0 } else { 1500.0 }),
         bandwidth_tb_per_s: args.bandwidth_tb_per_s,
         static_compare: !args.no_static_compare,
-        far_field: args.far_field == OnOff::On,
+        far_field: args.far_field.on(),
         device: args.device.clone(),
         validation: args.validation,
         cache: CacheOptions {

@@ -13,31 +13,15 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context as _, Result};
 use ash::vk;
-use clap::{Parser, ValueEnum};
-use horde::asset::BoneEncoding;
+use clap::Parser;
 use horde::context::{Context, ContextDesc, Tier};
 use horde::profiler::percentile;
 use horde::renderer::{DrawStats, Renderer};
 use horde_tools::camera_rig::SceneBounds;
+use horde_tools::cli::{Encoding, OnOff, PresentMode};
 use horde_tools::crowd::{crowd_camera, crowd_scene, Battle, CameraPreset, CrowdOptions};
 use horde_tools::first_scene::{first_scene, first_scene_camera};
 use horde_tools::window::{run_window, window_verdict, HudLine, WindowOptions};
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum PresentMode {
-    Fifo,
-    Mailbox,
-    Immediate,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum Encoding {
-    Mat3x4,
-    Quat32,
-    Quat16,
-    /// Dual quaternions (two RGBA32F texels per bone).
-    Dualquat,
-}
 
 #[derive(Debug, Parser)]
 #[command(
@@ -122,12 +106,6 @@ struct Args {
     budget_ms: Option<f32>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum OnOff {
-    On,
-    Off,
-}
-
 fn context_desc(args: &Args) -> Result<ContextDesc> {
     let mut desc = ContextDesc::default();
     desc.validation |= args.validation;
@@ -173,12 +151,7 @@ fn scene_and_camera(args: &Args) -> Result<(horde::scene::Scene, horde::camera::
     if args.first_scene {
         return Ok((first_scene(args.units), first_scene_camera(args.units)));
     }
-    let encoding = match args.encoding {
-        Encoding::Mat3x4 => BoneEncoding::Mat3x4F32,
-        Encoding::Quat32 => BoneEncoding::QuatF32,
-        Encoding::Quat16 => BoneEncoding::QuatF16,
-        Encoding::Dualquat => BoneEncoding::DualQuatF32,
-    };
+    let encoding = args.encoding.bone_encoding();
     let scene = crowd_scene(&CrowdOptions {
         units: args.units,
         encoding,
@@ -341,11 +314,7 @@ fn main() -> Result<()> {
     if args.headless {
         return run_headless(&args).context("headless render failed");
     }
-    let present_mode = match args.present_mode {
-        PresentMode::Fifo => vk::PresentModeKHR::FIFO,
-        PresentMode::Mailbox => vk::PresentModeKHR::MAILBOX,
-        PresentMode::Immediate => vk::PresentModeKHR::IMMEDIATE,
-    };
+    let present_mode = args.present_mode.vk();
     let (scene, camera) = scene_and_camera(&args)?;
     let scene_bounds = SceneBounds::of_scene(&scene);
     let mut battle = Battle::new(args.seed, &scene);

@@ -1,0 +1,74 @@
+//! Command-line values the GPU binaries share (battle, viewer, stress), so
+//! each flag reads and converts the same way everywhere.
+
+use ash::vk;
+use horde::asset::BoneEncoding;
+use horde::context::Tier;
+
+/// `--present-mode`: the swapchain's present mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum PresentMode {
+    Fifo,
+    Mailbox,
+    Immediate,
+}
+
+impl PresentMode {
+    pub fn vk(self) -> vk::PresentModeKHR {
+        match self {
+            PresentMode::Fifo => vk::PresentModeKHR::FIFO,
+            PresentMode::Mailbox => vk::PresentModeKHR::MAILBOX,
+            PresentMode::Immediate => vk::PresentModeKHR::IMMEDIATE,
+        }
+    }
+}
+
+/// `--encoding`: how the bone texture stores a bone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Encoding {
+    Mat3x4,
+    Quat32,
+    Quat16,
+    /// Dual quaternions (two RGBA32F texels per bone).
+    Dualquat,
+}
+
+impl Encoding {
+    pub fn bone_encoding(self) -> BoneEncoding {
+        match self {
+            Encoding::Mat3x4 => BoneEncoding::Mat3x4F32,
+            Encoding::Quat32 => BoneEncoding::QuatF32,
+            Encoding::Quat16 => BoneEncoding::QuatF16,
+            Encoding::Dualquat => BoneEncoding::DualQuatF32,
+        }
+    }
+}
+
+/// `--tier`: the feature tier to run at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum TierArg {
+    Desktop,
+    Mobile,
+}
+
+impl TierArg {
+    pub fn tier(self) -> Tier {
+        match self {
+            TierArg::Desktop => Tier::Desktop,
+            TierArg::Mobile => Tier::Mobile,
+        }
+    }
+}
+
+/// A switch such as `--far-field on|off`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnOff {
+    On,
+    Off,
+}
+
+impl OnOff {
+    pub fn on(self) -> bool {
+        self == OnOff::On
+    }
+}
