@@ -23,6 +23,7 @@ fn small_battle(units: u32, rules: BattleRules) -> BattleScene {
         models: Vec::new(),
         cache: CacheOptions::default(),
         rules,
+        clip_map: Vec::new(),
     })
     .expect("battle scene")
 }
@@ -234,4 +235,42 @@ fn too_many_units_are_refused_with_a_suggestion() {
         .to_string();
     assert!(err.contains("try --units"), "{err}");
     finish(ctx);
+}
+
+/// Third-party characters fight through the bake cache (the KayKit
+/// skeleton takes the Knight's clips), and a clip map naming a clip that
+/// does not exist is refused with the clips there are.
+#[test]
+fn kaykit_models_fight_and_bad_clip_maps_are_refused() {
+    let samples = horde_tests::samples_dir();
+    let options = BattleOptions {
+        units: 100,
+        props: 4,
+        seed: 5,
+        encoding: horde::asset::BoneEncoding::Mat3x4F32,
+        models: vec![
+            samples.join("KayKit_Knight/Knight.glb"),
+            samples.join("KayKit_Skeleton_Warrior/Skeleton_Warrior.glb"),
+        ],
+        cache: CacheOptions::default(),
+        rules: quick_rules(),
+        clip_map: Vec::new(),
+    };
+    let battle = battle_scene(&options).expect("KayKit battle");
+    let (report, _) = headless(&battle, 450, 450);
+    let last = report.timeline.last().expect("samples");
+    assert!(
+        last.alive[0] + last.alive[1] < 100,
+        "nobody fell: {:?}",
+        report.timeline
+    );
+
+    let err = battle_scene(&BattleOptions {
+        clip_map: vec![("attack".to_owned(), "NoSuchClip".to_owned())],
+        ..options
+    })
+    .err()
+    .expect("an unknown clip is refused")
+    .to_string();
+    assert!(err.contains("NoSuchClip") && err.contains("Cheer"), "{err}");
 }

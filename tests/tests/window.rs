@@ -133,6 +133,7 @@ fn window_with_hud_and_camera_controls_runs_cleanly() {
         models: Vec::new(),
         cache: CacheOptions::default(),
         rules: BattleRules::default(),
+        clip_map: Vec::new(),
     })
     .expect("battle scene");
     let scene_bounds = battle.bounds();

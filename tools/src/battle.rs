@@ -18,6 +18,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use glam::Vec3;
+use horde::anim::{clip_roles_with_overrides, Controller};
 use horde::asset::{Asset, BoneEncoding};
 use horde::camera::Camera;
 use horde::gpu_types::{AnimParams, BattleRules};
@@ -50,6 +51,9 @@ pub struct BattleOptions {
     pub models: Vec<PathBuf>,
     pub cache: CacheOptions,
     pub rules: BattleRules,
+    /// `role=clip` pairs that override the clips the roles (idle, walk, run,
+    /// attack, hit, die, victory) find by name.
+    pub clip_map: Vec<(String, String)>,
 }
 
 /// The scene with its battle, and where things stand.
@@ -105,6 +109,15 @@ fn load_types(options: &BattleOptions) -> Result<(Vec<Asset>, [std::ops::Range<u
 /// Builds the armies, the props and the battle.
 pub fn battle_scene(options: &BattleOptions) -> Result<BattleScene> {
     let (unit_types, army_types) = load_types(options)?;
+    let controllers = unit_types
+        .iter()
+        .map(|asset| {
+            let clips = asset.animation.as_ref().map_or(&[][..], |a| &a.clips);
+            let roles = clip_roles_with_overrides(clips, &options.clip_map)
+                .map_err(|err| anyhow::anyhow!("unit type {}: {err}", asset.name))?;
+            Ok(Some(Controller::humanoid_with_roles(clips, &roles)))
+        })
+        .collect::<Result<Vec<_>>>()?;
     let mut prop_types = prop_types(&options.cache)?;
     let scattered_types = prop_types.len() as u32;
     let mut rng = Rng::new(options.seed);
@@ -201,7 +214,7 @@ pub fn battle_scene(options: &BattleOptions) -> Result<BattleScene> {
     ));
     Ok(BattleScene {
         scene: Scene {
-            controllers: vec![None; unit_types.len()],
+            controllers,
             unit_types,
             prop_types,
             units,

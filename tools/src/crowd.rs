@@ -146,26 +146,29 @@ pub fn models(
     paths
         .iter()
         .map(|path| {
-            let asset = bake_unit(path, &[], &crowd)?;
-            if asset
-                .animation
-                .as_ref()
-                .is_some_and(|a| !a.clips.is_empty())
-            {
-                return Ok(asset);
-            }
             let others: Vec<&Path> = paths
                 .iter()
                 .filter(|other| *other != path)
                 .map(PathBuf::as_path)
                 .collect();
-            if others.is_empty() {
-                bail!(
+            // A file without clips of its own fails to bake alone (or bakes
+            // without clips): then it takes the others' clips.
+            match bake_unit(path, &[], &crowd) {
+                Ok(asset)
+                    if asset
+                        .animation
+                        .as_ref()
+                        .is_some_and(|a| !a.clips.is_empty()) =>
+                {
+                    Ok(asset)
+                }
+                _ if !others.is_empty() => bake_unit(path, &others, &crowd),
+                Ok(_) => bail!(
                     "{} has no animation clips, and no other --model to take them from",
                     path.display()
-                );
+                ),
+                Err(err) => Err(err),
             }
-            bake_unit(path, &others, &crowd)
         })
         .collect()
 }

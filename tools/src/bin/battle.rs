@@ -55,6 +55,11 @@ struct Args {
     /// and skeleton.
     #[arg(long = "model")]
     models: Vec<PathBuf>,
+    /// Which clip plays a role (idle, walk, run, attack, hit, die, victory),
+    /// where the name search picks wrong or finds none: `--clip-map
+    /// idle=Survey --clip-map attack=Chop`.
+    #[arg(long = "clip-map", value_parser = parse_clip_map)]
+    clip_map: Vec<(String, String)>,
     /// Bake every glTF anew instead of using the baked-asset cache
     /// (`HORDE_CACHE_DIR`, else ~/.cache/horde).
     #[arg(long)]
@@ -112,6 +117,16 @@ struct Args {
     budget_ms: Option<f32>,
 }
 
+/// `role=clip`.
+fn parse_clip_map(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((role, clip)) if !role.is_empty() && !clip.is_empty() => {
+            Ok((role.trim().to_owned(), clip.trim().to_owned()))
+        }
+        _ => Err(format!("{text}: expected role=clip, such as attack=Chop")),
+    }
+}
+
 /// A finite number above 0.
 fn positive(text: &str) -> Result<f32, String> {
     match text.parse::<f32>() {
@@ -155,6 +170,7 @@ impl Args {
                 dir: None,
             },
             rules: BattleRules::default(),
+            clip_map: self.clip_map.clone(),
         })
     }
 }
