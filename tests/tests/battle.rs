@@ -6,7 +6,7 @@ use horde::battle_reference::{self, BattleState};
 use horde::camera::Camera;
 use horde::config::{ANIM_COMMAND_DEAD, ANIM_COMMAND_VICTORY};
 use horde::gpu_types::{BattleRules, UnitMotion, UnitPlacement};
-use horde::renderer::Renderer;
+use horde::renderer::{Renderer, Strategy};
 use horde::world::BattleReadback;
 use horde_bake::cache::CacheOptions;
 use horde_tests::{compare_with_reference, finish, gpu_context, Tolerance};
@@ -156,6 +156,15 @@ fn headless(
     steps: u32,
     render_every: u32,
 ) -> (horde_tools::headless::Report, image::RgbaImage) {
+    headless_with(battle, steps, render_every, Strategy::GpuDriven).expect("headless battle")
+}
+
+fn headless_with(
+    battle: &BattleScene,
+    steps: u32,
+    render_every: u32,
+    strategy: Strategy,
+) -> anyhow::Result<(horde_tools::headless::Report, image::RgbaImage)> {
     let ctx = gpu_context(None);
     let options = HeadlessOptions {
         steps,
@@ -168,9 +177,10 @@ fn headless(
         far_field: true,
         far_field_px: None,
         budget_ms: None,
+        strategy,
         progress: false,
     };
-    let result = run_headless(&ctx, battle, &options).expect("headless battle");
+    let result = run_headless(&ctx, battle, &options);
     finish(ctx);
     result
 }
@@ -273,4 +283,21 @@ fn kaykit_models_fight_and_bad_clip_maps_are_refused() {
     .expect("an unknown clip is refused")
     .to_string();
     assert!(err.contains("NoSuchClip") && err.contains("Cheer"), "{err}");
+}
+
+/// The instanced baseline draws the same battle; the CPU baselines, which
+/// draw the CPU's copy of the units, refuse a battle the GPU simulates.
+#[test]
+fn battle_strategies_instanced_draws_and_cpu_baselines_refuse() {
+    let battle = small_battle(200, quick_rules());
+    let (report, _) = headless_with(&battle, 60, 30, Strategy::Instanced).expect("instanced");
+    assert_eq!(report.strategy, "instanced");
+    assert_eq!(report.visible.units_per_lod[0], 200, "{:?}", report.visible);
+    for strategy in [Strategy::Naive, Strategy::CpuCulled] {
+        let err = headless_with(&battle, 2, 1, strategy)
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(err.contains("cannot follow units the GPU moves"), "{err}");
+    }
 }

@@ -4,6 +4,7 @@
 use ash::vk;
 use horde::asset::BoneEncoding;
 use horde::context::Tier;
+use horde::renderer::Strategy;
 
 /// `--present-mode`: the swapchain's present mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -71,4 +72,9 @@ impl OnOff {
     pub fn on(self) -> bool {
         self == OnOff::On
     }
+}
+
+/// `--strategy`: the GPU-driven frame or a baseline, by its report name.
+pub fn parse_strategy(text: &str) -> Result<Strategy, String> {
+    text.parse::<Strategy>().map_err(|err| err.to_string())
 }

@@ -14,7 +14,7 @@ use ash::vk;
 use horde::context::{Context, MemoryUsage};
 use horde::gpu_types::{BattleCounts, BattleRules};
 use horde::profiler::{percentile, ScopeStats};
-use horde::renderer::{DrawStats, Renderer};
+use horde::renderer::{DrawStats, Renderer, Strategy};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::battle::{BattleCamera, BattleScene};
@@ -67,6 +67,8 @@ pub struct HeadlessOptions {
     pub far_field_px: Option<f32>,
     /// GPU frame budget the far-field size adapts to.
     pub budget_ms: Option<f32>,
+    /// The GPU-driven frame or a baseline.
+    pub strategy: Strategy,
     /// Draw a progress bar on the terminal.
     pub progress: bool,
 }
@@ -87,6 +89,7 @@ pub struct Report {
     pub driver: String,
     pub tier: String,
     pub encoding: String,
+    pub strategy: String,
     pub units: u32,
     pub props: u32,
     pub lanes_per_army: u32,
@@ -164,6 +167,7 @@ pub fn run_headless(
     let (mut renderer, target) = Renderer::new_offscreen(ctx, &battle.scene, extent)?;
     renderer.settings.color_by_lod = options.color_by_lod;
     renderer.settings.lod_bias = options.lod_bias;
+    renderer.settings.strategy = options.strategy;
     if let Some(px) = options.far_field_px {
         renderer.settings.far_field_px = px;
     }
@@ -219,6 +223,7 @@ pub fn run_headless(
         driver: ctx.driver_info.clone(),
         tier: ctx.tier.name().to_owned(),
         encoding: renderer.world.encoding.name().to_owned(),
+        strategy: options.strategy.name().to_owned(),
         units: renderer.world.live_units(),
         props: renderer.world.prop_count(),
         lanes_per_army: battle.lanes_per_army,

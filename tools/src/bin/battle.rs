@@ -21,10 +21,11 @@ use clap::Parser;
 use horde::asset::BoneEncoding;
 use horde::context::{Context, ContextDesc};
 use horde::gpu_types::BattleRules;
+use horde::renderer::Strategy;
 use horde_bake::cache::CacheOptions;
 use horde_bake::output::OutputPath;
 use horde_tools::battle::{battle_hud, battle_scene, BattleCamera, BattleOptions, BattleScene};
-use horde_tools::cli::{Encoding, OnOff, PresentMode, TierArg};
+use horde_tools::cli::{parse_strategy, Encoding, OnOff, PresentMode, TierArg};
 use horde_tools::headless::{check_capacity, run_headless, HeadlessOptions};
 use horde_tools::window::{run_window, window_verdict, WindowOptions};
 
@@ -112,6 +113,12 @@ struct Args {
     /// field (default 12).
     #[arg(long, value_parser = positive)]
     far_field_px: Option<f32>,
+    /// Headless: the GPU-driven frame (gpu-driven) or a baseline drawing the
+    /// same battle (instanced). The CPU baselines (naive, cpu-culled) draw
+    /// the CPU's copy of the units and cannot follow a battle the GPU
+    /// simulates: they are refused with that reason.
+    #[arg(long, value_parser = parse_strategy, default_value = "gpu-driven")]
+    strategy: Strategy,
     /// Headless: GPU frame budget in milliseconds the far-field size adapts to.
     #[arg(long, value_parser = positive)]
     budget_ms: Option<f32>,
@@ -194,6 +201,7 @@ fn headless(args: &Args) -> Result<()> {
         color_by_lod: args.color_by_lod,
         lod_bias: args.lod_bias,
         far_field: args.far_field.on(),
+        strategy: args.strategy,
         far_field_px: args.far_field_px,
         budget_ms: args.budget_ms,
         progress: true,

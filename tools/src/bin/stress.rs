@@ -17,7 +17,7 @@ use horde::asset::BoneEncoding;
 use horde::context::Tier;
 use horde::renderer::Strategy;
 use horde_bake::cache::CacheOptions;
-use horde_tools::cli::{Encoding, OnOff, TierArg};
+use horde_tools::cli::{parse_strategy, Encoding, OnOff, TierArg};
 use horde_tools::crowd::CameraPreset;
 use horde_tools::stress::{markdown, plot_all, run_sweep, write_outputs, Report, SweepOptions};
 
@@ -27,10 +27,6 @@ enum Preset {
     Full,
     /// A small sweep that finishes in about a minute on lavapipe.
     Lavapipe,
-}
-
-fn parse_strategy(text: &str) -> Result<Strategy, String> {
-    text.parse::<Strategy>().map_err(|err| err.to_string())
 }
 
 /// A float in `min..=max`.
