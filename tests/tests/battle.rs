@@ -295,8 +295,7 @@ fn battle_strategies_instanced_draws_and_cpu_baselines_refuse() {
     assert_eq!(report.visible.units_per_lod[0], 200, "{:?}", report.visible);
     for strategy in [Strategy::Naive, Strategy::CpuCulled] {
         let err = headless_with(&battle, 2, 1, strategy)
-            .err()
-            .expect("refused")
+            .expect_err("refused")
             .to_string();
         assert!(err.contains("cannot follow units the GPU moves"), "{err}");
     }
