@@ -56,6 +56,11 @@ fn bump_serial(commands: u32, shift: u32) -> u32 {
     (commands & !(ANIM_SERIAL_MASK << shift)) | (serial << shift)
 }
 
+/// The ground vector from `from` to `to`.
+fn towards(from: [f32; 2], to: [f32; 2]) -> [f32; 2] {
+    [to[0] - from[0], to[1] - from[1]]
+}
+
 fn standing(lane: &LaneState) -> bool {
     lane.front < lane.unit_count
 }
@@ -179,10 +184,7 @@ fn unit_step(rules: &BattleRules, step: u32, unit: u32, next: usize, state: &mut
         let rank = unit - lane.first_unit;
         if rank == lane.front {
             let enemy = state.lanes[next + lane.target as usize];
-            let to_target = [
-                enemy.front_position[0] - position[0],
-                enemy.front_position[1] - position[1],
-            ];
+            let to_target = towards(position, enemy.front_position);
             let distance = (to_target[0] * to_target[0] + to_target[1] * to_target[1]).sqrt();
             if distance > rules.reach {
                 let limit = if distance > rules.charge_distance {
@@ -227,10 +229,7 @@ fn unit_step(rules: &BattleRules, step: u32, unit: u32, next: usize, state: &mut
             }
             if rank == lane.front + 1 {
                 let enemy = state.lanes[next + lane.target as usize];
-                let to_target = [
-                    enemy.front_position[0] - position[0],
-                    enemy.front_position[1] - position[1],
-                ];
+                let to_target = towards(position, enemy.front_position);
                 let reach = rules.reach + rules.spacing;
                 if to_target[0] * to_target[0] + to_target[1] * to_target[1] <= reach * reach {
                     heading = to_target[0].atan2(to_target[1]);

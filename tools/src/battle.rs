@@ -22,13 +22,14 @@ use horde::anim::{clip_roles_with_overrides, Controller};
 use horde::asset::{Asset, BoneEncoding};
 use horde::camera::Camera;
 use horde::gpu_types::{AnimParams, BattleRules};
-use horde::mesh::ground;
-use horde::scene::{rgba8, static_asset, Scene};
-use horde::world::{BattleSetup, LaneSetup, PropPlacement, UnitSpawn, World};
+use horde::scene::{rgba8, Scene};
+use horde::world::{BattleSetup, LaneSetup, UnitSpawn, World};
 use horde_bake::cache::CacheOptions;
 
 use crate::camera_rig::{preset_camera, Preset, SceneBounds};
-use crate::crowd::{generated_unit_types, prop_types, CrowdOptions, Rng};
+use crate::crowd::{
+    field_prop, generated_unit_types, prop_types, scattered_prop, CrowdOptions, Rng,
+};
 use crate::window::HudLine;
 
 /// Metres between the armies' front ranks when the battle begins.
@@ -188,30 +189,9 @@ pub fn battle_scene(options: &BattleOptions) -> Result<BattleScene> {
             let flank = front_half_width + 4.0 + rng.unit() * (MARGIN - 8.0);
             position.z = if position.z < 0.0 { -flank } else { flank };
         }
-        let height = prop_types[prop_type as usize].bounds.height.max(1e-3);
-        let scale = match prop_type {
-            3 => 6.0 / height,
-            _ => 1.0,
-        } * (0.8 + 0.4 * rng.unit());
-        props.push(PropPlacement {
-            prop_type,
-            position,
-            heading: rng.unit() * std::f32::consts::TAU,
-            scale,
-            tint: rgba8(Vec3::splat(0.85 + 0.15 * rng.unit())),
-        });
+        props.push(scattered_prop(&mut rng, &prop_types, prop_type, position));
     }
-    props.push(PropPlacement {
-        prop_type: prop_types.len() as u32,
-        position: Vec3::ZERO,
-        heading: 0.0,
-        scale: 1.0,
-        tint: rgba8(Vec3::new(0.36, 0.45, 0.24)),
-    });
-    prop_types.push(static_asset(
-        "field",
-        &ground(field_half_extent * 2.0 + 200.0, 16),
-    ));
+    props.push(field_prop(&mut prop_types, field_half_extent * 2.0 + 200.0));
     Ok(BattleScene {
         scene: Scene {
             controllers,

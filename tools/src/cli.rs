@@ -1,9 +1,10 @@
-//! Command-line values the GPU binaries share (battle, viewer, stress), so
-//! each flag reads and converts the same way everywhere.
+//! What the GPU binaries share (battle, viewer, stress): command-line values,
+//! so each flag reads and converts the same way everywhere, and the verdict
+//! at the end of a headless run.
 
 use ash::vk;
 use horde::asset::BoneEncoding;
-use horde::context::Tier;
+use horde::context::{Context, Tier};
 use horde::renderer::Strategy;
 
 /// `--present-mode`: the swapchain's present mode.
@@ -77,4 +78,23 @@ impl OnOff {
 /// `--strategy`: the GPU-driven frame or a baseline, by its report name.
 pub fn parse_strategy(text: &str) -> Result<Strategy, String> {
     text.parse::<Strategy>().map_err(|err| err.to_string())
+}
+
+/// Drops the context and fails if the run leaked GPU allocations or the
+/// validation layer reported errors, so a headless run exits non-zero then.
+pub fn close_context(ctx: Context) -> anyhow::Result<()> {
+    let leaks = ctx.live_allocations();
+    let validation = ctx.validation_counts();
+    drop(ctx);
+    if !leaks.is_empty() {
+        anyhow::bail!("leaked GPU allocations: {leaks:?}");
+    }
+    if validation.errors() > 0 {
+        anyhow::bail!(
+            "{} validation errors: {:?}",
+            validation.errors(),
+            validation.messages()
+        );
+    }
+    Ok(())
 }

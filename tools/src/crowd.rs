@@ -263,29 +263,13 @@ pub fn crowd_scene(options: &CrowdOptions) -> Result<Scene> {
         if position.x.abs() < extent_x - 30.0 && position.z.abs() < extent_z - 30.0 {
             position.z = position.z.signum() * (extent_z - 30.0 + rng.unit() * 30.0);
         }
-        let height = prop_types[prop_type as usize].bounds.height.max(1e-3);
-        let scale = match prop_type {
-            3 => 6.0 / height,
-            _ => 1.0,
-        } * (0.8 + 0.4 * rng.unit());
-        props.push(PropPlacement {
-            prop_type,
-            position,
-            heading: rng.unit() * std::f32::consts::TAU,
-            scale,
-            tint: rgba8(Vec3::splat(0.85 + 0.15 * rng.unit())),
-        });
+        props.push(scattered_prop(&mut rng, &prop_types, prop_type, position));
     }
     // The field: one flat prop under everything.
-    let field = (extent_x.max(extent_z) + 60.0) * 2.0;
-    props.push(PropPlacement {
-        prop_type: prop_types.len() as u32,
-        position: Vec3::ZERO,
-        heading: 0.0,
-        scale: 1.0,
-        tint: rgba8(Vec3::new(0.36, 0.45, 0.24)),
-    });
-    prop_types.push(static_asset("field", &ground(field, 16)));
+    props.push(field_prop(
+        &mut prop_types,
+        (extent_x.max(extent_z) + 60.0) * 2.0,
+    ));
     Ok(Scene {
         controllers: vec![None; unit_types.len()],
         unit_types,
@@ -294,6 +278,41 @@ pub fn crowd_scene(options: &CrowdOptions) -> Result<Scene> {
         props,
         battle: None,
     })
+}
+
+/// A scattered prop of `prop_type` at `position`: trees are made about 6 m
+/// tall, every prop gets a random size (±20 %), heading and shade.
+pub fn scattered_prop(
+    rng: &mut Rng,
+    prop_types: &[Asset],
+    prop_type: u32,
+    position: Vec3,
+) -> PropPlacement {
+    let height = prop_types[prop_type as usize].bounds.height.max(1e-3);
+    let scale = match prop_type {
+        3 => 6.0 / height,
+        _ => 1.0,
+    } * (0.8 + 0.4 * rng.unit());
+    PropPlacement {
+        prop_type,
+        position,
+        heading: rng.unit() * std::f32::consts::TAU,
+        scale,
+        tint: rgba8(Vec3::splat(0.85 + 0.15 * rng.unit())),
+    }
+}
+
+/// The grass field, `size` metres square, under everything: its type is
+/// appended to `prop_types`.
+pub fn field_prop(prop_types: &mut Vec<Asset>, size: f32) -> PropPlacement {
+    prop_types.push(static_asset("field", &ground(size, 16)));
+    PropPlacement {
+        prop_type: prop_types.len() as u32 - 1,
+        position: Vec3::ZERO,
+        heading: 0.0,
+        scale: 1.0,
+        tint: rgba8(Vec3::new(0.36, 0.45, 0.24)),
+    }
 }
 
 /// Camera presets.

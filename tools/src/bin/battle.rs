@@ -25,7 +25,7 @@ use horde::renderer::Strategy;
 use horde_bake::cache::CacheOptions;
 use horde_bake::output::OutputPath;
 use horde_tools::battle::{battle_hud, battle_scene, BattleCamera, BattleOptions, BattleScene};
-use horde_tools::cli::{parse_strategy, Encoding, OnOff, PresentMode, TierArg};
+use horde_tools::cli::{close_context, parse_strategy, Encoding, OnOff, PresentMode, TierArg};
 use horde_tools::headless::{check_capacity, run_headless, HeadlessOptions};
 use horde_tools::window::{run_window, window_verdict, WindowOptions};
 
@@ -211,9 +211,7 @@ fn headless(args: &Args) -> Result<()> {
         u64::from(args.units).max(battle.scene.props.len() as u64),
     )
     .and_then(|()| run_headless(&ctx, &battle, &options));
-    let leaks = ctx.live_allocations();
-    let validation = ctx.validation_counts();
-    drop(ctx);
+    let closed = close_context(ctx);
     let (report, image) = result?;
     for pass in &report.gpu_ms {
         log::info!(
@@ -239,17 +237,7 @@ fn headless(args: &Args) -> Result<()> {
         output.write(serde_json::to_string_pretty(&report)?.as_bytes())?;
         println!("wrote {output}");
     }
-    if !leaks.is_empty() {
-        bail!("leaked GPU allocations: {leaks:?}");
-    }
-    if validation.errors() > 0 {
-        bail!(
-            "{} validation errors: {:?}",
-            validation.errors(),
-            validation.messages()
-        );
-    }
-    Ok(())
+    closed
 }
 
 fn main() -> Result<()> {

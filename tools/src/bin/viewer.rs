@@ -18,7 +18,7 @@ use horde::context::{Context, ContextDesc, Tier};
 use horde::profiler::percentile;
 use horde::renderer::{DrawStats, Renderer};
 use horde_tools::camera_rig::SceneBounds;
-use horde_tools::cli::{Encoding, OnOff, PresentMode};
+use horde_tools::cli::{close_context, Encoding, OnOff, PresentMode};
 use horde_tools::crowd::{crowd_camera, crowd_scene, Battle, CameraPreset, CrowdOptions};
 use horde_tools::first_scene::{first_scene, first_scene_camera};
 use horde_tools::window::{run_window, window_verdict, HudLine, WindowOptions};
@@ -290,21 +290,9 @@ fn run_headless(args: &Args) -> Result<()> {
         drop((renderer, target));
         rendered
     })();
-    let leaks = ctx.live_allocations();
-    let validation = ctx.validation_counts();
-    drop(ctx);
+    let closed = close_context(ctx);
     result?;
-    if !leaks.is_empty() {
-        bail!("leaked GPU allocations: {leaks:?}");
-    }
-    if validation.errors() > 0 {
-        bail!(
-            "{} validation errors: {:?}",
-            validation.errors(),
-            validation.messages()
-        );
-    }
-    Ok(())
+    closed
 }
 
 fn main() -> Result<()> {
