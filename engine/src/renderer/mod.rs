@@ -47,8 +47,11 @@
 //! comes back as [`Error::InFrame`], naming the frame and the last pass
 //! recorded (the profiler's crash marker).
 
+//!
+//! What a frame is asked to do (lighting, strategy, LOD and far-field
+//! settings, debug views) lives in `settings.rs`.
+
 use ash::vk;
-use glam::Vec3;
 use gpu_allocator::MemoryLocation;
 
 use crate::anim::Controller;
@@ -78,157 +81,18 @@ use crate::passes::upload::UploadPass;
 use crate::profiler::Profiler;
 use crate::scene::Scene;
 use crate::swapchain::{Acquired, Swapchain};
-use crate::target::{
-    create_overlay_render_pass, create_render_pass, Offscreen, CLEAR_COLOR, OFFSCREEN_FORMAT,
-};
+use crate::target::{create_overlay_render_pass, create_render_pass, Offscreen, OFFSCREEN_FORMAT};
 use crate::world::World;
 use crate::Error;
 use std::sync::Arc;
 
 pub use crate::passes::statistics::DrawStats;
 
-/// Lighting and fog of the scene.
-#[derive(Clone, Copy, Debug)]
-pub struct Environment {
-    /// Direction towards the sun.
-    pub sun_direction: Vec3,
-    pub sun_color: Vec3,
-    pub ambient: f32,
-    pub fog_color: Vec3,
-    pub fog_density: f32,
-}
-
-impl Default for Environment {
-    fn default() -> Self {
-        Environment {
-            sun_direction: Vec3::new(0.4, 0.8, 0.3).normalize(),
-            sun_color: Vec3::new(1.0, 0.95, 0.85),
-            ambient: 0.35,
-            fog_color: Vec3::new(CLEAR_COLOR[0], CLEAR_COLOR[1], CLEAR_COLOR[2]),
-            fog_density: 0.0015,
-        }
-    }
-}
-
-/// How a frame draws the crowd: horde's GPU-driven frame, or one of the
-/// baselines it is measured against (DESIGN.md, "Baselines"). All draw the
-/// same scene with the same animation.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Strategy {
-    /// CPU animation and skinning into a dynamic vertex buffer, one draw per
-    /// unit, LOD 0, no culling (a skinned mesh renderer).
-    Naive,
-    /// Bone-texture skinning, one instanced draw per type of every unit at
-    /// LOD 0, no culling (GPU Gems 3 ch. 2).
-    Instanced,
-    /// Culling and LOD on CPU worker threads, the instance lists uploaded
-    /// per frame, an indirect draw per LOD (Unite Austin 2017).
-    CpuCulled,
-    /// Animation, culling, LOD and draw commands on the GPU: horde's frame.
-    #[default]
-    GpuDriven,
-}
-
-impl Strategy {
-    /// Every strategy, baselines first.
-    pub const ALL: [Strategy; 4] = [
-        Strategy::Naive,
-        Strategy::Instanced,
-        Strategy::CpuCulled,
-        Strategy::GpuDriven,
-    ];
-
-    /// The name the command lines and reports use.
-    pub fn name(self) -> &'static str {
-        match self {
-            Strategy::Naive => "naive",
-            Strategy::Instanced => "instanced",
-            Strategy::CpuCulled => "cpu-culled",
-            Strategy::GpuDriven => "gpu-driven",
-        }
-    }
-}
-
-impl std::str::FromStr for Strategy {
-    type Err = Error;
-
-    fn from_str(name: &str) -> Result<Strategy, Error> {
-        Strategy::ALL
-            .into_iter()
-            .find(|strategy| strategy.name() == name)
-            .ok_or_else(|| {
-                Error::Config(format!(
-                    "unknown strategy '{name}' (naive, instanced, cpu-culled, gpu-driven)"
-                ))
-            })
-    }
-}
-
-impl std::fmt::Display for Strategy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// Runtime settings of culling, LOD and the debug views.
-#[derive(Clone, Copy, Debug)]
-pub struct RenderSettings {
-    /// Screen-space error, in pixels, a LOD may show before a finer one is used.
-    pub lod_threshold_px: f32,
-    /// Divides the threshold, as Unity's LOD bias: above 1 finer LODs reach
-    /// farther, below 1 coarser LODs come nearer.
-    pub lod_bias: f32,
-    /// Fraction by which a coarser LOD must beat the threshold to be taken.
-    pub lod_hysteresis: f32,
-    /// Nothing farther than this is drawn.
-    pub max_draw_distance: f32,
-    /// Units projecting smaller than this many pixels (bounding-sphere
-    /// diameter) go to the far field (0: every visible unit is drawn as a
-    /// mesh). [`Renderer::new`] sets [`DEFAULT_FAR_FIELD_PX`] where the
-    /// device has the far field; elsewhere any value acts as 0.
-    pub far_field_px: f32,
-    /// Colour every unit and prop by its LOD.
-    pub color_by_lod: bool,
-    /// Cull from this camera instead of the view camera (freeze culling).
-    pub cull_camera: Option<Camera>,
-    /// Draw every visible instance's bounding sphere.
-    pub show_bounds: bool,
-    /// Skin units; when off they are drawn static in their bind pose through
-    /// the prop pipeline (the benchmark's skinned-versus-static comparison).
-    pub skinning: bool,
-    /// The GPU-driven frame or a baseline.
-    pub strategy: Strategy,
-    /// A GPU frame-time budget in milliseconds: where set (and the device
-    /// has the far field), `far_field_px` follows it, adapted every frame
-    /// from the profiler's last frame time (see `far_field_budget`).
-    pub budget_ms: Option<f32>,
-}
-
-/// The far-field size the renderer starts with where the device has the far
-/// field: units whose bounding sphere spans at most 12 pixels.
-pub const DEFAULT_FAR_FIELD_PX: f32 = 12.0;
-
-/// Bounds of the far-field size the frame budget may choose, pixels.
-pub const BUDGET_MIN_FAR_FIELD_PX: f32 = 2.0;
-pub const BUDGET_MAX_FAR_FIELD_PX: f32 = 128.0;
-
-impl Default for RenderSettings {
-    fn default() -> Self {
-        RenderSettings {
-            lod_threshold_px: 1.0,
-            lod_bias: 1.0,
-            lod_hysteresis: 0.25,
-            max_draw_distance: 2000.0,
-            far_field_px: 0.0,
-            color_by_lod: false,
-            cull_camera: None,
-            show_bounds: false,
-            skinning: true,
-            strategy: Strategy::GpuDriven,
-            budget_ms: None,
-        }
-    }
-}
+mod settings;
+pub use settings::{
+    Environment, RenderSettings, Strategy, BUDGET_MAX_FAR_FIELD_PX, BUDGET_MIN_FAR_FIELD_PX,
+    DEFAULT_FAR_FIELD_PX,
+};
 
 /// What happened to a window frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
