@@ -2,9 +2,11 @@
 //! GPU-owned unit state (frame step 2, battle demo only).
 //!
 //! # Data
-//! - `Combat` ([`UnitCombat`](crate::gpu_types::UnitCombat), per unit): hit points, swing cooldown, time
-//!   dead, lane, and two damage counters that other units add to by atomics.
-//! - `Lanes`: [`BattleCounts`], then the lane table ([`LaneState`](crate::gpu_types::LaneState)) twice.
+//! - `Combat` ([`UnitCombat`](crate::gpu_types::UnitCombat), per unit): hit
+//!   points, swing cooldown, time dead, lane, and two damage counters that
+//!   other units add to by atomics.
+//! - `Lanes`: [`BattleCounts`], then the lane table
+//!   ([`LaneState`](crate::gpu_types::LaneState)) twice.
 //! - `UnitPlacement` and `UnitMotion` (per unit): the battle moves units and
 //!   writes the animation inputs the animate pass reads (ground speed, and the
 //!   dead, victory, attack and hit commands).
