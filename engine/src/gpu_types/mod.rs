@@ -19,6 +19,8 @@
 //!
 //! Each pass reads only the buffers it needs: cull reads 36 bytes per unit
 //! (info, placement, route), animate 48, the unit vertex shader 48.
+//!
+//! The battle's structs are in `battle.rs`.
 
 use ash::vk;
 use bytemuck::{Pod, Zeroable};
