@@ -134,30 +134,34 @@ void main() {
     float threshold = cull.lod_threshold_px;
     precise float tight_threshold = threshold * (1.0 - cull.lod_hysteresis);
 
-    // The far field takes units whose sphere projects within `far_field_px`
-    // (entering within the tighter `far_field_px * (1 - hysteresis)`); the
-    // rest pick a mesh LOD. Leaving the far field starts from the coarsest LOD.
-    uint previous_route = routes[index];
+    // One LOD rule for both paths, with hysteresis against last frame's LOD.
+    // The far field then takes units whose sphere projects within
+    // `far_field_px` (entering within the tighter
+    // `far_field_px * (1 - hysteresis)`) and draws that LOD; the rest are
+    // drawn as meshes. The code stored back is the LOD, plus ROUTE_FAR_FIELD
+    // in the far field.
+    uint previous_code = routes[index];
+    bool previous_far = previous_code >= ROUTE_FAR_FIELD;
+    uint previous = min(previous_far ? previous_code - ROUTE_FAR_FIELD : previous_code,
+                        lod_count - 1u);
+    uint lod;
+    if (!error_fits(types[type_index].routes[previous].error, size_px, distance_squared, threshold)) {
+        lod = coarsest_fitting(type_index, 0u, lod_count, size_px, distance_squared, threshold);
+    } else {
+        lod = coarsest_fitting(type_index, previous, lod_count, size_px, distance_squared,
+                               tight_threshold);
+    }
     bool far = false;
     if (cull.far_field_px > 0.0 && types[type_index].routes[ROUTE_FAR_FIELD].capacity > 0u) {
-        precise float far_limit = previous_route == ROUTE_FAR_FIELD
+        precise float far_limit = previous_far
             ? cull.far_field_px : cull.far_field_px * (1.0 - cull.lod_hysteresis);
         far = projects_within(size_px, distance_squared, far_limit);
     }
-    uint route = ROUTE_FAR_FIELD;
-    if (!far) {
-        uint previous = min(previous_route, lod_count - 1u);
-        if (!error_fits(types[type_index].routes[previous].error, size_px, distance_squared, threshold)) {
-            route = coarsest_fitting(type_index, 0u, lod_count, size_px, distance_squared,
-                                     threshold);
-        } else {
-            route = coarsest_fitting(type_index, previous, lod_count, size_px, distance_squared,
-                                     tight_threshold);
-        }
+    uint code = far ? ROUTE_FAR_FIELD + lod : lod;
+    if (code != previous_code) {
+        routes[index] = code;
     }
-    if (route != previous_route) {
-        routes[index] = route;
-    }
+    uint route = far ? ROUTE_FAR_FIELD : lod;
 
     // Append to the (type, route) region. A command or region outside its
     // buffer takes nothing, so a bad type table can never write out of bounds.
@@ -168,5 +172,5 @@ void main() {
     if (target.command >= uint(MAX_DRAW_COMMANDS)) {
         return;
     }
-    append(target.command, list_base, capacity, index | (route << ENTRY_INDEX_BITS));
+    append(target.command, list_base, capacity, index | (code << ENTRY_INDEX_BITS));
 }

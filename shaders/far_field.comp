@@ -1,10 +1,10 @@
 #version 450
-// The far field: skins the chosen LOD (FarMeshes) of every far-field unit and
-// rasterizes its triangles into a 64-bit visibility buffer; the module doc
-// of engine/src/passes/far_field.rs explains the layout and the algorithm.
-// One workgroup per unit: its vertices are skinned once into shared memory
-// (the same skinning code and vertex decoding as unit.vert), then its
-// triangles are set up and rasterized from there.
+// The far field: skins the LOD the cull chose for every far-field unit
+// (FarMeshes) and rasterizes its triangles into a 64-bit visibility buffer;
+// the module doc of engine/src/passes/far_field.rs explains the layout and
+// the algorithm. One workgroup per unit: its vertices are skinned once into
+// shared memory (the same skinning code and vertex decoding as unit.vert),
+// then its triangles are set up and rasterized from there.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_shader_atomic_int64 : require
 #include "types.glsl"
@@ -14,7 +14,8 @@ layout(local_size_x_id = 3) in;
 
 layout(set = 0, binding = 0) uniform Globals { FrameGlobals globals; };
 layout(set = 0, binding = 1, std140) uniform Types { TypeInfo types[MAX_TYPES]; };
-layout(set = 0, binding = 2, std140) uniform FarMeshes { FarFieldMesh far_meshes[MAX_TYPES]; };
+// [type * MAX_LODS + lod]
+layout(set = 0, binding = 2, std140) uniform FarMeshes { FarFieldMesh far_meshes[MAX_TYPES * MAX_LODS]; };
 layout(set = 0, binding = 3, std140) uniform Clips { ClipInfo clips[MAX_CLIPS]; };
 layout(set = 0, binding = 4, std140) uniform Materials { MaterialInfo materials[MAX_MATERIALS]; };
 layout(set = 0, binding = 5, std430) readonly buffer Infos { UnitInfo infos[]; };
@@ -63,7 +64,17 @@ shared uint s_front[FAR_FIELD_MAX_VERTICES];
 shared uint s_back[FAR_FIELD_MAX_VERTICES];
 // s_first[t]: the far-field units of the unit types before t.
 shared uint s_first[MAX_TYPES + 1];
-shared uint s_fallback;
+// What the skinned vertices of a unit say, gathered with shared atomics:
+// which sides of the near plane they lie on (the NEAR_ bits, plus
+// UNIT_FALLBACK), and their snapped box (min x, min y, max x, max y). Two
+// sets, by the parity of the unit's turn in the loop: lane 0 resets the
+// next unit's set while this one is rasterized, so a unit needs two
+// barriers, not three.
+const uint NEAR_BEFORE = 1u;
+const uint NEAR_PAST = 2u;
+const uint UNIT_FALLBACK = 4u;
+shared uint s_flags[2];
+shared int s_box[2][4];
 
 vec3 atlas_texel(vec4 rect, vec2 uv) {
     return textureLod(atlas, rect.xy + fract(uv) * rect.zw, 0.0).rgb;
@@ -71,12 +82,14 @@ vec3 atlas_texel(vec4 rect, vec2 uv) {
 
 // Skins vertex `v` of the unit's far-field mesh exactly as unit.vert does,
 // projects and snaps it, and shades it as mesh.frag would (front and back).
-void skin_vertex(uint type_index, FarFieldMesh mesh, uint v, UnitInfo info,
-                 UnitPlacement placement, AnimState anim) {
+// Returns the projected vertex (depth_bits 0 when it lies before the near
+// plane or outside the vertex buffer).
+FarVertex skin_vertex(uint type_index, FarFieldMesh mesh, uint v, UnitInfo info,
+                      UnitPlacement placement, AnimState anim) {
     uint base = (mesh.first_vertex + v) * 5u;
     if (base + 4u >= uint(vertex_words.length())) {
         s_depth[v] = 0u;
-        return;
+        return FarVertex(ivec2(0), 0u);
     }
     uvec4 raw = uvec4(vertex_words[base], vertex_words[base + 1u], vertex_words[base + 2u],
                       vertex_words[base + 3u]);
@@ -127,6 +140,7 @@ void skin_vertex(uint type_index, FarFieldMesh mesh, uint v, UnitInfo info,
     s_front[v] = far_pack_color(shade(albedo, emitted, world_normal, world, globals));
     s_back[v] = material.double_sided != 0u
         ? far_pack_color(shade(albedo, emitted, -world_normal, world, globals)) : NO_BACK_FACE;
+    return projected;
 }
 
 // The vertices of triangle `t`; false when an index is outside the mesh.
@@ -148,10 +162,10 @@ uint average_color(uint a, uint b, uint c) {
     return far_pack_color((far_unpack_color(a) + far_unpack_color(b) + far_unpack_color(c)) / 3.0);
 }
 
-// Appends the unit to the instance list of the LOD the far field draws, as
-// cull.comp appends.
-void append_fallback(uint type_index, uint unit) {
-    uint lod = min(far_meshes[type_index].lod, clamp(types[type_index].lod_count, 1u, uint(MAX_LODS)) - 1u);
+// Appends the unit to the instance list of mesh LOD `lod`, as cull.comp
+// appends.
+void append_fallback(uint type_index, uint unit, uint lod) {
+    lod = min(lod, clamp(types[type_index].lod_count, 1u, uint(MAX_LODS)) - 1u);
     RouteInfo route = types[type_index].routes[lod];
     if (route.command >= uint(MAX_DRAW_COMMANDS)) {
         return;
@@ -167,40 +181,76 @@ void append_fallback(uint type_index, uint unit) {
     }
 }
 
-// One unit, by the whole workgroup (every barrier is reached by all lanes).
-void draw_unit(uint type_index, uint unit) {
+// One unit drawing LOD `lod`, by the whole workgroup (every barrier is
+// reached by all lanes); `set` is the parity of its turn (see s_flags).
+void draw_unit(uint type_index, uint unit, uint lod, uint set) {
     uint lane = gl_LocalInvocationID.x;
     uint lanes = gl_WorkGroupSize.x;
-    FarFieldMesh mesh = far_meshes[type_index];
+    FarFieldMesh mesh = far_meshes[type_index * uint(MAX_LODS) + lod];
     uint vertex_count = min(mesh.vertex_count, uint(FAR_FIELD_MAX_VERTICES));
     UnitInfo info = infos[unit];
     UnitPlacement placement = placements[unit];
     AnimState anim = anim_states[unit];
+    uint flags = 0u;
+    ivec4 box = ivec4(0x7fffffff, 0x7fffffff, -0x7fffffff, -0x7fffffff);
     for (uint v = lane; v < vertex_count; v += lanes) {
-        skin_vertex(type_index, mesh, v, info, placement, anim);
+        FarVertex projected = skin_vertex(type_index, mesh, v, info, placement, anim);
+        if (projected.depth_bits == 0u) {
+            flags |= NEAR_BEFORE;
+        } else {
+            flags |= NEAR_PAST;
+            box = ivec4(min(box.xy, projected.position), max(box.zw, projected.position));
+        }
+    }
+    if (flags != 0u) {
+        atomicOr(s_flags[set], flags);
+        atomicMin(s_box[set][0], box.x);
+        atomicMin(s_box[set][1], box.y);
+        atomicMax(s_box[set][2], box.z);
+        atomicMax(s_box[set][3], box.w);
     }
     if (lane == 0u) {
-        s_fallback = 0u;
+        uint next = set ^ 1u;
+        s_flags[next] = 0u;
+        s_box[next][0] = 0x7fffffff;
+        s_box[next][1] = 0x7fffffff;
+        s_box[next][2] = -0x7fffffff;
+        s_box[next][3] = -0x7fffffff;
     }
     barrier();
 
+    // Every vertex before the near plane: every triangle is rejected. Some
+    // on each side: a triangle may cross the plane, which the compute
+    // rasterizer must not take, so the raster draws the unit. A box larger
+    // than the rasterizer's triangle limit: the triangles are checked one by
+    // one, and one too large sends the unit to the raster. Nothing visible
+    // is dropped.
+    uint unit_flags = s_flags[set];
+    if ((unit_flags & NEAR_PAST) == 0u) {
+        return;
+    }
     ivec2 target = ivec2(dispatch.width, dispatch.height);
     uint triangle_count = mesh.index_count / 3u;
-    // A triangle the compute rasterizer must not take (crossing the near
-    // plane, or too large) sends the whole unit to the raster.
-    for (uint t = lane; t < triangle_count; t += lanes) {
-        uvec3 tri;
-        ivec4 pixels;
-        if (triangle_vertices(mesh, vertex_count, t, tri)
-            && far_triangle_setup(shared_vertex(tri.x), shared_vertex(tri.y), shared_vertex(tri.z),
-                                  target, pixels) == FAR_TRIANGLE_FALLBACK) {
-            atomicOr(s_fallback, 1u);
+    bool fallback = (unit_flags & NEAR_BEFORE) != 0u;
+    int largest = int(FAR_FIELD_MAX_TRIANGLE_PX) * FAR_SUBPIXEL;
+    if (!fallback && (s_box[set][2] - s_box[set][0] > largest
+                      || s_box[set][3] - s_box[set][1] > largest)) {
+        for (uint t = lane; t < triangle_count; t += lanes) {
+            uvec3 tri;
+            ivec4 pixels;
+            if (triangle_vertices(mesh, vertex_count, t, tri)
+                && far_triangle_setup(shared_vertex(tri.x), shared_vertex(tri.y),
+                                      shared_vertex(tri.z), target, pixels)
+                   == FAR_TRIANGLE_FALLBACK) {
+                atomicOr(s_flags[set], UNIT_FALLBACK);
+            }
         }
+        barrier();
+        fallback = (s_flags[set] & UNIT_FALLBACK) != 0u;
     }
-    barrier();
-    if (s_fallback != 0u) {
+    if (fallback) {
         if (lane == 0u) {
-            append_fallback(type_index, unit);
+            append_fallback(type_index, unit, lod);
         }
         return;
     }
@@ -242,16 +292,21 @@ void main() {
         for (uint t = 0u; t < type_count; t++) {
             s_first[t] = total;
             RouteInfo route = types[t].routes[ROUTE_FAR_FIELD];
-            if (route.capacity > 0u && route.command < uint(MAX_DRAW_COMMANDS)
-                && far_meshes[t].vertex_count <= uint(FAR_FIELD_MAX_VERTICES)) {
+            if (route.capacity > 0u && route.command < uint(MAX_DRAW_COMMANDS)) {
                 total += min(commands[route.command].instance_count, route.capacity);
             }
         }
         s_first[type_count] = total;
+        s_flags[0] = 0u;
+        s_box[0][0] = 0x7fffffff;
+        s_box[0][1] = 0x7fffffff;
+        s_box[0][2] = -0x7fffffff;
+        s_box[0][3] = -0x7fffffff;
     }
     barrier();
     uint total = s_first[type_count];
     uint list_length = uint(entries.length());
+    uint set = 0u;
     for (uint item = gl_WorkGroupID.x; item < total; item += gl_NumWorkGroups.x) {
         uint type_index = 0u;
         while (type_index + 1u < type_count && item >= s_first[type_index + 1u]) {
@@ -259,10 +314,16 @@ void main() {
         }
         uint slot = types[type_index].routes[ROUTE_FAR_FIELD].list_base + item - s_first[type_index];
         if (slot < list_length) {
-            uint unit = entries[slot] & ENTRY_INDEX_MASK;
+            // Entries carry the unit and its route code, ROUTE_FAR_FIELD + LOD.
+            uint entry = entries[slot];
+            uint unit = entry & ENTRY_INDEX_MASK;
+            uint code = entry >> ENTRY_INDEX_BITS;
+            uint lod = min(code >= uint(ROUTE_FAR_FIELD) ? code - uint(ROUTE_FAR_FIELD) : code,
+                           uint(MAX_LODS) - 1u);
             if (unit < uint(infos.length()) && unit < uint(placements.length())
                 && unit < uint(anim_states.length())) {
-                draw_unit(type_index, unit);
+                draw_unit(type_index, unit, lod, set);
+                set ^= 1u;
             }
         }
         // The next unit overwrites the shared vertices.

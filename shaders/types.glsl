@@ -82,10 +82,6 @@ struct FarFieldMesh {
     uint index_count;
     uint first_vertex;
     uint vertex_count;
-    uint lod;
-    uint pad0;
-    uint pad1;
-    uint pad2;
 };
 
 struct ClipInfo {

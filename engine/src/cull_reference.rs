@@ -29,7 +29,8 @@ pub const MIN_LOD_DISTANCE: f32 = 1.0 / 1024.0;
 pub struct ReferenceBatch<'a> {
     pub infos: &'a [UnitInfo],
     pub placements: &'a [UnitPlacement],
-    /// The route each instance took last frame; updated for visible ones.
+    /// The route code each instance took last frame (see [`choose_route`]);
+    /// updated for visible ones.
     pub routes: &'a mut [u32],
 }
 
@@ -39,7 +40,7 @@ pub struct ReferenceOutput {
     /// `instanceCount` of each command: what was appended, clamped to the
     /// capacity of the region it was appended to.
     pub instance_counts: Vec<u32>,
-    /// Every entry appended to each command's region (`index | route << ENTRY_INDEX_BITS`),
+    /// Every entry appended to each command's region (`index | code << ENTRY_INDEX_BITS`),
     /// sorted; the GPU writes them in any order, and only the first
     /// `instance_counts[c]` of them when a region overflows.
     pub appended: Vec<Vec<u32>>,
@@ -131,22 +132,22 @@ fn coarsest_fitting(
         .unwrap_or(floor)
 }
 
-/// The route of a visible instance this frame, given last frame's.
+/// The route code of a visible instance this frame, given last frame's: its
+/// LOD, plus `ROUTE_FAR_FIELD` when the far field draws it.
 ///
-/// The far field (where the type has one and `far_field_px > 0`) takes
-/// instances whose sphere projects within `far_field_px` pixels; an instance
-/// enters it only within `far_field_px * (1 - hysteresis)`. Otherwise a mesh
-/// LOD: without history the coarsest LOD whose projected error is at most the
-/// threshold; with it, while the previous LOD still fits the threshold it is
-/// kept, unless a coarser one fits the tighter threshold
-/// `threshold * (1 - hysteresis)`; once it no longer fits, the coarsest LOD
-/// that fits the threshold is taken. Leaving the far field starts from the
-/// coarsest LOD.
+/// One LOD rule serves both paths: without history the coarsest LOD whose
+/// projected error is at most the threshold; with it, while the previous LOD
+/// still fits the threshold it is kept, unless a coarser one fits the tighter
+/// threshold `threshold * (1 - hysteresis)`; once it no longer fits, the
+/// coarsest LOD that fits the threshold is taken. The far field (where the
+/// type has one and `far_field_px > 0`) then takes instances whose sphere
+/// projects within `far_field_px` pixels; an instance enters it only within
+/// `far_field_px * (1 - hysteresis)`.
 pub fn choose_route(
     sphere: &Sphere,
     type_info: &TypeInfo,
     globals: &CullGlobals,
-    previous_route: u32,
+    previous_code: u32,
 ) -> u32 {
     let lod_count = type_info.lod_count.clamp(1, MAX_LODS);
     let camera = globals.camera_position;
@@ -161,19 +162,15 @@ pub fn choose_route(
     let size_px = (sphere.radius * 2.0) * globals.pixels_per_unit;
     let threshold = globals.lod_threshold_px;
     let tight_threshold = threshold * (1.0 - globals.lod_hysteresis);
-    let far_field_open =
-        globals.far_field_px > 0.0 && type_info.routes[ROUTE_FAR_FIELD as usize].capacity > 0;
-    let far_limit = if previous_route == ROUTE_FAR_FIELD {
-        globals.far_field_px
+    let previous_far = previous_code >= ROUTE_FAR_FIELD;
+    let previous = if previous_far {
+        previous_code - ROUTE_FAR_FIELD
     } else {
-        globals.far_field_px * (1.0 - globals.lod_hysteresis)
-    };
-    if far_field_open && projects_within(size_px, distance_squared, far_limit) {
-        return ROUTE_FAR_FIELD;
+        previous_code
     }
-    let previous = previous_route.min(lod_count - 1);
+    .min(lod_count - 1);
     let previous_error = type_info.routes[previous as usize].error;
-    if !error_fits(previous_error, size_px, distance_squared, threshold) {
+    let lod = if !error_fits(previous_error, size_px, distance_squared, threshold) {
         coarsest_fitting(
             type_info,
             0,
@@ -191,7 +188,24 @@ pub fn choose_route(
             distance_squared,
             tight_threshold,
         )
+    };
+    let far_field_open =
+        globals.far_field_px > 0.0 && type_info.routes[ROUTE_FAR_FIELD as usize].capacity > 0;
+    let far_limit = if previous_far {
+        globals.far_field_px
+    } else {
+        globals.far_field_px * (1.0 - globals.lod_hysteresis)
+    };
+    if far_field_open && projects_within(size_px, distance_squared, far_limit) {
+        ROUTE_FAR_FIELD + lod
+    } else {
+        lod
     }
+}
+
+/// The route (the index into `TypeInfo::routes`) of a route code.
+pub fn route_of(code: u32) -> u32 {
+    code.min(ROUTE_FAR_FIELD)
 }
 
 /// Culls one batch as the shader does: updates the routes of visible
@@ -221,9 +235,9 @@ pub fn cull(
         if !in_frustum(&sphere, &globals.planes) {
             continue;
         }
-        let route = choose_route(&sphere, &type_info, globals, batch.routes[index]);
-        batch.routes[index] = route;
-        let target = type_info.routes[route as usize];
+        let code = choose_route(&sphere, &type_info, globals, batch.routes[index]);
+        batch.routes[index] = code;
+        let target = type_info.routes[route_of(code) as usize];
         let command = target.command as usize;
         if command >= output.instance_counts.len() {
             continue;
@@ -231,7 +245,7 @@ pub fn cull(
         let list_base = target.list_base.min(output.instance_list_len);
         let capacity = target.capacity.min(output.instance_list_len - list_base);
         let appended = &mut output.appended[command];
-        let entry = index as u32 | (route << ENTRY_INDEX_BITS);
+        let entry = index as u32 | (code << ENTRY_INDEX_BITS);
         let position = appended.binary_search(&entry).unwrap_or_else(|at| at);
         appended.insert(position, entry);
         output.instance_counts[command] = (appended.len() as u32).min(capacity);

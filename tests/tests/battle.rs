@@ -169,6 +169,7 @@ fn headless_with(
     let options = HeadlessOptions {
         steps,
         render_every,
+        warmup_frames: None,
         width: 320,
         height: 180,
         camera: BattleCamera::Front,

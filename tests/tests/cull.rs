@@ -647,8 +647,8 @@ fn edge_cases() -> Vec<EdgeCase> {
         (MAX_TYPES as u32, [0.0, 0.0, -10.0], 1.0, 0.0, 1, None),
     ];
     // LOD errors 1/d (LOD 1) and 4/d (LOD 2) pixels at distance d. Expected
-    // LOD for each previous route 0, 1, 2 (3, the far field and garbage read
-    // as 2, the coarsest LOD).
+    // LOD for each previous LOD 0, 1, 2 (3 and garbage read as 2, the
+    // coarsest LOD; a far-field code as the LOD it carries).
     let table: [(f32, [u32; 3]); 7] = [
         (1.0, [0, 1, 1]),
         (2.0, [1, 1, 1]),
@@ -659,8 +659,13 @@ fn edge_cases() -> Vec<EdgeCase> {
         (16.0, [2, 2, 2]),
     ];
     for (distance, lods) in table {
-        for previous in [0, 1, 2, 3, ROUTE_FAR_FIELD, u32::MAX] {
-            let lod = lods[previous.min(2) as usize];
+        for previous in [0, 1, 2, 3, ROUTE_FAR_FIELD, ROUTE_FAR_FIELD + 1, u32::MAX] {
+            let previous_lod = if previous >= ROUTE_FAR_FIELD {
+                previous - ROUTE_FAR_FIELD
+            } else {
+                previous
+            };
+            let lod = lods[previous_lod.min(2) as usize];
             cases.push((
                 LOD_TYPE,
                 [0.0, 0.0, -distance],
@@ -882,13 +887,13 @@ fn far_field_moves(
             continue;
         }
         let (was, is) = (
-            before[index] == ROUTE_FAR_FIELD,
-            instances.routes[index] == ROUTE_FAR_FIELD,
+            before[index] >= ROUTE_FAR_FIELD,
+            instances.routes[index] >= ROUTE_FAR_FIELD,
         );
         moves.far += usize::from(is);
         moves.entered += usize::from(is && !was);
         moves.left += usize::from(was && !is);
-        if is && was && choose_route(&sphere, type_info, globals, 0) != ROUTE_FAR_FIELD {
+        if is && was && choose_route(&sphere, type_info, globals, 0) < ROUTE_FAR_FIELD {
             moves.held += 1;
         }
     }
@@ -941,14 +946,18 @@ fn far_field_routes_match_the_reference(tier: Tier) {
                 .get(info.type_index as usize)
                 .is_some_and(|t| t.routes[ROUTE_FAR_FIELD as usize].capacity > 0);
             if !far_type {
-                assert_ne!(
-                    scene.units.routes[index], ROUTE_FAR_FIELD,
-                    "{what}: unit {index}"
+                assert!(
+                    scene.units.routes[index] < ROUTE_FAR_FIELD,
+                    "{what}: unit {index} went to the far field"
                 );
             }
         }
         assert!(
-            !scene.props.routes.contains(&ROUTE_FAR_FIELD),
+            scene
+                .props
+                .routes
+                .iter()
+                .all(|&code| code < ROUTE_FAR_FIELD),
             "{what}: a prop went to the far field"
         );
         let far_entries = far_field_entries(&scene, &expected);

@@ -6,7 +6,7 @@
 //! validation (synchronization included) stays silent. The image is written
 //! to `target/test-output/hud.png` for a look.
 
-use horde::renderer::DrawStats;
+use horde::renderer::{BudgetStatus, DrawStats};
 use horde_tests::{finish, gpu_context, offscreen_renderer, output_dir};
 use horde_tools::first_scene::{first_scene, first_scene_camera};
 use horde_tools::hud::{new_context, run_panel, HudStats, SimulationClock};
@@ -64,6 +64,12 @@ fn hud_draws_over_the_scene_with_clean_validation() {
             frame_ms: 16.7,
             gpu_ms: &gpu_ms,
             draw: &stats_draw,
+            budget: Some(BudgetStatus {
+                budget_ms: 16.6,
+                measured_ms: Some(15.2),
+                far_field_px: 24.0,
+                lod_threshold_px: 1.4,
+            }),
             tier: "desktop",
             encoding: "mat3x4",
             cinematic: false,

@@ -162,6 +162,7 @@ fn window_with_hud_and_camera_controls_runs_cleanly() {
             *last_lines.lock().expect("HUD lines") = lines.clone();
             lines
         })),
+        budget_ms: Some(16.6),
     });
     if let Some(xvfb) = xvfb.as_mut() {
         let _ = xvfb.kill();

@@ -56,6 +56,10 @@ pub struct HeadlessOptions {
     pub steps: u32,
     /// One frame is rendered per this many steps (the last may cover fewer).
     pub render_every: u32,
+    /// Rendered frames left out of the timings (default: a quarter of them,
+    /// at most 30): the first frames compile, fill caches and, with a
+    /// budget, let the controller settle.
+    pub warmup_frames: Option<u32>,
     pub width: u32,
     pub height: u32,
     pub camera: BattleCamera,
@@ -83,6 +87,15 @@ pub struct Sample {
 }
 
 /// The headless run's report.
+/// What the frame budget chose (`Renderer::budget`).
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct BudgetReport {
+    pub budget_ms: f32,
+    pub measured_ms: Option<f32>,
+    pub far_field_px: f32,
+    pub lod_threshold_px: f32,
+}
+
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Report {
     pub device: String,
@@ -103,6 +116,9 @@ pub struct Report {
     /// Whether the far field drew the distant units, and below how many
     /// pixels (at the end of the run, after any budget adaptation).
     pub far_field: String,
+    /// The frame budget, its filtered cost and the far-field size and LOD
+    /// threshold it chose, at the end of the run; none without a budget.
+    pub budget: Option<BudgetReport>,
     /// GPU milliseconds per pass over the frames after warm-up.
     pub gpu_ms: Vec<ScopeStats>,
     pub cpu_ms_median: f64,
@@ -184,7 +200,10 @@ pub fn run_headless(
         .unwrap_or_default();
     let render_every = options.render_every.max(1);
     let frames = options.steps.div_ceil(render_every);
-    let warmup = (frames / 4).min(30);
+    let warmup = options
+        .warmup_frames
+        .unwrap_or((frames / 4).min(30))
+        .min(frames.saturating_sub(1));
     let progress = progress_bar(options);
     let mut cpu_ms = Vec::new();
     let mut timeline = Vec::new();
@@ -241,6 +260,12 @@ pub fn run_headless(
         } else {
             "off".to_owned()
         },
+        budget: renderer.budget().map(|status| BudgetReport {
+            budget_ms: status.budget_ms,
+            measured_ms: status.measured_ms,
+            far_field_px: status.far_field_px,
+            lod_threshold_px: status.lod_threshold_px,
+        }),
         gpu_ms: renderer.profiler.stats(),
         cpu_ms_median: percentile(&cpu_ms, 0.5),
         cpu_ms_p95: percentile(&cpu_ms, 0.95),

@@ -16,7 +16,7 @@
 use egui::{Color32, RichText};
 use horde::camera::Camera;
 use horde::passes::hud::HudDraw;
-use horde::renderer::{DrawStats, RenderSettings};
+use horde::renderer::{BudgetStatus, DrawStats, RenderSettings};
 use winit::event::WindowEvent;
 use winit::window::Window;
 
@@ -70,6 +70,9 @@ pub struct HudStats<'a> {
     /// GPU milliseconds per profiler scope (`Profiler::last_frame`).
     pub gpu_ms: &'a [(&'static str, f64)],
     pub draw: &'a DrawStats,
+    /// The frame budget's target, its measured cost and the thresholds it
+    /// chose, while one steers the frame.
+    pub budget: Option<BudgetStatus>,
     /// Device tier and bone encoding, as words.
     pub tier: &'a str,
     pub encoding: &'a str,
@@ -246,6 +249,26 @@ fn statistics(ui: &mut egui::Ui, stats: &HudStats) {
             };
             for (name, ms) in stats.gpu_ms {
                 row(ui, &format!("GPU {name}"), format!("{ms:8.3} ms"));
+            }
+            if let Some(budget) = stats.budget {
+                let measured = budget
+                    .measured_ms
+                    .map_or("-".to_owned(), |ms| format!("{ms:.1}"));
+                row(
+                    ui,
+                    "frame budget",
+                    format!("{measured} of {:.1} ms", budget.budget_ms),
+                );
+                row(
+                    ui,
+                    "far field below",
+                    format!("{:8.1} px", budget.far_field_px),
+                );
+                row(
+                    ui,
+                    "LOD error",
+                    format!("{:8.2} px", budget.lod_threshold_px),
+                );
             }
             for (lod, count) in stats.draw.units_per_lod.iter().enumerate() {
                 row(ui, &format!("units LOD {lod}"), format!("{count:>11}"));

@@ -244,10 +244,10 @@ pub struct DrawCommand {
 }
 const _: () = assert!(size_of::<DrawCommand>() == size_of::<vk::DrawIndexedIndirectCommand>());
 
-/// The mesh the far field rasterizes for a unit type: the coarsest of its
-/// LODs whose error fits the LOD threshold at the far-field size (uniform
-/// buffer `FarMeshes`, one per type, written every frame; see
-/// `passes/far_field.rs`).
+/// The mesh the far field rasterizes for one (unit type, LOD): that LOD, or
+/// the finest coarser one within the far field's vertex limit (uniform
+/// buffer `FarMeshes`, `[type * MAX_LODS + lod]`, written when the pass is
+/// created; see `passes/far_field.rs`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable, PartialEq, Eq)]
 pub struct FarFieldMesh {
@@ -260,14 +260,8 @@ pub struct FarFieldMesh {
     pub first_vertex: u32,
     /// Vertices of the LOD.
     pub vertex_count: u32,
-    /// Which LOD it is: a unit the far field cannot take is appended to
-    /// this LOD's instance list instead.
-    pub lod: u32,
-    pub pad0: u32,
-    pub pad1: u32,
-    pub pad2: u32,
 }
-const _: () = assert!(size_of::<FarFieldMesh>() == 32);
+const _: () = assert!(size_of::<FarFieldMesh>() == 16);
 
 /// One clip in the bone texture (uniform buffer `Clips`).
 #[repr(C)]
@@ -502,11 +496,7 @@ pub fn layouts() -> Vec<(&'static str, Vec<(&'static str, usize)>)> {
             first_index,
             index_count,
             first_vertex,
-            vertex_count,
-            lod,
-            pad0,
-            pad1,
-            pad2
+            vertex_count
         }),
         layout!(ClipInfo {
             first_texel,

@@ -31,7 +31,7 @@
 use rayon::prelude::*;
 
 use crate::config::{FRAMES_IN_FLIGHT, MAX_ROUTES};
-use crate::cull_reference::{choose_route, in_frustum, world_sphere};
+use crate::cull_reference::{choose_route, in_frustum, route_of, world_sphere};
 use crate::frame::Frame;
 use crate::gpu_types::{
     CullGlobals, TypeInfo, UnitInfo, UnitPlacement, ENTRY_INDEX_BITS, MAX_TYPES,
@@ -98,7 +98,7 @@ fn cull_batch(
                     continue;
                 }
                 *route = choose_route(&sphere, type_info, globals, *route);
-                let command = type_info.routes[*route as usize].command as usize;
+                let command = type_info.routes[route_of(*route) as usize].command as usize;
                 if let Some(list) = appended.get_mut(command) {
                     list.push(index as u32 | (*route << ENTRY_INDEX_BITS));
                 }

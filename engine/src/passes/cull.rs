@@ -7,8 +7,9 @@
 //!   INACTIVE_TYPE` marks an empty slot. The pass reads `type_index` and
 //!   `scale`.
 //! - `placements`: [`UnitPlacement`] (16 B): position and heading.
-//! - `routes`: one u32 per instance, owned by this pass: the route it took
-//!   last frame (a mesh LOD, or `ROUTE_FAR_FIELD`), for hysteresis.
+//! - `routes`: one u32 per instance, owned by this pass: the route code it
+//!   took last frame, for hysteresis: its LOD, plus `ROUTE_FAR_FIELD` when
+//!   the far field drew it (the far field draws a LOD too).
 //! - `types`: uniform `TypeInfo types[MAX_TYPES]`. Per type: the model-space
 //!   bounding sphere, `lod_count`, and per route `routes[r]`: the LOD's
 //!   simplification error (a fraction of the model size; 0 for LOD 0), its
@@ -18,7 +19,7 @@
 //!   at the head, then the instance lists. Only `instance_count` changes;
 //!   `template_commands` holds the same commands with `instance_count = 0`
 //!   and is copied over the head at the start of the pass. List entries are
-//!   `source index | route << ENTRY_INDEX_BITS`, each region filled from its
+//!   `source index | route code << ENTRY_INDEX_BITS`, each region filled from its
 //!   start; the draw reads them as a per-instance vertex attribute.
 //! - [`CullGlobals`] (uniform, one host-visible buffer per frame slot): six
 //!   inward frustum planes (the sixth is the far plane at the max draw
@@ -34,18 +35,19 @@
 //!    plus the position; radius × scale.
 //! 2. Frustum: visible when `dot(n, c) + w >= -r` for all six planes.
 //! 3. Route. The projected size is `2r * pixels_per_unit / max(distance,
-//!    MIN_LOD_DISTANCE)` pixels. Where the type has a far field and
-//!    `far_field_px > 0`, an instance whose projected size is at most
-//!    `far_field_px` goes there (entering only below
-//!    `far_field_px * (1 - hysteresis)`). Otherwise a mesh LOD: the projected
-//!    error of LOD `l` is `error[l]` × the projected size. Hysteresis against
-//!    last frame's LOD `p` (clamped to the type's LOD count; the coarsest after
-//!    the far field): while `p` fits the threshold it stays, unless a coarser
-//!    LOD fits `threshold * (1 - hysteresis)`, which is then taken (the
-//!    coarsest such); once `p` no longer fits, the coarsest LOD that fits the
-//!    threshold is taken. Every comparison is squared, so only additions and
-//!    multiplications decide and the CPU reference matches bit for bit.
-//! 4. The new route is stored back; invisible instances keep theirs.
+//!    MIN_LOD_DISTANCE)` pixels and the projected error of LOD `l` is
+//!    `error[l]` × that size. The LOD, with hysteresis against last frame's
+//!    LOD `p` (clamped to the type's LOD count): while `p` fits the
+//!    threshold it stays, unless a coarser LOD fits `threshold * (1 -
+//!    hysteresis)`, which is then taken (the coarsest such); once `p` no
+//!    longer fits, the coarsest LOD that fits the threshold is taken. Then
+//!    the path: where the type has a far field and `far_field_px > 0`, an
+//!    instance whose projected size is at most `far_field_px` goes to the
+//!    far field, which draws that LOD (entering only below
+//!    `far_field_px * (1 - hysteresis)`); the rest are drawn as meshes.
+//!    Every comparison is squared, so only additions and multiplications
+//!    decide and the CPU reference matches bit for bit.
+//! 4. The new route code is stored back; invisible instances keep theirs.
 //! 5. Append: lanes of a subgroup with the same command elect a leader, which
 //!    does one `atomicAdd` on `instance_count` for all of them; each lane
 //!    writes its entry at `list_base + first slot + its rank among them`. Past

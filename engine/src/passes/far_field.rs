@@ -13,15 +13,17 @@
 //! - Input: the far-field route's instance list of each unit type, which the
 //!   cull pass filled (region `types[t].routes[ROUTE_FAR_FIELD]`, count in
 //!   that route's draw command, whose `index_count` stays 0 so the raster
-//!   never draws it). Entries are `unit | ROUTE_FAR_FIELD << ENTRY_INDEX_BITS`.
-//! - `FarMeshes`: uniform [`FarFieldMesh`] per type (host-visible, one per
-//!   frame slot, written every frame): the index and vertex range of the LOD
-//!   the far field draws. That is the coarsest LOD whose projected error at
-//!   the far-field size fits the LOD threshold ([`far_field_meshes`]), the
-//!   rule the cull applies to meshes: the generated knight's coarsest LOD
-//!   (14 triangles, error 19 % of its size) is a few blobs, while its LOD 2
-//!   (592 triangles, 4.8 %) fits 1 px at 12 px. A type whose coarsest LOD
-//!   has more than `FAR_FIELD_MAX_VERTICES` vertices has no far-field region
+//!   never draws it). Entries are `unit | (ROUTE_FAR_FIELD + lod) <<
+//!   ENTRY_INDEX_BITS`: the cull picks each far unit's LOD by the rule it
+//!   applies to meshes (projected error within the LOD threshold, with
+//!   hysteresis), so a unit shows the same LOD on both sides of the
+//!   transition, and the many units a few pixels tall draw the coarsest.
+//! - `FarMeshes`: uniform [`FarFieldMesh`] per (type, LOD),
+//!   `[type * MAX_LODS + lod]`, written once: the index and vertex range the
+//!   far field draws for that LOD ([`far_field_meshes`]). A LOD with more
+//!   than `FAR_FIELD_MAX_VERTICES` vertices (they are skinned into shared
+//!   memory) maps to the finest coarser LOD within the limit; a type whose
+//!   coarsest LOD is over it has no far-field region
 //!   (`world::types::layout_regions`), so cull keeps it a mesh.
 //! - The visibility buffer: one `u64` per pixel of the target, row by row,
 //!   `reverse-Z depth as f32 bits << 32 | colour`. Positive floats order as
@@ -45,11 +47,18 @@
 //!    a second colour for the back of double-sided materials). All of it
 //!    goes to shared memory: each vertex is skinned once per unit, not once
 //!    per triangle, and triangles read their corners from shared memory.
-//! 2. Check: the lanes share the triangles. One that crosses the near plane
-//!    or spans more than `FAR_FIELD_MAX_TRIANGLE_PX` on screen (the unit is
-//!    near after all: a frozen cull camera, a wide lens) sends the whole
-//!    unit to the raster: it is appended to the instance list of the same
-//!    LOD, which the draw pass then draws. Nothing visible is dropped.
+//!    Shared atomics gather on which sides of the near plane the vertices
+//!    lie and their snapped box.
+//! 2. Check, per unit: all vertices before the near plane draw nothing;
+//!    some on each side (a triangle may cross the plane, which the compute
+//!    rasterizer must not take) send the unit to the raster: it is
+//!    appended to the instance list of its LOD, which the draw pass then
+//!    draws. Only a box over `FAR_FIELD_MAX_TRIANGLE_PX` (a unit larger
+//!    than the far-field size: a frozen cull camera, a wide lens, a large
+//!    budget-chosen size) checks its triangles one by one, and one too
+//!    large sends the unit to the raster. Nothing visible is dropped. Two
+//!    sets of these shared values, alternating by unit, let lane 0 reset
+//!    the next unit's set while this one rasterizes: two barriers a unit.
 //! 3. Rasterize: back faces are dropped (or lit with the flipped normal
 //!    for double-sided materials, as the raster does); each triangle tests
 //!    the pixel centres of its snapped box with integer edge functions and
@@ -82,9 +91,7 @@
 use ash::vk;
 
 use crate::barriers::{uses, Access, BufferUse};
-use crate::config::{
-    FAR_FIELD_MAX_VERTICES, FAR_FIELD_WORKGROUP_SIZE, FRAMES_IN_FLIGHT, ROUTE_FAR_FIELD,
-};
+use crate::config::{FAR_FIELD_MAX_VERTICES, FAR_FIELD_WORKGROUP_SIZE, MAX_LODS, ROUTE_FAR_FIELD};
 use crate::context::Context;
 use crate::frame::{ComputePipeline, Frame};
 use crate::frames::Descriptor;
@@ -105,49 +112,39 @@ const MAX_GROUPS: u32 = 16_384;
 pub struct FarFieldPass {
     visibility: Option<Buffer>,
     extent: vk::Extent2D,
-    /// Uniform `FarFieldMesh[MAX_TYPES]`, one host-visible buffer per frame
-    /// slot.
-    meshes: Vec<Buffer>,
+    /// Uniform `FarFieldMesh[MAX_TYPES * MAX_LODS]`, written once.
+    meshes: Buffer,
     resolve: Pipeline,
     raster: ComputePipeline,
     bone_sampler: Sampler,
     atlas_sampler: Sampler,
 }
 
-/// The far field's mesh of each type (none for props and types without a
-/// far-field region): the coarsest LOD whose projected error at the
-/// far-field size, `error * far_field_px`, is within `lod_threshold_px` (the
-/// rule the cull applies to meshes, so a unit looks the same on both sides
-/// of the transition), but no finer than the far field's vertex limit.
-pub fn far_field_meshes(
-    world: &World,
-    far_field_px: f32,
-    lod_threshold_px: f32,
-) -> Vec<FarFieldMesh> {
-    let mut meshes = vec![FarFieldMesh::default(); MAX_TYPES];
-    for (mesh, world_type) in meshes.iter_mut().zip(&world.types) {
-        if world_type.info.routes[ROUTE_FAR_FIELD as usize].capacity == 0
-            || world_type.lods.is_empty()
-        {
+/// The far field's mesh of every (type, LOD), `[type * MAX_LODS + lod]`:
+/// that LOD, or where it has more than `FAR_FIELD_MAX_VERTICES` vertices
+/// the finest coarser one within the limit. Empty for props, types without
+/// a far-field region and LODs past the type's count.
+pub fn far_field_meshes(world: &World) -> Vec<FarFieldMesh> {
+    let mut meshes = vec![FarFieldMesh::default(); MAX_TYPES * MAX_LODS as usize];
+    for (type_meshes, world_type) in meshes.chunks_mut(MAX_LODS as usize).zip(&world.types) {
+        if world_type.info.routes[ROUTE_FAR_FIELD as usize].capacity == 0 {
             continue;
         }
-        let error = |lod: usize| world_type.info.routes[lod].error;
-        let mut chosen = world_type.lods.len() - 1;
-        while chosen > 0
-            && error(chosen) * far_field_px > lod_threshold_px
-            && world_type.lods[chosen - 1].vertex_count <= FAR_FIELD_MAX_VERTICES
-        {
-            chosen -= 1;
+        for (lod, mesh) in type_meshes.iter_mut().enumerate() {
+            let drawn = world_type
+                .lods
+                .iter()
+                .skip(lod)
+                .find(|range| range.vertex_count <= FAR_FIELD_MAX_VERTICES);
+            if let (Some(range), true) = (drawn, lod < world_type.lods.len()) {
+                *mesh = FarFieldMesh {
+                    first_index: range.first_index,
+                    index_count: range.index_count,
+                    first_vertex: range.vertex_offset.max(0) as u32,
+                    vertex_count: range.vertex_count,
+                };
+            }
         }
-        let lod = &world_type.lods[chosen];
-        *mesh = FarFieldMesh {
-            first_index: lod.first_index,
-            index_count: lod.index_count,
-            first_vertex: lod.vertex_offset.max(0) as u32,
-            vertex_count: lod.vertex_count,
-            lod: chosen as u32,
-            ..FarFieldMesh::default()
-        };
     }
     meshes
 }
@@ -210,17 +207,15 @@ impl FarFieldPass {
             },
             &[],
         )?;
-        let meshes = (0..FRAMES_IN_FLIGHT)
-            .map(|slot| {
-                Buffer::new(
-                    ctx,
-                    &format!("far field meshes {slot}"),
-                    (MAX_TYPES * std::mem::size_of::<FarFieldMesh>()) as u64,
-                    vk::BufferUsageFlags::UNIFORM_BUFFER,
-                    gpu_allocator::MemoryLocation::CpuToGpu,
-                )
-            })
-            .collect::<Result<Vec<_>, Error>>()?;
+        let table = far_field_meshes(world);
+        let mut meshes = Buffer::new(
+            ctx,
+            "far field meshes",
+            std::mem::size_of_val(table.as_slice()) as u64,
+            vk::BufferUsageFlags::UNIFORM_BUFFER,
+            gpu_allocator::MemoryLocation::CpuToGpu,
+        )?;
+        meshes.write(0, &table)?;
         Ok(FarFieldPass {
             visibility: None,
             extent: vk::Extent2D::default(),
@@ -272,23 +267,16 @@ impl FarFieldPass {
 
     /// Records the clear of the visibility buffer and the rasterization of
     /// every far-field unit into it, after the cull pass. `globals` is this
-    /// frame's `FrameGlobals` (camera, light, fog); `far_field_px` and
-    /// `lod_threshold_px` (bias applied) pick each type's LOD.
+    /// frame's `FrameGlobals` (camera, light, fog).
     pub fn record(
         &mut self,
         frame: &mut Frame,
         world: &World,
         extent: vk::Extent2D,
         globals: vk::Buffer,
-        (far_field_px, lod_threshold_px): (f32, f32),
     ) -> Result<(), Error> {
         let visibility = self.visibility_for(frame, extent)?;
-        let meshes = self
-            .meshes
-            .get_mut(frame.slot)
-            .ok_or_else(|| Error::Config(format!("frame slot {} out of range", frame.slot)))?;
-        meshes.write(0, &far_field_meshes(world, far_field_px, lod_threshold_px))?;
-        let meshes = meshes.raw;
+        let meshes = self.meshes.raw;
         let b = &world.buffers;
         let far_capacity: u32 = world.types[..world.unit_type_count as usize]
             .iter()

@@ -90,8 +90,8 @@ pub use crate::passes::statistics::DrawStats;
 
 mod settings;
 pub use settings::{
-    Environment, RenderSettings, Strategy, BUDGET_MAX_FAR_FIELD_PX, BUDGET_MIN_FAR_FIELD_PX,
-    DEFAULT_FAR_FIELD_PX,
+    BudgetSource, BudgetStatus, Environment, RenderSettings, Strategy, BUDGET_MAX_FAR_FIELD_PX,
+    BUDGET_MIN_FAR_FIELD_PX, DEFAULT_FAR_FIELD_PX,
 };
 
 /// What happened to a window frame.
@@ -304,7 +304,7 @@ impl Renderer {
     }
 
     /// With a frame budget, sets the far-field size from the last frame's
-    /// GPU time; without one, forgets the controller.
+    /// GPU time (or cost model); without one, forgets the controller.
     fn follow_budget(&mut self) {
         let Some(budget_ms) = self.settings.budget_ms.filter(|_| self.far_field.is_some()) else {
             self.budget = None;
@@ -320,15 +320,32 @@ impl Renderer {
             )
         });
         controller.budget_ms = budget_ms;
-        let last_frame = self
-            .profiler
-            .last_frame()
-            .iter()
-            .find(|(name, _)| *name == "frame");
-        if let Some(&(_, ms)) = last_frame {
-            controller.update(ms as f32);
+        let measured = match self.settings.budget_source {
+            BudgetSource::GpuTimestamps => self
+                .profiler
+                .last_frame()
+                .iter()
+                .find(|(name, _)| *name == "frame")
+                .map(|&(_, ms)| ms as f32),
+            // Nothing to model until the first statistics arrive.
+            BudgetSource::Model(cost) => {
+                Some(cost(&self.stats)).filter(|_| !self.stats.units_per_lod.is_empty())
+            }
+        };
+        if let Some(ms) = measured {
+            controller.update(ms);
         }
         self.settings.far_field_px = controller.far_field_px();
+    }
+
+    /// The budget controller's state, while a budget steers the frame.
+    pub fn budget(&self) -> Option<BudgetStatus> {
+        self.budget.as_ref().map(|controller| BudgetStatus {
+            budget_ms: controller.budget_ms,
+            measured_ms: controller.measured_ms(),
+            far_field_px: controller.far_field_px(),
+            lod_threshold_px: self.settings.lod_threshold_px * controller.lod_threshold_scale(),
+        })
     }
 
     /// The frame: every pass, in order, into `framebuffer`.
@@ -355,7 +372,11 @@ impl Renderer {
             settings.cull_camera.as_ref().unwrap_or(camera),
             extent.width.max(1) as f32 / extent.height.max(1) as f32,
             extent.height.max(1) as f32,
-            settings.lod_threshold_px,
+            settings.lod_threshold_px
+                * self
+                    .budget
+                    .as_ref()
+                    .map_or(1.0, BudgetController::lod_threshold_scale),
             settings.lod_bias,
             settings.lod_hysteresis,
             settings.max_draw_distance,
@@ -412,13 +433,7 @@ impl Renderer {
                     self.cull
                         .record(frame, &cull, &world.cull_targets(), &world.cull_batches())?;
                     if let Some(far_field) = far_field.as_deref_mut() {
-                        far_field.record(
-                            frame,
-                            world,
-                            extent,
-                            target.globals,
-                            (cull.far_field_px, cull.lod_threshold_px),
-                        )?;
+                        far_field.record(frame, world, extent, target.globals)?;
                     }
                     inputs.far_field = far_field.as_deref();
                 }

@@ -120,9 +120,34 @@ pub struct RenderSettings {
     /// The GPU-driven frame or a baseline.
     pub strategy: Strategy,
     /// A GPU frame-time budget in milliseconds: where set (and the device
-    /// has the far field), `far_field_px` follows it, adapted every frame
-    /// from the profiler's last frame time (see `far_field_budget`).
+    /// has the far field), `far_field_px` and the LOD threshold follow it,
+    /// adapted every frame from the frame time (see `far_field_budget`).
     pub budget_ms: Option<f32>,
+    /// Where the budget's frame time comes from.
+    pub budget_source: BudgetSource,
+}
+
+/// The frame time the budget controller acts on.
+#[derive(Clone, Copy, Debug, Default)]
+pub enum BudgetSource {
+    /// The profiler's GPU timestamps of the last measured frame.
+    #[default]
+    GpuTimestamps,
+    /// A cost model over the last frame's statistics (visible units per
+    /// LOD, far-field units), for a reproducible run: the headless test of
+    /// the controller, or a budget study on a device without timestamps.
+    Model(fn(&crate::passes::statistics::DrawStats) -> f32),
+}
+
+/// What the budget controller is doing, for a HUD or a report.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BudgetStatus {
+    pub budget_ms: f32,
+    /// The averaged frame time of its last decision, once there was one.
+    pub measured_ms: Option<f32>,
+    /// The far-field size and the LOD threshold it chose, pixels.
+    pub far_field_px: f32,
+    pub lod_threshold_px: f32,
 }
 
 /// The far-field size the renderer starts with where the device has the far
@@ -147,6 +172,7 @@ impl Default for RenderSettings {
             skinning: true,
             strategy: Strategy::GpuDriven,
             budget_ms: None,
+            budget_source: BudgetSource::GpuTimestamps,
         }
     }
 }

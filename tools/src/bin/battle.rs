@@ -77,6 +77,10 @@ struct Args {
     /// Headless: render one frame per this many steps.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     render_every: u32,
+    /// Headless: rendered frames left out of the timings (default: a
+    /// quarter of them, at most 30).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=10_000_000))]
+    warmup: Option<u32>,
     /// Headless: where to write the last frame (.png, .jpg or .jpeg).
     #[arg(long)]
     screenshot: Option<PathBuf>,
@@ -119,10 +123,15 @@ struct Args {
     /// simulates: they are refused with that reason.
     #[arg(long, value_parser = parse_strategy, default_value = "gpu-driven")]
     strategy: Strategy,
-    /// Headless: GPU frame budget in milliseconds the far-field size adapts to.
-    #[arg(long, value_parser = positive)]
-    budget_ms: Option<f32>,
+    /// GPU frame budget in milliseconds: the far-field size and the LOD
+    /// threshold adapt to it every frame (0: fixed thresholds, as set by
+    /// --far-field-px and --lod-bias).
+    #[arg(long, value_parser = non_negative, default_value_t = DEFAULT_BUDGET_MS)]
+    budget_ms: f32,
 }
+
+/// 60 frames per second.
+const DEFAULT_BUDGET_MS: f32 = 16.6;
 
 /// `role=clip`.
 fn parse_clip_map(text: &str) -> Result<(String, String), String> {
@@ -142,7 +151,20 @@ fn positive(text: &str) -> Result<f32, String> {
     }
 }
 
+/// A finite number, 0 or above.
+fn non_negative(text: &str) -> Result<f32, String> {
+    match text.parse::<f32>() {
+        Ok(value) if value.is_finite() && value >= 0.0 => Ok(value),
+        _ => Err(format!("{text} is not a finite number, 0 or above")),
+    }
+}
+
 impl Args {
+    /// The frame budget, unless turned off.
+    fn budget_ms(&self) -> Option<f32> {
+        Some(self.budget_ms).filter(|&ms| ms > 0.0)
+    }
+
     fn encoding(&self) -> BoneEncoding {
         self.encoding.bone_encoding()
     }
@@ -195,6 +217,7 @@ fn headless(args: &Args) -> Result<()> {
     let options = HeadlessOptions {
         steps: args.frames,
         render_every: args.render_every,
+        warmup_frames: args.warmup,
         width: args.width,
         height: args.height,
         camera: args.camera,
@@ -203,7 +226,7 @@ fn headless(args: &Args) -> Result<()> {
         far_field: args.far_field.on(),
         strategy: args.strategy,
         far_field_px: args.far_field_px,
-        budget_ms: args.budget_ms,
+        budget_ms: args.budget_ms(),
         progress: true,
     };
     let result = check_capacity(
@@ -264,6 +287,7 @@ fn main() -> Result<()> {
         scene_bounds,
         script: Vec::new(),
         on_frame: Some(Box::new(battle_hud)),
+        budget_ms: args.budget_ms(),
     })
     .context("window run failed")?;
     log::info!(

@@ -323,6 +323,7 @@ fn main() -> Result<()> {
                 value: world.live_units().to_string(),
             }]
         })),
+        budget_ms: None,
     })
     .context("window run failed")?;
     log::info!(

@@ -195,12 +195,13 @@ impl App {
         // swapchain, which owns the surface, before the window.
         let surface = unsafe { create_surface(&ctx, display, window_handle) }?;
         let format = choose_format(&ctx, *surface)?;
-        let renderer = Renderer::new(
+        let mut renderer = Renderer::new(
             &ctx,
             format.format,
             vk::ImageLayout::PRESENT_SRC_KHR,
             &self.options.scene,
         )?;
+        renderer.settings.budget_ms = self.options.budget_ms;
         let window_extent = extent_of(window.inner_size());
         let swapchain = Swapchain::new(
             &ctx,
@@ -427,6 +428,7 @@ impl App {
                 frame_ms: self.frame_ms,
                 gpu_ms: renderer.profiler.last_frame(),
                 draw: &renderer.stats,
+                budget: renderer.budget(),
                 tier,
                 encoding,
                 cinematic: self.rig.is_cinematic(),

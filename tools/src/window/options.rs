@@ -71,6 +71,9 @@ pub struct WindowOptions {
     pub scene_bounds: SceneBounds,
     pub script: WindowScript,
     pub on_frame: Option<FrameHook>,
+    /// A GPU frame budget (ms) the far field and LOD threshold adapt to
+    /// (`RenderSettings::budget_ms`); the HUD shows what it chose.
+    pub budget_ms: Option<f32>,
 }
 
 /// What a window run did, for tests and logs.
