@@ -663,3 +663,82 @@ fn a_frame_budget_steers_the_far_field_size() {
         assert!(*sizes.last().unwrap() > start, "{sizes:?}");
     }
 }
+
+/// The budget's cost model in the headless test: milliseconds per visible
+/// unit by LOD (about proportional to the generated knight's vertices per
+/// LOD, through the raster) and per far-field unit.
+fn model_cost(stats: &horde::renderer::DrawStats) -> f32 {
+    const MESH_MS: [f32; 4] = [0.4, 0.16, 0.06, 0.008];
+    const FAR_MS: f32 = 0.002;
+    let mesh: f32 = stats
+        .units_per_lod
+        .iter()
+        .enumerate()
+        .map(|(lod, &count)| count as f32 * MESH_MS[lod.min(MESH_MS.len() - 1)])
+        .sum();
+    mesh + stats.units_far_field as f32 * FAR_MS
+}
+
+/// The frame budget in a headless run, with a synthetic cost (the model
+/// above over the real per-LOD statistics, which arrive as late as GPU
+/// timestamps do): knights from 3 m to 400 m, a budget halfway (in ratio)
+/// between the cost with everything as meshes and with the far field at its
+/// largest. The controller reaches the band below the budget and holds
+/// still: no reversal of direction in the last 60 frames.
+#[test]
+fn the_budget_converges_in_a_headless_run_with_a_model_cost() {
+    let mut ctx = gpu_context(None);
+    let knight = knight();
+    let units: Vec<(Vec3, f32)> = (0..600)
+        .map(|i| {
+            let distance = 3.0 * (400.0f32 / 3.0).powf(i as f32 / 599.0);
+            let across = ((i * 37) % 21) as f32 - 10.0;
+            (Vec3::new(across * 0.08 * distance, 0.0, -distance), 0.0)
+        })
+        .collect();
+    let scene = knight_scene(&knight, &units, &[]);
+    let (mut renderer, target) = horde_tests::offscreen_renderer(&mut ctx, &scene, 160, 90);
+    let camera = Camera::look_at(Vec3::new(0.0, 1.5, 0.0), Vec3::new(0.0, 1.0, -50.0));
+    let mut render = |renderer: &mut horde::renderer::Renderer, frames: u32| {
+        for _ in 0..frames {
+            renderer
+                .render_offscreen(&ctx, &target, &camera, 1.0 / 30.0, false)
+                .expect("frame");
+        }
+        model_cost(&renderer.stats)
+    };
+    renderer.settings.far_field_px = horde::renderer::BUDGET_MIN_FAR_FIELD_PX;
+    let most = render(&mut renderer, 4);
+    renderer.settings.far_field_px = horde::renderer::BUDGET_MAX_FAR_FIELD_PX;
+    let least = render(&mut renderer, 4);
+    assert!(most > 2.0 * least, "model cost {most} to {least}");
+    let budget = (most * least).sqrt();
+    renderer.settings.far_field_px = horde::renderer::DEFAULT_FAR_FIELD_PX;
+    renderer.settings.budget_ms = Some(budget);
+    renderer.settings.budget_source = horde::renderer::BudgetSource::Model(model_cost);
+    let mut sizes = Vec::new();
+    for _ in 0..160 {
+        render(&mut renderer, 1);
+        sizes.push(renderer.settings.far_field_px);
+    }
+    let status = renderer.budget().expect("a budget steers the frame");
+    let cost = render(&mut renderer, 3);
+    drop((renderer, target));
+    finish(ctx);
+    let tail = &sizes[100..];
+    let reversals = tail
+        .windows(3)
+        .filter(|w| (w[1] - w[0]) * (w[2] - w[1]) < 0.0)
+        .count();
+    println!(
+        "budget {budget:.2} ms (costs {least:.2}..{most:.2}): settled at {:.1} px, \
+         LOD threshold {:.2} px, model cost {cost:.2} ms",
+        status.far_field_px, status.lod_threshold_px
+    );
+    assert_eq!(reversals, 0, "the size hunts: {tail:?}");
+    let ratio = cost / budget;
+    assert!(
+        (0.85..=1.02).contains(&ratio),
+        "settled at {ratio:.3} of the budget"
+    );
+}
