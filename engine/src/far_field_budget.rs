@@ -30,9 +30,17 @@
 //!    the frame time falls than the size grows: a gain of 0.35 converges
 //!    for slopes up to 5.
 //!
-//! The tests below simulate a crowd whose frame time falls with the
-//! far-field size, with the measurement delay and noise, and check that it
-//! converges into the band and holds still.
+//! 4. Direction: the curve falls where compute outruns the raster (desktop
+//!    GPUs), but rises where it does not (lavapipe runs the compute
+//!    rasterizer on the CPU, far slower than its raster). After a step of
+//!    at least `SIGNIFICANT_STEP` whose effect is beyond noise
+//!    (`SIGNIFICANT_CHANGE`), the sign of the measured slope sets which way
+//!    later steps go, so on such a device the controller shrinks the far
+//!    field instead of growing it into the worst frame.
+//!
+//! The tests below simulate a crowd whose frame time falls (or rises) with
+//! the far-field size, with the measurement delay and noise, and check that
+//! it converges into the band and holds still.
 
 use crate::config::FRAMES_IN_FLIGHT;
 
@@ -47,6 +55,10 @@ pub const GAIN: f32 = 0.35;
 pub const MAX_STEP: f32 = 1.25;
 /// The LOD threshold scales as the far-field size to this power.
 pub const LOD_THRESHOLD_EXPONENT: f32 = 0.5;
+/// A step large enough, and a change in frame time clear enough of noise,
+/// both as natural logarithms, to tell which way the curve goes.
+pub const SIGNIFICANT_STEP: f32 = 0.09;
+pub const SIGNIFICANT_CHANGE: f32 = 0.06;
 
 /// The controller's state.
 #[derive(Clone, Copy, Debug)]
@@ -68,6 +80,11 @@ pub struct BudgetController {
     /// The size the controller started at, where the LOD threshold is the
     /// user's.
     start_px: f32,
+    /// The size and averaged time of the last decision.
+    last_decision: Option<(f32, f32)>,
+    /// 1 while a larger size is cheaper (the usual case), -1 where the
+    /// measured curve rises.
+    direction: f32,
 }
 
 impl BudgetController {
@@ -87,6 +104,8 @@ impl BudgetController {
             samples: 0,
             px,
             start_px: px,
+            last_decision: None,
+            direction: 1.0,
         }
     }
 
@@ -124,12 +143,21 @@ impl BudgetController {
         let average = self.sum_ms / self.samples as f32;
         (self.sum_ms, self.samples) = (0.0, 0);
         self.measured_ms = Some(average);
+        if let Some((last_px, last_ms)) = self.last_decision {
+            let (step, change) = ((self.px / last_px).ln(), (average / last_ms).ln());
+            if step.abs() >= SIGNIFICANT_STEP && change.abs() >= SIGNIFICANT_CHANGE {
+                self.direction = -(step * change).signum();
+            }
+        }
+        self.last_decision = Some((self.px, average));
         let ratio = average / self.budget_ms;
         if (1.0 - 2.0 * DEAD_BAND..=1.0).contains(&ratio) {
             return self.px;
         }
         let aim = 1.0 - DEAD_BAND;
-        let step = (ratio / aim).powf(GAIN).clamp(1.0 / MAX_STEP, MAX_STEP);
+        let step = (ratio / aim)
+            .powf(GAIN * self.direction)
+            .clamp(1.0 / MAX_STEP, MAX_STEP);
         let px = (self.px * step).clamp(self.min_px, self.max_px);
         if px != self.px {
             self.stale = FRAMES_IN_FLIGHT;
@@ -157,6 +185,16 @@ mod tests {
     /// Runs `frames` frames with a two-frame measurement delay and ±3 %
     /// deterministic noise; returns the sizes and frame times.
     fn simulate(budget_ms: f32, start_px: f32, frames: usize) -> (Vec<f32>, Vec<f32>) {
+        simulate_plant(frame_ms, budget_ms, start_px, frames)
+    }
+
+    /// `simulate` with another curve of frame time over size.
+    fn simulate_plant(
+        plant: fn(f32) -> f32,
+        budget_ms: f32,
+        start_px: f32,
+        frames: usize,
+    ) -> (Vec<f32>, Vec<f32>) {
         let mut controller = BudgetController::new(budget_ms, start_px, 1.0, 1000.0);
         let mut sizes = Vec::new();
         let mut times = Vec::new();
@@ -165,7 +203,7 @@ mod tests {
             let px = controller.far_field_px();
             seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
             let noise = 1.0 + 0.03 * ((seed >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0);
-            times.push(frame_ms(px) * noise);
+            times.push(plant(px) * noise);
             sizes.push(px);
             if frame >= 2 {
                 controller.update(times[frame - 2]);
@@ -217,6 +255,26 @@ mod tests {
             assert!(reversals <= 1, "{what}: {reversals} reversals");
             assert!(spread < 1.1, "{what}: size spread {spread}");
         }
+    }
+
+    /// lavapipe's case: the compute rasterizer is slower than the raster, so
+    /// a larger far field costs more. The controller finds that out and
+    /// shrinks it: into the band where the budget is reachable, to the
+    /// smallest size where it is not.
+    #[test]
+    fn turns_around_where_a_larger_far_field_costs_more() {
+        fn rising(px: f32) -> f32 {
+            5.0 + 2.0 * px
+        }
+        let (sizes, _) = simulate_plant(rising, 40.0, 12.0, 300);
+        let settled = rising(*sizes.last().unwrap()) / 40.0;
+        assert!(
+            (1.0 - 3.0 * DEAD_BAND..=1.0 + DEAD_BAND / 2.0).contains(&settled),
+            "{settled:.3} of the budget at {:.2} px",
+            sizes.last().unwrap()
+        );
+        let (sizes, _) = simulate_plant(rising, 4.0, 12.0, 300);
+        assert_eq!(*sizes.last().unwrap(), 1.0, "{:?}", &sizes[250..]);
     }
 
     #[test]
