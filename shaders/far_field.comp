@@ -64,17 +64,24 @@ shared uint s_front[FAR_FIELD_MAX_VERTICES];
 shared uint s_back[FAR_FIELD_MAX_VERTICES];
 // s_first[t]: the far-field units of the unit types before t.
 shared uint s_first[MAX_TYPES + 1];
-// What the skinned vertices of a unit say, gathered with shared atomics:
+
+// The batch: units, their mesh (type * MAX_LODS + lod), and where their
+// vertices and triangles start in the batch's flat ranges (one past the
+// last unit: the totals).
+shared uint s_batch_units;
+shared uint s_batch_next;
+shared uint s_unit[FAR_FIELD_BATCH_UNITS];
+shared uint s_mesh[FAR_FIELD_BATCH_UNITS];
+shared uint s_vertex_base[FAR_FIELD_BATCH_UNITS + 1];
+shared uint s_triangle_base[FAR_FIELD_BATCH_UNITS + 1];
+// What each unit's skinned vertices say, gathered with shared atomics:
 // which sides of the near plane they lie on (the NEAR_ bits, plus
-// UNIT_FALLBACK), and their snapped box (min x, min y, max x, max y). Two
-// sets, by the parity of the unit's turn in the loop: lane 0 resets the
-// next unit's set while this one is rasterized, so a unit needs two
-// barriers, not three.
+// UNIT_FALLBACK), and their snapped box (min x, min y, max x, max y).
 const uint NEAR_BEFORE = 1u;
 const uint NEAR_PAST = 2u;
 const uint UNIT_FALLBACK = 4u;
-shared uint s_flags[2];
-shared int s_box[2][4];
+shared uint s_flags[FAR_FIELD_BATCH_UNITS];
+shared int s_box[FAR_FIELD_BATCH_UNITS][4];
 
 vec3 atlas_texel(vec4 rect, vec2 uv) {
     return textureLod(atlas, rect.xy + fract(uv) * rect.zw, 0.0).rgb;
@@ -84,11 +91,12 @@ vec3 atlas_texel(vec4 rect, vec2 uv) {
 // projects and snaps it, and shades it as mesh.frag would (front and back).
 // Returns the projected vertex (depth_bits 0 when it lies before the near
 // plane or outside the vertex buffer).
-FarVertex skin_vertex(uint type_index, FarFieldMesh mesh, uint v, UnitInfo info,
+// Skins vertex `v` of the mesh into shared slot `slot`.
+FarVertex skin_vertex(uint type_index, FarFieldMesh mesh, uint v, uint slot, UnitInfo info,
                       UnitPlacement placement, AnimState anim) {
     uint base = (mesh.first_vertex + v) * 5u;
     if (base + 4u >= uint(vertex_words.length())) {
-        s_depth[v] = 0u;
+        s_depth[slot] = 0u;
         return FarVertex(ivec2(0), 0u);
     }
     uvec4 raw = uvec4(vertex_words[base], vertex_words[base + 1u], vertex_words[base + 2u],
@@ -120,8 +128,8 @@ FarVertex skin_vertex(uint type_index, FarFieldMesh mesh, uint v, UnitInfo info,
     vec3 world_normal = rotate_y(normal, placement.heading);
     FarVertex projected = far_project(globals.view_proj * vec4(world, 1.0),
                                       vec2(dispatch.width, dispatch.height));
-    s_position[v] = projected.position;
-    s_depth[v] = projected.depth_bits;
+    s_position[slot] = projected.position;
+    s_depth[slot] = projected.depth_bits;
 
     MaterialInfo material = materials[min(types[type_index].first_material + skin_bytes.w,
                                           uint(MAX_MATERIALS) - 1u)];
@@ -137,25 +145,30 @@ FarVertex skin_vertex(uint type_index, FarFieldMesh mesh, uint v, UnitInfo info,
         albedo = route_color(ROUTE_FAR_FIELD);
         emitted = vec3(0.0);
     }
-    s_front[v] = far_pack_color(shade(albedo, emitted, world_normal, world, globals));
-    s_back[v] = material.double_sided != 0u
+    s_front[slot] = far_pack_color(shade(albedo, emitted, world_normal, world, globals));
+    s_back[slot] = material.double_sided != 0u
         ? far_pack_color(shade(albedo, emitted, -world_normal, world, globals)) : NO_BACK_FACE;
     return projected;
 }
 
-// The vertices of triangle `t`; false when an index is outside the mesh.
-bool triangle_vertices(FarFieldMesh mesh, uint vertex_count, uint t, out uvec3 tri) {
+// The shared slots of triangle `t` of a mesh whose vertices start at slot
+// `base`; false when an index is outside the mesh.
+bool triangle_slots(FarFieldMesh mesh, uint vertex_count, uint base, uint t, out uvec3 tri) {
     uint first = mesh.first_index + t * 3u;
     tri = uvec3(0u);
     if (first + 2u >= uint(indices.length())) {
         return false;
     }
     tri = uvec3(indices[first], indices[first + 1u], indices[first + 2u]);
-    return all(lessThan(tri, uvec3(vertex_count)));
+    if (!all(lessThan(tri, uvec3(vertex_count)))) {
+        return false;
+    }
+    tri += base;
+    return true;
 }
 
-FarVertex shared_vertex(uint v) {
-    return FarVertex(s_position[v], s_depth[v]);
+FarVertex shared_vertex(uint slot) {
+    return FarVertex(s_position[slot], s_depth[slot]);
 }
 
 uint average_color(uint a, uint b, uint c) {
@@ -181,83 +194,160 @@ void append_fallback(uint type_index, uint unit, uint lod) {
     }
 }
 
-// One unit drawing LOD `lod`, by the whole workgroup (every barrier is
-// reached by all lanes); `set` is the parity of its turn (see s_flags).
-void draw_unit(uint type_index, uint unit, uint lod, uint set) {
+// The unit of the batch whose range of `bases` holds `index`.
+uint batch_unit(uint index, uint units, bool triangles) {
+    uint u = 0u;
+    while (u + 1u < units
+           && index >= (triangles ? s_triangle_base[u + 1u] : s_vertex_base[u + 1u])) {
+        u++;
+    }
+    return u;
+}
+
+// Flat item `item` of the far-field lists: its type, unit and LOD; false
+// when the entry is out of range.
+bool far_item(uint item, uint type_count, out uint type_index, out uint unit, out uint lod) {
+    type_index = 0u;
+    while (type_index + 1u < type_count && item >= s_first[type_index + 1u]) {
+        type_index++;
+    }
+    uint slot = types[type_index].routes[ROUTE_FAR_FIELD].list_base + item - s_first[type_index];
+    unit = 0u;
+    lod = 0u;
+    if (slot >= uint(entries.length())) {
+        return false;
+    }
+    // Entries carry the unit and its route code, ROUTE_FAR_FIELD + LOD.
+    uint entry = entries[slot];
+    uint code = entry >> ENTRY_INDEX_BITS;
+    unit = entry & ENTRY_INDEX_MASK;
+    lod = min(code >= uint(ROUTE_FAR_FIELD) ? code - uint(ROUTE_FAR_FIELD) : code,
+              uint(MAX_LODS) - 1u);
+    return unit < uint(infos.length()) && unit < uint(placements.length())
+        && unit < uint(anim_states.length());
+}
+
+// Lane 0: takes the units of items `first..last` into the batch while their
+// vertices fit shared memory (at least one), and resets their flags.
+void gather_batch(uint first, uint last, uint type_count) {
+    uint units = 0u;
+    uint vertices = 0u;
+    uint triangles = 0u;
+    uint item = first;
+    for (; item < last && units < uint(FAR_FIELD_BATCH_UNITS); item++) {
+        uint type_index;
+        uint unit;
+        uint lod;
+        if (!far_item(item, type_count, type_index, unit, lod)) {
+            continue;
+        }
+        uint mesh_index = type_index * uint(MAX_LODS) + lod;
+        uint vertex_count = min(far_meshes[mesh_index].vertex_count, uint(FAR_FIELD_MAX_VERTICES));
+        if (vertex_count == 0u) {
+            continue;
+        }
+        if (vertices + vertex_count > uint(FAR_FIELD_MAX_VERTICES)) {
+            break;
+        }
+        s_unit[units] = unit;
+        s_mesh[units] = mesh_index;
+        s_vertex_base[units] = vertices;
+        s_triangle_base[units] = triangles;
+        s_flags[units] = 0u;
+        s_box[units][0] = 0x7fffffff;
+        s_box[units][1] = 0x7fffffff;
+        s_box[units][2] = -0x7fffffff;
+        s_box[units][3] = -0x7fffffff;
+        vertices += vertex_count;
+        triangles += far_meshes[mesh_index].index_count / 3u;
+        units++;
+    }
+    s_vertex_base[units] = vertices;
+    s_triangle_base[units] = triangles;
+    s_batch_units = units;
+    s_batch_next = item;
+}
+
+// Whether the unit of the batch is drawn by the compute rasterizer: some
+// vertex past the near plane, and not sent to the raster.
+bool rasterized(uint u) {
+    uint flags = s_flags[u];
+    return (flags & NEAR_PAST) != 0u && (flags & (NEAR_BEFORE | UNIT_FALLBACK)) == 0u;
+}
+
+// The batch, by the whole workgroup (every barrier is reached by all lanes).
+void draw_batch(uint units) {
     uint lane = gl_LocalInvocationID.x;
     uint lanes = gl_WorkGroupSize.x;
-    FarFieldMesh mesh = far_meshes[type_index * uint(MAX_LODS) + lod];
-    uint vertex_count = min(mesh.vertex_count, uint(FAR_FIELD_MAX_VERTICES));
-    UnitInfo info = infos[unit];
-    UnitPlacement placement = placements[unit];
-    AnimState anim = anim_states[unit];
-    uint flags = 0u;
-    ivec4 box = ivec4(0x7fffffff, 0x7fffffff, -0x7fffffff, -0x7fffffff);
-    for (uint v = lane; v < vertex_count; v += lanes) {
-        FarVertex projected = skin_vertex(type_index, mesh, v, info, placement, anim);
+    uint vertex_total = s_vertex_base[units];
+    for (uint slot = lane; slot < vertex_total; slot += lanes) {
+        uint u = batch_unit(slot, units, false);
+        uint mesh_index = s_mesh[u];
+        uint type_index = mesh_index / uint(MAX_LODS);
+        uint unit = s_unit[u];
+        FarVertex projected = skin_vertex(type_index, far_meshes[mesh_index],
+                                          slot - s_vertex_base[u], slot, infos[unit],
+                                          placements[unit], anim_states[unit]);
         if (projected.depth_bits == 0u) {
-            flags |= NEAR_BEFORE;
+            atomicOr(s_flags[u], NEAR_BEFORE);
         } else {
-            flags |= NEAR_PAST;
-            box = ivec4(min(box.xy, projected.position), max(box.zw, projected.position));
+            atomicOr(s_flags[u], NEAR_PAST);
+            atomicMin(s_box[u][0], projected.position.x);
+            atomicMin(s_box[u][1], projected.position.y);
+            atomicMax(s_box[u][2], projected.position.x);
+            atomicMax(s_box[u][3], projected.position.y);
         }
-    }
-    if (flags != 0u) {
-        atomicOr(s_flags[set], flags);
-        atomicMin(s_box[set][0], box.x);
-        atomicMin(s_box[set][1], box.y);
-        atomicMax(s_box[set][2], box.z);
-        atomicMax(s_box[set][3], box.w);
-    }
-    if (lane == 0u) {
-        uint next = set ^ 1u;
-        s_flags[next] = 0u;
-        s_box[next][0] = 0x7fffffff;
-        s_box[next][1] = 0x7fffffff;
-        s_box[next][2] = -0x7fffffff;
-        s_box[next][3] = -0x7fffffff;
     }
     barrier();
 
-    // Every vertex before the near plane: every triangle is rejected. Some
-    // on each side: a triangle may cross the plane, which the compute
+    // Per unit: every vertex before the near plane draws nothing. Some on
+    // each side: a triangle may cross the plane, which the compute
     // rasterizer must not take, so the raster draws the unit. A box larger
-    // than the rasterizer's triangle limit: the triangles are checked one by
+    // than the rasterizer's triangle limit: its triangles are checked one by
     // one, and one too large sends the unit to the raster. Nothing visible
     // is dropped.
-    uint unit_flags = s_flags[set];
-    if ((unit_flags & NEAR_PAST) == 0u) {
-        return;
-    }
     ivec2 target = ivec2(dispatch.width, dispatch.height);
-    uint triangle_count = mesh.index_count / 3u;
-    bool fallback = (unit_flags & NEAR_BEFORE) != 0u;
     int largest = int(FAR_FIELD_MAX_TRIANGLE_PX) * FAR_SUBPIXEL;
-    if (!fallback && (s_box[set][2] - s_box[set][0] > largest
-                      || s_box[set][3] - s_box[set][1] > largest)) {
-        for (uint t = lane; t < triangle_count; t += lanes) {
+    bool check = false;
+    for (uint u = 0u; u < units; u++) {
+        check = check || (rasterized(u) && (s_box[u][2] - s_box[u][0] > largest
+                                            || s_box[u][3] - s_box[u][1] > largest));
+    }
+    uint triangle_total = s_triangle_base[units];
+    if (check) {
+        for (uint t = lane; t < triangle_total; t += lanes) {
+            uint u = batch_unit(t, units, true);
+            FarFieldMesh mesh = far_meshes[s_mesh[u]];
+            uint vertex_count = s_vertex_base[u + 1u] - s_vertex_base[u];
             uvec3 tri;
             ivec4 pixels;
-            if (triangle_vertices(mesh, vertex_count, t, tri)
+            if (rasterized(u)
+                && triangle_slots(mesh, vertex_count, s_vertex_base[u], t - s_triangle_base[u], tri)
                 && far_triangle_setup(shared_vertex(tri.x), shared_vertex(tri.y),
                                       shared_vertex(tri.z), target, pixels)
                    == FAR_TRIANGLE_FALLBACK) {
-                atomicOr(s_flags[set], UNIT_FALLBACK);
+                atomicOr(s_flags[u], UNIT_FALLBACK);
             }
         }
         barrier();
-        fallback = (s_flags[set] & UNIT_FALLBACK) != 0u;
     }
-    if (fallback) {
-        if (lane == 0u) {
-            append_fallback(type_index, unit, lod);
+    if (lane < units) {
+        uint flags = s_flags[lane];
+        if ((flags & NEAR_PAST) != 0u && (flags & (NEAR_BEFORE | UNIT_FALLBACK)) != 0u) {
+            append_fallback(s_mesh[lane] / uint(MAX_LODS), s_unit[lane],
+                            s_mesh[lane] % uint(MAX_LODS));
         }
-        return;
     }
-    for (uint t = lane; t < triangle_count; t += lanes) {
+    for (uint t = lane; t < triangle_total; t += lanes) {
+        uint u = batch_unit(t, units, true);
+        if (!rasterized(u)) {
+            continue;
+        }
+        FarFieldMesh mesh = far_meshes[s_mesh[u]];
+        uint vertex_count = s_vertex_base[u + 1u] - s_vertex_base[u];
         uvec3 tri;
         ivec4 pixels;
-        if (!triangle_vertices(mesh, vertex_count, t, tri)) {
+        if (!triangle_slots(mesh, vertex_count, s_vertex_base[u], t - s_triangle_base[u], tri)) {
             continue;
         }
         FarVertex a = shared_vertex(tri.x);
@@ -284,6 +374,8 @@ void draw_unit(uint type_index, uint unit, uint lod, uint set) {
     }
 }
 
+// Each workgroup takes FAR_FIELD_BATCH_UNITS items at a time (a grid-stride
+// loop) and draws them in as few batches as shared memory allows.
 void main() {
     uint lane = gl_LocalInvocationID.x;
     uint type_count = min(dispatch.unit_type_count, uint(MAX_TYPES));
@@ -297,36 +389,23 @@ void main() {
             }
         }
         s_first[type_count] = total;
-        s_flags[0] = 0u;
-        s_box[0][0] = 0x7fffffff;
-        s_box[0][1] = 0x7fffffff;
-        s_box[0][2] = -0x7fffffff;
-        s_box[0][3] = -0x7fffffff;
     }
     barrier();
     uint total = s_first[type_count];
-    uint list_length = uint(entries.length());
-    uint set = 0u;
-    for (uint item = gl_WorkGroupID.x; item < total; item += gl_NumWorkGroups.x) {
-        uint type_index = 0u;
-        while (type_index + 1u < type_count && item >= s_first[type_index + 1u]) {
-            type_index++;
-        }
-        uint slot = types[type_index].routes[ROUTE_FAR_FIELD].list_base + item - s_first[type_index];
-        if (slot < list_length) {
-            // Entries carry the unit and its route code, ROUTE_FAR_FIELD + LOD.
-            uint entry = entries[slot];
-            uint unit = entry & ENTRY_INDEX_MASK;
-            uint code = entry >> ENTRY_INDEX_BITS;
-            uint lod = min(code >= uint(ROUTE_FAR_FIELD) ? code - uint(ROUTE_FAR_FIELD) : code,
-                           uint(MAX_LODS) - 1u);
-            if (unit < uint(infos.length()) && unit < uint(placements.length())
-                && unit < uint(anim_states.length())) {
-                draw_unit(type_index, unit, lod, set);
-                set ^= 1u;
+    uint chunk = uint(FAR_FIELD_BATCH_UNITS);
+    for (uint first = gl_WorkGroupID.x * chunk; first < total;
+         first += gl_NumWorkGroups.x * chunk) {
+        uint last = min(first + chunk, total);
+        uint next = first;
+        while (next < last) {
+            if (lane == 0u) {
+                gather_batch(next, last, type_count);
             }
+            barrier();
+            next = s_batch_next;
+            draw_batch(s_batch_units);
+            // The next batch overwrites the shared vertices.
+            barrier();
         }
-        // The next unit overwrites the shared vertices.
-        barrier();
     }
 }

@@ -191,6 +191,16 @@ pub(super) fn far_field_support(
     if atomics.shader_buffer_int64_atomics == vk::FALSE {
         return Err("the device lacks shaderBufferInt64Atomics".to_owned());
     }
+    // SAFETY: a physical device of this instance.
+    let limits = unsafe { instance.get_physical_device_properties(physical_device) }.limits;
+    let threads = crate::config::FAR_FIELD_WORKGROUP_SIZE;
+    if limits.max_compute_work_group_invocations < threads
+        || limits.max_compute_work_group_size[0] < threads
+    {
+        return Err(format!(
+            "the device runs fewer than {threads} compute threads per workgroup"
+        ));
+    }
     Ok(())
 }
 
