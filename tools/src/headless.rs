@@ -8,6 +8,10 @@
 //! battle's counts reach the CPU a frame or two late, without stalls; at the
 //! end the run waits for the frames in flight, so the report describes the
 //! last step simulated.
+//!
+//! With [`HeadlessOptions::memory_every`] the run samples the process's RSS
+//! and the GPU allocations every N rendered frames (`memory_samples.rs`), for
+//! the soak (`tools/soak.sh`); the samples stay few however long the run.
 
 use anyhow::Result;
 use ash::vk;
@@ -18,6 +22,7 @@ use horde::renderer::{DrawStats, Renderer, Strategy};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::battle::{BattleCamera, BattleScene};
+use crate::memory_samples::{MemoryLog, MemorySample};
 
 /// GPU memory a unit needs, in bytes, counted generously: its five state
 /// records (68 bytes), its battle record (24) and its instance-list entries.
@@ -71,6 +76,9 @@ pub struct HeadlessOptions {
     pub strategy: Strategy,
     /// Draw a progress bar on the terminal.
     pub progress: bool,
+    /// Sample RSS and GPU memory every this many rendered frames (and after
+    /// the last); `None` samples nothing.
+    pub memory_every: Option<u32>,
 }
 
 /// The battle's state at one moment, for the report's timeline.
@@ -119,6 +127,14 @@ pub struct Report {
     /// Seconds until one army was gone.
     pub end_seconds: Option<f32>,
     pub memory: MemoryUsage,
+    /// RSS and GPU allocations over the run (with `memory_every`), at most
+    /// [`crate::memory_samples::MAX_SAMPLES`], evenly strided.
+    pub memory_samples: Vec<MemorySample>,
+    /// Validation errors and warnings (0 without `--validation`): counted to
+    /// the end of the run, and by `battle` to the end of the device's
+    /// teardown, where leaked objects are reported.
+    pub validation_errors: u32,
+    pub validation_warnings: u32,
 }
 
 fn sample(step: u32, rules: &BattleRules, counts: &BattleCounts) -> Sample {
@@ -188,6 +204,7 @@ pub fn run_headless(
     let progress = progress_bar(options);
     let mut cpu_ms = Vec::new();
     let mut timeline = Vec::new();
+    let mut memory = options.memory_every.map(MemoryLog::new);
     let mut done = 0;
     for frame in 0..frames {
         if frame == warmup {
@@ -207,10 +224,16 @@ pub fn run_headless(
             cpu_ms.push(renderer.cpu_ms);
         }
         record(&renderer, &rules, &mut timeline);
+        if let Some(memory) = memory.as_mut() {
+            memory.after_frame(ctx, frame + 1);
+        }
         progress.inc(u64::from(steps));
     }
     renderer.finish(ctx)?;
     record(&renderer, &rules, &mut timeline);
+    if let Some(memory) = memory.as_mut() {
+        memory.sample(ctx, frames);
+    }
     progress.finish_and_clear();
     let image = target.read_rgba()?;
     cpu_ms.sort_by(f64::total_cmp);
@@ -255,6 +278,9 @@ pub fn run_headless(
         end_seconds: end.map(|s| s.seconds),
         timeline,
         memory: ctx.memory_usage(),
+        memory_samples: memory.map(MemoryLog::into_samples).unwrap_or_default(),
+        validation_errors: ctx.validation_counts().errors(),
+        validation_warnings: ctx.validation_counts().warnings(),
     };
     drop((renderer, target));
     Ok((report, image))
