@@ -11,6 +11,9 @@
 #   BATTLE=/path/to/battle tools/soak.sh   # a binary built elsewhere
 #   SOAK_FRAMES=2000 tools/soak.sh --camera front   # shorter; extra args go to battle
 #
+# battle's defaults apply otherwise: 1280x720, the overview camera, the far
+# field on where the device has it.
+#
 # On a machine without the Vulkan loader or the validation layer (the GPU
 # machine), bring them and point the loader at them:
 #   LD_LIBRARY_PATH=/path/with/libvulkan.so.1 VK_ADD_LAYER_PATH=/path/with/VkLayer_khronos_validation.json
@@ -29,7 +32,7 @@ report="$out/.soak-$$.json"
 trap 'rm -f "$report"' EXIT
 status=0
 "$battle" --headless --validation --units "$units" --frames "$frames" --render-every 1 \
-  --memory-every 100 --width 1280 --height 720 --camera overview --report "$report" "$@" ||
+  --memory-every 100 --report "$report" "$@" ||
   status=$?
 if [ ! -s "$report" ]; then
   echo "soak: the battle wrote no report (exit $status)" >&2
