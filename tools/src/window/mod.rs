@@ -40,7 +40,8 @@
 //!   the title shows the frame rate too.
 //! - A [`WindowScript`] drives the same code paths from tests: resizes,
 //!   minimize/restore, focus changes, key presses and releases, drags,
-//!   scrolls, a lost surface and close at given frame numbers. The [`WindowReport`] says what came of them.
+//!   scrolls, a lost surface and close at given frame numbers. The
+//!   [`WindowReport`] says what came of them.
 //!
 //! `options.rs` holds what the application passes in and gets back.
 
