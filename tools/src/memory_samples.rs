@@ -2,12 +2,13 @@
 //! `/proc/self/status`) and the GPU memory gpu-allocator has handed out and
 //! reserved, sampled every N rendered frames.
 //!
-//! The log holds at most [`MAX_SAMPLES`] samples whatever the run's length:
-//! when it is full, every other sample is dropped and the stride doubles, so a
-//! 20,000-frame soak does not itself grow with the frame count and the samples
-//! still span the whole run evenly.
+//! The log holds at most [`MAX_SAMPLES`] samples whatever the run's length
+//! (a [`StridedLog`]), so a 20,000-frame soak does not itself grow with the
+//! frame count and the samples still span the whole run evenly.
 
 use horde::context::Context;
+
+use crate::strided::StridedLog;
 
 /// The most samples a [`MemoryLog`] keeps.
 pub const MAX_SAMPLES: usize = 256;
@@ -25,56 +26,44 @@ pub struct MemorySample {
     pub gpu_reserved_bytes: u64,
 }
 
-/// Samples taken every `stride` frames, at most [`MAX_SAMPLES`] of them.
+/// Samples taken every N frames, at most [`MAX_SAMPLES`] of them.
 #[derive(Clone, Debug)]
 pub struct MemoryLog {
-    stride: u32,
-    samples: Vec<MemorySample>,
+    samples: StridedLog<MemorySample>,
 }
 
 impl MemoryLog {
     /// A log that samples every `every` frames (at least 1).
     pub fn new(every: u32) -> MemoryLog {
         MemoryLog {
-            stride: every.max(1),
-            samples: Vec::with_capacity(MAX_SAMPLES),
+            samples: StridedLog::new(u64::from(every), MAX_SAMPLES),
         }
     }
 
     /// Samples when `frame` frames have been rendered and the stride says so;
     /// the caller also calls [`MemoryLog::sample`] after the last frame.
     pub fn after_frame(&mut self, ctx: &Context, frame: u32) {
-        if frame % self.stride == 0 {
-            self.push(measure(ctx, frame), false);
+        if self.samples.wants(u64::from(frame)) {
+            self.samples.push(u64::from(frame), measure(ctx, frame));
         }
     }
 
     /// Takes a sample now whatever the stride (after the last frame); a
     /// repeat of the last sample's frame is ignored.
     pub fn sample(&mut self, ctx: &Context, frame: u32) {
-        if self.samples.last().is_none_or(|last| last.frame != frame) {
-            self.push(measure(ctx, frame), true);
+        if self
+            .samples
+            .last()
+            .is_none_or(|(last, _)| *last != u64::from(frame))
+        {
+            self.samples
+                .push_last(u64::from(frame), measure(ctx, frame));
         }
-    }
-
-    /// Adds `sample`; when the log is full, first thins it to the doubled
-    /// stride (frames 0, 2s, 4s, ...), and drops `sample` too if it is off
-    /// that stride and not `forced`.
-    fn push(&mut self, sample: MemorySample, forced: bool) {
-        if self.samples.len() == MAX_SAMPLES {
-            self.stride = self.stride.saturating_mul(2);
-            let stride = self.stride;
-            self.samples.retain(|kept| kept.frame % stride == 0);
-            if !forced && sample.frame % stride != 0 {
-                return;
-            }
-        }
-        self.samples.push(sample);
     }
 
     /// The samples, oldest first.
     pub fn into_samples(self) -> Vec<MemorySample> {
-        self.samples
+        self.samples.into_values()
     }
 }
 
@@ -134,41 +123,6 @@ pub fn memory_trend(samples: &[MemorySample]) -> Option<MemoryTrend> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn log_with(every: u32, frames: u32) -> MemoryLog {
-        let mut log = MemoryLog::new(every);
-        for frame in 0..frames {
-            if frame % log.stride == 0 {
-                let sample = MemorySample {
-                    frame,
-                    ..MemorySample::default()
-                };
-                log.push(sample, false);
-            }
-        }
-        log
-    }
-
-    #[test]
-    fn the_log_stays_bounded_and_spans_the_run() {
-        let samples = log_with(1, 20_000).into_samples();
-        assert!(samples.len() <= MAX_SAMPLES, "{}", samples.len());
-        assert!(samples.len() > MAX_SAMPLES / 2, "{}", samples.len());
-        assert_eq!(samples[0].frame, 0);
-        let last = samples.last().expect("samples").frame;
-        assert!(last > 19_000, "last sample at frame {last}");
-        let strides: Vec<u32> = samples
-            .windows(2)
-            .map(|w| w[1].frame - w[0].frame)
-            .collect();
-        assert!(strides.iter().all(|&s| s == strides[0]), "{strides:?}");
-    }
-
-    #[test]
-    fn a_short_run_keeps_every_sample() {
-        let samples = log_with(10, 300).into_samples();
-        assert_eq!(samples.len(), 30);
-    }
 
     #[test]
     fn rss_is_read_on_linux() {
