@@ -96,6 +96,10 @@ pub enum Error {
     /// The device was lost (driver crash, reset, or removal).
     #[error("the GPU device was lost; restart the program")]
     DeviceLost,
+    /// The window's surface is gone (`VK_ERROR_SURFACE_LOST_KHR`): the window
+    /// may recreate it from the window's handles.
+    #[error("the window's Vulkan surface was lost")]
+    SurfaceLost,
     /// The window system failed.
     #[error("window: {0}")]
     Window(String),
@@ -130,10 +134,10 @@ impl Error {
 
 impl From<ash::vk::Result> for Error {
     fn from(result: ash::vk::Result) -> Error {
-        if result == ash::vk::Result::ERROR_DEVICE_LOST {
-            Error::DeviceLost
-        } else {
-            Error::Vulkan(result)
+        match result {
+            ash::vk::Result::ERROR_DEVICE_LOST => Error::DeviceLost,
+            ash::vk::Result::ERROR_SURFACE_LOST_KHR => Error::SurfaceLost,
+            _ => Error::Vulkan(result),
         }
     }
 }

@@ -13,6 +13,10 @@
 //! - "Render finished" semaphores are per swapchain image, not per frame slot:
 //!   the presentation engine may hold an image's semaphore until that image is
 //!   acquired again, so reusing it for another image would race.
+//! - A lost surface (`VK_ERROR_SURFACE_LOST_KHR` from acquire, present or
+//!   creation) is [`Error::SurfaceLost`] from acquire and creation and
+//!   [`Presented::SurfaceLost`] from present; the window makes a new surface
+//!   from its handles and hands it to [`Swapchain::replace_surface`].
 //! - Every object is owned and destroyed when dropped, image objects before the
 //!   swapchain, the swapchain before the surface. The caller waits for the
 //!   device before recreating or dropping.
@@ -22,7 +26,7 @@ use std::ffi::CStr;
 use ash::vk;
 use raw_window_handle::{RawDisplayHandle, RawWindowHandle};
 
-use crate::context::Context;
+use crate::context::{Context, InjectedFailure};
 use crate::memory::Image;
 use crate::owned::{Framebuffer, ImageView, Owned, Semaphore, Surface, SwapchainKhr};
 use crate::target::{create_framebuffer, DEPTH_FORMAT};
@@ -101,6 +105,18 @@ pub struct Swapchain {
     render_pass: vk::RenderPass,
     /// Times the swapchain was (re)created with a non-zero size.
     pub generation: u32,
+}
+
+/// What presenting an image gave.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Presented {
+    /// Shown; the swapchain still fits the surface.
+    Done,
+    /// Shown or not, the swapchain must be recreated (out of date,
+    /// suboptimal).
+    NeedsRecreate,
+    /// The surface is gone: it must be recreated from the window.
+    SurfaceLost,
 }
 
 /// What acquiring an image gave.
@@ -220,6 +236,35 @@ impl Swapchain {
         self.create_image_objects(ctx)
     }
 
+    /// Swaps in a new surface for the same window after the old one was
+    /// lost, and builds a swapchain on it at `window_extent`. The device must
+    /// be idle. The new surface must offer the format the render pass was
+    /// made for.
+    pub fn replace_surface(
+        &mut self,
+        ctx: &Context,
+        surface: Surface,
+        window_extent: vk::Extent2D,
+    ) -> Result<(), Error> {
+        // A swapchain cannot be retired into one on another surface: the old
+        // one and its images go before the surface they were made for.
+        self.release_images();
+        self.raw = None;
+        self.surface = surface;
+        // SAFETY: valid surface and physical device.
+        let formats = unsafe {
+            self.surface_loader
+                .get_physical_device_surface_formats(ctx.physical_device, *self.surface)
+        }?;
+        if !formats.contains(&self.format) {
+            return Err(Error::Config(format!(
+                "the recreated surface no longer offers {:?}",
+                self.format
+            )));
+        }
+        self.recreate(ctx, window_extent)
+    }
+
     fn create_image_objects(&mut self, ctx: &Context) -> Result<(), Error> {
         let depth = self.depth.insert(Image::new(
             ctx,
@@ -263,10 +308,13 @@ impl Swapchain {
     }
 
     /// Acquires the next image, signalling `semaphore` when it is ready.
-    pub fn acquire(&self, semaphore: vk::Semaphore) -> Result<Acquired, Error> {
+    pub fn acquire(&self, ctx: &Context, semaphore: vk::Semaphore) -> Result<Acquired, Error> {
         let Some(raw) = self.raw.as_deref().copied() else {
             return Ok(Acquired::Skip);
         };
+        if ctx.gpu.take_injected(InjectedFailure::AcquireSurfaceLost) {
+            return Err(Error::SurfaceLost);
+        }
         // SAFETY: valid swapchain and unsignalled semaphore.
         let result = unsafe {
             self.loader
@@ -281,8 +329,8 @@ impl Swapchain {
         }
     }
 
-    /// Presents image `index`; returns true when the swapchain needs recreating.
-    pub fn present(&self, ctx: &Context, index: u32) -> Result<bool, Error> {
+    /// Presents image `index`.
+    pub fn present(&self, ctx: &Context, index: u32) -> Result<Presented, Error> {
         let waits = [*self.render_finished[index as usize]];
         let swapchains = [self.raw.as_deref().copied().unwrap_or_default()];
         let indices = [index];
@@ -292,9 +340,12 @@ impl Swapchain {
             .image_indices(&indices);
         // SAFETY: the image was acquired and rendered by the submission that
         // signals `waits`.
+        // A failed present still waits on `waits` (the spec counts it as
+        // enqueued), so the semaphore is free for reuse either way.
         match unsafe { self.loader.queue_present(ctx.queue, &info) } {
-            Ok(suboptimal) => Ok(suboptimal),
-            Err(vk::Result::ERROR_OUT_OF_DATE_KHR) => Ok(true),
+            Ok(false) => Ok(Presented::Done),
+            Ok(true) | Err(vk::Result::ERROR_OUT_OF_DATE_KHR) => Ok(Presented::NeedsRecreate),
+            Err(vk::Result::ERROR_SURFACE_LOST_KHR) => Ok(Presented::SurfaceLost),
             Err(err) => Err(err.into()),
         }
     }

@@ -5,11 +5,15 @@
 //!   (lavapipe in CI). No GPU test is ever skipped.
 //! - [`finish`] drops the context and fails the test on any validation
 //!   message, leaked allocation, or GPU object still alive.
+//! - [`VirtualDisplay`] gives the window tests an X display: Xvfb, started
+//!   when there is no `DISPLAY`.
 //! - [`compare_with_reference`] checks a rendered image against a committed PNG
 //!   under `tests/reference/`, writing the actual and diff images under
 //!   `target/test-output/` when it fails.
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 
 use horde::context::{Context, ContextDesc, Tier};
 
@@ -41,6 +45,54 @@ pub fn init_logging() {
     let _ = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .is_test(true)
         .try_init();
+}
+
+/// An X display for a window test: the one in `DISPLAY`, else an Xvfb server
+/// started on a free display (and `DISPLAY` pointed at it), stopped when this
+/// is dropped. A window test binary holds a single test (winit allows one
+/// event loop per process), so no other thread reads the environment while
+/// it is set.
+pub struct VirtualDisplay {
+    xvfb: Option<Child>,
+}
+
+impl VirtualDisplay {
+    /// Uses `DISPLAY`, or starts Xvfb.
+    pub fn ensure() -> VirtualDisplay {
+        if std::env::var_os("DISPLAY").is_some() {
+            return VirtualDisplay { xvfb: None };
+        }
+        let mut child = Command::new("Xvfb")
+            .args([
+                "-displayfd",
+                "1",
+                "-screen",
+                "0",
+                "1280x1024x24",
+                "-nolisten",
+                "tcp",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("no DISPLAY and Xvfb cannot start: apt-get install xvfb");
+        let stdout = child.stdout.take().expect("Xvfb stdout");
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("Xvfb reports its display");
+        std::env::set_var("DISPLAY", format!(":{}", line.trim()));
+        VirtualDisplay { xvfb: Some(child) }
+    }
+}
+
+impl Drop for VirtualDisplay {
+    fn drop(&mut self) {
+        if let Some(xvfb) = self.xvfb.as_mut() {
+            let _ = xvfb.kill();
+            let _ = xvfb.wait();
+        }
+    }
 }
 
 /// A validated context on the machine's device, optionally forced to a tier.

@@ -180,6 +180,7 @@ fn headless_with(
         budget_ms: None,
         strategy,
         progress: false,
+        memory_every: None,
     };
     let result = run_headless(&ctx, battle, &options);
     finish(ctx);

@@ -710,7 +710,7 @@ fn the_budget_converges_in_a_headless_run_with_a_model_cost() {
     let scene = knight_scene(&knight, &units, &[]);
     let (mut renderer, target) = horde_tests::offscreen_renderer(&mut ctx, &scene, 160, 90);
     let camera = Camera::look_at(Vec3::new(0.0, 1.5, 0.0), Vec3::new(0.0, 1.0, -50.0));
-    let mut render = |renderer: &mut horde::renderer::Renderer, frames: u32| {
+    let render = |renderer: &mut horde::renderer::Renderer, frames: u32| {
         for _ in 0..frames {
             renderer
                 .render_offscreen(&ctx, &target, &camera, 1.0 / 30.0, false)

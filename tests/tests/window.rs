@@ -8,48 +8,17 @@
 //! With no `DISPLAY` the test starts its own Xvfb server, so it runs (never
 //! skips) on a headless machine; `.ci/run` also wraps the suite in `xvfb-run`.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-
 use std::sync::{Arc, Mutex};
 
 use ash::vk;
 use horde::context::ContextDesc;
 use horde::gpu_types::BattleRules;
 use horde_bake::cache::CacheOptions;
-use horde_tests::init_logging;
+use horde_tests::{init_logging, VirtualDisplay};
 use horde_tools::battle::{battle_hud, battle_scene, BattleCamera, BattleOptions};
 use horde_tools::window::{
     run_window, KeyCode, MouseButton, WindowAction, WindowOptions, WindowScript,
 };
-
-/// Starts Xvfb on a free display and points `DISPLAY` at it.
-fn start_xvfb() -> Child {
-    let mut child = Command::new("Xvfb")
-        .args([
-            "-displayfd",
-            "1",
-            "-screen",
-            "0",
-            "1280x1024x24",
-            "-nolisten",
-            "tcp",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("no DISPLAY and Xvfb cannot start: apt-get install xvfb");
-    let stdout = child.stdout.take().expect("Xvfb stdout");
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("Xvfb reports its display");
-    let display = format!(":{}", line.trim());
-    // SAFETY of intent: this test binary holds a single test, so no other
-    // thread reads the environment concurrently.
-    std::env::set_var("DISPLAY", &display);
-    child
-}
 
 /// A press on `frame` and the release on the next.
 fn tap(frame: u64, key: KeyCode) -> [(u64, WindowAction); 2] {
@@ -124,7 +93,7 @@ fn script() -> WindowScript {
 #[test]
 fn window_with_hud_and_camera_controls_runs_cleanly() {
     init_logging();
-    let mut xvfb = std::env::var_os("DISPLAY").is_none().then(start_xvfb);
+    let display = VirtualDisplay::ensure();
     let battle = battle_scene(&BattleOptions {
         units: 200,
         props: 20,
@@ -164,10 +133,7 @@ fn window_with_hud_and_camera_controls_runs_cleanly() {
         })),
         budget_ms: Some(16.6),
     });
-    if let Some(xvfb) = xvfb.as_mut() {
-        let _ = xvfb.kill();
-        let _ = xvfb.wait();
-    }
+    drop(display);
     let report = result.expect("the window run succeeds");
     println!("{report:#?}");
     assert!(

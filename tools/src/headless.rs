@@ -8,6 +8,13 @@
 //! battle's counts reach the CPU a frame or two late, without stalls; at the
 //! end the run waits for the frames in flight, so the report describes the
 //! last step simulated.
+//!
+//! With [`HeadlessOptions::memory_every`] the run samples the process's RSS
+//! and the GPU allocations every N rendered frames (`memory_samples.rs`), for
+//! the soak (`tools/soak.sh`). Nothing the run keeps grows with its length:
+//! the memory samples, the timeline and the CPU times are strided logs
+//! (`strided.rs`), thinned evenly once full; first contact and the end are
+//! found in every sample, before thinning.
 
 use anyhow::Result;
 use ash::vk;
@@ -18,6 +25,14 @@ use horde::renderer::{DrawStats, Renderer, Strategy};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::battle::{BattleCamera, BattleScene};
+use crate::memory_samples::{MemoryLog, MemorySample};
+use crate::strided::StridedLog;
+
+/// The most timeline samples a report holds (a sample per rendered frame
+/// until then).
+pub const TIMELINE_SAMPLES: usize = 4096;
+/// The most CPU frame times the percentiles are taken over.
+const CPU_SAMPLES: usize = 16_384;
 
 /// GPU memory a unit needs, in bytes, counted generously: its five state
 /// records (68 bytes), its battle record (24) and its instance-list entries.
@@ -75,6 +90,9 @@ pub struct HeadlessOptions {
     pub strategy: Strategy,
     /// Draw a progress bar on the terminal.
     pub progress: bool,
+    /// Sample RSS and GPU memory every this many rendered frames (and after
+    /// the last); `None` samples nothing.
+    pub memory_every: Option<u32>,
 }
 
 /// The battle's state at one moment, for the report's timeline.
@@ -126,7 +144,9 @@ pub struct Report {
     pub cpu_ms_p99: f64,
     /// Visible units and props per route in the last frame.
     pub visible: DrawStats,
-    /// Living units per army over time, one sample per rendered frame.
+    /// Living units per army over time, one sample per rendered frame, thinned
+    /// evenly to at most [`TIMELINE_SAMPLES`] on long runs (the last is
+    /// always there).
     pub timeline: Vec<Sample>,
     /// The army left standing, once one is.
     pub winner: Option<u32>,
@@ -135,6 +155,14 @@ pub struct Report {
     /// Seconds until one army was gone.
     pub end_seconds: Option<f32>,
     pub memory: MemoryUsage,
+    /// RSS and GPU allocations over the run (with `memory_every`), at most
+    /// [`crate::memory_samples::MAX_SAMPLES`], evenly strided.
+    pub memory_samples: Vec<MemorySample>,
+    /// Validation errors and warnings (0 without `--validation`): counted to
+    /// the end of the run, and by `battle` to the end of the device's
+    /// teardown, where leaked objects are reported.
+    pub validation_errors: u32,
+    pub validation_warnings: u32,
 }
 
 fn sample(step: u32, rules: &BattleRules, counts: &BattleCounts) -> Sample {
@@ -146,13 +174,54 @@ fn sample(step: u32, rules: &BattleRules, counts: &BattleCounts) -> Sample {
     }
 }
 
-/// Appends the battle's latest counts to `timeline` if they are new.
-fn record(renderer: &Renderer, rules: &BattleRules, timeline: &mut Vec<Sample>) {
-    let stats = renderer.world.battle.as_ref().and_then(|b| b.stats);
-    if let Some(stats) = stats {
-        if timeline.last().is_none_or(|last| last.step < stats.step) {
-            timeline.push(sample(stats.step, rules, &stats.counts));
+/// The battle's counts over the run: strided samples for the report, and the
+/// first contact and the end, found in every sample.
+struct Timeline {
+    samples: StridedLog<Sample>,
+    /// Samples seen, kept or not.
+    seen: u64,
+    latest: Option<Sample>,
+    first_contact: Option<Sample>,
+    end: Option<Sample>,
+}
+
+impl Timeline {
+    fn new() -> Timeline {
+        Timeline {
+            samples: StridedLog::new(1, TIMELINE_SAMPLES),
+            seen: 0,
+            latest: None,
+            first_contact: None,
+            end: None,
         }
+    }
+
+    /// Takes the battle's latest counts if they are new.
+    fn record(&mut self, renderer: &Renderer, rules: &BattleRules) {
+        let Some(stats) = renderer.world.battle.as_ref().and_then(|b| b.stats) else {
+            return;
+        };
+        if self.latest.is_some_and(|latest| latest.step >= stats.step) {
+            return;
+        }
+        let sample = sample(stats.step, rules, &stats.counts);
+        if sample.fighting > 0 {
+            self.first_contact.get_or_insert(sample);
+        }
+        if sample.alive.contains(&0) {
+            self.end.get_or_insert(sample);
+        }
+        self.samples.push(self.seen, sample);
+        self.seen += 1;
+        self.latest = Some(sample);
+    }
+
+    /// The samples kept, the latest always among them.
+    fn into_samples(mut self) -> Vec<Sample> {
+        if let Some(latest) = self.latest {
+            self.samples.push_last(self.seen - 1, latest);
+        }
+        self.samples.into_values()
     }
 }
 
@@ -205,8 +274,9 @@ pub fn run_headless(
         .unwrap_or((frames / 4).min(30))
         .min(frames.saturating_sub(1));
     let progress = progress_bar(options);
-    let mut cpu_ms = Vec::new();
-    let mut timeline = Vec::new();
+    let mut cpu_ms = StridedLog::new(1, CPU_SAMPLES);
+    let mut timeline = Timeline::new();
+    let mut memory = options.memory_every.map(MemoryLog::new);
     let mut done = 0;
     for frame in 0..frames {
         if frame == warmup {
@@ -223,20 +293,24 @@ pub fn run_headless(
         let dt = steps as f32 * rules.step_seconds;
         renderer.render_offscreen(ctx, &target, &camera, dt, last)?;
         if frame >= warmup {
-            cpu_ms.push(renderer.cpu_ms);
+            cpu_ms.push(u64::from(frame - warmup), renderer.cpu_ms);
         }
-        record(&renderer, &rules, &mut timeline);
+        timeline.record(&renderer, &rules);
+        if let Some(memory) = memory.as_mut() {
+            memory.after_frame(ctx, frame + 1);
+        }
         progress.inc(u64::from(steps));
     }
     renderer.finish(ctx)?;
-    record(&renderer, &rules, &mut timeline);
+    timeline.record(&renderer, &rules);
+    if let Some(memory) = memory.as_mut() {
+        memory.sample(ctx, frames);
+    }
     progress.finish_and_clear();
     let image = target.read_rgba()?;
+    let mut cpu_ms = cpu_ms.into_values();
     cpu_ms.sort_by(f64::total_cmp);
-    let end = timeline
-        .iter()
-        .find(|s| s.alive[0] == 0 || s.alive[1] == 0)
-        .copied();
+    let (first_contact, end) = (timeline.first_contact, timeline.end);
     let report = Report {
         device: ctx.device_name.clone(),
         driver: ctx.driver_info.clone(),
@@ -276,10 +350,13 @@ pub fn run_headless(
             [0, _] => Some(1),
             _ => Some(0),
         }),
-        first_contact_seconds: timeline.iter().find(|s| s.fighting > 0).map(|s| s.seconds),
+        first_contact_seconds: first_contact.map(|s| s.seconds),
         end_seconds: end.map(|s| s.seconds),
-        timeline,
+        timeline: timeline.into_samples(),
         memory: ctx.memory_usage(),
+        memory_samples: memory.map(MemoryLog::into_samples).unwrap_or_default(),
+        validation_errors: ctx.validation_counts().errors(),
+        validation_warnings: ctx.validation_counts().warnings(),
     };
     drop((renderer, target));
     Ok((report, image))

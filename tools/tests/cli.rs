@@ -112,6 +112,8 @@ fn battle_refuses_absurd_values() {
         (&["--props", "-1"], "-1 is not in 0..=1000000"),
         (&["--frames", "0"], "0 is not in 1..=10000000"),
         (&["--render-every", "-30"], "-30 is not in 1..=100000"),
+        (&["--memory-every", "0"], "0 is not in 1..=10000000"),
+        (&["--memory-every", "-100"], "-100 is not in 1..=10000000"),
         (
             &["--width", "99999999999"],
             "99999999999 is not in 16..=16384",

@@ -31,8 +31,8 @@ pub struct Gpu {
 }
 
 /// A failure [`Context::fail_next`](super::Context::fail_next) makes happen:
-/// a test-only hook for the fatal-error paths no real device can be made to
-/// take on demand.
+/// a test-only hook for the error paths no real device can be made to take
+/// on demand.
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
@@ -42,6 +42,9 @@ pub enum InjectedFailure {
     /// The next frame submission fails as `VK_ERROR_DEVICE_LOST`, and
     /// nothing is submitted.
     Submit = 2,
+    /// The next swapchain image acquisition fails as
+    /// `VK_ERROR_SURFACE_LOST_KHR`, and nothing is acquired.
+    AcquireSurfaceLost = 3,
 }
 
 impl Gpu {

@@ -303,8 +303,9 @@ impl Context {
         Ok(context)
     }
 
-    /// Test-only hook: makes the next allocation or frame submission fail
-    /// (see [`InjectedFailure`]), so tests can drive the fatal-error paths.
+    /// Test-only hook: makes the next allocation, frame submission or
+    /// swapchain image acquisition fail (see [`InjectedFailure`]), so tests
+    /// can drive the error paths.
     #[doc(hidden)]
     pub fn fail_next(&self, failure: InjectedFailure) {
         self.gpu

@@ -80,7 +80,7 @@ use crate::passes::statistics::StatisticsPass;
 use crate::passes::upload::UploadPass;
 use crate::profiler::Profiler;
 use crate::scene::Scene;
-use crate::swapchain::{Acquired, Swapchain};
+use crate::swapchain::{Acquired, Presented, Swapchain};
 use crate::target::{create_overlay_render_pass, create_render_pass, Offscreen, OFFSCREEN_FORMAT};
 use crate::world::World;
 use crate::Error;
@@ -103,6 +103,9 @@ pub enum WindowFrame {
     PresentedNeedsRecreate,
     /// Nothing drawn: the window is minimized or the swapchain is out of date.
     Skipped,
+    /// The surface was lost (at acquire: nothing drawn; at present: drawn,
+    /// not shown): the window must make a new one before the next frame.
+    SurfaceLost,
 }
 
 /// Everything that draws a frame. Fields drop in declaration order, the
@@ -523,13 +526,19 @@ impl Renderer {
             self.check_strategy()?;
             let start = self.begin_frame(ctx)?;
             let acquire_semaphore = *self.frames.slots[start.slot].image_available;
-            let index = match swapchain.acquire(acquire_semaphore)? {
-                Acquired::Image(index) => index,
-                Acquired::Skip => {
+            let skipped = match swapchain.acquire(ctx, acquire_semaphore) {
+                Ok(Acquired::Image(index)) => Ok(index),
+                Ok(Acquired::Skip) => Err(WindowFrame::Skipped),
+                Err(Error::SurfaceLost) => Err(WindowFrame::SurfaceLost),
+                Err(error) => return Err(error),
+            };
+            let index = match skipped {
+                Ok(index) => index,
+                Err(outcome) => {
                     // Nothing waits on this slot's work: close the command buffer
                     // and submit it so the slot's fence is signalled again.
                     self.frames.submit(ctx, &start, &[], &[])?;
-                    return Ok(WindowFrame::Skipped);
+                    return Ok(outcome);
                 }
             };
             let framebuffer = *swapchain.framebuffers[index as usize];
@@ -539,10 +548,10 @@ impl Renderer {
             self.frames
                 .submit(ctx, &start, &[acquire_semaphore], &signal)?;
             self.cpu_ms = cpu_start.elapsed().as_secs_f64() * 1e3;
-            Ok(if swapchain.present(ctx, index)? {
-                WindowFrame::PresentedNeedsRecreate
-            } else {
-                WindowFrame::Presented
+            Ok(match swapchain.present(ctx, index)? {
+                Presented::Done => WindowFrame::Presented,
+                Presented::NeedsRecreate => WindowFrame::PresentedNeedsRecreate,
+                Presented::SurfaceLost => WindowFrame::SurfaceLost,
             })
         })();
         rendered.map_err(|error| self.with_crash_marker(error, number))

@@ -27,6 +27,7 @@ use horde_bake::output::OutputPath;
 use horde_tools::battle::{battle_hud, battle_scene, BattleCamera, BattleOptions, BattleScene};
 use horde_tools::cli::{close_context, parse_strategy, Encoding, OnOff, PresentMode, TierArg};
 use horde_tools::headless::{check_capacity, run_headless, HeadlessOptions};
+use horde_tools::memory_samples::memory_trend;
 use horde_tools::window::{run_window, window_verdict, WindowOptions};
 
 #[derive(Debug, Parser)]
@@ -128,10 +129,18 @@ struct Args {
     /// --far-field-px and --lod-bias).
     #[arg(long, value_parser = non_negative, default_value_t = DEFAULT_BUDGET_MS)]
     budget_ms: f32,
+    /// Headless: sample the process's RSS and the GPU allocations every this
+    /// many rendered frames into the report's `memory_samples` (the soak,
+    /// `tools/soak.sh`).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    memory_every: Option<u32>,
 }
 
 /// 60 frames per second.
 const DEFAULT_BUDGET_MS: f32 = 16.6;
+
+/// Bytes per mebibyte, for the memory log line.
+const MIB: f64 = 1024.0 * 1024.0;
 
 /// `role=clip`.
 fn parse_clip_map(text: &str) -> Result<(String, String), String> {
@@ -228,14 +237,18 @@ fn headless(args: &Args) -> Result<()> {
         far_field_px: args.far_field_px,
         budget_ms: args.budget_ms(),
         progress: true,
+        memory_every: args.memory_every,
     };
     let result = check_capacity(
         &ctx,
         u64::from(args.units).max(battle.scene.props.len() as u64),
     )
     .and_then(|()| run_headless(&ctx, &battle, &options));
+    let validation = ctx.validation_counts();
     let closed = close_context(ctx);
-    let (report, image) = result?;
+    let (mut report, image) = result?;
+    report.validation_errors = validation.errors();
+    report.validation_warnings = validation.warnings();
     for pass in &report.gpu_ms {
         log::info!(
             "gpu {}: median {:.3} ms, p99 {:.3} ms",
@@ -250,6 +263,21 @@ fn headless(args: &Args) -> Result<()> {
             last.seconds,
             last.alive,
             report.winner
+        );
+    }
+    if let Some(trend) = memory_trend(&report.memory_samples) {
+        log::info!(
+            "memory from frame {} to {}: RSS {:.1} -> {:.1} MiB ({:+.0} bytes/frame), \
+             GPU allocated {} -> {} bytes, reserved {} -> {} bytes",
+            trend.start.frame,
+            trend.end.frame,
+            trend.start.rss_bytes as f64 / MIB,
+            trend.end.rss_bytes as f64 / MIB,
+            trend.rss_bytes_per_frame,
+            trend.start.gpu_allocated_bytes,
+            trend.end.gpu_allocated_bytes,
+            trend.start.gpu_reserved_bytes,
+            trend.end.gpu_reserved_bytes
         );
     }
     if let Some(output) = &screenshot {

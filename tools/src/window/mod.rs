@@ -12,6 +12,13 @@
 //!   before the next frame (after the device is idle).
 //! - A 0×0 size (minimized) leaves the swapchain empty; frames are skipped,
 //!   not drawn, and the HUD is not run, until the window has a size again.
+//! - A lost surface (`VK_ERROR_SURFACE_LOST_KHR` from acquire, present or
+//!   swapchain creation) is made again from the window's raw handles, with
+//!   its swapchain, before the next frame. Where the window system cannot
+//!   (the window is gone: the new surface is lost again before a frame is
+//!   presented on it) the run ends with an error saying so.
+//! - Focus: losing it releases every held key and button (their releases
+//!   happen elsewhere and never arrive).
 //! - Input: winit events become [`Input`]s, and one handler acts on them, so
 //!   a [`WindowScript`]'s key presses and drags take the same path as real
 //!   ones. egui sees real events first; what it consumes (a click on the
@@ -32,8 +39,9 @@
 //!   per LOD, tier and encoding, and the hook's [`HudLine`]s. Twice a second
 //!   the title shows the frame rate too.
 //! - A [`WindowScript`] drives the same code paths from tests: resizes,
-//!   minimize/restore, key presses and releases, drags, scrolls and close at
-//!   given frame numbers. The [`WindowReport`] says what came of them.
+//!   minimize/restore, focus changes, key presses and releases, drags,
+//!   scrolls, a lost surface and close at given frame numbers. The
+//!   [`WindowReport`] says what came of them.
 //!
 //! `options.rs` holds what the application passes in and gets back.
 
@@ -41,7 +49,7 @@ use std::collections::HashSet;
 
 use ash::vk;
 use horde::camera::Camera;
-use horde::context::Context;
+use horde::context::{Context, InjectedFailure};
 use horde::renderer::{RenderSettings, Renderer, WindowFrame};
 use horde::swapchain::{choose_format, create_surface, surface_extensions, Swapchain};
 use horde::Error;
@@ -93,6 +101,11 @@ struct Running {
     window: Window,
     window_extent: vk::Extent2D,
     needs_recreate: bool,
+    /// The surface was lost: make a new one before the next frame.
+    surface_lost: bool,
+    /// A surface was recreated and no frame presented on it yet: losing it
+    /// again means the window system no longer presents to this window.
+    surface_unproven: bool,
 }
 
 /// The mouse buttons held and where the cursor was last.
@@ -219,6 +232,7 @@ impl App {
             swapchain.present_mode
         );
         self.report.device_name = ctx.device_name.clone();
+        note_swapchain(&mut self.report, &swapchain);
         let hud = Hud::new(&window, ctx.limits.max_image_dimension_2d);
         self.running = Some(Running {
             hud,
@@ -228,6 +242,8 @@ impl App {
             window,
             window_extent,
             needs_recreate: false,
+            surface_lost: false,
+            surface_unproven: false,
         });
         Ok(())
     }
@@ -268,6 +284,10 @@ impl App {
                     running.needs_recreate = true;
                 }
                 WindowAction::Close => event_loop.exit(),
+                WindowAction::Focus(focused) => self.focus_changed(focused),
+                WindowAction::LoseSurface => {
+                    running.ctx.fail_next(InjectedFailure::AcquireSurfaceLost)
+                }
                 WindowAction::Press(code) | WindowAction::Release(code) => {
                     let pressed = matches!(action, WindowAction::Press(_));
                     let repeat = pressed && self.held.contains(&code);
@@ -304,6 +324,17 @@ impl App {
                     self.handle_input(event_loop, Input::Scroll(lines as f32));
                 }
             }
+        }
+    }
+
+    /// The window gained or lost the keyboard focus, really or by script.
+    fn focus_changed(&mut self, focused: bool) {
+        self.report.focus_changes += 1;
+        if !focused {
+            // Releases happening elsewhere never arrive: nothing stays held.
+            self.held.clear();
+            self.pointer.orbiting = false;
+            self.pointer.looking = false;
         }
     }
 
@@ -389,13 +420,24 @@ impl App {
         let Some(running) = self.running.as_mut() else {
             return Ok(());
         };
+        if running.surface_lost {
+            recreate_surface(running)?;
+            self.report.surfaces_recreated += 1;
+            note_swapchain(&mut self.report, &running.swapchain);
+        }
         if running.needs_recreate {
             // SAFETY: waiting for idle before the swapchain's images go away.
             unsafe { running.ctx.device.device_wait_idle() }?;
-            running
-                .swapchain
-                .recreate(&running.ctx, running.window_extent)?;
             running.needs_recreate = false;
+            match running
+                .swapchain
+                .recreate(&running.ctx, running.window_extent)
+            {
+                Ok(()) => note_swapchain(&mut self.report, &running.swapchain),
+                // Made again on the next frame.
+                Err(Error::SurfaceLost) => return surface_lost(running),
+                Err(error) => return Err(error),
+            }
         }
         let now = std::time::Instant::now();
         // Long stalls (a drag of the window, a debugger) do not jump animation.
@@ -463,10 +505,18 @@ impl App {
             self.title_update = Some((now, self.report.frames_presented));
         }
         match outcome {
-            WindowFrame::Presented => self.report.frames_presented += 1,
+            WindowFrame::Presented => {
+                self.report.frames_presented += 1;
+                running.surface_unproven = false;
+            }
             WindowFrame::PresentedNeedsRecreate => {
                 self.report.frames_presented += 1;
+                running.surface_unproven = false;
                 running.needs_recreate = true;
+            }
+            WindowFrame::SurfaceLost => {
+                self.report.frames_skipped += 1;
+                surface_lost(running)?;
             }
             WindowFrame::Skipped => {
                 self.report.frames_skipped += 1;
@@ -519,6 +569,66 @@ impl App {
         self.report.validation_warnings = validation.warnings();
         self.report.validation_messages = validation.messages();
         drop(window);
+    }
+}
+
+/// Records a swapchain just (re)created, unless it is empty (minimized).
+fn note_swapchain(report: &mut WindowReport, swapchain: &Swapchain) {
+    if !swapchain.is_empty() {
+        let extent = swapchain.extent;
+        report.swapchain_extents.push((extent.width, extent.height));
+    }
+}
+
+/// Marks the surface for recreation before the next frame, or fails when the
+/// surface made last time was lost before it presented anything.
+fn surface_lost(running: &mut Running) -> Result<(), Error> {
+    if running.surface_unproven {
+        return Err(Error::Window(
+            "the window's Vulkan surface was lost again right after it was recreated: \
+             the window system no longer presents to this window"
+                .to_owned(),
+        ));
+    }
+    log::warn!("the window's Vulkan surface was lost; recreating it");
+    running.surface_lost = true;
+    Ok(())
+}
+
+/// Makes a new surface from the window's handles and a swapchain on it, after
+/// the old surface was lost. Its swapchain goes first; the old surface is
+/// destroyed once the new one exists (X11, Wayland and Win32 allow two
+/// surfaces on one window).
+fn recreate_surface(running: &mut Running) -> Result<(), Error> {
+    let cannot = |err: &dyn std::fmt::Display| {
+        Error::Window(format!(
+            "the window's Vulkan surface was lost and cannot be recreated: {err}"
+        ))
+    };
+    // SAFETY: waiting for idle before the swapchain's images go away.
+    unsafe { running.ctx.device.device_wait_idle() }?;
+    let display = running
+        .window
+        .display_handle()
+        .map_err(|err| cannot(&err))?
+        .as_raw();
+    let window_handle = running
+        .window
+        .window_handle()
+        .map_err(|err| cannot(&err))?
+        .as_raw();
+    // SAFETY: the window outlives the surface, as in `App::start`.
+    let surface = unsafe { create_surface(&running.ctx, display, window_handle) }
+        .map_err(|err| cannot(&err))?;
+    running.surface_lost = false;
+    running.needs_recreate = false;
+    running.surface_unproven = true;
+    match running
+        .swapchain
+        .replace_surface(&running.ctx, surface, running.window_extent)
+    {
+        Err(Error::SurfaceLost) => surface_lost(running),
+        other => other,
     }
 }
 
@@ -579,12 +689,7 @@ impl ApplicationHandler for App {
                     running.needs_recreate = true;
                 }
             }
-            WindowEvent::Focused(false) => {
-                // Releases happening elsewhere never arrive: nothing stays held.
-                self.held.clear();
-                self.pointer.orbiting = false;
-                self.pointer.looking = false;
-            }
+            WindowEvent::Focused(focused) => self.focus_changed(focused),
             WindowEvent::KeyboardInput { event, .. } => {
                 let PhysicalKey::Code(code) = event.physical_key else {
                     return;

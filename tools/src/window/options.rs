@@ -34,8 +34,16 @@ pub enum WindowAction {
     Minimize,
     /// Restore from minimized, back to the current inner size.
     Restore,
-    /// Close the window and end the loop.
+    /// Close the window and end the loop: the frame of that number is still
+    /// drawn and submitted, so the run ends with frames in flight.
     Close,
+    /// Gain (`true`) or lose the keyboard focus, as the window system's
+    /// focus event would.
+    Focus(bool),
+    /// Make the next swapchain image acquisition fail as
+    /// `VK_ERROR_SURFACE_LOST_KHR` (the test-only hook
+    /// `Context::fail_next`), as when the window system drops the surface.
+    LoseSurface,
     /// Press a key, as a key event would; movement keys stay held until
     /// [`WindowAction::Release`].
     Press(KeyCode),
@@ -83,6 +91,12 @@ pub struct WindowReport {
     pub frames_skipped: u64,
     /// Swapchains created with a non-zero size, the first included.
     pub swapchains_created: u32,
+    /// The size of each of those swapchains, in creation order.
+    pub swapchain_extents: Vec<(u32, u32)>,
+    /// Surfaces made again after the window's was lost.
+    pub surfaces_recreated: u32,
+    /// Focus gained or lost events, real or scripted.
+    pub focus_changes: u32,
     pub validation_errors: u32,
     pub validation_warnings: u32,
     pub validation_messages: Vec<String>,
