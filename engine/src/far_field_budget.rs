@@ -30,7 +30,15 @@
 //!    the frame time falls than the size grows: a gain of 0.35 converges
 //!    for slopes up to 5.
 //!
-//! 4. Direction: the curve falls where compute outruns the raster (desktop
+//! 4. Bracket: where the curve jumps over the band (a crowd of units all a
+//!    few pixels tall: one step sends half a million of them to the
+//!    raster), stepping back and forth would spend every other decision
+//!    over budget. A step towards detail that lands over the budget marks
+//!    that size; later steps towards detail go at most halfway (in ratio)
+//!    to it, and none once within 2 %: a bisection that ends on the cheap
+//!    side. The mark expires after `BRACKET_DECISIONS`, so a scene that
+//!    grew cheaper gets its detail back.
+//! 5. Direction: the curve falls where compute outruns the raster (desktop
 //!    GPUs), but rises where it does not (lavapipe runs the compute
 //!    rasterizer on the CPU, far slower than its raster). After a step of
 //!    at least `SIGNIFICANT_STEP` whose effect is beyond noise
@@ -59,6 +67,11 @@ pub const LOD_THRESHOLD_EXPONENT: f32 = 0.5;
 /// both as natural logarithms, to tell which way the curve goes.
 pub const SIGNIFICANT_STEP: f32 = 0.09;
 pub const SIGNIFICANT_CHANGE: f32 = 0.06;
+/// Decisions a size found over budget stays marked.
+pub const BRACKET_DECISIONS: u32 = 150;
+/// Within this ratio (as a natural logarithm) of the marked size, steps
+/// towards detail stop.
+pub const BRACKET_TIGHT: f32 = 0.02;
 
 /// The controller's state.
 #[derive(Clone, Copy, Debug)]
@@ -85,6 +98,11 @@ pub struct BudgetController {
     /// 1 while a larger size is cheaper (the usual case), -1 where the
     /// measured curve rises.
     direction: f32,
+    /// A size found over budget after a step towards detail, and the
+    /// decisions it stays marked.
+    over_budget: Option<(f32, u32)>,
+    /// The last step went towards detail.
+    stepped_to_detail: bool,
 }
 
 impl BudgetController {
@@ -106,6 +124,8 @@ impl BudgetController {
             start_px: px,
             last_decision: None,
             direction: 1.0,
+            over_budget: None,
+            stepped_to_detail: false,
         }
     }
 
@@ -150,7 +170,15 @@ impl BudgetController {
             }
         }
         self.last_decision = Some((self.px, average));
+        self.over_budget = self
+            .over_budget
+            .filter(|&(_, left)| left > 1)
+            .map(|(px, left)| (px, left - 1));
         let ratio = average / self.budget_ms;
+        if ratio > 1.0 && self.stepped_to_detail {
+            self.over_budget = Some((self.px, BRACKET_DECISIONS));
+        }
+        self.stepped_to_detail = false;
         if (1.0 - 2.0 * DEAD_BAND..=1.0).contains(&ratio) {
             return self.px;
         }
@@ -158,9 +186,19 @@ impl BudgetController {
         let step = (ratio / aim)
             .powf(GAIN * self.direction)
             .clamp(1.0 / MAX_STEP, MAX_STEP);
-        let px = (self.px * step).clamp(self.min_px, self.max_px);
+        let mut px = (self.px * step).clamp(self.min_px, self.max_px);
+        let to_detail = ratio < 1.0;
+        if let (true, Some((over, _))) = (to_detail, self.over_budget) {
+            let halfway = (self.px * over).sqrt();
+            if (over / self.px).ln().abs() < BRACKET_TIGHT {
+                px = self.px;
+            } else if (px / self.px).ln().abs() > (halfway / self.px).ln().abs() {
+                px = halfway;
+            }
+        }
         if px != self.px {
             self.stale = FRAMES_IN_FLIGHT;
+            self.stepped_to_detail = to_detail;
         }
         self.px = px;
         self.px
@@ -275,6 +313,28 @@ mod tests {
         );
         let (sizes, _) = simulate_plant(rising, 4.0, 12.0, 300);
         assert_eq!(*sizes.last().unwrap(), 1.0, "{:?}", &sizes[250..]);
+    }
+
+    /// A curve with a cliff and no size inside the band: the controller
+    /// settles on the cheap side of the cliff, and only its rare probes
+    /// (when the mark expires) go over budget.
+    #[test]
+    fn settles_below_a_cliff_that_jumps_over_the_band() {
+        fn cliff(px: f32) -> f32 {
+            if px >= 3.0 {
+                10.0
+            } else {
+                50.0
+            }
+        }
+        let (sizes, times) = simulate_plant(cliff, 16.6, 12.0, 900);
+        let over = times[300..].iter().filter(|&&ms| ms > 16.6).count();
+        assert!(over * 20 <= 600, "{over} of 600 frames over budget");
+        assert!(
+            (3.0..3.2).contains(sizes.last().unwrap()),
+            "{:?}",
+            &sizes[880..]
+        );
     }
 
     #[test]
