@@ -155,8 +155,10 @@ Locomotion locomotion(AnimStateDef def, ClipInfo clip_a, ClipInfo clip_b, float 
     precise float target_weight = 1.0;
     if (end > start) {
         precise float toward_b = (speed - start) / (end - start);
-        if (!(toward_b > 0.0)) {
+        if (!(toward_b > LOCOMOTION_SINGLE_CLIP_BELOW)) {
             toward_b = 0.0;
+        } else if (toward_b >= LOCOMOTION_SINGLE_CLIP_ABOVE) {
+            toward_b = 1.0;
         }
         target_weight = 1.0 - min(toward_b, 1.0);
     }

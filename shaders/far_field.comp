@@ -111,19 +111,12 @@ FarVertex skin_vertex(uint type_index, FarFieldMesh mesh, uint v, uint slot, Uni
     uint first_clip = types[type_index].first_clip;
 
     ClipInfo current = clips[first_clip + ((anim.clips >> ANIM_CURRENT_CLIP_SHIFT) & 0xffu)];
+    ClipInfo previous = clips[first_clip + ((anim.clips >> ANIM_PREVIOUS_CLIP_SHIFT) & 0xffu)];
     vec3 normal;
-    vec3 position = skin(current, bone_count, anim.time_current, skin_bytes.xy,
-                         float(skin_bytes.z) / 255.0, model_position, model_normal, normal);
-    float blend = unpackHalf2x16(anim.blend).x;
-    if (blend < 1.0) {
-        ClipInfo previous = clips[first_clip + ((anim.clips >> ANIM_PREVIOUS_CLIP_SHIFT) & 0xffu)];
-        vec3 previous_normal;
-        vec3 previous_position = skin(previous, bone_count, anim.time_previous, skin_bytes.xy,
-                                      float(skin_bytes.z) / 255.0, model_position, model_normal,
-                                      previous_normal);
-        position = mix(previous_position, position, blend);
-        normal = mix(previous_normal, normal, blend);
-    }
+    vec3 position = skin_crossfade(current, anim.time_current, previous, anim.time_previous,
+                                   unpackHalf2x16(anim.blend).x, bone_count, skin_bytes.xy,
+                                   float(skin_bytes.z) / 255.0, model_position, model_normal,
+                                   normal);
     vec3 world = rotate_y(position * info.scale, placement.heading) + placement.position;
     vec3 world_normal = rotate_y(normal, placement.heading);
     FarVertex projected = far_project(globals.view_proj * vec4(world, 1.0),

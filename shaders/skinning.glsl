@@ -158,4 +158,28 @@ vec3 skin(ClipInfo clip, uint bone_count, float time, uvec2 bones, float weight,
     return p0 * weight + p1 * (1.0 - weight);
 }
 
+// A unit's pose: the current clip at `time_current` crossfaded from the
+// previous clip at `time_previous` by `blend` (1: the current clip alone).
+// A clip of weight 0 is not sampled, so a finished crossfade and a unit at
+// either end of a walk/run blend skin once.
+vec3 skin_crossfade(ClipInfo current, float time_current, ClipInfo previous,
+                    float time_previous, float blend, uint bone_count, uvec2 bones,
+                    float weight, vec3 point, vec3 normal, out vec3 out_normal) {
+    if (!(blend < 1.0)) {
+        return skin(current, bone_count, time_current, bones, weight, point, normal, out_normal);
+    }
+    vec3 previous_normal;
+    vec3 previous_position = skin(previous, bone_count, time_previous, bones, weight, point,
+                                  normal, previous_normal);
+    if (!(blend > 0.0)) {
+        out_normal = previous_normal;
+        return previous_position;
+    }
+    vec3 current_normal;
+    vec3 position = skin(current, bone_count, time_current, bones, weight, point, normal,
+                         current_normal);
+    out_normal = mix(previous_normal, current_normal, blend);
+    return mix(previous_position, position, blend);
+}
+
 #endif

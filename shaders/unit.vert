@@ -36,18 +36,12 @@ void main() {
     uint first_clip = type_info.first_clip;
 
     ClipInfo current = clips[first_clip + ((anim.clips >> ANIM_CURRENT_CLIP_SHIFT) & 0xffu)];
+    ClipInfo previous = clips[first_clip + ((anim.clips >> ANIM_PREVIOUS_CLIP_SHIFT) & 0xffu)];
     vec3 normal;
-    vec3 position = skin(current, bone_count, anim.time_current, in_skin.xy, float(in_skin.z) / 255.0,
-                         model_position, model_normal, normal);
-    float blend = unpackHalf2x16(anim.blend).x;
-    if (blend < 1.0) {
-        ClipInfo previous = clips[first_clip + ((anim.clips >> ANIM_PREVIOUS_CLIP_SHIFT) & 0xffu)];
-        vec3 previous_normal;
-        vec3 previous_position = skin(previous, bone_count, anim.time_previous, in_skin.xy, float(in_skin.z) / 255.0,
-                                      model_position, model_normal, previous_normal);
-        position = mix(previous_position, position, blend);
-        normal = mix(previous_normal, normal, blend);
-    }
+    vec3 position = skin_crossfade(current, anim.time_current, previous, anim.time_previous,
+                                   unpackHalf2x16(anim.blend).x, bone_count, in_skin.xy,
+                                   float(in_skin.z) / 255.0, model_position, model_normal,
+                                   normal);
 
     vec3 world = rotate_y(position * info.scale, placement.heading) + placement.position;
     out_world_position = world;

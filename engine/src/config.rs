@@ -132,6 +132,12 @@ pub const LOCOMOTION_MAX_RATE: f32 = 3.0;
 /// per second), so a sudden speed change blends over a quarter second
 /// rather than popping.
 pub const LOCOMOTION_BLEND_PER_SECOND: f32 = 4.0;
+/// A locomotion state's target weight snaps to one clip within these
+/// fractions of the blend's ends (towards the second clip): a unit walking
+/// or running near a clip's own speed skins one clip, not two, and its rate
+/// still matches its speed, so its feet stay planted.
+pub const LOCOMOTION_SINGLE_CLIP_BELOW: f32 = 0.15;
+pub const LOCOMOTION_SINGLE_CLIP_ABOVE: f32 = 0.85;
 /// Per-unit variety: a non-locomotion state plays at
 /// `VARIETY_SPEED_MIN + VARIETY_SPEED_RANGE * h` times its speed, with `h`
 /// in [0, 1) from a hash of the unit index (the low 16 bits of
@@ -260,6 +266,14 @@ pub const SHADER_CONSTANTS: &[(&str, ShaderValue)] = &[
     (
         "LOCOMOTION_BLEND_PER_SECOND",
         ShaderValue::F32(LOCOMOTION_BLEND_PER_SECOND),
+    ),
+    (
+        "LOCOMOTION_SINGLE_CLIP_BELOW",
+        ShaderValue::F32(LOCOMOTION_SINGLE_CLIP_BELOW),
+    ),
+    (
+        "LOCOMOTION_SINGLE_CLIP_ABOVE",
+        ShaderValue::F32(LOCOMOTION_SINGLE_CLIP_ABOVE),
     ),
     ("VARIETY_SPEED_MIN", ShaderValue::F32(VARIETY_SPEED_MIN)),
     ("VARIETY_SPEED_RANGE", ShaderValue::F32(VARIETY_SPEED_RANGE)),

@@ -46,8 +46,10 @@
 //! `stride = mix(g_B D_B, g_A D_A, w) × scale` (`g` the clips' ground speeds
 //! measured by the bake), clamped to `LOCOMOTION_MIN_RATE..=MAX_RATE`. A's
 //! weight follows its target (1 at or below `blend_start_speed` × scale, 0
-//! at or above `blend_end_speed` × scale, linear between; the humanoid
-//! controller blends from the walk's ground speed to the run's) by at most
+//! at or above `blend_end_speed` × scale, linear between, snapped to one
+//! clip within `LOCOMOTION_SINGLE_CLIP_BELOW`/`_ABOVE` of the ends, so most
+//! walking and running units skin one clip; the humanoid controller blends
+//! from the walk's ground speed to the run's) by at most
 //! `LOCOMOTION_BLEND_PER_SECOND`.
 //! While a transition into the state crossfades (fade steps ≠ 0), A plays
 //! alone against the clip fading out; when the fade completes the fade steps

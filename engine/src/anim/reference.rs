@@ -10,7 +10,8 @@ use crate::config::{
     ANIM_COMMAND_ATTACK_SHIFT, ANIM_COMMAND_DEAD, ANIM_COMMAND_HIT_SHIFT,
     ANIM_COMMAND_VARIANT_SHIFT, ANIM_COMMAND_VICTORY, ANIM_FADE_STEPS_PER_SECOND,
     ANIM_FADE_STEP_SECONDS, ANIM_SERIAL_MASK, LOCOMOTION_BLEND_PER_SECOND, LOCOMOTION_MAX_RATE,
-    LOCOMOTION_MIN_RATE, VARIETY_SPEED_MIN, VARIETY_SPEED_RANGE, VARIETY_UNIT_SCALE,
+    LOCOMOTION_MIN_RATE, LOCOMOTION_SINGLE_CLIP_ABOVE, LOCOMOTION_SINGLE_CLIP_BELOW,
+    VARIETY_SPEED_MIN, VARIETY_SPEED_RANGE, VARIETY_UNIT_SCALE,
 };
 use crate::gpu_types::{
     condition, AnimState, AnimStateDef, AnimTransitionDef, ClipInfo, TypeInfo, UnitInfo,
@@ -195,8 +196,10 @@ fn locomotion(
     if end > start {
         let mut toward_b = (speed - start) / (end - start);
         #[allow(clippy::neg_cmp_op_on_partial_ord)]
-        if !(toward_b > 0.0) {
+        if !(toward_b > LOCOMOTION_SINGLE_CLIP_BELOW) {
             toward_b = 0.0;
+        } else if toward_b >= LOCOMOTION_SINGLE_CLIP_ABOVE {
+            toward_b = 1.0;
         }
         target_weight = 1.0 - toward_b.min(1.0);
     }
@@ -366,4 +369,34 @@ pub fn step(
         fields.blend = if fields.fade_steps == 0 { 1.0 } else { 0.0 };
     }
     fields.encode()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The walk/run target weight: linear between the blend's speeds, one
+    /// clip alone near either end.
+    #[test]
+    fn the_locomotion_weight_snaps_to_one_clip_near_the_ends() {
+        let def = AnimStateDef {
+            blend_start_speed: 1.0,
+            blend_end_speed: 3.0,
+            clip_ground_speed: 1.0,
+            blend_clip_ground_speed: 3.0,
+            speed: 1.0,
+            ..AnimStateDef::default()
+        };
+        let clip = ClipInfo {
+            duration: 1.0,
+            ..ClipInfo::default()
+        };
+        let weight =
+            |speed: f32| locomotion(&def, &clip, &clip, 1.0, 1.0, speed, 0.1).target_weight;
+        assert_eq!(weight(0.5), 1.0);
+        assert_eq!(weight(1.2), 1.0, "10 % towards the run: the walk alone");
+        assert_eq!(weight(2.0), 0.5);
+        assert_eq!(weight(2.8), 0.0, "90 % towards the run: the run alone");
+        assert_eq!(weight(4.0), 0.0);
+    }
 }
