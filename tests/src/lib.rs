@@ -6,7 +6,8 @@
 //! - [`finish`] drops the context and fails the test on any validation
 //!   message, leaked allocation, or GPU object still alive.
 //! - [`VirtualDisplay`] gives the window tests an X display: Xvfb, started
-//!   when there is no `DISPLAY`.
+//!   when there is no `DISPLAY`; [`window_battle`] the validated window over
+//!   a small battle they all drive.
 //! - [`compare_with_reference`] checks a rendered image against a committed PNG
 //!   under `tests/reference/`, writing the actual and diff images under
 //!   `target/test-output/` when it fails.
@@ -16,6 +17,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use horde::context::{Context, ContextDesc, Tier};
+use horde_tools::battle::{battle_scene, BattleCamera, BattleOptions};
+use horde_tools::window::{WindowOptions, WindowScript};
 
 /// The repository root.
 pub fn repo_root() -> PathBuf {
@@ -340,5 +343,44 @@ impl PassHarness {
                 bytes
             })
             .collect()
+    }
+}
+
+/// Window options for a window test: a battle of `units` units (a tenth as
+/// many props) from `seed`, seen from the overview camera, in a FIFO window
+/// of `width` x `height` with the validation layer on, driven by `script`;
+/// no frame hook and no frame budget (a test sets them where it needs them).
+pub fn window_battle(
+    title: &str,
+    (width, height): (u32, u32),
+    (units, seed): (u32, u64),
+    script: WindowScript,
+) -> WindowOptions {
+    let battle = battle_scene(&BattleOptions {
+        units,
+        props: units / 10,
+        seed,
+        encoding: horde::asset::BoneEncoding::Mat3x4F32,
+        models: Vec::new(),
+        cache: horde_bake::cache::CacheOptions::default(),
+        rules: horde::gpu_types::BattleRules::default(),
+        clip_map: Vec::new(),
+    })
+    .expect("battle scene");
+    WindowOptions {
+        title: title.to_owned(),
+        width,
+        height,
+        present_mode: ash::vk::PresentModeKHR::FIFO,
+        context: ContextDesc {
+            validation: true,
+            ..ContextDesc::default()
+        },
+        camera: battle.camera(BattleCamera::Overview),
+        scene_bounds: battle.bounds(),
+        scene: battle.scene,
+        script,
+        on_frame: None,
+        budget_ms: None,
     }
 }

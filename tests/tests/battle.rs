@@ -169,18 +169,11 @@ fn headless_with(
     let options = HeadlessOptions {
         steps,
         render_every,
-        warmup_frames: None,
         width: 320,
         height: 180,
         camera: BattleCamera::Front,
-        color_by_lod: false,
-        lod_bias: 1.0,
-        far_field: true,
-        far_field_px: None,
-        budget_ms: None,
         strategy,
-        progress: false,
-        memory_every: None,
+        ..HeadlessOptions::default()
     };
     let result = run_headless(&ctx, battle, &options);
     finish(ctx);

@@ -72,19 +72,12 @@ fn soak(strategy: Strategy, frames: u32) -> f64 {
     let ctx = gpu_context(None);
     let options = HeadlessOptions {
         steps: frames,
-        render_every: 1,
-        warmup_frames: None,
         width: 160,
         height: 90,
         camera: BattleCamera::Front,
-        color_by_lod: false,
-        lod_bias: 1.0,
-        far_field: true,
-        far_field_px: None,
-        budget_ms: None,
         strategy,
-        progress: false,
         memory_every: Some(SAMPLE_EVERY),
+        ..HeadlessOptions::default()
     };
     let result = run_headless(&ctx, &battle, &options);
     finish(ctx);

@@ -7,13 +7,8 @@
 //!
 //! One test per binary: winit allows one event loop per process.
 
-use ash::vk;
-use horde::context::ContextDesc;
-use horde::gpu_types::BattleRules;
-use horde_bake::cache::CacheOptions;
-use horde_tests::{init_logging, VirtualDisplay};
-use horde_tools::battle::{battle_scene, BattleCamera, BattleOptions};
-use horde_tools::window::{run_window, WindowAction, WindowOptions};
+use horde_tests::{init_logging, window_battle, VirtualDisplay};
+use horde_tools::window::{run_window, WindowAction};
 
 /// Frames at which the surface is lost.
 const LOSSES: [u64; 2] = [20, 50];
@@ -24,38 +19,17 @@ const CLOSE: u64 = 90;
 fn a_lost_surface_is_recreated_and_presenting_goes_on() {
     init_logging();
     let display = VirtualDisplay::ensure();
-    let battle = battle_scene(&BattleOptions {
-        units: 100,
-        props: 10,
-        seed: 4,
-        encoding: horde::asset::BoneEncoding::Mat3x4F32,
-        models: Vec::new(),
-        cache: CacheOptions::default(),
-        rules: BattleRules::default(),
-        clip_map: Vec::new(),
-    })
-    .expect("battle scene");
     let mut script: Vec<_> = LOSSES
         .iter()
         .map(|&frame| (frame, WindowAction::LoseSurface))
         .collect();
     script.push((CLOSE, WindowAction::Close));
-    let result = run_window(WindowOptions {
-        title: "horde surface loss test".to_owned(),
-        width: 320,
-        height: 180,
-        present_mode: vk::PresentModeKHR::FIFO,
-        context: ContextDesc {
-            validation: true,
-            ..ContextDesc::default()
-        },
-        camera: battle.camera(BattleCamera::Overview),
-        scene_bounds: battle.bounds(),
-        scene: battle.scene,
+    let result = run_window(window_battle(
+        "horde surface loss test",
+        (320, 180),
+        (100, 4),
         script,
-        on_frame: None,
-        budget_ms: None,
-    });
+    ));
     drop(display);
     let report = result.expect("the window run recovers and ends cleanly");
     println!(

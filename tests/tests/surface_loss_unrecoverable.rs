@@ -6,52 +6,27 @@
 //!
 //! One test per binary: winit allows one event loop per process.
 
-use ash::vk;
-use horde::context::ContextDesc;
-use horde::gpu_types::BattleRules;
 use horde::Error;
-use horde_bake::cache::CacheOptions;
-use horde_tests::{init_logging, VirtualDisplay};
-use horde_tools::battle::{battle_scene, BattleCamera, BattleOptions};
-use horde_tools::window::{run_window, WindowAction, WindowOptions};
+use horde_tests::{init_logging, window_battle, VirtualDisplay};
+use horde_tools::window::{run_window, WindowAction};
 
 #[test]
 fn a_surface_lost_again_at_once_ends_the_run_with_a_clear_error() {
     init_logging();
     let display = VirtualDisplay::ensure();
-    let battle = battle_scene(&BattleOptions {
-        units: 100,
-        props: 10,
-        seed: 4,
-        encoding: horde::asset::BoneEncoding::Mat3x4F32,
-        models: Vec::new(),
-        cache: CacheOptions::default(),
-        rules: BattleRules::default(),
-        clip_map: Vec::new(),
-    })
-    .expect("battle scene");
-    let result = run_window(WindowOptions {
-        title: "horde unrecoverable surface test".to_owned(),
-        width: 320,
-        height: 180,
-        present_mode: vk::PresentModeKHR::FIFO,
-        context: ContextDesc {
-            validation: true,
-            ..ContextDesc::default()
-        },
-        camera: battle.camera(BattleCamera::Overview),
-        scene_bounds: battle.bounds(),
-        scene: battle.scene,
-        // Lost on frame 10, recreated on 11 and lost again there; the close
-        // on 60 is never reached.
-        script: vec![
-            (10, WindowAction::LoseSurface),
-            (11, WindowAction::LoseSurface),
-            (60, WindowAction::Close),
-        ],
-        on_frame: None,
-        budget_ms: None,
-    });
+    // Lost on frame 10, recreated on 11 and lost again there; the close on
+    // 60 is never reached.
+    let script = vec![
+        (10, WindowAction::LoseSurface),
+        (11, WindowAction::LoseSurface),
+        (60, WindowAction::Close),
+    ];
+    let result = run_window(window_battle(
+        "horde unrecoverable surface test",
+        (320, 180),
+        (100, 4),
+        script,
+    ));
     drop(display);
     let error = result.expect_err("the run must fail");
     let message = error.to_string();

@@ -10,15 +10,9 @@
 
 use std::sync::{Arc, Mutex};
 
-use ash::vk;
-use horde::context::ContextDesc;
-use horde::gpu_types::BattleRules;
-use horde_bake::cache::CacheOptions;
-use horde_tests::{init_logging, VirtualDisplay};
-use horde_tools::battle::{battle_hud, battle_scene, BattleCamera, BattleOptions};
-use horde_tools::window::{
-    run_window, KeyCode, MouseButton, WindowAction, WindowOptions, WindowScript,
-};
+use horde_tests::{init_logging, window_battle, VirtualDisplay};
+use horde_tools::battle::battle_hud;
+use horde_tools::window::{run_window, KeyCode, MouseButton, WindowAction, WindowScript};
 
 /// A press on `frame` and the release on the next.
 fn tap(frame: u64, key: KeyCode) -> [(u64, WindowAction); 2] {
@@ -94,45 +88,20 @@ fn script() -> WindowScript {
 fn window_with_hud_and_camera_controls_runs_cleanly() {
     init_logging();
     let display = VirtualDisplay::ensure();
-    let battle = battle_scene(&BattleOptions {
-        units: 200,
-        props: 20,
-        seed: 3,
-        encoding: horde::asset::BoneEncoding::Mat3x4F32,
-        models: Vec::new(),
-        cache: CacheOptions::default(),
-        rules: BattleRules::default(),
-        clip_map: Vec::new(),
-    })
-    .expect("battle scene");
-    let scene_bounds = battle.bounds();
-    let start_camera = battle.camera(BattleCamera::Overview);
-    let scene = battle.scene;
     let hud_lines = Arc::new(Mutex::new(Vec::new()));
     let last_lines = hud_lines.clone();
     let simulation_dts = Arc::new(Mutex::new(Vec::new()));
     let recorded = simulation_dts.clone();
-    let result = run_window(WindowOptions {
-        title: "horde window test".to_owned(),
-        width: 640,
-        height: 360,
-        present_mode: vk::PresentModeKHR::FIFO,
-        context: ContextDesc {
-            validation: true,
-            ..ContextDesc::default()
-        },
-        scene,
-        camera: start_camera,
-        scene_bounds,
-        script: script(),
-        on_frame: Some(Box::new(move |world, dt| {
-            recorded.lock().expect("dt log").push(dt);
-            let lines = battle_hud(world, dt);
-            *last_lines.lock().expect("HUD lines") = lines.clone();
-            lines
-        })),
-        budget_ms: Some(16.6),
-    });
+    let mut options = window_battle("horde window test", (640, 360), (200, 3), script());
+    let start_camera = options.camera;
+    options.on_frame = Some(Box::new(move |world, dt| {
+        recorded.lock().expect("dt log").push(dt);
+        let lines = battle_hud(world, dt);
+        *last_lines.lock().expect("HUD lines") = lines.clone();
+        lines
+    }));
+    options.budget_ms = Some(16.6);
+    let result = run_window(options);
     drop(display);
     let report = result.expect("the window run succeeds");
     println!("{report:#?}");

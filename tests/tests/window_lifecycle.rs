@@ -6,13 +6,8 @@
 //!
 //! One test per binary: winit allows one event loop per process.
 
-use ash::vk;
-use horde::context::ContextDesc;
-use horde::gpu_types::BattleRules;
-use horde_bake::cache::CacheOptions;
-use horde_tests::{init_logging, VirtualDisplay};
-use horde_tools::battle::{battle_scene, BattleCamera, BattleOptions};
-use horde_tools::window::{run_window, KeyCode, WindowAction, WindowOptions, WindowScript};
+use horde_tests::{init_logging, window_battle, VirtualDisplay};
+use horde_tools::window::{run_window, KeyCode, WindowAction, WindowScript};
 
 /// Frames between two resizes: enough for the window system's answer to
 /// arrive and a frame to be drawn at the new size.
@@ -65,33 +60,12 @@ fn script() -> WindowScript {
 fn fifty_resizes_minimize_focus_and_close_run_cleanly() {
     init_logging();
     let display = VirtualDisplay::ensure();
-    let battle = battle_scene(&BattleOptions {
-        units: 100,
-        props: 10,
-        seed: 4,
-        encoding: horde::asset::BoneEncoding::Mat3x4F32,
-        models: Vec::new(),
-        cache: CacheOptions::default(),
-        rules: BattleRules::default(),
-        clip_map: Vec::new(),
-    })
-    .expect("battle scene");
-    let result = run_window(WindowOptions {
-        title: "horde window lifecycle test".to_owned(),
-        width: 320,
-        height: 180,
-        present_mode: vk::PresentModeKHR::FIFO,
-        context: ContextDesc {
-            validation: true,
-            ..ContextDesc::default()
-        },
-        camera: battle.camera(BattleCamera::Overview),
-        scene_bounds: battle.bounds(),
-        scene: battle.scene,
-        script: script(),
-        on_frame: None,
-        budget_ms: None,
-    });
+    let result = run_window(window_battle(
+        "horde window lifecycle test",
+        (320, 180),
+        (100, 4),
+        script(),
+    ));
     drop(display);
     let report = result.expect("the window run succeeds");
     let extents = &report.swapchain_extents;

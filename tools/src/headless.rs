@@ -95,6 +95,30 @@ pub struct HeadlessOptions {
     pub memory_every: Option<u32>,
 }
 
+impl Default for HeadlessOptions {
+    /// `battle --headless`'s defaults, less the budget (fixed thresholds)
+    /// and the progress bar: 600 steps, every one rendered, 1280x720, the
+    /// overview camera, the GPU-driven frame with the far field.
+    fn default() -> HeadlessOptions {
+        HeadlessOptions {
+            steps: 600,
+            render_every: 1,
+            warmup_frames: None,
+            width: 1280,
+            height: 720,
+            camera: BattleCamera::Overview,
+            color_by_lod: false,
+            lod_bias: 1.0,
+            far_field: true,
+            far_field_px: None,
+            budget_ms: None,
+            strategy: Strategy::GpuDriven,
+            progress: false,
+            memory_every: None,
+        }
+    }
+}
+
 /// The battle's state at one moment, for the report's timeline.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Sample {
