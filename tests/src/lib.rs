@@ -18,7 +18,7 @@ use std::process::{Child, Command, Stdio};
 
 use horde::context::{Context, ContextDesc, Tier};
 use horde_tools::battle::{battle_scene, BattleCamera, BattleOptions};
-use horde_tools::window::{WindowOptions, WindowScript};
+use horde_tools::window::{WindowOptions, WindowReport, WindowScript};
 
 /// The repository root.
 pub fn repo_root() -> PathBuf {
@@ -383,4 +383,21 @@ pub fn window_battle(
         on_frame: None,
         budget_ms: None,
     }
+}
+
+/// A window run ended cleanly: no allocation or GPU object alive at
+/// shutdown, no validation message.
+pub fn assert_clean_exit(report: &WindowReport) {
+    assert!(
+        report.leaked_allocations.is_empty(),
+        "{:?}",
+        report.leaked_allocations
+    );
+    assert_eq!(report.leaked_objects, 0, "GPU objects alive at shutdown");
+    assert_eq!(
+        (report.validation_errors, report.validation_warnings),
+        (0, 0),
+        "{:#?}",
+        report.validation_messages
+    );
 }

@@ -7,7 +7,7 @@
 //!
 //! One test per binary: winit allows one event loop per process.
 
-use horde_tests::{init_logging, window_battle, VirtualDisplay};
+use horde_tests::{assert_clean_exit, init_logging, window_battle, VirtualDisplay};
 use horde_tools::window::{run_window, WindowAction};
 
 /// Frames at which the surface is lost.
@@ -51,16 +51,5 @@ fn a_lost_surface_is_recreated_and_presenting_goes_on() {
         report.frames_presented,
         CLOSE + 1
     );
-    assert!(
-        report.leaked_allocations.is_empty(),
-        "{:?}",
-        report.leaked_allocations
-    );
-    assert_eq!(report.leaked_objects, 0, "GPU objects alive at shutdown");
-    assert_eq!(
-        (report.validation_errors, report.validation_warnings),
-        (0, 0),
-        "{:#?}",
-        report.validation_messages
-    );
+    assert_clean_exit(&report);
 }

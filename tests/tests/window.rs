@@ -10,7 +10,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use horde_tests::{init_logging, window_battle, VirtualDisplay};
+use horde_tests::{assert_clean_exit, init_logging, window_battle, VirtualDisplay};
 use horde_tools::battle::battle_hud;
 use horde_tools::window::{run_window, KeyCode, MouseButton, WindowAction, WindowScript};
 
@@ -175,16 +175,5 @@ fn window_with_hud_and_camera_controls_runs_cleanly() {
         "{lines:?}"
     );
 
-    assert!(
-        report.leaked_allocations.is_empty(),
-        "{:?}",
-        report.leaked_allocations
-    );
-    assert_eq!(report.leaked_objects, 0, "GPU objects alive at shutdown");
-    assert_eq!(
-        (report.validation_errors, report.validation_warnings),
-        (0, 0),
-        "{:#?}",
-        report.validation_messages
-    );
+    assert_clean_exit(&report);
 }

@@ -6,7 +6,7 @@
 //!
 //! One test per binary: winit allows one event loop per process.
 
-use horde_tests::{init_logging, window_battle, VirtualDisplay};
+use horde_tests::{assert_clean_exit, init_logging, window_battle, VirtualDisplay};
 use horde_tools::window::{run_window, KeyCode, WindowAction, WindowScript};
 
 /// Frames between two resizes: enough for the window system's answer to
@@ -118,16 +118,5 @@ fn fifty_resizes_minimize_focus_and_close_run_cleanly() {
     );
 
     // The close came with frames in flight; teardown waited, leaked nothing.
-    assert!(
-        report.leaked_allocations.is_empty(),
-        "{:?}",
-        report.leaked_allocations
-    );
-    assert_eq!(report.leaked_objects, 0, "GPU objects alive at shutdown");
-    assert_eq!(
-        (report.validation_errors, report.validation_warnings),
-        (0, 0),
-        "{:#?}",
-        report.validation_messages
-    );
+    assert_clean_exit(&report);
 }
