@@ -84,8 +84,9 @@
 //!
 //! # Stability (shimmer)
 //! Coverage follows the same rules as raster hardware (pixel centres,
-//! 1/256-pixel snapping, top-left fill rule), so a unit crossing into the
-//! far field keeps its silhouette, and the cull's hysteresis on the
+//! 1/256-pixel snapping, top-left fill rule), and the cull picks its LOD
+//! by one rule with one hysteresis on both paths, so a unit crossing into
+//! the far field keeps its silhouette and its LOD; the hysteresis on the
 //! far-field size keeps units from flickering between the two paths. A
 //! triangle is shaded flat with the mean of its corners' colours: at a few
 //! pixels per unit, per-pixel shading would change nothing visible.
