@@ -43,14 +43,16 @@
 //!   scrolls, a lost surface and close at given frame numbers. The
 //!   [`WindowReport`] says what came of them.
 //!
-//! `options.rs` holds what the application passes in and gets back.
+//! `options.rs` holds what the application passes in and gets back,
+//! `input.rs` the inputs and debug keys, `running.rs` the presentation state
+//! and the recreation of a lost surface.
 
 use std::collections::HashSet;
 
 use ash::vk;
 use horde::camera::Camera;
 use horde::context::{Context, InjectedFailure};
-use horde::renderer::{RenderSettings, Renderer, WindowFrame};
+use horde::renderer::{Renderer, WindowFrame};
 use horde::swapchain::{choose_format, create_surface, surface_extensions, Swapchain};
 use horde::Error;
 use winit::application::ApplicationHandler;
@@ -65,56 +67,18 @@ use winit::window::{Window, WindowId};
 pub use winit::event::MouseButton;
 pub use winit::keyboard::KeyCode;
 
+mod input;
 mod options;
+mod running;
 pub use options::{
     window_verdict, FrameHook, HudLine, WindowAction, WindowOptions, WindowReport, WindowScript,
 };
 
+use input::{toggle, Input, Pointer};
+use running::{note_swapchain, recreate_surface, surface_lost, Running};
+
 use crate::camera_rig::{CameraRig, MotionKeys, Preset};
-use crate::hud::{Hud, HudStats, SimulationClock, LOD_BIASES};
-
-/// One input, from winit or from a script.
-#[derive(Clone, Copy, Debug)]
-enum Input {
-    Key {
-        code: KeyCode,
-        pressed: bool,
-        repeat: bool,
-    },
-    Button {
-        button: MouseButton,
-        pressed: bool,
-    },
-    CursorMoved(f64, f64),
-    /// Scroll lines; positive zooms in.
-    Scroll(f32),
-}
-
-/// Fields drop in declaration order: the HUD, the renderer (after waiting for
-/// the device), the swapchain and its surface, the context, and last the
-/// window the surface was made for. `shutdown` drops them in the same order.
-struct Running {
-    hud: Hud,
-    renderer: Renderer,
-    swapchain: Swapchain,
-    ctx: Context,
-    window: Window,
-    window_extent: vk::Extent2D,
-    needs_recreate: bool,
-    /// The surface was lost: make a new one before the next frame.
-    surface_lost: bool,
-    /// A surface was recreated and no frame presented on it yet: losing it
-    /// again means the window system no longer presents to this window.
-    surface_unproven: bool,
-}
-
-/// The mouse buttons held and where the cursor was last.
-#[derive(Default)]
-struct Pointer {
-    orbiting: bool,
-    looking: bool,
-    position: Option<(f64, f64)>,
-}
+use crate::hud::{Hud, HudStats, SimulationClock};
 
 struct App {
     options: WindowOptions,
@@ -570,95 +534,6 @@ impl App {
         self.report.validation_messages = validation.messages();
         drop(window);
     }
-}
-
-/// Records a swapchain just (re)created, unless it is empty (minimized).
-fn note_swapchain(report: &mut WindowReport, swapchain: &Swapchain) {
-    if !swapchain.is_empty() {
-        let extent = swapchain.extent;
-        report.swapchain_extents.push((extent.width, extent.height));
-    }
-}
-
-/// Marks the surface for recreation before the next frame, or fails when the
-/// surface made last time was lost before it presented anything.
-fn surface_lost(running: &mut Running) -> Result<(), Error> {
-    if running.surface_unproven {
-        return Err(Error::Window(
-            "the window's Vulkan surface was lost again right after it was recreated: \
-             the window system no longer presents to this window"
-                .to_owned(),
-        ));
-    }
-    log::warn!("the window's Vulkan surface was lost; recreating it");
-    running.surface_lost = true;
-    Ok(())
-}
-
-/// Makes a new surface from the window's handles and a swapchain on it, after
-/// the old surface was lost. Its swapchain goes first; the old surface is
-/// destroyed once the new one exists (X11, Wayland and Win32 allow two
-/// surfaces on one window).
-fn recreate_surface(running: &mut Running) -> Result<(), Error> {
-    let cannot = |err: &dyn std::fmt::Display| {
-        Error::Window(format!(
-            "the window's Vulkan surface was lost and cannot be recreated: {err}"
-        ))
-    };
-    // SAFETY: waiting for idle before the swapchain's images go away.
-    unsafe { running.ctx.device.device_wait_idle() }?;
-    let display = running
-        .window
-        .display_handle()
-        .map_err(|err| cannot(&err))?
-        .as_raw();
-    let window_handle = running
-        .window
-        .window_handle()
-        .map_err(|err| cannot(&err))?
-        .as_raw();
-    // SAFETY: the window outlives the surface, as in `App::start`.
-    let surface = unsafe { create_surface(&running.ctx, display, window_handle) }
-        .map_err(|err| cannot(&err))?;
-    running.surface_lost = false;
-    running.needs_recreate = false;
-    running.surface_unproven = true;
-    match running
-        .swapchain
-        .replace_surface(&running.ctx, surface, running.window_extent)
-    {
-        Err(Error::SurfaceLost) => surface_lost(running),
-        other => other,
-    }
-}
-
-/// Debug keys: L colours by LOD, B shows bounding spheres, F freezes culling
-/// at the current camera, + and - scale the LOD bias. Other keys do nothing.
-fn toggle(settings: &mut RenderSettings, key: KeyCode, camera: &Camera) {
-    match key {
-        KeyCode::KeyL => settings.color_by_lod = !settings.color_by_lod,
-        KeyCode::KeyB => settings.show_bounds = !settings.show_bounds,
-        KeyCode::KeyF => {
-            settings.cull_camera = match settings.cull_camera {
-                Some(_) => None,
-                None => Some(*camera),
-            }
-        }
-        KeyCode::Equal | KeyCode::NumpadAdd => {
-            settings.lod_bias = (settings.lod_bias * 1.25).min(*LOD_BIASES.end())
-        }
-        KeyCode::Minus | KeyCode::NumpadSubtract => {
-            settings.lod_bias = (settings.lod_bias / 1.25).max(*LOD_BIASES.start())
-        }
-        _ => return,
-    }
-    log::info!(
-        "settings: colour by LOD {}, bounds {}, culling frozen {}, LOD bias {:.2}",
-        settings.color_by_lod,
-        settings.show_bounds,
-        settings.cull_camera.is_some(),
-        settings.lod_bias
-    );
 }
 
 impl ApplicationHandler for App {
