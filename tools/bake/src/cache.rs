@@ -18,8 +18,9 @@
 //!   warning too: the caller still gets its asset.
 //! - A `.horde` file given to a tool is read as it is, never cached.
 
+use crate::options::asset_name;
 use crate::output::OutputPath;
-use crate::{asset_name, bake_prop, bake_unit, BakeError, BakeOptions};
+use crate::{bake_prop, bake_unit, BakeError, BakeOptions};
 use horde_asset::{Asset, AssetKind};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
