@@ -9,6 +9,8 @@
 //!   they describe the frame `FRAMES_IN_FLIGHT` frames ago.
 //! - Ticks are scaled by `timestampPeriod` to milliseconds. A history of recent
 //!   frames per scope gives the median and 95th percentile.
+//! - Each scope also times its recording on the CPU (the commands and the
+//!   Rust around them), so a slow frame on the CPU names its pass too.
 //! - Devices without timestamps report "n/a" instead of numbers.
 //! - The name of the last scope opened is kept as a crash marker: a fatal
 //!   GPU error (device lost, out of device memory) names that pass.
@@ -20,6 +22,7 @@
 //!   the whole frame either way.
 
 use std::collections::BTreeMap;
+use std::time::Instant;
 
 use ash::vk;
 
@@ -36,6 +39,8 @@ const HISTORY: usize = 512;
 #[derive(Debug)]
 pub struct Scope {
     index: Option<u32>,
+    name: &'static str,
+    opened: Instant,
 }
 
 /// Summary of one scope over the recorded history.
@@ -46,6 +51,10 @@ pub struct ScopeStats {
     pub p95_ms: f64,
     pub p99_ms: f64,
     pub samples: usize,
+    /// Median CPU milliseconds spent recording the scope (0 in results
+    /// written before it was measured).
+    #[serde(default)]
+    pub cpu_median_ms: f64,
 }
 
 /// Timestamp queries per frame slot.
@@ -59,6 +68,8 @@ pub struct Profiler {
     /// Most recent completed frame: scope name and milliseconds.
     last: Vec<(&'static str, f64)>,
     history: BTreeMap<&'static str, Vec<f64>>,
+    /// CPU recording milliseconds per scope, recent frames.
+    cpu_history: BTreeMap<&'static str, Vec<f64>>,
     /// Each scope first waits for all earlier GPU work (see the module doc).
     pub serialize: bool,
     /// The crash marker: the last scope opened, that is the last pass
@@ -94,6 +105,7 @@ impl Profiler {
             current_slot: 0,
             last: Vec::new(),
             history: BTreeMap::new(),
+            cpu_history: BTreeMap::new(),
             serialize: std::env::var("HORDE_PROFILE_SERIAL").is_ok_and(|v| v.trim() == "1"),
             last_opened: None,
         }
@@ -154,16 +166,13 @@ impl Profiler {
             let (start, end) = (ticks[index * 2], ticks[index * 2 + 1]);
             let ms = end.saturating_sub(start) as f64 * self.period_ns / 1e6;
             self.last.push((name, ms));
-            let history = self.history.entry(name).or_default();
-            if history.len() == HISTORY {
-                history.remove(0);
-            }
-            history.push(ms);
+            push_sample(self.history.entry(name).or_default(), ms);
         }
     }
 
     /// Opens a named scope: a timestamp and a debug label.
     pub fn begin(&mut self, ctx: &Context, cmd: vk::CommandBuffer, name: &'static str) -> Scope {
+        let opened = Instant::now();
         self.last_opened = Some(name);
         ctx.begin_label(cmd, name);
         if self.serialize {
@@ -174,12 +183,20 @@ impl Profiler {
             crate::memory::memory_barrier(ctx, cmd, all, all);
         }
         let Some(pool) = self.pool.as_deref().copied() else {
-            return Scope { index: None };
+            return Scope {
+                index: None,
+                name,
+                opened,
+            };
         };
         let scopes = &mut self.slot_scopes[self.current_slot];
         if scopes.len() as u32 >= MAX_PROFILER_SCOPES {
             log::warn!("profiler: more than {MAX_PROFILER_SCOPES} scopes; '{name}' is not timed");
-            return Scope { index: None };
+            return Scope {
+                index: None,
+                name,
+                opened,
+            };
         }
         let index = scopes.len() as u32;
         scopes.push(name);
@@ -189,7 +206,11 @@ impl Profiler {
             ctx.device
                 .cmd_write_timestamp(cmd, vk::PipelineStageFlags::TOP_OF_PIPE, pool, query)
         };
-        Scope { index: Some(index) }
+        Scope {
+            index: Some(index),
+            name,
+            opened,
+        }
     }
 
     /// Closes a scope opened by [`Profiler::begin`].
@@ -207,6 +228,8 @@ impl Profiler {
             };
         }
         ctx.end_label(cmd);
+        let cpu_ms = scope.opened.elapsed().as_secs_f64() * 1e3;
+        push_sample(self.cpu_history.entry(scope.name).or_default(), cpu_ms);
     }
 
     /// The last scope opened (the last pass recorded), if any: the crash
@@ -240,12 +263,15 @@ impl Profiler {
             .map(|(name, samples)| {
                 let mut sorted = samples.clone();
                 sorted.sort_by(f64::total_cmp);
+                let mut cpu = self.cpu_history.get(name).cloned().unwrap_or_default();
+                cpu.sort_by(f64::total_cmp);
                 ScopeStats {
                     name: (*name).to_owned(),
                     median_ms: percentile(&sorted, 0.5),
                     p95_ms: percentile(&sorted, 0.95),
                     p99_ms: percentile(&sorted, 0.99),
                     samples: sorted.len(),
+                    cpu_median_ms: percentile(&cpu, 0.5),
                 }
             })
             .collect()
@@ -254,7 +280,16 @@ impl Profiler {
     /// Forgets the history (for example after warm-up frames).
     pub fn clear_history(&mut self) {
         self.history.clear();
+        self.cpu_history.clear();
     }
+}
+
+/// Appends `sample` to a history, dropping the oldest beyond `HISTORY`.
+fn push_sample(history: &mut Vec<f64>, sample: f64) {
+    if history.len() == HISTORY {
+        history.remove(0);
+    }
+    history.push(sample);
 }
 
 /// The `q` quantile of sorted samples, nearest rank; 0 when empty.

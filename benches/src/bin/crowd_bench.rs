@@ -471,8 +471,8 @@ fn main() -> Result<()> {
     }
     for m in &results.sweep {
         println!(
-            "{:>8} units, far field {} px: {} | cpu {:.3} ms (p95 {:.3}) | visible per LOD {:?}, \
-             far field {}",
+            "{:>8} units, far field {} px: {} | cpu {:.3} ms (p95 {:.3}; recording per pass {}) | \
+             visible per LOD {:?}, far field {}",
             m.units,
             m.far_field_px,
             m.gpu_ms
@@ -482,6 +482,11 @@ fn main() -> Result<()> {
                 .join(", "),
             m.cpu_ms_median,
             m.cpu_ms_p95,
+            m.gpu_ms
+                .iter()
+                .map(|s| format!("{} {:.4}", s.name, s.cpu_median_ms))
+                .collect::<Vec<_>>()
+                .join(", "),
             m.visible.units_per_lod,
             m.visible.units_far_field
         );
