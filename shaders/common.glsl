@@ -4,13 +4,15 @@
 #define HORDE_COMMON_GLSL
 
 // Octahedral normal decoding (Cigolle et al. 2014): the unit sphere folded onto
-// the [-1, 1]^2 square.
+// the [-1, 1]^2 square. Returns the direction, not unit length: skinning
+// normalizes each bone's normal and shade() the interpolated one, so a
+// normalization here would be paid per vertex for nothing.
 vec3 octahedral_decode(vec2 e) {
     vec3 n = vec3(e, 1.0 - abs(e.x) - abs(e.y));
     float t = max(-n.z, 0.0);
     n.x += n.x >= 0.0 ? -t : t;
     n.y += n.y >= 0.0 ? -t : t;
-    return normalize(n);
+    return n;
 }
 
 // Rotation about +Y by `angle` radians applied to `v`.
@@ -23,8 +25,9 @@ vec3 rotate_y(vec3 v, float angle) {
 // Directional + ambient lighting plus emitted light, with exponential fog,
 // in linear colour.
 vec3 shade(vec3 albedo, vec3 emitted, vec3 normal, vec3 world_position, FrameGlobals g) {
-    float diffuse = max(dot(normalize(normal), g.light_direction), 0.0);
-    float hemisphere = 0.5 + 0.5 * normal.y;
+    vec3 n = normalize(normal);
+    float diffuse = max(dot(n, g.light_direction), 0.0);
+    float hemisphere = 0.5 + 0.5 * n.y;
     vec3 lit = albedo * (g.light_color * diffuse + g.ambient * mix(0.6, 1.0, hemisphere))
              + emitted;
     float distance_to_camera = length(world_position - g.camera_position);

@@ -11,7 +11,9 @@
 //    transforming the point by each bone and mixing the results equals
 //    transforming it by the mixed matrix.
 // 4. Normals: each bone's inverse-transpose direction, normalized, then
-//    blended by weight and normalized again.
+//    blended by weight. The blend is left unnormalized (shorter than unit
+//    where the two bones disagree): shade() normalizes the interpolated
+//    normal anyway, so its direction is horde_asset's skin_normal.
 #ifndef HORDE_SKINNING_GLSL
 #define HORDE_SKINNING_GLSL
 
@@ -130,13 +132,16 @@ vec3 skin_dual_quat(ClipInfo clip, uint bone_count, FramePair frames, uvec2 bone
     return quat_rotate(real, point) + translation;
 }
 
+// One reciprocal square root, not a square root and a division: this runs
+// for every bone of every skinned vertex.
 vec3 safe_normalize(vec3 v) {
-    float len = length(v);
-    return len > 0.0 ? v / len : vec3(0.0, 1.0, 0.0);
+    float length_squared = dot(v, v);
+    return length_squared > 0.0 ? v * inversesqrt(length_squared) : vec3(0.0, 1.0, 0.0);
 }
 
-// Skins a model-space point and normal with two bones at `time` into `clip`;
-// the normal comes out unit length.
+// Skins a model-space point and normal (any length) with two bones at `time`
+// into `clip`; the normal comes out as a direction of at most unit length
+// (rule 4).
 vec3 skin(ClipInfo clip, uint bone_count, float time, uvec2 bones, float weight,
           vec3 point, vec3 normal, out vec3 out_normal) {
     FramePair frames = frame_lookup(clip, time);
@@ -154,7 +159,7 @@ vec3 skin(ClipInfo clip, uint bone_count, float time, uvec2 bones, float weight,
     vec3 p1;
     vec3 n1;
     apply_bone(clip, bone_count, frames, bones.y, point, normal, p1, n1);
-    out_normal = safe_normalize(n0 * weight + safe_normalize(n1) * (1.0 - weight));
+    out_normal = n0 * weight + safe_normalize(n1) * (1.0 - weight);
     return p0 * weight + p1 * (1.0 - weight);
 }
 

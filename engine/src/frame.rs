@@ -1,8 +1,8 @@
 //! The frame context every pass records through, and the checked dispatch.
 //!
 //! A [`Frame`] owns, for the duration of one frame's recording, the command
-//! buffer, the frame slot's descriptor pool, the profiler and the barrier
-//! tracker. A pass:
+//! buffer, the frame slot's descriptor sets (`frames.rs`), the profiler and
+//! the barrier tracker. A pass:
 //! 1. opens itself with [`Frame::pass`]: one call starts a GPU timestamp
 //!    scope and a debug label of the pass's name;
 //! 2. declares the buffers it is about to use with [`Frame::uses`]; the
@@ -16,7 +16,7 @@ use ash::vk;
 
 use crate::barriers::{self, BufferUse, Tracker};
 use crate::context::Context;
-use crate::frames::{allocate_set, write_set, Descriptor, FrameStart};
+use crate::frames::{Descriptor, DescriptorCache, FrameStart};
 use crate::memory::DeferredRelease;
 use crate::pipeline::{binding, compute_pipeline, LayoutDesc, Pipeline};
 use crate::profiler::Profiler;
@@ -34,7 +34,7 @@ pub struct Frame<'a> {
     pub slot: usize,
     /// The frame's number, counting from 0.
     pub number: u64,
-    descriptor_pool: vk::DescriptorPool,
+    descriptors: &'a mut DescriptorCache,
     profiler: &'a mut Profiler,
     tracker: &'a mut Tracker,
     /// Resources to release once this frame has completed.
@@ -42,24 +42,27 @@ pub struct Frame<'a> {
 }
 
 impl<'a> Frame<'a> {
-    /// A frame recording into `start`'s command buffer.
+    /// A frame recording into `start`'s command buffer, with its slot's
+    /// `descriptors`. Call after the frame's deferred releases.
     pub fn new(
         ctx: &'a Context,
         start: &FrameStart,
+        descriptors: &'a mut DescriptorCache,
         profiler: &'a mut Profiler,
         tracker: &'a mut Tracker,
         deferred: &'a mut DeferredRelease,
-    ) -> Frame<'a> {
-        Frame {
+    ) -> Result<Frame<'a>, Error> {
+        descriptors.begin_frame(ctx)?;
+        Ok(Frame {
             ctx,
             cmd: start.cmd,
             slot: start.slot,
             number: start.number,
-            descriptor_pool: start.descriptor_pool,
+            descriptors,
             profiler,
             tracker,
             deferred,
-        }
+        })
     }
 
     /// Records the pass `name`: a timestamp scope and a debug label around
@@ -88,23 +91,14 @@ impl<'a> Frame<'a> {
         self.tracker.forget(buffer);
     }
 
-    /// A descriptor set of `layout` from this frame's pool, written with
-    /// `descriptors` (binding `i` gets `descriptors[i]`).
+    /// A descriptor set of `layout` holding `descriptors` (binding `i` gets
+    /// `descriptors[i]`), from the slot's cache.
     pub fn descriptor_set(
-        &self,
+        &mut self,
         layout: vk::DescriptorSetLayout,
         descriptors: &[Descriptor],
     ) -> Result<vk::DescriptorSet, Error> {
-        let start = FrameStart {
-            slot: self.slot,
-            cmd: self.cmd,
-            descriptor_pool: self.descriptor_pool,
-            number: self.number,
-            completed: None,
-        };
-        let set = allocate_set(self.ctx, &start, layout)?;
-        write_set(self.ctx, set, descriptors);
-        Ok(set)
+        self.descriptors.set(self.ctx, layout, descriptors)
     }
 
     /// Dispatches `pipeline` over `invocations` threads (X only), with

@@ -6,9 +6,13 @@
 //! what the deferred-release queue and the profiler read back against. Command
 //! buffers are re-recorded every frame from a pool reset as a whole.
 //!
-//! Each slot also has a descriptor pool, reset with it: passes allocate and
-//! write their descriptor sets every frame ([`allocate_set`]), so a buffer that
-//! grew or was replaced is picked up without any bookkeeping.
+//! Each slot also keeps the descriptor sets its frames asked for
+//! ([`DescriptorCache`]): a pass names the buffers it binds every frame, and
+//! gets back the set it had last time when they are the same, without an
+//! allocation or a write (most of a frame's CPU time is driver calls). A
+//! buffer that grew or was replaced has a new handle and so a new set; the
+//! cache empties once any GPU object has been destroyed since its last frame,
+//! because a new object may take a destroyed one's handle.
 //!
 //! Every object is an [`Owned`] handle, destroyed when its slot is dropped;
 //! the owner (the renderer) waits for the device first.
@@ -23,8 +27,8 @@ use crate::Error;
 /// One frame's worth of command recording and synchronization. Fields are
 /// declared in reverse creation order, which is the order they drop in.
 pub struct FrameSlot {
-    /// Descriptor sets of this frame, reset when the slot is reused.
-    pub descriptor_pool: DescriptorPool,
+    /// Descriptor sets of this slot's frames.
+    pub descriptors: DescriptorCache,
     /// Signalled by swapchain acquire; waited on by the submission.
     pub image_available: Semaphore,
     /// Signalled when this slot's last submission finished.
@@ -46,8 +50,6 @@ pub struct Frames {
 pub struct FrameStart {
     pub slot: usize,
     pub cmd: vk::CommandBuffer,
-    /// Allocate this frame's descriptor sets here.
-    pub descriptor_pool: vk::DescriptorPool,
     pub number: u64,
     /// Every frame up to and including this number has completed, if any.
     pub completed: Option<u64>,
@@ -72,10 +74,6 @@ impl Frames {
             ctx.device.wait_for_fences(&[*slot.fence], true, u64::MAX)?;
             ctx.device
                 .reset_command_pool(*slot.pool, vk::CommandPoolResetFlags::empty())?;
-            ctx.device.reset_descriptor_pool(
-                *slot.descriptor_pool,
-                vk::DescriptorPoolResetFlags::empty(),
-            )?;
             let begin = vk::CommandBufferBeginInfo::default()
                 .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
             ctx.device.begin_command_buffer(slot.cmd, &begin)?;
@@ -83,7 +81,6 @@ impl Frames {
         Ok(FrameStart {
             slot: slot_index,
             cmd: slot.cmd,
-            descriptor_pool: *slot.descriptor_pool,
             number: self.number,
             completed: self.number.checked_sub(FRAMES_IN_FLIGHT as u64),
         })
@@ -157,9 +154,14 @@ fn create_slot(ctx: &Context, index: u32) -> Result<FrameSlot, Error> {
     }?;
     let image_available = Owned::new(ctx, semaphore, &format!("frame {index} image available"));
     let descriptor_pool = create_descriptor_pool(ctx)?;
-    let descriptor_pool = Owned::new(ctx, descriptor_pool, &format!("frame {index} descriptors"));
+    let descriptors = DescriptorCache {
+        pool: Owned::new(ctx, descriptor_pool, &format!("frame {index} descriptors")),
+        sets: Vec::new(),
+        held: [0; 3],
+        destroyed: ctx.gpu.destroyed(),
+    };
     Ok(FrameSlot {
-        descriptor_pool,
+        descriptors,
         image_available,
         fence,
         cmd,
@@ -167,7 +169,9 @@ fn create_slot(ctx: &Context, index: u32) -> Result<FrameSlot, Error> {
     })
 }
 
-/// Descriptor sets one frame may allocate, and descriptors of each type.
+/// Descriptor sets one frame may allocate, and descriptors of each type. A
+/// slot's pool holds twice as many: the cache keeps at most one frame's
+/// worth from earlier frames.
 const SETS_PER_FRAME: u32 = 64;
 const DESCRIPTORS_PER_TYPE: u32 = 256;
 
@@ -181,32 +185,103 @@ fn create_descriptor_pool(ctx: &Context) -> Result<vk::DescriptorPool, vk::Resul
     ]
     .map(|ty| vk::DescriptorPoolSize {
         ty,
-        descriptor_count: DESCRIPTORS_PER_TYPE,
+        descriptor_count: 2 * DESCRIPTORS_PER_TYPE,
     });
     let info = vk::DescriptorPoolCreateInfo::default()
-        .max_sets(SETS_PER_FRAME)
+        .max_sets(2 * SETS_PER_FRAME)
         .pool_sizes(&sizes);
     // SAFETY: valid create info.
     unsafe { ctx.device.create_descriptor_pool(&info, None) }
 }
 
-/// Allocates one descriptor set of `layout` from this frame's pool.
-pub fn allocate_set(
-    ctx: &Context,
-    start: &FrameStart,
+/// A frame slot's descriptor sets, kept from frame to frame and found again
+/// by layout and contents (see the module doc). Sets are never written
+/// again once made, so a set bound by a frame still in flight never changes.
+pub struct DescriptorCache {
+    pool: DescriptorPool,
+    sets: Vec<CachedSet>,
+    /// Uniform, storage and sampled-image descriptors the sets hold.
+    held: [u32; 3],
+    /// [`Gpu::destroyed`](crate::context::Gpu) when the cache last emptied.
+    destroyed: u64,
+}
+
+struct CachedSet {
     layout: vk::DescriptorSetLayout,
-) -> Result<vk::DescriptorSet, Error> {
-    let layouts = [layout];
-    let info = vk::DescriptorSetAllocateInfo::default()
-        .descriptor_pool(start.descriptor_pool)
-        .set_layouts(&layouts);
-    // SAFETY: the pool is this frame's and was reset when the slot came round.
-    let sets = unsafe { ctx.device.allocate_descriptor_sets(&info) }?;
-    Ok(sets[0])
+    descriptors: Vec<Descriptor>,
+    set: vk::DescriptorSet,
+}
+
+impl DescriptorCache {
+    /// Empties the cache if a GPU object was destroyed since its last frame,
+    /// or if it holds more than one frame's worth. Call when the slot's
+    /// frame begins, after its fence has signalled and after the frame's
+    /// deferred releases: nothing is destroyed while a frame records.
+    pub fn begin_frame(&mut self, ctx: &Context) -> Result<(), Error> {
+        let destroyed = ctx.gpu.destroyed();
+        let full = self.sets.len() > SETS_PER_FRAME as usize
+            || self.held.iter().any(|&held| held > DESCRIPTORS_PER_TYPE);
+        if destroyed == self.destroyed && !full {
+            return Ok(());
+        }
+        // SAFETY: the slot's fence has signalled, so no pending command
+        // buffer uses the pool's sets.
+        unsafe {
+            ctx.device
+                .reset_descriptor_pool(*self.pool, vk::DescriptorPoolResetFlags::empty())?;
+        }
+        self.sets.clear();
+        self.held = [0; 3];
+        self.destroyed = destroyed;
+        Ok(())
+    }
+
+    /// The set of `layout` holding `descriptors` (binding `i` gets
+    /// `descriptors[i]`): the cached one, or a new one allocated and written.
+    pub fn set(
+        &mut self,
+        ctx: &Context,
+        layout: vk::DescriptorSetLayout,
+        descriptors: &[Descriptor],
+    ) -> Result<vk::DescriptorSet, Error> {
+        if let Some(cached) = self
+            .sets
+            .iter()
+            .find(|cached| cached.layout == layout && cached.descriptors == descriptors)
+        {
+            return Ok(cached.set);
+        }
+        let layouts = [layout];
+        let info = vk::DescriptorSetAllocateInfo::default()
+            .descriptor_pool(*self.pool)
+            .set_layouts(&layouts);
+        // SAFETY: a pool of this device; sets are only freed by the reset in
+        // `begin_frame`.
+        let set = unsafe { ctx.device.allocate_descriptor_sets(&info) }?[0];
+        write_set(ctx, set, descriptors);
+        for descriptor in descriptors {
+            self.held[descriptor.kind_index()] += 1;
+        }
+        self.sets.push(CachedSet {
+            layout,
+            descriptors: descriptors.to_vec(),
+            set,
+        });
+        Ok(set)
+    }
+
+    /// Sets held.
+    pub fn len(&self) -> usize {
+        self.sets.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.sets.is_empty()
+    }
 }
 
 /// One descriptor to write with [`write_set`].
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Descriptor {
     /// A whole buffer as a uniform buffer.
     Uniform(vk::Buffer),
@@ -214,6 +289,17 @@ pub enum Descriptor {
     Storage(vk::Buffer),
     /// An image view in `SHADER_READ_ONLY_OPTIMAL` with a sampler.
     Sampled(vk::ImageView, vk::Sampler),
+}
+
+impl Descriptor {
+    /// 0 for a uniform buffer, 1 for a storage buffer, 2 for a sampled image.
+    fn kind_index(&self) -> usize {
+        match self {
+            Descriptor::Uniform(_) => 0,
+            Descriptor::Storage(_) => 1,
+            Descriptor::Sampled(..) => 2,
+        }
+    }
 }
 
 /// Writes `descriptors[i]` to binding `i` of `set`.

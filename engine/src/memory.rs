@@ -117,6 +117,7 @@ impl Drop for Buffer {
     fn drop(&mut self) {
         // SAFETY: the owner drops a buffer only once the GPU is done with it.
         unsafe { self.gpu.device.destroy_buffer(self.raw, None) };
+        self.gpu.note_destroyed();
         self.gpu.free(std::mem::take(&mut self.allocation));
     }
 }
@@ -214,6 +215,7 @@ impl Drop for Image {
             self.gpu.device.destroy_image_view(self.view, None);
             self.gpu.device.destroy_image(self.raw, None);
         }
+        self.gpu.note_destroyed();
         self.gpu.free(std::mem::take(&mut self.allocation));
     }
 }

@@ -116,6 +116,7 @@ impl<T: DeviceObject> Drop for Owned<T> {
         // SAFETY: `raw` was made from this `gpu`, and the owner's drop order
         // makes sure the GPU is done with it (see the type's doc).
         unsafe { self.raw.destroy(&self.gpu) };
+        self.gpu.note_destroyed();
     }
 }
 

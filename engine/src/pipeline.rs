@@ -67,6 +67,7 @@ impl Drop for Pipeline {
                     .destroy_descriptor_set_layout(set_layout, None);
             }
         }
+        self.gpu.note_destroyed();
     }
 }
 

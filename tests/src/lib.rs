@@ -303,10 +303,12 @@ impl PassHarness {
             let mut frame = horde::frame::Frame::new(
                 ctx,
                 &start,
+                &mut self.frames.slots[start.slot].descriptors,
                 &mut self.profiler,
                 &mut self.tracker,
                 &mut self.deferred,
-            );
+            )
+            .expect("begin the frame's descriptors");
             record(&mut frame);
             let mut declared = Vec::new();
             for (source, host) in readback.iter().zip(&copies) {

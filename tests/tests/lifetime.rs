@@ -1,10 +1,12 @@
 //! Resource lifetime by `Drop` over the shared device: a constructor that
 //! fails midway leaves nothing behind, and objects that outlive the context
-//! are still destroyed before the device and the instance.
+//! are still destroyed before the device and the instance; a frame slot's
+//! cached descriptor sets never outlive what they name.
 
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 use horde::context::Context;
+use horde::frames::{Descriptor, Frames};
 use horde::memory::{upload_buffer, upload_image, Buffer, Image};
 use horde::pipeline::{binding, compute_pipeline, LayoutDesc, Pipeline};
 use horde::renderer::Renderer;
@@ -134,4 +136,61 @@ fn objects_that_outlive_the_context_are_destroyed_before_the_device() {
         "validation messages: {:#?}",
         validation.messages()
     );
+}
+
+/// A slot's descriptor cache hands back the set it made for the same
+/// layout and buffers, makes another for other buffers, and empties once any
+/// object was destroyed (its handle may come back for a new one).
+#[test]
+fn cached_descriptor_sets_are_reused_until_an_object_is_destroyed() {
+    let ctx = gpu_context(None);
+    let storage = |name: &str| {
+        Buffer::new(
+            &ctx,
+            name,
+            256,
+            vk::BufferUsageFlags::STORAGE_BUFFER,
+            MemoryLocation::GpuOnly,
+        )
+        .expect("buffer")
+    };
+    let (a, b) = (storage("a"), storage("b"));
+    let compute = vk::ShaderStageFlags::COMPUTE;
+    let set0 = [
+        binding(0, vk::DescriptorType::STORAGE_BUFFER, compute),
+        binding(1, vk::DescriptorType::STORAGE_BUFFER, compute),
+    ];
+    let pipeline = compute_pipeline(
+        &ctx,
+        "cached sets",
+        &shaders::SCATTER_COMP,
+        &LayoutDesc {
+            sets: &[&set0],
+            push_constant_size: 16,
+        },
+        &[64],
+    )
+    .expect("pipeline");
+    let layout = pipeline.set_layouts[0];
+    let mut frames = Frames::new(&ctx).expect("frames");
+    let cache = &mut frames.slots[0].descriptors;
+    let ab = [Descriptor::Storage(a.raw), Descriptor::Storage(b.raw)];
+    let ba = [Descriptor::Storage(b.raw), Descriptor::Storage(a.raw)];
+    cache.begin_frame(&ctx).expect("begin");
+    let first = cache.set(&ctx, layout, &ab).expect("set");
+    assert_eq!(cache.set(&ctx, layout, &ab).expect("set"), first);
+    assert_ne!(cache.set(&ctx, layout, &ba).expect("set"), first);
+    assert_eq!(cache.len(), 2);
+    cache.begin_frame(&ctx).expect("next frame");
+    assert_eq!(cache.set(&ctx, layout, &ab).expect("set"), first);
+    assert_eq!(cache.len(), 2, "nothing was destroyed: the sets stay");
+    drop(storage("destroyed"));
+    cache.begin_frame(&ctx).expect("frame after a destruction");
+    assert!(cache.is_empty(), "a destroyed object empties the cache");
+    cache.set(&ctx, layout, &ab).expect("set");
+    assert_eq!(cache.len(), 1);
+    drop(frames);
+    drop(pipeline);
+    drop((a, b));
+    finish(ctx);
 }

@@ -213,9 +213,10 @@ pub fn bone_normal(matrix: &Mat4, normal: Vec3) -> Vec3 {
     oriented.normalize_or(Vec3::Y)
 }
 
-/// Skinned unit normal of a vertex under `pose`, as the shader computes it for
+/// Skinned unit normal of a vertex under `pose`, as the shader shades it for
 /// the matrix and quaternion encodings: each bone's [`bone_normal`], blended
-/// by the 8-bit weight, normalized. (Dual quaternions rotate the normal by the
+/// by the 8-bit weight, normalized (the vertex shader leaves this last
+/// normalization to the fragment shader). (Dual quaternions rotate the normal by the
 /// blended rotation: `bone_normal` of [`blend_two`]'s matrix.)
 pub fn skin_normal(vertex: &PackedVertex, normal: Vec3, pose: &[Mat4]) -> Vec3 {
     let weight = f32::from(vertex.weight) / 255.0;

@@ -3,7 +3,7 @@
 //! GPU object. The last holder to drop destroys them in order: the allocator,
 //! the device, then the instance (see the `context` module doc, "Lifetime").
 
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, Allocator};
@@ -28,6 +28,9 @@ pub struct Gpu {
     /// The failure a test asked for ([`InjectedFailure`] as a number, 0 for
     /// none); see [`Context::fail_next`](super::Context::fail_next).
     pub(super) injected_failure: AtomicU8,
+    /// Objects destroyed so far: a cache of descriptor sets is stale once
+    /// this moves (a new object may reuse a destroyed one's handle).
+    pub(super) destroyed: AtomicU64,
 }
 
 /// A failure [`Context::fail_next`](super::Context::fail_next) makes happen:
@@ -48,6 +51,17 @@ pub enum InjectedFailure {
 }
 
 impl Gpu {
+    /// Counts one destroyed object (see [`Gpu::destroyed`]).
+    pub(crate) fn note_destroyed(&self) {
+        self.destroyed.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// How many objects (buffers, images, views, samplers, pipelines and
+    /// their layouts, ...) have been destroyed so far.
+    pub(crate) fn destroyed(&self) -> u64 {
+        self.destroyed.load(Ordering::Relaxed)
+    }
+
     /// Whether `failure` was injected, clearing it if so.
     pub(crate) fn take_injected(&self, failure: InjectedFailure) -> bool {
         self.injected_failure

@@ -268,6 +268,7 @@ impl Context {
             allocator: Mutex::new(None),
             instance,
             injected_failure: AtomicU8::new(0),
+            destroyed: Default::default(),
         };
         let allocator = Allocator::new(&AllocatorCreateDesc {
             instance: vk_instance.clone(),

@@ -357,7 +357,7 @@ impl FarFieldPass {
     }
 
     /// Records the resolve inside the main render pass (its last draw).
-    pub fn record_resolve(&self, frame: &Frame) -> Result<(), Error> {
+    pub fn record_resolve(&self, frame: &mut Frame) -> Result<(), Error> {
         let Some(visibility) = &self.visibility else {
             return Ok(());
         };

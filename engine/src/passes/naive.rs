@@ -487,7 +487,7 @@ impl NaivePass {
     /// `descriptors` are the draw pass's bindings 0..=5.
     pub fn draw(
         &self,
-        frame: &Frame,
+        frame: &mut Frame,
         world: &World,
         descriptors: &[Descriptor],
     ) -> Result<(), Error> {

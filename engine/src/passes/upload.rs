@@ -264,8 +264,14 @@ impl UploadPass {
                     .cmd_copy_buffer(frame.cmd, source, group[0].0, &regions)
             };
         }
+        // One barrier for every scatter: each writes its own buffer.
+        let scattered: Vec<BufferUse> = staged
+            .scatters
+            .iter()
+            .map(|scatter| uses(scatter.destination, Access::ComputeWrite))
+            .collect();
+        frame.uses(&scattered);
         for scatter in &staged.scatters {
-            frame.uses(&[uses(scatter.destination, Access::ComputeWrite)]);
             let push = Push {
                 count: scatter.count,
                 record_words: scatter.record_words,

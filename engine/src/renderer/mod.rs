@@ -412,10 +412,11 @@ impl Renderer {
         let mut frame = Frame::new(
             ctx,
             start,
+            &mut self.frames.slots[start.slot].descriptors,
             &mut self.profiler,
             &mut self.tracker,
             &mut self.deferred,
-        );
+        )?;
         let recorded = frame.pass("frame", |frame| {
             self.upload.record(frame, world)?;
             self.battle.record(frame, world)?;
