@@ -97,6 +97,26 @@ fn failed_target_drops_the_renderer_made_before_it() {
     finish(ctx);
 }
 
+/// The scatter shader's pipeline: set 0 of two storage buffers.
+fn scatter_pipeline(ctx: &Context, name: &str) -> Pipeline {
+    let compute = vk::ShaderStageFlags::COMPUTE;
+    let set0 = [
+        binding(0, vk::DescriptorType::STORAGE_BUFFER, compute),
+        binding(1, vk::DescriptorType::STORAGE_BUFFER, compute),
+    ];
+    compute_pipeline(
+        ctx,
+        name,
+        &shaders::SCATTER_COMP,
+        &LayoutDesc {
+            sets: &[&set0],
+            push_constant_size: 16,
+        },
+        &[64],
+    )
+    .expect("pipeline")
+}
+
 #[test]
 fn objects_that_outlive_the_context_are_destroyed_before_the_device() {
     let ctx = gpu_context(None);
@@ -109,22 +129,7 @@ fn objects_that_outlive_the_context_are_destroyed_before_the_device() {
         MemoryLocation::GpuOnly,
     )
     .expect("buffer");
-    let compute = vk::ShaderStageFlags::COMPUTE;
-    let set0 = [
-        binding(0, vk::DescriptorType::STORAGE_BUFFER, compute),
-        binding(1, vk::DescriptorType::STORAGE_BUFFER, compute),
-    ];
-    let pipeline = compute_pipeline(
-        &ctx,
-        "outlives the context",
-        &shaders::SCATTER_COMP,
-        &LayoutDesc {
-            sets: &[&set0],
-            push_constant_size: 16,
-        },
-        &[64],
-    )
-    .expect("pipeline");
+    let pipeline = scatter_pipeline(&ctx, "outlives the context");
     // The context goes first; the device, its allocator and the instance
     // stay until the last object holding them is dropped.
     drop(ctx);
@@ -155,22 +160,7 @@ fn cached_descriptor_sets_are_reused_until_an_object_is_destroyed() {
         .expect("buffer")
     };
     let (a, b) = (storage("a"), storage("b"));
-    let compute = vk::ShaderStageFlags::COMPUTE;
-    let set0 = [
-        binding(0, vk::DescriptorType::STORAGE_BUFFER, compute),
-        binding(1, vk::DescriptorType::STORAGE_BUFFER, compute),
-    ];
-    let pipeline = compute_pipeline(
-        &ctx,
-        "cached sets",
-        &shaders::SCATTER_COMP,
-        &LayoutDesc {
-            sets: &[&set0],
-            push_constant_size: 16,
-        },
-        &[64],
-    )
-    .expect("pipeline");
+    let pipeline = scatter_pipeline(&ctx, "cached sets");
     let layout = pipeline.set_layouts[0];
     let mut frames = Frames::new(&ctx).expect("frames");
     let cache = &mut frames.slots[0].descriptors;
