@@ -40,6 +40,7 @@ fn scene() -> Scene {
     crowd_scene(&CrowdOptions {
         units: 96,
         encoding: horde::asset::BoneEncoding::Mat3x4F32,
+        lod_error: None,
         samples: false,
         seed: 7,
         cache: CacheOptions {

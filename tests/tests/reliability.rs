@@ -25,6 +25,7 @@ fn small_crowd() -> horde::scene::Scene {
     crowd_scene(&CrowdOptions {
         units: UNITS,
         encoding: BoneEncoding::Mat3x4F32,
+        lod_error: None,
         samples: false,
         seed: 1,
         cache: CacheOptions {

@@ -89,6 +89,7 @@ fn load_types(options: &BattleOptions) -> Result<(Vec<Asset>, [std::ops::Range<u
             &CrowdOptions {
                 units: options.units,
                 encoding: options.encoding,
+                lod_error: None,
                 samples: false,
                 seed: options.seed,
                 cache: options.cache.clone(),

@@ -30,6 +30,9 @@ use horde_bake::BakeOptions;
 pub struct CrowdOptions {
     pub units: u32,
     pub encoding: BoneEncoding,
+    /// The bake's LOD error bound (`BakeOptions::lod_target_error`) for the
+    /// unit types; the bake's default when `None`.
+    pub lod_error: Option<f32>,
     /// Use the third-party sample models instead of the generated content.
     pub samples: bool,
     pub seed: u64,
@@ -79,9 +82,11 @@ pub fn repo_root() -> PathBuf {
 }
 
 fn bake_unit(path: &Path, libraries: &[&Path], crowd: &CrowdOptions) -> Result<Asset> {
+    let default = BakeOptions::default();
     let options = BakeOptions {
         encoding: crowd.encoding,
-        ..BakeOptions::default()
+        lod_target_error: crowd.lod_error.unwrap_or(default.lod_target_error),
+        ..default
     };
     let loaded = cache::load_unit(path, libraries, &options, &crowd.cache)
         .with_context(|| format!("baking {}", path.display()))?;
@@ -139,6 +144,7 @@ pub fn models(
     let crowd = CrowdOptions {
         units: 0,
         encoding,
+        lod_error: None,
         samples: false,
         seed: 0,
         cache: cache.clone(),

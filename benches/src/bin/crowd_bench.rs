@@ -59,6 +59,11 @@ struct Args {
     /// GPU by index or name substring (also HORDE_DEVICE).
     #[arg(long)]
     device: Option<String>,
+    /// The bake's LOD error bound for the unit types (its default when
+    /// absent): LOD n may stray this times 2^(n-1) of the model's size. For
+    /// comparing against binaries whose bake built other LODs.
+    #[arg(long, value_parser = lod_error)]
+    lod_error: Option<f32>,
     /// Output folder for crowd.json (and crowd.png).
     #[arg(long, default_value = "benches/results/crowd")]
     out: PathBuf,
@@ -91,6 +96,14 @@ enum FarField {
 struct Block {
     skinning: bool,
     far_field: bool,
+}
+
+/// A LOD error bound: finite, in 0..=1.
+fn lod_error(text: &str) -> Result<f32, String> {
+    match text.parse::<f32>() {
+        Ok(value) if (0.0..=1.0).contains(&value) => Ok(value),
+        _ => Err(format!("{text} is not a number in 0..=1")),
+    }
 }
 
 /// One measured configuration.
@@ -177,6 +190,7 @@ fn measure(
     let scene = crowd_scene(&CrowdOptions {
         units,
         encoding,
+        lod_error: args.lod_error,
         samples: false,
         seed: 1,
         cache: horde_bake::cache::CacheOptions::default(),

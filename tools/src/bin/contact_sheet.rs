@@ -70,6 +70,7 @@ fn main() -> Result<()> {
     let types = unit_types(&CrowdOptions {
         units: 0,
         encoding: BoneEncoding::Mat3x4F32,
+        lod_error: None,
         samples: args.samples,
         seed: 0,
         cache: CacheOptions {

@@ -155,6 +155,7 @@ fn scene_and_camera(args: &Args) -> Result<(horde::scene::Scene, horde::camera::
     let scene = crowd_scene(&CrowdOptions {
         units: args.units,
         encoding,
+        lod_error: None,
         samples: args.samples,
         seed: args.seed,
         cache: CacheOptions {

@@ -469,6 +469,7 @@ pub fn run_sweep(options: &SweepOptions, command: String) -> Result<Report> {
                 let scene = crowd_scene(&CrowdOptions {
                     units: count,
                     encoding,
+                    lod_error: None,
                     samples: false,
                     seed: 1,
                     cache: options.cache.clone(),
