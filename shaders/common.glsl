@@ -4,15 +4,14 @@
 #define HORDE_COMMON_GLSL
 
 // Octahedral normal decoding (Cigolle et al. 2014): the unit sphere folded onto
-// the [-1, 1]^2 square. Returns the direction, not unit length: skinning
-// normalizes each bone's normal and shade() the interpolated one, so a
-// normalization here would be paid per vertex for nothing.
+// the [-1, 1]^2 square. Unit length, so that every vertex of a triangle
+// hands the rasterizer a normal of one length to interpolate.
 vec3 octahedral_decode(vec2 e) {
     vec3 n = vec3(e, 1.0 - abs(e.x) - abs(e.y));
     float t = max(-n.z, 0.0);
     n.x += n.x >= 0.0 ? -t : t;
     n.y += n.y >= 0.0 ? -t : t;
-    return n;
+    return normalize(n);
 }
 
 // Rotation about +Y by `angle` radians applied to `v`.

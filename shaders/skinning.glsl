@@ -13,7 +13,10 @@
 // 4. Normals: each bone's inverse-transpose direction, normalized, then
 //    blended by weight. The blend is left unnormalized (shorter than unit
 //    where the two bones disagree): shade() normalizes the interpolated
-//    normal anyway, so its direction is horde_asset's skin_normal.
+//    normal anyway, so its direction is horde_asset's skin_normal. Where
+//    every bone of the type has one scale (BONE_SHAPE 2) both bones' normals
+//    already have one length and are blended as they come, to the same
+//    direction.
 #ifndef HORDE_SKINNING_GLSL
 #define HORDE_SKINNING_GLSL
 
@@ -22,10 +25,12 @@
 // (two texels: real, dual), whose two bones blend as dual quaternions
 // (BoneEncoding::shader_constant).
 layout(constant_id = 0) const uint BONE_ENCODING = 0u;
-// 1 when every baked mat3x4 bone is a rotation with a uniform scale (the
-// world checks at load): the linear part then maps normals itself (its
-// inverse transpose differs only in length), and the cofactors are skipped.
-layout(constant_id = 2) const uint BONES_ARE_SIMILARITIES = 0u;
+// The unit types' bone matrices (BoneShape, checked by the world at load):
+// 0 general; 1 rotations with a uniform scale, so the linear part maps
+// normals itself (its inverse transpose differs only in length) and the
+// cofactors are skipped; 2 the same with one scale for every bone of a
+// type, so the two bones' normals need no normalization before the blend.
+layout(constant_id = 2) const uint BONE_SHAPE = 0u;
 
 vec4 bone_texel(uint index) {
     uint width = uint(textureSize(bone_texture, 0).x);
@@ -73,12 +78,12 @@ void apply_bone(ClipInfo clip, uint bone_count, FramePair frames, uint bone,
         // Normals take the inverse transpose of the linear part, whose rows
         // are the cross products of its rows over the determinant: right under
         // non-uniform scale, and the sign keeps a mirror's flip. The length is
-        // dropped (skin() normalizes), so a x100 joint scale cannot wash out
-        // or outweigh the other bone.
+        // dropped (skin() normalizes unless every bone has one scale), so a
+        // x100 joint scale cannot wash out or outweigh the other bone.
         vec3 r0 = row0.xyz;
         vec3 r1 = row1.xyz;
         vec3 r2 = row2.xyz;
-        if (BONES_ARE_SIMILARITIES == 1u) {
+        if (BONE_SHAPE >= 1u) {
             out_normal = vec3(dot(r0, normal), dot(r1, normal), dot(r2, normal));
         } else {
             vec3 c0 = cross(r1, r2);
@@ -88,8 +93,8 @@ void apply_bone(ClipInfo clip, uint bone_count, FramePair frames, uint bone,
         }
     } else {
         vec4 q = mix(bone_texel(a), bone_texel(b), frames.blend);
-        float len = length(q);
-        q = len > 0.0 ? q / len : vec4(0.0, 0.0, 0.0, 1.0);
+        float length_squared = dot(q, q);
+        q = length_squared > 0.0 ? q * inversesqrt(length_squared) : vec4(0.0, 0.0, 0.0, 1.0);
         vec4 translation_scale = mix(bone_texel(a + 1u), bone_texel(b + 1u), frames.blend);
         out_point = translation_scale.w * quat_rotate(q, point) + translation_scale.xyz;
         // A negative scale mirrors: the normal flips with it.
@@ -140,8 +145,9 @@ vec3 safe_normalize(vec3 v) {
 }
 
 // Skins a model-space point and normal (any length) with two bones at `time`
-// into `clip`; the normal comes out as a direction of at most unit length
-// (rule 4).
+// into `clip`; the normal comes out as a direction (rule 4): at most unit
+// length, or about the type's one bone scale with BONE_SHAPE 2, for every
+// clip alike, so that a crossfade can mix two of them.
 vec3 skin(ClipInfo clip, uint bone_count, float time, uvec2 bones, float weight,
           vec3 point, vec3 normal, out vec3 out_normal) {
     FramePair frames = frame_lookup(clip, time);
@@ -151,7 +157,9 @@ vec3 skin(ClipInfo clip, uint bone_count, float time, uvec2 bones, float weight,
     vec3 p0;
     vec3 n0;
     apply_bone(clip, bone_count, frames, bones.x, point, normal, p0, n0);
-    n0 = safe_normalize(n0);
+    if (BONE_SHAPE != 2u) {
+        n0 = safe_normalize(n0);
+    }
     if (weight >= 1.0) {
         out_normal = n0;
         return p0;
@@ -159,7 +167,10 @@ vec3 skin(ClipInfo clip, uint bone_count, float time, uvec2 bones, float weight,
     vec3 p1;
     vec3 n1;
     apply_bone(clip, bone_count, frames, bones.y, point, normal, p1, n1);
-    out_normal = n0 * weight + safe_normalize(n1) * (1.0 - weight);
+    if (BONE_SHAPE != 2u) {
+        n1 = safe_normalize(n1);
+    }
+    out_normal = n0 * weight + n1 * (1.0 - weight);
     return p0 * weight + p1 * (1.0 - weight);
 }
 

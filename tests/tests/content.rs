@@ -32,11 +32,12 @@ fn generated_units_bake_with_fitted_two_bone_weights() {
             report.model_height
         );
         assert_eq!(asset.kind, AssetKind::Unit);
-        // Our rigs never scale a joint unevenly, so the vertex shader maps
-        // their normals by the bone matrices themselves.
-        assert!(
-            horde::world::types::similarity_bones(asset),
-            "{name}: a bone with a non-uniform scale"
+        // Our rigs scale no joint, so the vertex shader maps their normals
+        // by the bone matrices themselves and blends them as they come.
+        assert_eq!(
+            horde::world::types::bone_shape(asset),
+            horde::world::types::BoneShape::SharedScale,
+            "{name}: a bone with a scale of its own"
         );
         assert_eq!(
             asset.lods.len(),

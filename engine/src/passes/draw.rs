@@ -51,7 +51,7 @@ use crate::passes::naive::NaivePass;
 use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, Pipeline};
 use crate::target::CLEAR_COLOR;
 use crate::world::buffers::DRAW_COMMANDS_BYTES;
-use crate::world::World;
+use crate::world::{BoneShape, World};
 use crate::{shaders, Error, Spirv};
 
 const COMMAND_STRIDE: u32 = std::mem::size_of::<DrawCommand>() as u32;
@@ -204,15 +204,15 @@ impl DrawPass {
         ctx: &Context,
         render_pass: vk::RenderPass,
         encoding: BoneEncoding,
-        bones_are_similarities: bool,
+        bone_shape: BoneShape,
     ) -> Result<DrawPass, Error> {
         let atlas_sampler = create_sampler(ctx, vk::Filter::LINEAR, "atlas sampler")?;
         let bone_sampler = create_bone_sampler(ctx)?;
         // Constant 0: the bone encoding (vertex); 1: back faces are
-        // rasterized (fragment); 2: bones are similarities (vertex).
-        let similarities = u32::from(bones_are_similarities);
-        let single = [encoding.shader_constant(), 0, similarities];
-        let double = [encoding.shader_constant(), 1, similarities];
+        // rasterized (fragment); 2: the bones' shape (vertex).
+        let shape = bone_shape.shader_constant();
+        let single = [encoding.shader_constant(), 0, shape];
+        let double = [encoding.shader_constant(), 1, shape];
         let both_faces = MeshState {
             cull_mode: vk::CullModeFlags::NONE,
             ..OPAQUE

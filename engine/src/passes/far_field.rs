@@ -186,7 +186,7 @@ impl FarFieldPass {
         let mut bindings = vec![uniform; 5];
         bindings.extend([storage; 7]);
         bindings.extend([sampled; 2]);
-        // Constant 0: bone encoding; 1: unused; 2: bones are similarities;
+        // Constant 0: bone encoding; 1: unused; 2: the bones' shape;
         // 3: the workgroup size.
         let raster = ComputePipeline::new(
             ctx,
@@ -196,7 +196,7 @@ impl FarFieldPass {
             &[
                 world.encoding.shader_constant(),
                 0,
-                u32::from(world.bones_are_similarities),
+                world.bone_shape.shader_constant(),
                 FAR_FIELD_WORKGROUP_SIZE,
             ],
         )?;

@@ -213,12 +213,7 @@ impl Renderer {
             cull: CullPass::new(ctx)?,
             statistics: StatisticsPass::new(ctx)?,
             bounds: BoundsPass::new(ctx, *render_pass)?,
-            draw: DrawPass::new(
-                ctx,
-                *render_pass,
-                world.encoding,
-                world.bones_are_similarities,
-            )?,
+            draw: DrawPass::new(ctx, *render_pass, world.encoding, world.bone_shape)?,
             hud: HudPass::new(ctx, *overlay_render_pass)?,
             hud_draw: None,
             instanced: InstancedPass::new(),

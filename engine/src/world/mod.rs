@@ -37,7 +37,7 @@ use crate::Error;
 
 pub use battle::{Battle, BattleSetup, LaneSetup};
 pub use buffers::{Needed, WorldBuffers};
-pub use types::{LodRange, WorldType};
+pub use types::{BoneShape, LodRange, WorldType};
 pub use units::{CpuUnitState, PropPlacement, UnitId, UnitSpawn, UnitTable};
 
 /// Everything the crowd passes read, and the CPU side behind it.
@@ -45,9 +45,9 @@ pub struct World {
     pub types: Vec<WorldType>,
     pub unit_type_count: u32,
     pub encoding: BoneEncoding,
-    /// Every mat3x4 bone is a rotation with a uniform scale: the unit vertex
-    /// shader may map normals by the linear part itself.
-    pub bones_are_similarities: bool,
+    /// What the unit types' bone matrices are: how the vertex shader maps
+    /// and blends normals.
+    pub bone_shape: BoneShape,
     /// The bounds view's sphere mesh, after every type's LODs.
     pub bounds_mesh: LodRange,
     pub buffers: WorldBuffers,
@@ -103,7 +103,7 @@ impl World {
         Ok(World {
             unit_type_count: packed.unit_type_count,
             encoding: packed.bone_texture.encoding,
-            bones_are_similarities: packed.bones_are_similarities,
+            bone_shape: packed.bone_shape,
             bounds_mesh: packed.bounds_mesh,
             initial_states: packed.initial_states,
             clips: packed.clips,

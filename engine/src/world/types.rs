@@ -95,9 +95,33 @@ pub struct PackedTypes {
     pub atlas: Atlas,
     /// The bounds view's sphere mesh, after every type's LODs.
     pub bounds_mesh: LodRange,
-    /// Every mat3x4 bone of every unit type is a rotation with a uniform
-    /// scale (true for the quaternion encodings, which store nothing else).
-    pub bones_are_similarities: bool,
+    /// What the unit types' bone matrices are, the least regular type's.
+    pub bone_shape: BoneShape,
+}
+
+/// What a unit type's bone matrices are, which decides how the vertex shader
+/// maps normals (`BONE_SHAPE` in skinning.glsl). Ordered from the least
+/// regular: a world takes its least regular type's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum BoneShape {
+    /// Some bone scales or shears unevenly: normals take the cofactors, and
+    /// each bone's normal is normalized before the two are blended.
+    General = 0,
+    /// Rotations with a uniform scale: the linear part maps normals, and
+    /// each bone's normal is normalized before the blend (a x100 joint
+    /// beside a x1 one would outweigh it).
+    Similarities = 1,
+    /// Rotations with one scale for every bone of the type: both bones'
+    /// normals have one length, so the blend has the right direction without
+    /// normalizing them (shade() normalizes the result).
+    SharedScale = 2,
+}
+
+impl BoneShape {
+    /// The value of skinning.glsl's `BONE_SHAPE` specialization constant.
+    pub fn shader_constant(self) -> u32 {
+        self as u32
+    }
 }
 
 fn config_error(message: String) -> Error {
@@ -318,10 +342,14 @@ pub fn pack_types(
     indices.extend_from_slice(&sphere.indices);
     vertices.extend_from_slice(&quantize(&sphere).0);
     layout_regions(&mut types);
-    let bones_are_similarities = unit_types.iter().all(|asset| similarity_bones(asset));
+    let bone_shape = unit_types
+        .iter()
+        .map(|asset| bone_shape(asset))
+        .min()
+        .unwrap_or(BoneShape::SharedScale);
 
     Ok(PackedTypes {
-        bones_are_similarities,
+        bone_shape,
         types,
         unit_type_count: unit_types.len() as u32,
         vertices,
@@ -336,26 +364,29 @@ pub fn pack_types(
     })
 }
 
-/// Whether every bone matrix of `asset`'s mat3x4 clips is a rotation times a
-/// uniform scale (rows orthogonal and of one length, to 1e-3 relative).
-/// Other encodings store nothing else.
-pub fn similarity_bones(asset: &Asset) -> bool {
+/// What `asset`'s mat3x4 bone matrices are: similarities when each is a
+/// rotation times a uniform scale (rows orthogonal and of one length, to
+/// 1e-3 relative), of a shared scale when that length is one for every bone
+/// of every frame (to 1e-3 relative). The quaternion encodings store
+/// rotations with a uniform scale and map normals by the rotation alone, so
+/// their normals always share one length.
+pub fn bone_shape(asset: &Asset) -> BoneShape {
     let Some(animation) = &asset.animation else {
-        return true;
+        return BoneShape::SharedScale;
     };
     if animation.encoding != BoneEncoding::Mat3x4F32 {
-        return true;
+        return BoneShape::SharedScale;
     }
-    let texels: &[[f32; 4]] = match bytemuck::try_cast_slice(&animation.texels) {
-        Ok(texels) => texels,
-        Err(_) => return false,
+    let Ok(texels) = bytemuck::try_cast_slice::<u8, [f32; 4]>(&animation.texels) else {
+        return BoneShape::General;
     };
     let bones = animation.bone_count as usize;
-    animation.clips.iter().all(|clip| {
-        (0..clip.frame_count as usize * bones).all(|bone| {
+    let (mut smallest_scale, mut largest_scale) = (f32::INFINITY, 0.0f32);
+    for clip in &animation.clips {
+        for bone in 0..clip.frame_count as usize * bones {
             let first = clip.first_texel as usize + bone * 3;
             let Some(rows) = texels.get(first..first + 3) else {
-                return false;
+                return BoneShape::General;
             };
             let row = |i: usize| Vec3::new(rows[i][0], rows[i][1], rows[i][2]);
             let (r0, r1, r2) = (row(0), row(1), row(2));
@@ -366,9 +397,18 @@ pub fn similarity_bones(asset: &Asset) -> bool {
             let orthogonal = [r0.dot(r1), r1.dot(r2), r2.dot(r0)]
                 .iter()
                 .all(|d| d.abs() <= tolerance * largest);
-            same_length && orthogonal
-        })
-    })
+            if !(same_length && orthogonal) {
+                return BoneShape::General;
+            }
+            smallest_scale = smallest_scale.min(largest);
+            largest_scale = largest_scale.max(largest);
+        }
+    }
+    if largest_scale - smallest_scale <= 1e-3 * largest_scale {
+        BoneShape::SharedScale
+    } else {
+        BoneShape::Similarities
+    }
 }
 
 /// Routes a type uses: its mesh LODs, and the far field for unit types
@@ -508,24 +548,56 @@ mod tests {
             [0.0, 2.0, 0.0, 5.0],
             [-2.0 * s, 0.0, 2.0 * c, -3.0],
         ];
-        assert!(similarity_bones(&unit_with_bone(rotated_and_scaled)));
+        assert_eq!(
+            bone_shape(&unit_with_bone(rotated_and_scaled)),
+            BoneShape::SharedScale
+        );
         let mirrored = [
             [-1.0, 0.0, 0.0, 0.0],
             [0.0, 1.0, 0.0, 0.0],
             [0.0, 0.0, 1.0, 0.0],
         ];
-        assert!(similarity_bones(&unit_with_bone(mirrored)));
+        assert_eq!(
+            bone_shape(&unit_with_bone(mirrored)),
+            BoneShape::SharedScale
+        );
         let stretched = [
             [1.0, 0.0, 0.0, 0.0],
             [0.0, 2.0, 0.0, 0.0],
             [0.0, 0.0, 1.0, 0.0],
         ];
-        assert!(!similarity_bones(&unit_with_bone(stretched)));
+        assert_eq!(bone_shape(&unit_with_bone(stretched)), BoneShape::General);
         let sheared = [
             [1.0, 0.5, 0.0, 0.0],
             [0.0, 1.0, 0.0, 0.0],
             [0.0, 0.0, 1.0, 0.0],
         ];
-        assert!(!similarity_bones(&unit_with_bone(sheared)));
+        assert_eq!(bone_shape(&unit_with_bone(sheared)), BoneShape::General);
+    }
+
+    #[test]
+    fn a_shared_scale_is_told_from_scales_per_bone() {
+        let scaled = |scale: f32| {
+            [
+                [scale, 0.0, 0.0, 0.0],
+                [0.0, scale, 0.0, 0.0],
+                [0.0, 0.0, scale, 0.0],
+            ]
+        };
+        let two_bones = |first: f32, second: f32| {
+            let mut asset = unit_with_bone(scaled(first));
+            let animation = asset.animation.as_mut().expect("animation");
+            animation.bone_count = 2;
+            animation.texture_width = 6;
+            animation
+                .texels
+                .extend_from_slice(bytemuck::cast_slice(&scaled(second)));
+            asset
+        };
+        // A x100 armature scales every bone alike; a x100 joint beside a x1
+        // one does not.
+        assert_eq!(bone_shape(&two_bones(100.0, 100.0)), BoneShape::SharedScale);
+        assert_eq!(bone_shape(&two_bones(100.0, 1.0)), BoneShape::Similarities);
+        assert_eq!(bone_shape(&two_bones(1.0, 1.0005)), BoneShape::SharedScale);
     }
 }
