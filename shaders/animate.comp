@@ -170,14 +170,17 @@ void main() {
     if (unit >= push.unit_count) {
         return;
     }
+    // The unit's three records are loaded before any of them is looked at,
+    // so that their memory latencies overlap instead of adding up.
     UnitInfo info = infos[unit];
+    AnimState anim = anim_states[unit];
+    UnitMotion motion = motions[unit];
     uint type_index = info.type_index;
     // Despawned units (INACTIVE_TYPE) and bad type indices are left alone.
     if (type_index >= uint(MAX_TYPES)) {
         return;
     }
     TypeInfo type_info = types[type_index];
-    AnimState anim = anim_states[unit];
     uint state = anim.clips & 0xffu;
     uint state_index = type_info.first_controller_state + state;
     if (state >= type_info.controller_state_count || type_info.clip_count == 0u ||
@@ -204,7 +207,6 @@ void main() {
     uint blend_clip_index = state_def.blend_clip & 0xffu;
     ClipInfo blend_clip = clip_of(type_info, blend_clip_index);
     precise float stored_blend = unpackHalf2x16(anim.blend).x;
-    UnitMotion motion = motions[unit];
 
     // 1. Advance: the current clip at the state's speed times the unit's
     //    variety (a locomotion state: at the rate its ground speed asks for),
