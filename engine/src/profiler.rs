@@ -21,7 +21,7 @@
 //!   measures, so it is off by default; the renderer's `frame` scope gives
 //!   the whole frame either way.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 
 use ash::vk;
@@ -67,9 +67,9 @@ pub struct Profiler {
     current_slot: usize,
     /// Most recent completed frame: scope name and milliseconds.
     last: Vec<(&'static str, f64)>,
-    history: BTreeMap<&'static str, Vec<f64>>,
+    history: BTreeMap<&'static str, VecDeque<f64>>,
     /// CPU recording milliseconds per scope, recent frames.
-    cpu_history: BTreeMap<&'static str, Vec<f64>>,
+    cpu_history: BTreeMap<&'static str, VecDeque<f64>>,
     /// Each scope first waits for all earlier GPU work (see the module doc).
     pub serialize: bool,
     /// The crash marker: the last scope opened, that is the last pass
@@ -261,10 +261,8 @@ impl Profiler {
         self.history
             .iter()
             .map(|(name, samples)| {
-                let mut sorted = samples.clone();
-                sorted.sort_by(f64::total_cmp);
-                let mut cpu = self.cpu_history.get(name).cloned().unwrap_or_default();
-                cpu.sort_by(f64::total_cmp);
+                let sorted = sorted_samples(Some(samples));
+                let cpu = sorted_samples(self.cpu_history.get(name));
                 ScopeStats {
                     name: (*name).to_owned(),
                     median_ms: percentile(&sorted, 0.5),
@@ -284,12 +282,20 @@ impl Profiler {
     }
 }
 
-/// Appends `sample` to a history, dropping the oldest beyond `HISTORY`.
-fn push_sample(history: &mut Vec<f64>, sample: f64) {
+/// Appends `sample` to a history, dropping the oldest beyond `HISTORY`
+/// (every scope, every frame: a ring, not a shift of the whole history).
+fn push_sample(history: &mut VecDeque<f64>, sample: f64) {
     if history.len() == HISTORY {
-        history.remove(0);
+        history.pop_front();
     }
-    history.push(sample);
+    history.push_back(sample);
+}
+
+/// A history's samples in ascending order; none for no history.
+fn sorted_samples(history: Option<&VecDeque<f64>>) -> Vec<f64> {
+    let mut sorted: Vec<f64> = history.into_iter().flatten().copied().collect();
+    sorted.sort_by(f64::total_cmp);
+    sorted
 }
 
 /// The `q` quantile of sorted samples, nearest rank; 0 when empty.
