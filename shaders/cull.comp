@@ -63,44 +63,119 @@ bool projects_within(float size_px, float distance_squared, float limit) {
     return lhs <= rhs;
 }
 
-// Appends `entry` to the region of `command`, one atomic per subgroup and
-// command: lanes with the same command agree on a leader, the leader reserves
-// room for all of them, and each lane takes the slot of its rank.
-void append(uint command, uint list_base, uint capacity, uint entry) {
-    for (;;) {
-        uint leader_command = subgroupBroadcastFirst(command);
-        if (command == leader_command) {
-            uvec4 same = subgroupBallot(true);
-            uint count = subgroupBallotBitCount(same);
-            uint rank = subgroupBallotExclusiveBitCount(same);
-            uint first_slot = 0u;
-            if (subgroupElect()) {
-                first_slot = atomicAdd(commands[command].instance_count, count);
-                // Past the region's capacity: clamp the count back. Every
-                // subgroup that overflows clamps after its add, so the final
-                // count is min(total, capacity).
-                if (first_slot + count > capacity) {
-                    atomicMin(commands[command].instance_count, capacity);
+// Lists are appended per workgroup. The lanes of a subgroup that share a
+// command agree on a leader, which adds their count to the workgroup's
+// counter for that command: a small open-addressed table in shared memory.
+// After a barrier, one invocation per counter reserves the workgroup's room
+// with a single global atomicAdd; after a second, each lane writes its entry
+// at that room's start plus its offset within the workgroup. The global
+// counters see one atomic per workgroup and command instead of one per
+// subgroup and command: atomics on one address serialize in the L2, and a
+// visible crowd sends most of a frame's entries to a few commands. A
+// command that finds the table full reserves from its global counter at once.
+//
+// An empty counter's command, and "no counter".
+const uint NONE = 0xFFFFFFFFu;
+// The counter of a lane whose subgroup reserved from the global counter.
+const uint DIRECT = 0xFFFFFFFEu;
+shared uint group_command[CULL_GROUP_COMMANDS];
+shared uint group_count[CULL_GROUP_COMMANDS];
+// The region capacity of the counter's command (every route that uses a
+// command has one region; a lane still checks its own before writing).
+shared uint group_capacity[CULL_GROUP_COMMANDS];
+// The start of the workgroup's room in the command's region.
+shared uint group_first[CULL_GROUP_COMMANDS];
+
+// Reserves `count` entries of `command`'s region; the first one. Past the
+// region's capacity the count is clamped back: every reservation that
+// overflows clamps after its add, so the final count is min(total,
+// capacity).
+uint reserve(uint command, uint count, uint capacity) {
+    uint first = atomicAdd(commands[command].instance_count, count);
+    if (first + count > capacity) {
+        atomicMin(commands[command].instance_count, capacity);
+    }
+    return first;
+}
+
+// The workgroup's counter of `command`, claimed if new; NONE when the table
+// is full.
+uint group_counter(uint command, uint capacity) {
+    for (uint probe = 0u; probe < CULL_GROUP_COMMANDS; probe++) {
+        uint counter = (command + probe) % CULL_GROUP_COMMANDS;
+        uint seen = atomicCompSwap(group_command[counter], NONE, command);
+        if (seen == NONE) {
+            group_capacity[counter] = capacity;
+            return counter;
+        }
+        if (seen == command) {
+            return counter;
+        }
+    }
+    return NONE;
+}
+
+// Appends `entry` to the region of `command` where `drawn`. Every invocation
+// of the workgroup calls it: it holds barriers.
+void append(bool drawn, uint command, uint list_base, uint capacity, uint entry) {
+    for (uint c = gl_LocalInvocationIndex; c < CULL_GROUP_COMMANDS; c += gl_WorkGroupSize.x) {
+        group_command[c] = NONE;
+        group_count[c] = 0u;
+    }
+    barrier();
+
+    uint counter = NONE;
+    uint offset = 0u;
+    if (drawn) {
+        for (;;) {
+            uint leader_command = subgroupBroadcastFirst(command);
+            if (command == leader_command) {
+                uvec4 same = subgroupBallot(true);
+                uint count = subgroupBallotBitCount(same);
+                uint leader_counter = NONE;
+                uint first = 0u;
+                if (subgroupElect()) {
+                    leader_counter = group_counter(command, capacity);
+                    first = leader_counter == NONE
+                        ? reserve(command, count, capacity)
+                        : atomicAdd(group_count[leader_counter], count);
                 }
+                counter = subgroupBroadcastFirst(leader_counter);
+                counter = counter == NONE ? DIRECT : counter;
+                offset = subgroupBroadcastFirst(first) + subgroupBallotExclusiveBitCount(same);
+                break;
             }
-            uint slot = subgroupBroadcastFirst(first_slot) + rank;
-            if (slot < capacity) {
-                entries[list_base + slot] = entry;
-            }
-            return;
+        }
+    }
+    barrier();
+
+    for (uint c = gl_LocalInvocationIndex; c < CULL_GROUP_COMMANDS; c += gl_WorkGroupSize.x) {
+        if (group_command[c] != NONE) {
+            group_first[c] = reserve(group_command[c], group_count[c], group_capacity[c]);
+        }
+    }
+    barrier();
+
+    if (drawn) {
+        uint position = counter == DIRECT ? offset : group_first[counter] + offset;
+        if (position < capacity) {
+            entries[list_base + position] = entry;
         }
     }
 }
 
-void main() {
-    uint index = gl_GlobalInvocationID.x;
+// Culls and routes instance `index`: false when it is not drawn (past the
+// count, inactive, outside the frustum, or routed to no command); else its
+// command, list region and entry.
+bool route_instance(uint index, out uint command, out uint list_base, out uint capacity,
+                    out uint entry) {
     if (index >= dispatch.instance_count || index >= uint(infos.length())
         || index >= uint(placements.length()) || index >= uint(routes.length())) {
-        return;
+        return false;
     }
     UnitInfo info = infos[index];
     if (info.type_index >= uint(MAX_TYPES)) {
-        return; // INACTIVE_TYPE, or an index past the type table
+        return false; // INACTIVE_TYPE, or an index past the type table
     }
     // Fields are read from the uniform buffer where they are used: a local
     // copy of the whole TypeInfo, whose routes are indexed dynamically, would
@@ -119,7 +194,7 @@ void main() {
         precise float signed_distance =
             ((plane.x * centre.x + plane.y * centre.y) + plane.z * centre.z) + plane.w;
         if (signed_distance < -radius) {
-            return;
+            return false;
         }
     }
 
@@ -167,10 +242,18 @@ void main() {
     // buffer takes nothing, so a bad type table can never write out of bounds.
     RouteInfo target = types[type_index].routes[route];
     uint list_length = uint(entries.length());
-    uint list_base = min(target.list_base, list_length);
-    uint capacity = min(target.capacity, list_length - list_base);
-    if (target.command >= uint(MAX_DRAW_COMMANDS)) {
-        return;
-    }
-    append(target.command, list_base, capacity, index | (code << ENTRY_INDEX_BITS));
+    command = target.command;
+    list_base = min(target.list_base, list_length);
+    capacity = min(target.capacity, list_length - list_base);
+    entry = index | (code << ENTRY_INDEX_BITS);
+    return command < uint(MAX_DRAW_COMMANDS);
+}
+
+void main() {
+    uint command = 0u;
+    uint list_base = 0u;
+    uint capacity = 0u;
+    uint entry = 0u;
+    bool drawn = route_instance(gl_GlobalInvocationID.x, command, list_base, capacity, entry);
+    append(drawn, command, list_base, capacity, entry);
 }

@@ -32,6 +32,12 @@ pub const MAX_DRAW_COMMANDS: u32 = MAX_TYPES * MAX_ROUTES;
 pub const ENTRY_INDEX_BITS: u32 = 28;
 /// Mask of the index bits of an instance-list entry.
 pub const ENTRY_INDEX_MASK: u32 = (1 << ENTRY_INDEX_BITS) - 1;
+/// Cull: the draw commands a workgroup counts in shared memory before it
+/// reserves their room with one global atomic each; the appends of further
+/// commands go straight to the global counters. A generated crowd's
+/// workgroup uses far fewer (two unit types, each with a few LODs and the
+/// far field).
+pub const CULL_GROUP_COMMANDS: u32 = 32;
 
 /// Far field: threads per workgroup (a specialization constant of
 /// `far_field.comp`). A workgroup skins and rasterizes a batch of units at
@@ -171,6 +177,7 @@ pub const SHADER_CONSTANTS: &[(&str, ShaderValue)] = &[
     ("MAX_DRAW_COMMANDS", ShaderValue::U32(MAX_DRAW_COMMANDS)),
     ("ENTRY_INDEX_BITS", ShaderValue::U32(ENTRY_INDEX_BITS)),
     ("ENTRY_INDEX_MASK", ShaderValue::U32(ENTRY_INDEX_MASK)),
+    ("CULL_GROUP_COMMANDS", ShaderValue::U32(CULL_GROUP_COMMANDS)),
     ("MAX_CLIPS", ShaderValue::U32(MAX_CLIPS)),
     (
         "FAR_FIELD_MAX_VERTICES",

@@ -16,13 +16,16 @@
 //! tested over frames of a moving camera, its hysteresis carried in the
 //! routes from frame to frame.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::f32::consts::{FRAC_PI_2, PI};
 use std::mem::size_of;
 
 use ash::vk;
 use glam::Vec3;
 use horde::camera::Camera;
-use horde::config::{ENTRY_INDEX_MASK, MAX_DRAW_COMMANDS, MAX_LODS, MAX_ROUTES, ROUTE_FAR_FIELD};
+use horde::config::{
+    CULL_GROUP_COMMANDS, ENTRY_INDEX_MASK, MAX_DRAW_COMMANDS, MAX_LODS, MAX_ROUTES, ROUTE_FAR_FIELD,
+};
 use horde::context::{Context, Tier};
 use horde::cull_reference::{
     choose_route, cull, in_frustum, world_sphere, ReferenceBatch, ReferenceOutput,
@@ -521,6 +524,32 @@ fn far_field_entries(scene: &Scene, expected: &ReferenceOutput) -> usize {
         .sum()
 }
 
+/// The most commands of `types` that one workgroup of `workgroup_size`
+/// appended to: past `CULL_GROUP_COMMANDS`, the pass's shared table is full
+/// and the rest reserve from the global counters directly.
+fn most_commands_per_workgroup(
+    scene: &Scene,
+    expected: &ReferenceOutput,
+    types: std::ops::Range<u32>,
+    workgroup_size: u32,
+) -> usize {
+    let mut commands_of_group: BTreeMap<u32, BTreeSet<usize>> = BTreeMap::new();
+    for type_index in types {
+        for route in 0..MAX_ROUTES {
+            let command = scene.command(type_index, route);
+            for entry in &expected.appended[command] {
+                let group = (entry & ENTRY_INDEX_MASK) / workgroup_size;
+                commands_of_group.entry(group).or_default().insert(command);
+            }
+        }
+    }
+    commands_of_group
+        .values()
+        .map(BTreeSet::len)
+        .max()
+        .unwrap_or(0)
+}
+
 fn look(from: [f32; 3], to: [f32; 3]) -> Camera {
     Camera::look_at(Vec3::from(from), Vec3::from(to))
 }
@@ -792,6 +821,80 @@ fn overflowing_regions_are_clamped() {
     assert_matches(&scene, &expected, &gpu, "overflow");
     drop(harness);
     finish(ctx);
+}
+
+/// Units of more types than a workgroup's shared table has commands, every
+/// workgroup holding all of them: the commands past the table reserve from
+/// the global counters directly, and the lists still match the reference.
+fn crowded_workgroups_match_the_reference(tier: Tier) {
+    let mut ctx = gpu_context(Some(tier));
+    let mut rng = Rng(0xc0ded + tier as u64);
+    let type_count = CULL_GROUP_COMMANDS + 8;
+    let types: Vec<TypeInfo> = (0..type_count)
+        .map(|_| TypeInfo {
+            lod_count: 1,
+            ..random_type(&mut rng, false)
+        })
+        .collect();
+    let per_type = 64;
+    let mut units = Instances::default();
+    for index in 0..type_count * per_type {
+        let info = UnitInfo {
+            type_index: index % type_count,
+            team: 0,
+            tint: 0,
+            scale: 1.0,
+        };
+        let placement = UnitPlacement {
+            position: [
+                200.0 + rng.range(-10.0, 10.0),
+                0.0,
+                100.0 + rng.range(-10.0, 10.0),
+            ],
+            heading: 0.0,
+        };
+        units.push(info, placement, 0);
+    }
+    let mut scene = Scene::new(types, &vec![per_type; type_count as usize], &mut rng);
+    scene.units = units;
+    // One inactive prop: the props' buffers are not empty.
+    let inactive = UnitInfo {
+        type_index: INACTIVE_TYPE,
+        ..UnitInfo::default()
+    };
+    scene.props.push(inactive, UnitPlacement::default(), 0);
+    let mut harness = Harness::new(&mut ctx, &scene);
+    let camera = look([0.0, 30.0, 0.0], [200.0, 0.0, 100.0]);
+    let globals = cull_globals(&camera, 16.0 / 9.0, 720.0, 1.5, 1.0, 0.25, 300.0);
+    let unit_count = scene.units.len();
+    let gpu = harness.frame(&mut ctx, &globals, unit_count as u32, 1);
+    let expected = reference_frame(&mut scene, &globals, unit_count, 1);
+    let visible: u32 = expected.instance_counts.iter().sum();
+    assert_eq!(visible as usize, unit_count, "every unit is in view");
+    let most =
+        most_commands_per_workgroup(&scene, &expected, 0..type_count, ctx.unit_workgroup_size());
+    assert!(
+        most > CULL_GROUP_COMMANDS as usize,
+        "{most} commands per workgroup"
+    );
+    assert_matches(
+        &scene,
+        &expected,
+        &gpu,
+        &format!("{tier:?} crowded workgroups"),
+    );
+    drop(harness);
+    finish(ctx);
+}
+
+#[test]
+fn crowded_workgroups_match_the_reference_on_desktop() {
+    crowded_workgroups_match_the_reference(Tier::Desktop);
+}
+
+#[test]
+fn crowded_workgroups_match_the_reference_on_mobile() {
+    crowded_workgroups_match_the_reference(Tier::Mobile);
 }
 
 /// No instances, then only inactive ones: the reset leaves every count 0.
