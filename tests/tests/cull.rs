@@ -14,7 +14,9 @@
 //! planes and distances with power-of-two coefficients, so their expected
 //! outcome is exact in f32 and written out by hand as well. The far field is
 //! tested over frames of a moving camera, its hysteresis carried in the
-//! routes from frame to frame.
+//! routes from frame to frame. A scene whose every workgroup appends to
+//! more commands than the pass counts in shared memory covers the appends
+//! that reserve from the global counters directly.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::f32::consts::{FRAC_PI_2, PI};
