@@ -61,8 +61,9 @@ struct Args {
     device: Option<String>,
     /// The bake's LOD error bound for the unit types (its default when
     /// absent): LOD n may stray this times 2^(n-1) of the model's size. For
-    /// comparing against binaries whose bake built other LODs.
-    #[arg(long, value_parser = lod_error)]
+    /// comparing against binaries whose bake built other LODs. The bake
+    /// checks it.
+    #[arg(long)]
     lod_error: Option<f32>,
     /// Output folder for crowd.json (and crowd.png).
     #[arg(long, default_value = "benches/results/crowd")]
@@ -96,14 +97,6 @@ enum FarField {
 struct Block {
     skinning: bool,
     far_field: bool,
-}
-
-/// A LOD error bound: finite, in 0..=1.
-fn lod_error(text: &str) -> Result<f32, String> {
-    match text.parse::<f32>() {
-        Ok(value) if (0.0..=1.0).contains(&value) => Ok(value),
-        _ => Err(format!("{text} is not a number in 0..=1")),
-    }
 }
 
 /// One measured configuration.

@@ -215,9 +215,9 @@ pub fn bone_normal(matrix: &Mat4, normal: Vec3) -> Vec3 {
 
 /// Skinned unit normal of a vertex under `pose`, as the shader shades it for
 /// the matrix and quaternion encodings: each bone's [`bone_normal`], blended
-/// by the 8-bit weight, normalized (the vertex shader leaves this last
-/// normalization to the fragment shader). (Dual quaternions rotate the normal by the
-/// blended rotation: `bone_normal` of [`blend_two`]'s matrix.)
+/// by the 8-bit weight, normalized (by the fragment shader: the vertex shader
+/// leaves the blend as it is). Dual quaternions rotate the normal by the
+/// blended rotation: `bone_normal` of [`blend_two`]'s matrix.
 pub fn skin_normal(vertex: &PackedVertex, normal: Vec3, pose: &[Mat4]) -> Vec3 {
     let weight = f32::from(vertex.weight) / 255.0;
     let bone = |index: u8| pose.get(index as usize).copied().unwrap_or(Mat4::IDENTITY);
