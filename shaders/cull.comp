@@ -1,7 +1,7 @@
 #version 450
 // Frustum culling and LOD selection, one thread per unit or prop; the module
 // doc of engine/src/passes/cull.rs explains the algorithm, and
-// engine/src/cull_reference.rs is its CPU twin. Every value that decides
+// engine/src/reference/cull.rs is its CPU twin. Every value that decides
 // visibility or LOD is `precise` and built from additions, subtractions and
 // multiplications only, which Vulkan rounds exactly as IEEE 754 does, so the
 // CPU twin reproduces the decisions bit for bit.

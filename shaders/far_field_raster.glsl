@@ -1,5 +1,5 @@
 // The far field's triangle rasterizer, shared by far_field.comp and its test
-// kernel far_field_test.comp; engine/src/far_field_reference.rs is its CPU
+// kernel far_field_test.comp; engine/src/reference/far_field.rs is its CPU
 // twin, which the coverage test holds to the same result pixel for pixel.
 //
 // The includer enables 64-bit integers and defines

@@ -129,45 +129,4 @@ struct CullGlobals {
     float far_field_px;
 };
 
-struct UnitCombat {
-    int health;
-    float cooldown;
-    float dead_seconds;
-    uint lane;
-    uint damage[2];
-};
-
-struct LaneState {
-    uint first_unit;
-    uint unit_count;
-    uint front;
-    uint target;
-    vec2 front_position;
-    float home_z;
-    uint army;
-};
-
-struct BattleRules {
-    float step_seconds;
-    float spacing;
-    float walk_speed;
-    float run_speed;
-    float reach;
-    float charge_distance;
-    float catch_up_distance;
-    float steering_gain;
-    float attack_seconds;
-    uint damage_min;
-    uint damage_range;
-    float corpse_seconds;
-    float sink_speed;
-    float sink_depth;
-};
-
-struct BattleCounts {
-    uint alive[2];
-    uint fighting;
-    uint attacks;
-};
-
 #endif

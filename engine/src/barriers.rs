@@ -19,10 +19,14 @@
 //! submissions on one queue). A buffer the tracker has never seen needs
 //! nothing. Images are not tracked: the bone texture and atlas are written
 //! once at load, and attachments are ordered by the render pass.
+//!
+//! While a [`GraphRecorder`] is attached, every declaration is also noted
+//! under the pass open at the time, for the frame graph (`frame_graph.rs`).
 
 use ash::vk;
 
 use crate::context::Context;
+use crate::frame_graph::GraphRecorder;
 
 /// How a pass uses a buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,6 +52,11 @@ pub enum Access {
 }
 
 impl Access {
+    /// Whether the use writes the buffer.
+    pub fn writes(self) -> bool {
+        self.scope().2
+    }
+
     /// Stages, access flags, and whether it writes.
     fn scope(self) -> (vk::PipelineStageFlags, vk::AccessFlags, bool) {
         use vk::AccessFlags as A;
@@ -115,6 +124,8 @@ impl Barrier {
 #[derive(Debug, Default)]
 pub struct Tracker {
     states: Vec<(vk::Buffer, BufferState)>,
+    /// Notes the frame's passes and uses for the frame graph, when asked.
+    pub graph: Option<GraphRecorder>,
 }
 
 impl Tracker {
@@ -179,7 +190,28 @@ impl Tracker {
                 }
             }
         }
+        if let Some(graph) = &mut self.graph {
+            let noted: Vec<_> = declared
+                .iter()
+                .map(|u| (u.buffer, u.access.writes()))
+                .collect();
+            graph.declare(&noted, !barrier.is_empty());
+        }
         barrier
+    }
+
+    /// A pass opened, for the frame graph.
+    pub fn enter(&mut self, pass: &'static str) {
+        if let Some(graph) = &mut self.graph {
+            graph.enter(pass);
+        }
+    }
+
+    /// The innermost pass closed, for the frame graph.
+    pub fn leave(&mut self) {
+        if let Some(graph) = &mut self.graph {
+            graph.leave();
+        }
     }
 
     /// Forgets everything: the next use of every buffer waits for all

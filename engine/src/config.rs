@@ -158,9 +158,6 @@ pub const DEBUG_VIEW_SHADED: u32 = 0;
 /// `FrameGlobals::debug_view`: every unit and prop coloured by its route.
 pub const DEBUG_VIEW_LOD: u32 = 1;
 
-/// `LaneState::target` of a lane with no enemy left to fight.
-pub const NO_LANE: u32 = u32::MAX;
-
 /// A value handed to GLSL.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ShaderValue {
@@ -204,7 +201,6 @@ pub const SHADER_CONSTANTS: &[(&str, ShaderValue)] = &[
         "ANIM_COMMAND_VICTORY",
         ShaderValue::U32(ANIM_COMMAND_VICTORY),
     ),
-    ("NO_LANE", ShaderValue::U32(NO_LANE)),
     (
         "ANIM_COMMAND_ATTACK_SHIFT",
         ShaderValue::U32(ANIM_COMMAND_ATTACK_SHIFT),

@@ -73,7 +73,9 @@ impl<'a> Frame<'a> {
         record: impl FnOnce(&mut Frame<'a>) -> Result<R, Error>,
     ) -> Result<R, Error> {
         let scope = self.profiler.begin(self.ctx, self.cmd, name);
+        self.tracker.enter(name);
         let result = record(self);
+        self.tracker.leave();
         self.profiler.end(self.ctx, self.cmd, scope);
         result
     }

@@ -16,25 +16,31 @@
 //!   checked dispatch, and the barriers derived from declared buffer uses.
 //! - [`camera`], [`mesh`] and [`atlas`]: the camera, procedural meshes and
 //!   vertex quantization, the texture atlas.
-//! - [`anim`]: animation controllers and the CPU reference of the animate
-//!   pass; [`cull_reference`]: the CPU reference of the cull pass.
+//! - [`anim`]: animation controllers and clip roles.
 //! - [`scene`] and [`world`]: what a renderer starts with, and the types,
 //!   units, props and GPU buffers made from it.
-//! - [`passes`]: one file per GPU pass.
-//! - [`renderer`]: records one frame for either target.
+//! - [`passes`]: one file per GPU pass of the production frame;
+//!   [`reference`]: the CPU twin of each, under the same file name
+//!   (`passes/cull.rs` and `reference/cull.rs`), which the tests compare
+//!   with the GPU.
+//! - [`simulation`]: the frame's simulation slot, where an application's
+//!   GPU simulation (the battle demo's, in the `horde-battle` crate) runs.
+//! - [`baselines`]: the strategies users would otherwise pick, drawn
+//!   through the production draw pass, which never names them.
+//! - [`renderer`]: records one frame for either target;
+//!   [`frame_graph`]: that frame drawn as a graph of passes and resources.
 //! - [`asset`]: the baked `.horde` asset format.
 
 pub mod anim;
 pub mod atlas;
 pub mod barriers;
-pub mod battle_reference;
+pub mod baselines;
 pub mod camera;
 pub mod config;
 pub mod context;
-pub mod cull_reference;
 pub mod far_field_budget;
-pub mod far_field_reference;
 pub mod frame;
+pub mod frame_graph;
 pub mod frames;
 pub mod gpu_types;
 pub mod memory;
@@ -43,9 +49,11 @@ pub mod owned;
 pub mod passes;
 pub mod pipeline;
 pub mod profiler;
+pub mod reference;
 pub mod reflect;
 pub mod renderer;
 pub mod scene;
+pub mod simulation;
 pub mod swapchain;
 pub mod target;
 pub mod world;

@@ -476,3 +476,54 @@ impl DeferredRelease {
         self.pending.is_empty()
     }
 }
+
+/// Copies the first `bytes` of each buffer into host memory, after every
+/// earlier submission's writes. Waits for the GPU.
+pub fn read_buffers<const N: usize>(
+    ctx: &Context,
+    sources: [(&Buffer, u64); N],
+) -> Result<[Vec<u8>; N], Error> {
+    let total: u64 = sources.iter().map(|(_, bytes)| bytes).sum();
+    let readback = Buffer::new(
+        ctx,
+        "state readback",
+        total.max(4),
+        vk::BufferUsageFlags::TRANSFER_DST,
+        MemoryLocation::GpuToCpu,
+    )?;
+    submit_and_wait(ctx, |cmd| {
+        // Every earlier frame's writes come before the copies.
+        let all = (
+            vk::PipelineStageFlags::ALL_COMMANDS,
+            vk::AccessFlags::MEMORY_WRITE,
+        );
+        let copy = (
+            vk::PipelineStageFlags::TRANSFER,
+            vk::AccessFlags::TRANSFER_READ,
+        );
+        memory_barrier(ctx, cmd, all, copy);
+        let mut offset = 0;
+        for (source, size) in sources {
+            if size > 0 {
+                let region = vk::BufferCopy::default().dst_offset(offset).size(size);
+                // SAFETY: the source holds `size` bytes and the readback
+                // buffer `offset + size`.
+                unsafe {
+                    ctx.device
+                        .cmd_copy_buffer(cmd, source.raw, readback.raw, &[region])
+                };
+            }
+            offset += size;
+        }
+        transfer_to_host_barrier(ctx, cmd);
+    })?;
+    let bytes = readback
+        .mapped()
+        .ok_or_else(|| Error::Config("the readback buffer is not mapped".to_owned()))?;
+    let mut at = 0usize;
+    Ok(sources.map(|(_, size)| {
+        let part = bytes[at..at + size as usize].to_vec();
+        at += size as usize;
+        part
+    }))
+}

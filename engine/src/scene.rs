@@ -1,14 +1,16 @@
-//! What a renderer starts with: unit and prop types and the units and props
-//! placed, plus two helpers for building scenes in code: packed RGBA8 tints
-//! and one-LOD static prop assets from procedural meshes. Scene content
-//! (horde's demo scenes) is application code and lives in `horde_tools`.
+//! What a renderer starts with: unit and prop types, the units and props
+//! placed, and the simulation that moves them, if any; plus two helpers for
+//! building scenes in code: packed RGBA8 tints and one-LOD static prop assets
+//! from procedural meshes. Scene content (horde's demo scenes) is application
+//! code and lives in `horde_tools`.
 
 use glam::Vec3;
 
 use crate::anim::Controller;
 use crate::asset::{Asset, AssetKind, Bounds, ErrorReport, Material, MeshLod, Submesh};
+use crate::gpu_types::AnimParams;
 use crate::mesh::{quantize, MeshData};
-use crate::world::{BattleSetup, PropPlacement, UnitSpawn};
+use crate::simulation::SimulationStart;
 
 /// Types and initial contents of a world.
 #[derive(Clone, Debug, Default)]
@@ -19,8 +21,35 @@ pub struct Scene {
     pub prop_types: Vec<Asset>,
     pub units: Vec<UnitSpawn>,
     pub props: Vec<PropPlacement>,
-    /// A battle among the units, started once they have spawned.
-    pub battle: Option<BattleSetup>,
+    /// The GPU simulation that moves the units, started once they have
+    /// spawned (the battle demo's); `None`: units move by their velocities.
+    pub simulation: Option<SimulationStart>,
+}
+
+/// A unit to spawn.
+#[derive(Clone, Copy, Debug)]
+pub struct UnitSpawn {
+    /// Index among the world's unit types.
+    pub unit_type: u32,
+    /// Army the unit fights for.
+    pub team: u32,
+    pub position: Vec3,
+    pub heading: f32,
+    pub scale: f32,
+    /// Packed RGBA8 tint (see `scene::rgba8`).
+    pub tint: u32,
+    pub params: AnimParams,
+}
+
+/// A prop to place.
+#[derive(Clone, Copy, Debug)]
+pub struct PropPlacement {
+    /// Index among the world's prop types.
+    pub prop_type: u32,
+    pub position: Vec3,
+    pub heading: f32,
+    pub scale: f32,
+    pub tint: u32,
 }
 
 /// Linear RGB in 0..=1 to packed RGBA8 (alpha opaque), as `unpackUnorm4x8`

@@ -365,7 +365,7 @@ pub fn window_battle(
         encoding: horde::asset::BoneEncoding::Mat3x4F32,
         models: Vec::new(),
         cache: horde_bake::cache::CacheOptions::default(),
-        rules: horde::gpu_types::BattleRules::default(),
+        rules: horde_battle::BattleRules::default(),
         clip_map: Vec::new(),
     })
     .expect("battle scene");

@@ -1,5 +1,5 @@
 //! Animate pass tests: the GPU state machine equals the CPU reference
-//! (`horde::anim::step`) over 1,000 frames of random commands (speeds through
+//! (`horde::reference::animate::step`) over 1,000 frames of random commands (speeds through
 //! the walk/run blend, victory, attacks, hits, death) and random unit scales
 //! on both tiers; the reference behaves as the humanoid controller promises
 //! (locomotion rate and blend follow the speed, per-unit variety, victory);
@@ -13,8 +13,8 @@ use std::path::PathBuf;
 
 use ash::vk;
 use horde::anim::{
-    clip_roles, clip_roles_with_overrides, initial_state, pack, step, step_unit, unit_hash,
-    AnimFields, AnimTables, Controller, PackedControllers, Role,
+    clip_roles, clip_roles_with_overrides, initial_state, pack, unit_hash, AnimFields, Controller,
+    PackedControllers, Role,
 };
 use horde::asset::Clip;
 use horde::barriers::{uses, Access};
@@ -27,6 +27,7 @@ use horde::gpu_types::{
 };
 use horde::memory::{upload_buffer, Buffer};
 use horde::passes::animate::{AnimateBuffers, AnimatePass};
+use horde::reference::animate::{step, step_unit, AnimTables};
 use horde_tests::{finish, gpu_context, PassHarness};
 
 /// A small deterministic generator (xorshift64*), so failures reproduce.

@@ -2,13 +2,13 @@
 //! determinism of whole headless runs, the battle's progress to a winner, and
 //! a reference screenshot.
 
-use horde::battle_reference::{self, BattleState};
 use horde::camera::Camera;
 use horde::config::{ANIM_COMMAND_DEAD, ANIM_COMMAND_VICTORY};
-use horde::gpu_types::{BattleRules, UnitMotion, UnitPlacement};
+use horde::gpu_types::{UnitMotion, UnitPlacement};
 use horde::renderer::{Renderer, Strategy};
-use horde::world::BattleReadback;
 use horde_bake::cache::CacheOptions;
+use horde_battle::reference::battle::{self as battle_reference, BattleState};
+use horde_battle::{Battle, BattleReadback, BattleRules};
 use horde_tests::{compare_with_reference, finish, gpu_context, Tolerance};
 use horde_tools::battle::{battle_scene, BattleCamera, BattleOptions, BattleScene};
 use horde_tools::headless::{check_capacity, run_headless, unit_capacity, HeadlessOptions};
@@ -53,10 +53,10 @@ fn read(ctx: &horde::context::Context, renderer: &Renderer) -> GpuState {
     let units = renderer.world.read_unit_state(ctx).expect("read units");
     GpuState {
         battle: renderer
-            .world
-            .read_battle_state(ctx)
-            .expect("read battle")
-            .expect("a battle"),
+            .simulation::<Battle>()
+            .expect("a battle")
+            .read_state(ctx)
+            .expect("read battle"),
         placements: units.placements,
         motions: units.motions,
     }
@@ -79,9 +79,7 @@ fn battle_pass_equals_cpu_reference_step_by_step() {
     let (mut deaths, mut attacks, mut victory) = (0, 0, false);
     for step in 0..420 {
         renderer
-            .world
-            .battle
-            .as_mut()
+            .simulation_mut::<Battle>()
             .expect("battle")
             .queue_steps(1);
         renderer

@@ -90,7 +90,7 @@ fn sample_scene(encoding: BoneEncoding) -> Scene {
         prop_types,
         units,
         props,
-        battle: None,
+        simulation: None,
     }
 }
 

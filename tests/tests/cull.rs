@@ -29,15 +29,15 @@ use horde::config::{
     CULL_GROUP_COMMANDS, ENTRY_INDEX_MASK, MAX_DRAW_COMMANDS, MAX_LODS, MAX_ROUTES, ROUTE_FAR_FIELD,
 };
 use horde::context::{Context, Tier};
-use horde::cull_reference::{
-    choose_route, cull, in_frustum, world_sphere, ReferenceBatch, ReferenceOutput,
-};
 use horde::gpu_types::{
     CullGlobals, DrawCommand, RouteInfo, TypeInfo, UnitInfo, UnitPlacement, ENTRY_INDEX_BITS,
     INACTIVE_TYPE, MAX_TYPES,
 };
 use horde::memory::{upload_buffer, Buffer};
 use horde::passes::cull::{cull_globals, CullBatch, CullPass, CullTargets};
+use horde::reference::cull::{
+    choose_route, cull, in_frustum, world_sphere, ReferenceBatch, ReferenceOutput,
+};
 use horde::world::buffers::DRAW_COMMANDS_BYTES;
 use horde_tests::{finish, gpu_context, PassHarness};
 

@@ -18,11 +18,11 @@ use horde::asset::Asset;
 use horde::barriers::{uses, Access};
 use horde::camera::Camera;
 use horde::context::{Context, Tier};
-use horde::far_field_reference::{coverage, Coverage};
 use horde::frame::ComputePipeline;
 use horde::frames::Descriptor;
 use horde::gpu_types::AnimParams;
 use horde::memory::{upload_buffer, Buffer};
+use horde::reference::far_field::{coverage, Coverage};
 use horde::scene::{rgba8, static_asset, Scene};
 use horde::shaders;
 use horde::world::{PropPlacement, UnitSpawn};
@@ -367,7 +367,7 @@ fn knight_scene(knight: &Asset, units: &[(Vec3, f32)], spheres: &[(Vec3, f32)]) 
         ],
         units: spawns,
         props,
-        battle: None,
+        simulation: None,
     }
 }
 

@@ -5,7 +5,7 @@
 //!
 //! Method: bake the unit's idle, walk and run clips, build its humanoid
 //! controller, and step one unit with the animate pass's CPU reference
-//! (`horde::anim::step`, which the animate tests prove equal to the GPU bit
+//! (`horde::reference::animate::step`, which the animate tests prove equal to the GPU bit
 //! for bit) at 60 fps while it moves along +Z at a constant speed. Every frame
 //! the sole vertices (the lowest 4 % of the bind-pose mesh, split into left
 //! and right by X) are skinned as the vertex shader skins them: the current
@@ -23,14 +23,13 @@
 use std::path::{Path, PathBuf};
 
 use glam::Vec3;
-use horde::anim::{
-    initial_state, pack, step, AnimFields, AnimTables, Controller, PackedControllers,
-};
+use horde::anim::{initial_state, pack, AnimFields, Controller, PackedControllers};
 use horde::asset::skinning::{sample_pose, skin_position, texels_f32};
 use horde::asset::{Animation, Asset, Clip};
 use horde::gpu_types::{
     AnimParams, AnimState, ClipInfo, TypeInfo, UnitMotion, MAX_CLIPS, MAX_TYPES,
 };
+use horde::reference::animate::{step, AnimTables};
 use horde_bake::{BakeOptions, ClipSelection};
 
 const DT: f32 = 1.0 / 60.0;

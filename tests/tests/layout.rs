@@ -1,18 +1,29 @@
 //! CPU/GPU struct layouts and pipeline-layout checking, from SPIR-V reflection.
 
 use ash::vk;
-use horde::gpu_types::layouts;
 use horde::pipeline::{binding, check_layout, LayoutDesc};
 use horde::reflect::reflect;
-use horde::shaders;
+use horde::{shaders, Spirv};
 
+/// The core's shared structs against the core's shaders, and the battle's
+/// against the battle's.
 #[test]
 fn shared_structs_match_the_glsl_layout() {
-    let reflections: Vec<_> = shaders::ALL
+    check_struct_layouts(shaders::ALL, horde::gpu_types::layouts());
+    check_struct_layouts(
+        horde_battle::shaders::ALL,
+        horde_battle::gpu_types::layouts(),
+    );
+}
+
+type Layouts = Vec<(&'static str, Vec<(&'static str, usize)>)>;
+
+fn check_struct_layouts(shaders: &[Spirv], layouts: Layouts) {
+    let reflections: Vec<_> = shaders
         .iter()
         .map(|shader| (shader.name, reflect(shader.words).expect("reflect")))
         .collect();
-    for (name, members) in layouts() {
+    for (name, members) in layouts {
         let mut checked = 0;
         for (shader, reflection) in &reflections {
             // A struct used in a buffer block carries its offsets; a struct
@@ -119,20 +130,34 @@ fn layout_mismatches_are_clear_errors() {
     assert!(err.contains("not visible to the VERTEX stage"), "{err}");
 }
 
-/// Every constant shared with GLSL reaches the shaders from `config.rs` as a
-/// macro definition: no shader defines one itself, and each is used.
+/// Every GLSL file under `dir`, its subfolders' too, as (path, text).
+fn shader_sources(dir: &std::path::Path) -> Vec<(String, String)> {
+    let mut sources = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("read a shader folder") {
+        let path = entry.expect("shader folder entry").path();
+        if path.is_dir() {
+            sources.extend(shader_sources(&path));
+        } else {
+            let text = std::fs::read_to_string(&path).expect("read a shader");
+            sources.push((path.display().to_string(), text));
+        }
+    }
+    sources
+}
+
+/// Every constant shared with GLSL reaches the shaders from a `config.rs`
+/// (the core's, or the battle's for `shaders/battle/`) as a macro
+/// definition: no shader defines one itself, and each is used.
 #[test]
 fn shader_constants_come_from_config_only() {
-    let sources: Vec<(String, String)> =
-        std::fs::read_dir(horde_tests::repo_root().join("shaders"))
-            .expect("read shaders/")
-            .map(|entry| {
-                let path = entry.expect("shaders/ entry").path();
-                let text = std::fs::read_to_string(&path).expect("read a shader");
-                (path.display().to_string(), text)
-            })
-            .collect();
-    for (name, _) in horde::config::SHADER_CONSTANTS {
+    let sources = shader_sources(&horde_tests::repo_root().join("shaders"));
+    let battle_names = horde_battle::config::SHADER_CONSTANTS
+        .iter()
+        .map(|(name, _)| *name);
+    let core_names = horde::config::SHADER_CONSTANTS
+        .iter()
+        .map(|(name, _)| *name);
+    for name in core_names.chain(battle_names) {
         for (path, text) in &sources {
             let defines = text.lines().any(|line| {
                 let mut words = line.split_whitespace();

@@ -31,9 +31,9 @@
 //!   measures a GPU driver (`benches/results/soak/`).
 
 use horde::asset::BoneEncoding;
-use horde::gpu_types::BattleRules;
 use horde::renderer::Strategy;
 use horde_bake::cache::CacheOptions;
+use horde_battle::BattleRules;
 use horde_tests::{finish, gpu_context};
 use horde_tools::battle::{battle_scene, BattleCamera, BattleOptions};
 use horde_tools::headless::{run_headless, HeadlessOptions};

@@ -5,7 +5,7 @@
 //! deep along x; army 0 on the −x side facing +x, army 1 on the +x side
 //! facing −x, a gap of [`GAP`] metres between their front ranks. Unit ids are
 //! army 0's lanes in order, then army 1's, each lane front rank first: the
-//! layout the battle pass expects (`horde::world::battle`). The lanes are
+//! layout the battle pass expects (`horde_battle`). The lanes are
 //! twice as many as the ranks are deep, so the front is wide and the armies
 //! meet along a long line.
 //!
@@ -21,10 +21,12 @@ use glam::Vec3;
 use horde::anim::{clip_roles_with_overrides, Controller};
 use horde::asset::{Asset, BoneEncoding};
 use horde::camera::Camera;
-use horde::gpu_types::{AnimParams, BattleRules};
+use horde::gpu_types::AnimParams;
+use horde::renderer::Renderer;
 use horde::scene::{rgba8, Scene};
-use horde::world::{BattleSetup, LaneSetup, UnitSpawn, World};
+use horde::world::UnitSpawn;
 use horde_bake::cache::CacheOptions;
+use horde_battle::{Battle, BattleRules, BattleSetup, LaneSetup};
 
 use crate::camera_rig::{preset_camera, Preset, SceneBounds};
 use crate::crowd::{
@@ -59,7 +61,10 @@ pub struct BattleOptions {
 
 /// The scene with its battle, and where things stand.
 pub struct BattleScene {
+    /// The units, props and the battle, its simulation.
     pub scene: Scene,
+    /// The battle's rules, as its simulation got them.
+    pub rules: BattleRules,
     /// Files per army and their depth in ranks.
     pub lanes_per_army: u32,
     pub ranks: u32,
@@ -200,12 +205,13 @@ pub fn battle_scene(options: &BattleOptions) -> Result<BattleScene> {
             prop_types,
             units,
             props,
-            battle: Some(BattleSetup {
+            simulation: Some(horde_battle::start(BattleSetup {
                 rules: options.rules,
                 lanes,
                 health,
-            }),
+            })),
         },
+        rules: options.rules,
         lanes_per_army,
         ranks,
         field_half_extent,
@@ -243,8 +249,8 @@ impl BattleScene {
 
 /// Advances the battle by the frame's (scaled) time and tells the HUD how it
 /// stands.
-pub fn battle_hud(world: &mut World, dt: f32) -> Vec<HudLine> {
-    let Some(battle) = world.battle.as_mut() else {
+pub fn battle_hud(renderer: &mut Renderer, dt: f32) -> Vec<HudLine> {
+    let Some(battle) = renderer.simulation_mut::<Battle>() else {
         return Vec::new();
     };
     battle.advance(dt);

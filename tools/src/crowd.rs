@@ -282,7 +282,7 @@ pub fn crowd_scene(options: &CrowdOptions) -> Result<Scene> {
         prop_types,
         units,
         props,
-        battle: None,
+        simulation: None,
     })
 }
 

@@ -19,9 +19,9 @@
 use anyhow::Result;
 use ash::vk;
 use horde::context::{Context, MemoryUsage};
-use horde::gpu_types::{BattleCounts, BattleRules};
 use horde::profiler::{percentile, ScopeStats};
 use horde::renderer::{DrawStats, Renderer, Strategy};
+use horde_battle::{Battle, BattleCounts, BattleRules};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::battle::{BattleCamera, BattleScene};
@@ -222,7 +222,7 @@ impl Timeline {
 
     /// Takes the battle's latest counts if they are new.
     fn record(&mut self, renderer: &Renderer, rules: &BattleRules) {
-        let Some(stats) = renderer.world.battle.as_ref().and_then(|b| b.stats) else {
+        let Some(stats) = renderer.simulation::<Battle>().and_then(|b| b.stats) else {
             return;
         };
         if self.latest.is_some_and(|latest| latest.step >= stats.step) {
@@ -285,12 +285,7 @@ pub fn run_headless(
     } else {
         renderer.settings.far_field_px = 0.0;
     }
-    let rules = battle
-        .scene
-        .battle
-        .as_ref()
-        .map(|b| b.rules)
-        .unwrap_or_default();
+    let rules = battle.rules;
     let render_every = options.render_every.max(1);
     let frames = options.steps.div_ceil(render_every);
     let warmup = options
@@ -310,7 +305,7 @@ pub fn run_headless(
         }
         let steps = render_every.min(options.steps - done);
         done += steps;
-        if let Some(battle) = renderer.world.battle.as_mut() {
+        if let Some(battle) = renderer.simulation_mut::<Battle>() {
             battle.queue_steps(steps);
         }
         let last = frame + 1 == frames;

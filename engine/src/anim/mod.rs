@@ -1,19 +1,18 @@
-//! Animation controllers: the data of the per-unit animation state machine, and
-//! its CPU reference.
+//! Animation controllers: the data of the per-unit animation state machine.
 //!
 //! A [`Controller`] is a small Unity-Animator-like graph for one unit type:
 //! states (a clip local to the type, a playback speed, flags) and transitions
 //! (target state, condition, threshold, fade seconds). The rules are data; the
 //! animate pass (`shaders/animate.comp`, `passes/animate.rs`) interprets them on
 //! the GPU for every unit every frame. [`pack`] concatenates the controllers of
-//! all types into the two GPU tables, and [`step`] is the CPU reference of one
-//! frame of one unit: it repeats the shader's arithmetic in the same order, so a
-//! test can compare the GPU with it bit for bit. This file holds the
+//! all types into the two GPU tables, and `reference::animate::step` is the CPU
+//! twin of one frame of one unit: it repeats the shader's arithmetic in the
+//! same order, so a test can compare the GPU with it bit for bit. This file
+//! holds the
 //! controllers, the clip roles that cast a type's clips in them ([`Role`],
 //! [`clip_roles`], found by name keywords or named by `role=clip`
-//! overrides), their packing and the state word's fields; `reference.rs`
-//! holds the CPU reference ([`step`], [`step_unit`], [`AnimTables`]),
-//! `roles.rs` the clip roles.
+//! overrides), their packing and the state word's fields; `roles.rs` the clip
+//! roles.
 //!
 //! One frame of a unit (`dt` seconds):
 //! 1. Advance. The current clip's time grows by `dt × state speed × variety`,
@@ -78,9 +77,7 @@ use crate::gpu_types::{
 };
 use crate::Error;
 
-mod reference;
 mod roles;
-pub use reference::{step, step_unit, AnimTables};
 use roles::with_fallbacks;
 pub use roles::{clip_roles, clip_roles_with_overrides, ClipRoles, Role};
 

@@ -31,6 +31,9 @@ pub struct Gpu {
     /// Objects destroyed so far: a cache of descriptor sets is stale once
     /// this moves (a new object may reuse a destroyed one's handle).
     pub(super) destroyed: AtomicU64,
+    /// Debug names of the buffers, by raw handle, for the frame graph (a
+    /// handle reused by a later buffer takes that buffer's name).
+    pub(super) buffer_names: Mutex<std::collections::HashMap<u64, String>>,
 }
 
 /// A failure [`Context::fail_next`](super::Context::fail_next) makes happen:

@@ -268,6 +268,7 @@ impl Context {
             allocator: Mutex::new(None),
             instance,
             injected_failure: AtomicU8::new(0),
+            buffer_names: Mutex::default(),
             destroyed: Default::default(),
         };
         let allocator = Allocator::new(&AllocatorCreateDesc {
@@ -414,19 +415,39 @@ impl Context {
         Arc::strong_count(&self.gpu) - 1
     }
 
-    /// Gives a Vulkan object a debug name (no-op without debug utils).
+    /// Gives a Vulkan object a debug name (for debuggers, with debug
+    /// utils; for the frame graph, a buffer's is kept either way).
     pub fn set_name<H: vk::Handle>(&self, handle: H, name: &str) {
+        let raw = handle.as_raw();
+        if H::TYPE == vk::ObjectType::BUFFER {
+            self.gpu
+                .buffer_names
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(raw, name.to_owned());
+        }
         let Some(debug_utils) = &self.gpu.debug_utils else {
             return;
         };
         let Ok(name) = CString::new(name) else { return };
-        let info = vk::DebugUtilsObjectNameInfoEXT::default()
-            .object_handle(handle)
-            .object_name(&name);
+        let mut info = vk::DebugUtilsObjectNameInfoEXT::default().object_name(&name);
+        info.object_type = H::TYPE;
+        info.object_handle = raw;
         // SAFETY: the handle belongs to this device; naming is advisory.
         if let Err(err) = unsafe { debug_utils.set_debug_utils_object_name(&info) } {
             log::debug!("naming {name:?} failed: {err}");
         }
+    }
+
+    /// The debug name a buffer was given, if any.
+    pub fn buffer_name(&self, buffer: vk::Buffer) -> Option<String> {
+        use vk::Handle as _;
+        self.gpu
+            .buffer_names
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&buffer.as_raw())
+            .cloned()
     }
 
     /// Opens a debug label region on a command buffer (for RenderDoc, Nsight).

@@ -19,8 +19,6 @@
 //!
 //! Each pass reads only the buffers it needs: cull reads 36 bytes per unit
 //! (info, placement, route), animate 48, the unit vertex shader 48.
-//!
-//! The battle's structs are in `battle.rs`.
 
 use ash::vk;
 use bytemuck::{Pod, Zeroable};
@@ -32,12 +30,9 @@ use crate::config::{
     ANIM_COMMAND_VARIANT_SHIFT, ANIM_COMMAND_VICTORY, ANIM_SERIAL_MASK, MAX_ROUTES,
 };
 pub use crate::config::{
-    ENTRY_INDEX_BITS, INACTIVE_TYPE, MAX_ANIM_STATES, MAX_ANIM_TRANSITIONS, NO_LANE,
-    STATE_LOCOMOTION, STATE_NO_ANY, STATE_PLAY_ONCE,
+    ENTRY_INDEX_BITS, INACTIVE_TYPE, MAX_ANIM_STATES, MAX_ANIM_TRANSITIONS, STATE_LOCOMOTION,
+    STATE_NO_ANY, STATE_PLAY_ONCE,
 };
-
-mod battle;
-pub use battle::{BattleCounts, BattleRules, LaneState, UnitCombat};
 
 /// Unit types and prop types together.
 pub const MAX_TYPES: usize = crate::config::MAX_TYPES as usize;
@@ -537,43 +532,6 @@ pub fn layouts() -> Vec<(&'static str, Vec<(&'static str, usize)>)> {
             lod_hysteresis,
             max_draw_distance,
             far_field_px
-        }),
-        layout!(UnitCombat {
-            health,
-            cooldown,
-            dead_seconds,
-            lane,
-            damage
-        }),
-        layout!(LaneState {
-            first_unit,
-            unit_count,
-            front,
-            target,
-            front_position,
-            home_z,
-            army
-        }),
-        layout!(BattleRules {
-            step_seconds,
-            spacing,
-            walk_speed,
-            run_speed,
-            reach,
-            charge_distance,
-            catch_up_distance,
-            steering_gain,
-            attack_seconds,
-            damage_min,
-            damage_range,
-            corpse_seconds,
-            sink_speed,
-            sink_depth
-        }),
-        layout!(BattleCounts {
-            alive,
-            fighting,
-            attacks
         }),
     ]
 }

@@ -7,16 +7,19 @@
 //! after every type's LODs) over the same instance-list regions. Each frame
 //! [`BoundsPass::prepare`] copies this frame's `instance_count`s (the second
 //! word of each command) into them; the draw pass then draws them with this
-//! pass's pipeline. Depth-tested, not depth-written, no back-face culling.
+//! pass's pipeline, as an [`ExtraDraw`]. Depth-tested, not depth-written, no
+//! back-face culling.
 
 use ash::vk;
 
-use crate::barriers::{uses, Access};
+use crate::barriers::{uses, Access, BufferUse};
 use crate::config::MAX_ROUTES;
 use crate::context::Context;
 use crate::frame::Frame;
 use crate::gpu_types::DrawCommand;
-use crate::passes::draw::{mesh_pipeline, MeshState};
+use crate::passes::draw::{
+    draw_commands, mesh_pipeline, DrawnCommands, ExtraDraw, MeshDescriptors, MeshState,
+};
 use crate::pipeline::Pipeline;
 use crate::world::World;
 use crate::{shaders, Error};
@@ -72,5 +75,31 @@ impl BoundsPass {
             };
             Ok(())
         })
+    }
+}
+
+impl ExtraDraw for BoundsPass {
+    fn draw_uses(&self, _frame: &Frame, world: &World) -> Result<Vec<BufferUse>, Error> {
+        Ok(vec![uses(
+            world.buffers.bounds_commands.raw,
+            Access::IndirectRead,
+        )])
+    }
+
+    /// Draws the spheres of the units', then the props', visible instances.
+    fn draw(&self, frame: &mut Frame, world: &World, mesh: &MeshDescriptors) -> Result<(), Error> {
+        let b = &world.buffers;
+        for (range, descriptors) in [
+            (world.unit_commands(), &mesh.units),
+            (world.prop_commands(), &mesh.props),
+        ] {
+            let set = frame.descriptor_set(self.pipeline.set_layouts[0], descriptors)?;
+            let spheres = DrawnCommands {
+                commands: &b.bounds_commands,
+                lists: &b.draw_lists.buffer,
+            };
+            draw_commands(frame, &self.pipeline, set, world, spheres, range);
+        }
+        Ok(())
     }
 }

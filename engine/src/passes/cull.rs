@@ -1,6 +1,6 @@
 //! The cull + LOD pass: frustum culling, LOD selection with hysteresis, and
 //! the instance lists and indirect draw commands the draw pass consumes, all on
-//! the GPU (`shaders/cull.comp`; CPU twin in [`crate::cull_reference`]).
+//! the GPU (`shaders/cull.comp`; CPU twin in [`crate::reference::cull`]).
 //!
 //! # Data layout
 //! - `infos`: [`UnitInfo`] (16 B) per unit or prop; `type_index ==
@@ -76,14 +76,15 @@ use gpu_allocator::MemoryLocation;
 use crate::barriers::{uses, Access};
 use crate::config::FRAMES_IN_FLIGHT;
 use crate::context::Context;
-use crate::cull_reference::MIN_LOD_DISTANCE;
 use crate::frame::{ComputePipeline, Frame};
 use crate::frames::Descriptor;
 use crate::gpu_types::{CullGlobals, TypeInfo, MAX_TYPES};
 #[cfg(doc)]
 use crate::gpu_types::{DrawCommand, UnitInfo, UnitPlacement};
 use crate::memory::Buffer;
+use crate::reference::cull::MIN_LOD_DISTANCE;
 use crate::world::buffers::DRAW_COMMANDS_BYTES;
+use crate::world::World;
 use crate::{shaders, Error};
 
 /// The cull pipeline and one `CullGlobals` uniform buffer per frame slot.
@@ -111,6 +112,38 @@ pub struct CullBatch<'a> {
     pub placements: &'a Buffer,
     pub routes: &'a Buffer,
     pub count: u32,
+}
+
+impl CullTargets<'_> {
+    /// The world's type table, command templates and draw lists.
+    pub fn of(world: &World) -> CullTargets<'_> {
+        CullTargets {
+            types: &world.buffers.type_table,
+            template_commands: &world.buffers.command_template,
+            draw_lists: &world.buffers.draw_lists.buffer,
+        }
+    }
+}
+
+impl CullBatch<'_> {
+    /// The world's two dispatches: units, then props.
+    pub fn of(world: &World) -> [CullBatch<'_>; 2] {
+        let b = &world.buffers;
+        [
+            CullBatch {
+                infos: &b.unit_infos.buffer,
+                placements: &b.unit_placements.buffer,
+                routes: &b.unit_routes.buffer,
+                count: world.unit_count(),
+            },
+            CullBatch {
+                infos: &b.prop_infos.buffer,
+                placements: &b.prop_placements.buffer,
+                routes: &b.prop_routes.buffer,
+                count: world.prop_count(),
+            },
+        ]
+    }
 }
 
 /// Fails unless compute shaders have the subgroup ballot operations.

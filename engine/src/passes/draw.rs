@@ -20,8 +20,10 @@
 //!   multi-draw and `firstInstance` must be 0, so every mesh route is its own
 //!   call, with the instance list bound at the region's byte offset.
 //! - The far-field route's command has no indices: the raster never draws it.
-//!   The far field's resolve (`passes/far_field.rs`) is the render pass's
-//!   last draw, after the bounds view, when the far field is on.
+//! - After the world's draws come the [`ExtraDraw`]s the frame hands in, in
+//!   order: the bounds view (`passes/bounds.rs`), a baseline's own draws, and
+//!   the far field's resolve (`passes/far_field.rs`), last because it tests
+//!   against the depth the raster wrote. This pass knows none of them.
 //! - Types with a double-sided material are drawn by pipelines without
 //!   back-face culling, in runs of consecutive types; `mesh.frag` discards
 //!   the back faces of their single-sided materials and flips the normal of
@@ -29,15 +31,15 @@
 //!   early depth testing.
 //! - The commands and lists come from [`DrawInputs::lists`]: the cull pass's
 //!   for the GPU-driven frame, or a baseline's own in the same layout
-//!   (`passes/instanced.rs`, `passes/cpu_cull.rs`). The `naive` baseline
-//!   adds its per-unit draws of CPU-skinned vertices (`passes/naive.rs`).
+//!   (`baselines/`). The `naive` baseline adds its per-unit draws of
+//!   CPU-skinned vertices as an extra draw.
 
 use std::ops::Range;
 
 use ash::vk;
 
 use crate::asset::BoneEncoding;
-use crate::barriers::{uses, Access};
+use crate::barriers::{uses, Access, BufferUse};
 use crate::config::MAX_ROUTES;
 use crate::context::Context;
 use crate::frame::Frame;
@@ -45,9 +47,6 @@ use crate::frames::Descriptor;
 use crate::gpu_types::{mesh_vertex_attributes, mesh_vertex_bindings, DrawCommand};
 use crate::memory::Buffer;
 use crate::owned::{Owned, Sampler};
-use crate::passes::bounds::BoundsPass;
-use crate::passes::far_field::FarFieldPass;
-use crate::passes::naive::NaivePass;
 use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, Pipeline};
 use crate::target::CLEAR_COLOR;
 use crate::world::buffers::DRAW_COMMANDS_BYTES;
@@ -91,13 +90,27 @@ pub struct DrawInputs<'a> {
     /// Draw commands at the head, then the instance lists (the layout of
     /// the world's draw lists).
     pub lists: &'a Buffer,
-    /// The bounding-sphere view, after [`BoundsPass::prepare`].
-    pub bounds: Option<&'a BoundsPass>,
-    /// Units drawn one draw each from CPU-skinned vertices (the `naive`
-    /// baseline); their commands in `lists` are empty.
-    pub naive: Option<&'a NaivePass>,
-    /// The far field, whose resolve is the render pass's last draw.
-    pub far_field: Option<&'a FarFieldPass>,
+    /// Draws after the world's, in this order, inside the render pass.
+    pub extras: &'a [&'a dyn ExtraDraw],
+}
+
+/// The descriptors the mesh pipelines bind (bindings 0..=5 of
+/// [`set_layout`]), for the world's units and for its props.
+#[derive(Clone, Copy, Debug)]
+pub struct MeshDescriptors {
+    pub units: [Descriptor; 6],
+    pub props: [Descriptor; 6],
+}
+
+/// Draws that enter the main render pass after the world's indirect draws:
+/// a debug view, a baseline's own draws, the far field's resolve.
+pub trait ExtraDraw {
+    /// The buffers the draws read, declared with the draw pass's uses.
+    fn draw_uses(&self, frame: &Frame, world: &World) -> Result<Vec<BufferUse>, Error>;
+
+    /// Records the draws inside the render pass, whose viewport and scissor
+    /// cover the target.
+    fn draw(&self, frame: &mut Frame, world: &World, mesh: &MeshDescriptors) -> Result<(), Error>;
 }
 
 /// Descriptor bindings. Props use 0..=5; units add 6..=8.
@@ -264,21 +277,19 @@ impl DrawPass {
                 uses(b.prop_infos.buffer.raw, Access::VertexRead),
                 uses(b.prop_placements.buffer.raw, Access::VertexRead),
             ];
-            if inputs.bounds.is_some() {
-                declared.push(uses(b.bounds_commands.raw, Access::IndirectRead));
+            for extra in inputs.extras {
+                declared.extend(extra.draw_uses(frame, world)?);
             }
-            if let Some(naive) = inputs.naive {
-                declared.push(uses(naive.vertices(frame.slot)?, Access::VertexInput));
-            }
-            declared.extend(inputs.far_field.and_then(FarFieldPass::resolve_uses));
             frame.uses(&declared);
             begin_render_pass(frame, target);
+            let mesh = mesh_descriptors(world, target, *self.atlas_sampler);
             let drawn = self
-                .draw_world(frame, world, target, options, inputs)
+                .draw_world(frame, world, options, inputs.lists, &mesh)
                 .and_then(|()| {
                     inputs
-                        .far_field
-                        .map_or(Ok(()), |far| far.record_resolve(frame))
+                        .extras
+                        .iter()
+                        .try_for_each(|extra| extra.draw(frame, world, &mesh))
                 });
             // SAFETY: matches the begin above.
             unsafe { frame.ctx.device.cmd_end_render_pass(frame.cmd) };
@@ -290,25 +301,22 @@ impl DrawPass {
         &self,
         frame: &mut Frame,
         world: &World,
-        target: &DrawTarget,
         options: &DrawOptions,
-        inputs: &DrawInputs,
+        commands: &Buffer,
+        mesh: &MeshDescriptors,
     ) -> Result<(), Error> {
         let b = &world.buffers;
         let units = [
-            Descriptor::Uniform(target.globals),
-            Descriptor::Uniform(b.type_table.raw),
-            Descriptor::Storage(b.unit_infos.buffer.raw),
-            Descriptor::Storage(b.unit_placements.buffer.raw),
-            Descriptor::Uniform(b.material_table.raw),
-            Descriptor::Sampled(b.atlas.view, *self.atlas_sampler),
+            mesh.units[0],
+            mesh.units[1],
+            mesh.units[2],
+            mesh.units[3],
+            mesh.units[4],
+            mesh.units[5],
             Descriptor::Storage(b.anim_states.buffer.raw),
             Descriptor::Uniform(b.clip_table.raw),
             Descriptor::Sampled(b.bone_texture.view, *self.bone_sampler),
         ];
-        let mut props = units;
-        props[2] = Descriptor::Storage(b.prop_infos.buffer.raw);
-        props[3] = Descriptor::Storage(b.prop_placements.buffer.raw);
         // SAFETY: the index buffer lives as long as the world.
         unsafe {
             frame.ctx.device.cmd_bind_index_buffer(
@@ -318,7 +326,10 @@ impl DrawPass {
                 vk::IndexType::UINT32,
             )
         };
-        let commands = inputs.lists;
+        let draws = DrawnCommands {
+            commands,
+            lists: commands,
+        };
         if world.unit_count() > 0 {
             let descriptors = if options.skinning {
                 &units[..]
@@ -331,43 +342,18 @@ impl DrawPass {
             )?;
             for (range, double_sided) in sided_runs(world, true) {
                 let pipeline = self.unit_pipeline(options, double_sided);
-                let draws = DrawnCommands {
-                    commands,
-                    lists: commands,
-                };
                 draw_commands(frame, pipeline, set, world, draws, range);
-            }
-            if let Some(naive) = inputs.naive {
-                naive.draw(frame, world, &units[..6])?;
             }
         }
         if world.prop_count() > 0 {
-            let set = frame.descriptor_set(self.prop_pipeline.set_layouts[0], &props[..6])?;
+            let set = frame.descriptor_set(self.prop_pipeline.set_layouts[0], &mesh.props)?;
             for (range, double_sided) in sided_runs(world, false) {
                 let pipeline = if double_sided {
                     &self.double_sided_prop_pipeline
                 } else {
                     &self.prop_pipeline
                 };
-                let draws = DrawnCommands {
-                    commands,
-                    lists: commands,
-                };
                 draw_commands(frame, pipeline, set, world, draws, range);
-            }
-        }
-        if let Some(bounds) = inputs.bounds {
-            let pipeline = &bounds.pipeline;
-            for (range, descriptors) in [
-                (world.unit_commands(), &units[..6]),
-                (world.prop_commands(), &props[..6]),
-            ] {
-                let set = frame.descriptor_set(pipeline.set_layouts[0], descriptors)?;
-                let bounds_draws = DrawnCommands {
-                    commands: &b.bounds_commands,
-                    lists: &b.draw_lists.buffer,
-                };
-                draw_commands(frame, pipeline, set, world, bounds_draws, range);
             }
         }
         Ok(())
@@ -383,6 +369,27 @@ impl DrawPass {
             (false, true) => &self.double_sided_prop_pipeline,
         }
     }
+}
+
+/// The mesh pipelines' bindings 0..=5 for the world's units and props.
+fn mesh_descriptors(
+    world: &World,
+    target: &DrawTarget,
+    atlas_sampler: vk::Sampler,
+) -> MeshDescriptors {
+    let b = &world.buffers;
+    let units = [
+        Descriptor::Uniform(target.globals),
+        Descriptor::Uniform(b.type_table.raw),
+        Descriptor::Storage(b.unit_infos.buffer.raw),
+        Descriptor::Storage(b.unit_placements.buffer.raw),
+        Descriptor::Uniform(b.material_table.raw),
+        Descriptor::Sampled(b.atlas.view, atlas_sampler),
+    ];
+    let mut props = units;
+    props[2] = Descriptor::Storage(b.prop_infos.buffer.raw);
+    props[3] = Descriptor::Storage(b.prop_placements.buffer.raw);
+    MeshDescriptors { units, props }
 }
 
 /// Begins the main render pass: clear colour and reverse-Z depth (far is 0),

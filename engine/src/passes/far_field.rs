@@ -1,7 +1,7 @@
 //! The far field: units a few pixels tall skinned and rasterized by a
 //! compute shader into a 64-bit visibility buffer (`shaders/far_field.comp`,
 //! rasterizer in `far_field_raster.glsl`, CPU twin in
-//! [`crate::far_field_reference`]), then resolved into the colour target
+//! [`crate::reference::far_field`]), then resolved into the colour target
 //! against the raster's depth (`far_field_resolve.vert/.frag`).
 //!
 //! Why: the raster pipeline skins about 0.5 G vertices/s on an H100, a
@@ -112,7 +112,7 @@ use crate::frames::Descriptor;
 use crate::gpu_types::{FarFieldMesh, MAX_TYPES};
 use crate::memory::{Buffer, Released};
 use crate::owned::Sampler;
-use crate::passes::draw::{create_bone_sampler, create_sampler};
+use crate::passes::draw::{create_bone_sampler, create_sampler, ExtraDraw, MeshDescriptors};
 use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, Pipeline};
 use crate::world::World;
 use crate::{shaders, Error};
@@ -347,17 +347,25 @@ impl FarFieldPass {
             )
         })
     }
+}
 
-    /// What the resolve reads, for the draw pass to declare before its
-    /// render pass begins.
-    pub fn resolve_uses(&self) -> Option<BufferUse> {
-        self.visibility
-            .as_ref()
+/// The resolve: the draw pass's last extra draw, after the raster's depth.
+impl ExtraDraw for FarFieldPass {
+    fn draw_uses(&self, _frame: &Frame, _world: &World) -> Result<Vec<BufferUse>, Error> {
+        Ok(self
+            .visibility
+            .iter()
             .map(|buffer| uses(buffer.raw, Access::FragmentRead))
+            .collect())
     }
 
-    /// Records the resolve inside the main render pass (its last draw).
-    pub fn record_resolve(&self, frame: &mut Frame) -> Result<(), Error> {
+    /// Records the resolve inside the main render pass.
+    fn draw(
+        &self,
+        frame: &mut Frame,
+        _world: &World,
+        _mesh: &MeshDescriptors,
+    ) -> Result<(), Error> {
         let Some(visibility) = &self.visibility else {
             return Ok(());
         };

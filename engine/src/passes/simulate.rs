@@ -10,8 +10,8 @@
 //! the model's +Z forward); a unit at rest keeps its placement. The CPU sets
 //! velocities through commands (`World::set_velocities`); the GPU owns the
 //! placement from then on. Until some unit has been given a velocity nothing
-//! can move, and the pass records nothing. In a battle the battle pass moves
-//! the units instead, and this pass records nothing either.
+//! can move, and the pass records nothing. When the scene has a simulation
+//! of its own (`simulation.rs`), that runs in this slot instead.
 
 use std::mem::size_of;
 
@@ -58,7 +58,7 @@ impl SimulatePass {
                 "simulate: time step {dt} s is not a finite number ≥ 0"
             )));
         }
-        if !world.units.moving() || world.battle.is_some() {
+        if !world.units.moving() {
             return Ok(());
         }
         let b = &world.buffers;

@@ -5,9 +5,11 @@
 //! The frame is one list, in [`Renderer::record`]:
 //! 1. `upload`: the world's pending commands (spawns, orders, teleports) and
 //!    buffer growth;
-//! 2. `battle` (battle demo only): the battle's fixed steps move units,
-//!    make them fight and fall, and set their animation inputs;
-//! 3. `simulate`: without a battle, units move by their velocity;
+//! 2. the simulation slot (`simulation.rs`): an application's GPU
+//!    simulation, when the scene names one (the battle demo's fixed steps
+//!    move units, make them fight and fall, and set their animation
+//!    inputs: the `horde-battle` crate);
+//! 3. `simulate`: without a simulation, units move by their velocity;
 //! 4. `animate`: the animation state machine of every unit;
 //! 5. `cull`: frustum, route (mesh LOD or far field), instance lists and
 //!    draw commands, for units and props;
@@ -26,11 +28,11 @@
 //! [`Strategy`] swaps steps 5 and 6 for a baseline's, whose lists the
 //! statistics and draw passes then read (the bounds view and the far field
 //! are the GPU-driven frame's alone): `instanced` draws every unit at LOD 0
-//! from lists written when the units change (`passes/instanced.rs`),
+//! from lists written when the units change (`baselines/instanced.rs`),
 //! `cpu-culled` culls on the CPU and uploads the lists each frame
-//! (`passes/cpu_cull.rs`), and `naive` replaces steps 4 to 7 too: it
+//! (`baselines/cpu_cull.rs`), and `naive` replaces steps 4 to 7 too: it
 //! animates and skins on the CPU, counts what it draws, and draws each unit
-//! on its own (`passes/naive.rs`). The GPU-driven list is unchanged.
+//! on its own (`baselines/naive.rs`). The GPU-driven list is unchanged.
 //!
 //! Each pass declares the buffers it uses; the barriers between them follow
 //! (`barriers.rs`), so passes without a dependency (animate and cull) may
@@ -56,30 +58,31 @@ use gpu_allocator::MemoryLocation;
 
 use crate::anim::Controller;
 use crate::barriers::Tracker;
+use crate::baselines::cpu_cull::{refuse_gpu_motion, CpuCullPass};
+use crate::baselines::instanced::InstancedPass;
+use crate::baselines::naive::NaivePass;
 use crate::camera::Camera;
 use crate::config::{DEBUG_VIEW_LOD, DEBUG_VIEW_SHADED, FRAMES_IN_FLIGHT};
 use crate::context::{Context, Gpu};
 use crate::far_field_budget::BudgetController;
 use crate::frame::Frame;
+use crate::frame_graph::{FrameGraph, GraphRecorder};
 use crate::frames::{FrameStart, Frames};
 use crate::gpu_types::FrameGlobals;
 use crate::memory::{Buffer, DeferredRelease};
 use crate::owned::RenderPass;
 use crate::passes::animate::{AnimateBuffers, AnimatePass};
-use crate::passes::battle::BattlePass;
 use crate::passes::bounds::BoundsPass;
-use crate::passes::cpu_cull::{refuse_gpu_motion, CpuCullPass};
-use crate::passes::cull::{cull_globals, CullPass};
-use crate::passes::draw::{DrawInputs, DrawOptions, DrawPass, DrawTarget};
+use crate::passes::cull::{cull_globals, CullBatch, CullPass, CullTargets};
+use crate::passes::draw::{DrawInputs, DrawOptions, DrawPass, DrawTarget, ExtraDraw};
 use crate::passes::far_field::FarFieldPass;
 use crate::passes::hud::{HudDraw, HudPass, HudTarget};
-use crate::passes::instanced::InstancedPass;
-use crate::passes::naive::NaivePass;
 use crate::passes::simulate::SimulatePass;
 use crate::passes::statistics::StatisticsPass;
 use crate::passes::upload::UploadPass;
 use crate::profiler::Profiler;
 use crate::scene::Scene;
+use crate::simulation::Simulation;
 use crate::swapchain::{Acquired, Presented, Swapchain};
 use crate::target::{create_overlay_render_pass, create_render_pass, Offscreen, OFFSCREEN_FORMAT};
 use crate::world::World;
@@ -128,7 +131,8 @@ pub struct Renderer {
     cull: CullPass,
     animate: AnimatePass,
     simulate: SimulatePass,
-    battle: BattlePass,
+    /// The application's simulation, if the scene named one.
+    simulation: Option<Box<dyn Simulation>>,
     upload: UploadPass,
     globals: Vec<Buffer>,
     pub render_pass: RenderPass,
@@ -175,9 +179,11 @@ impl Renderer {
         let mut world = World::new(ctx, &unit_types, &prop_types, &controllers)?;
         world.spawn_units(&scene.units)?;
         world.place_props(&scene.props)?;
-        if let Some(setup) = &scene.battle {
-            world.start_battle(ctx, setup)?;
-        }
+        let simulation = match &scene.simulation {
+            Some(start) => Some(start.start(ctx, &world.simulation_units())?),
+            None => None,
+        };
+        world.simulated = simulation.is_some();
         let render_pass = create_render_pass(ctx, color_format, color_final_layout)?;
         let overlay_render_pass =
             create_overlay_render_pass(ctx, color_format, color_final_layout)?;
@@ -207,7 +213,7 @@ impl Renderer {
             .collect::<Result<Vec<_>, Error>>()?;
         Ok(Renderer {
             upload: UploadPass::new(ctx)?,
-            battle: BattlePass::new(ctx)?,
+            simulation,
             simulate: SimulatePass::new(ctx)?,
             animate: AnimatePass::new(ctx)?,
             cull: CullPass::new(ctx)?,
@@ -250,6 +256,30 @@ impl Renderer {
         }
     }
 
+    /// The scene's simulation, as the application's own type `S` (`None`
+    /// without one, or when it is of another type).
+    pub fn simulation<S: Simulation>(&self) -> Option<&S> {
+        self.simulation.as_deref()?.as_any().downcast_ref()
+    }
+
+    /// As [`Renderer::simulation`], mutably.
+    pub fn simulation_mut<S: Simulation>(&mut self) -> Option<&mut S> {
+        self.simulation.as_deref_mut()?.as_any_mut().downcast_mut()
+    }
+
+    /// Records the next frame's passes and uses for the frame graph
+    /// (`frame_graph.rs`); [`Renderer::take_frame_graph`] returns it.
+    pub fn capture_frame_graph(&mut self) {
+        self.tracker.graph = Some(GraphRecorder::default());
+    }
+
+    /// The graph of the frame recorded since
+    /// [`Renderer::capture_frame_graph`], once that frame is recorded.
+    pub fn take_frame_graph(&mut self, ctx: &Context) -> Option<FrameGraph> {
+        let recorder = self.tracker.graph.take()?;
+        Some(recorder.finish(|buffer| ctx.buffer_name(buffer)))
+    }
+
     /// Whether this renderer has the far field (the device's features and
     /// tier allow it); without it `settings.far_field_px` has no effect.
     pub fn has_far_field(&self) -> bool {
@@ -265,9 +295,8 @@ impl Renderer {
         if let Some(stats) = self.statistics.take(start.slot, &self.world) {
             self.stats = stats;
         }
-        if let (Some(stats), Some(battle)) = (self.battle.take(start.slot), &mut self.world.battle)
-        {
-            battle.stats = Some(stats);
+        if let Some(simulation) = &mut self.simulation {
+            simulation.frame_completed(start.slot);
         }
         Ok(start)
     }
@@ -414,43 +443,54 @@ impl Renderer {
         )?;
         let recorded = frame.pass("frame", |frame| {
             self.upload.record(frame, world)?;
-            self.battle.record(frame, world)?;
-            self.simulate.record(frame, world, dt)?;
+            match self.simulation.as_deref_mut() {
+                Some(simulation) => simulation.record(frame, &world.simulation_units())?,
+                None => self.simulate.record(frame, world, dt)?,
+            }
             let unit_count = world.unit_count();
             if settings.strategy != Strategy::Naive {
                 self.animate
                     .record(frame, &AnimateBuffers::of(world), unit_count, dt)?;
             }
-            let mut inputs = DrawInputs {
-                lists: &world.buffers.draw_lists.buffer,
-                bounds: None,
-                naive: None,
-                far_field: None,
-            };
-            match settings.strategy {
+            // The bounds view, a baseline's own draws and the far field's
+            // resolve (last) enter the draw pass's render pass after the
+            // world's draws.
+            let mut extras: Vec<&dyn ExtraDraw> = Vec::new();
+            let lists = match settings.strategy {
                 Strategy::GpuDriven => {
-                    self.cull
-                        .record(frame, &cull, &world.cull_targets(), &world.cull_batches())?;
+                    self.cull.record(
+                        frame,
+                        &cull,
+                        &CullTargets::of(world),
+                        &CullBatch::of(world),
+                    )?;
                     if let Some(far_field) = far_field.as_deref_mut() {
                         far_field.record(frame, world, extent, target.globals)?;
                     }
-                    inputs.far_field = far_field.as_deref();
+                    &world.buffers.draw_lists.buffer
                 }
-                Strategy::Instanced => inputs.lists = self.instanced.record(frame, world)?,
-                Strategy::CpuCulled => inputs.lists = self.cpu_cull.record(frame, world, &cull)?,
+                Strategy::Instanced => self.instanced.record(frame, world)?,
+                Strategy::CpuCulled => self.cpu_cull.record(frame, world, &cull)?,
                 Strategy::Naive => {
                     *naive_stats = Some(self.naive.record(frame, world, dt)?);
-                    inputs.lists = self.naive.prop_lists()?;
-                    inputs.naive = Some(&self.naive);
+                    extras.push(&self.naive);
+                    self.naive.prop_lists()?
                 }
-            }
+            };
             if settings.strategy != Strategy::Naive {
-                self.statistics.record(frame, inputs.lists.raw)?;
+                self.statistics.record(frame, lists.raw)?;
             }
             if settings.strategy == Strategy::GpuDriven && settings.show_bounds {
                 self.bounds.prepare(frame, world)?;
-                inputs.bounds = Some(&self.bounds);
+                extras.push(&self.bounds);
             }
+            if let Some(far_field) = far_field.as_deref() {
+                extras.push(far_field);
+            }
+            let inputs = DrawInputs {
+                lists,
+                extras: &extras,
+            };
             self.draw.record(frame, world, &target, &draw, &inputs)?;
             match &hud_draw {
                 Some(hud_draw) => self.hud.record(frame, &hud_target, hud_draw),
@@ -554,7 +594,7 @@ impl Renderer {
     }
 
     /// Waits for every submitted frame and reads what they left: the draw
-    /// statistics ([`Renderer::stats`]), the battle counts and the GPU times
+    /// statistics ([`Renderer::stats`]), the simulation's read-backs and the GPU times
     /// of the profiler. All otherwise arrive `FRAMES_IN_FLIGHT` frames late,
     /// so a run that stops without this describes frames before its last, or
     /// none. Returns the statistics of the last frame rendered; rendering may
@@ -571,10 +611,8 @@ impl Renderer {
             if let Some(stats) = self.statistics.take(slot, &self.world) {
                 self.stats = stats;
             }
-            if let (Some(stats), Some(battle)) = (self.battle.take(slot), &mut self.world.battle) {
-                if battle.stats.is_none_or(|last| stats.step >= last.step) {
-                    battle.stats = Some(stats);
-                }
+            if let Some(simulation) = &mut self.simulation {
+                simulation.frame_completed(slot);
             }
         }
         Ok(self.stats.clone())

@@ -6,39 +6,32 @@
 //! - [`buffers`]: the GPU buffers and their growth.
 //! - [`units`]: unit ids, the CPU's copy of what it owns, and the commands
 //!   waiting for the upload pass (`passes/upload.rs`).
-//! - [`battle`]: the battle demo's lanes, combat state and step clock.
 //!
 //! This module ties them together: the API the application calls, and an
 //! explicit readback of GPU-owned state for tools and tests (never on the
 //! frame's hot path: it waits for the GPU).
 
-pub mod battle;
 pub mod buffers;
 pub mod types;
 pub mod units;
 
 use std::ops::Range;
 
-use ash::vk;
 use glam::Vec2;
-use gpu_allocator::MemoryLocation;
 
 use crate::anim::{Controller, PackedControllers};
 use crate::asset::{Asset, BoneEncoding};
 use crate::config::MAX_ROUTES;
 use crate::context::Context;
-use crate::gpu_types::{
-    AnimParams, AnimState, BattleCounts, ClipInfo, LaneState, UnitCombat, UnitInfo, UnitMotion,
-    UnitPlacement,
-};
-use crate::memory::{memory_barrier, submit_and_wait, transfer_to_host_barrier, Buffer};
-use crate::passes::cull::{CullBatch, CullTargets};
+use crate::gpu_types::{AnimParams, AnimState, ClipInfo, UnitInfo, UnitMotion, UnitPlacement};
+use crate::memory::read_buffers;
+use crate::simulation::SimulationUnits;
 use crate::Error;
 
-pub use battle::{Battle, BattleSetup, LaneSetup};
+pub use crate::scene::{PropPlacement, UnitSpawn};
 pub use buffers::{Needed, WorldBuffers};
 pub use types::{BoneShape, LodRange, WorldType};
-pub use units::{CpuUnitState, PropPlacement, UnitId, UnitSpawn, UnitTable};
+pub use units::{CpuUnitState, UnitId, UnitTable};
 
 /// Everything the crowd passes read, and the CPU side behind it.
 pub struct World {
@@ -52,8 +45,10 @@ pub struct World {
     pub bounds_mesh: LodRange,
     pub buffers: WorldBuffers,
     pub units: UnitTable,
-    /// The battle, once started: the battle pass steps it.
-    pub battle: Option<Battle>,
+    /// An application's simulation moves the units (the renderer runs one
+    /// in the frame's simulation slot): the CPU's copy of their placements
+    /// falls behind, and the CPU baselines refuse the world.
+    pub simulated: bool,
     initial_states: Vec<AnimState>,
     /// The clip table as uploaded, for the CPU animation of the `naive`
     /// baseline.
@@ -63,15 +58,6 @@ pub struct World {
     /// A type's capacity grew: the type table and command templates must be
     /// uploaded again.
     pub tables_dirty: bool,
-}
-
-/// The battle's GPU state, read back for tools and tests.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct BattleReadback {
-    pub combat: Vec<UnitCombat>,
-    pub counts: BattleCounts,
-    /// Both copies of the lane table, one after the other.
-    pub lanes: Vec<LaneState>,
 }
 
 /// GPU-owned unit state, read back for tools and tests.
@@ -111,7 +97,7 @@ impl World {
             types: packed.types,
             buffers,
             units: UnitTable::default(),
-            battle: None,
+            simulated: false,
             tables_dirty: false,
         })
     }
@@ -144,34 +130,6 @@ impl World {
     /// Draw commands of prop types, after the units'.
     pub fn prop_commands(&self) -> Range<u32> {
         self.unit_type_count * MAX_ROUTES..self.types.len() as u32 * MAX_ROUTES
-    }
-
-    /// The buffers every cull dispatch of a frame shares.
-    pub fn cull_targets(&self) -> CullTargets<'_> {
-        CullTargets {
-            types: &self.buffers.type_table,
-            template_commands: &self.buffers.command_template,
-            draw_lists: &self.buffers.draw_lists.buffer,
-        }
-    }
-
-    /// The cull dispatches: units, then props.
-    pub fn cull_batches(&self) -> [CullBatch<'_>; 2] {
-        let b = &self.buffers;
-        [
-            CullBatch {
-                infos: &b.unit_infos.buffer,
-                placements: &b.unit_placements.buffer,
-                routes: &b.unit_routes.buffer,
-                count: self.unit_count(),
-            },
-            CullBatch {
-                infos: &b.prop_infos.buffer,
-                placements: &b.prop_placements.buffer,
-                routes: &b.prop_routes.buffer,
-                count: self.prop_count(),
-            },
-        ]
     }
 
     /// What the per-record buffers must hold now.
@@ -235,6 +193,17 @@ impl World {
         Ok(())
     }
 
+    /// The unit buffers a simulation reads and writes this frame.
+    pub fn simulation_units(&self) -> SimulationUnits {
+        let b = &self.buffers;
+        SimulationUnits {
+            count: self.unit_count(),
+            infos: b.unit_infos.buffer.raw,
+            placements: b.unit_placements.buffer.raw,
+            motions: b.unit_motions.buffer.raw,
+        }
+    }
+
     /// Reads every unit's GPU-owned state back. Waits for the GPU: for tools
     /// and tests, never per frame.
     pub fn read_unit_state(&self, ctx: &Context) -> Result<UnitStateReadback, Error> {
@@ -258,84 +227,4 @@ impl World {
             routes: bytemuck::pod_collect_to_vec(&routes),
         })
     }
-
-    /// Starts a battle over the units spawned so far (see [`battle`]).
-    pub fn start_battle(&mut self, ctx: &Context, setup: &BattleSetup) -> Result<(), Error> {
-        self.battle = Some(Battle::new(ctx, setup, self.unit_count())?);
-        Ok(())
-    }
-
-    /// Reads the battle's GPU state back (`None` without a battle). Waits for
-    /// the GPU: for tools and tests, never per frame.
-    pub fn read_battle_state(&self, ctx: &Context) -> Result<Option<BattleReadback>, Error> {
-        let Some(battle) = &self.battle else {
-            return Ok(None);
-        };
-        let [combat, lanes] = read_buffers(
-            ctx,
-            [
-                (&battle.combat, battle.combat.size),
-                (&battle.lanes, battle.lanes.size),
-            ],
-        )?;
-        let head = battle::LANES_OFFSET as usize;
-        let lane_bytes = 2 * battle.lane_count as usize * std::mem::size_of::<LaneState>();
-        let combat_bytes = battle.unit_count as usize * std::mem::size_of::<UnitCombat>();
-        Ok(Some(BattleReadback {
-            combat: bytemuck::pod_collect_to_vec(&combat[..combat_bytes]),
-            counts: bytemuck::pod_read_unaligned(&lanes[..head]),
-            lanes: bytemuck::pod_collect_to_vec(&lanes[head..head + lane_bytes]),
-        }))
-    }
-}
-
-/// Copies the first `bytes` of each buffer into host memory, after every
-/// earlier submission's writes. Waits for the GPU.
-fn read_buffers<const N: usize>(
-    ctx: &Context,
-    sources: [(&Buffer, u64); N],
-) -> Result<[Vec<u8>; N], Error> {
-    let total: u64 = sources.iter().map(|(_, bytes)| bytes).sum();
-    let readback = Buffer::new(
-        ctx,
-        "state readback",
-        total.max(4),
-        vk::BufferUsageFlags::TRANSFER_DST,
-        MemoryLocation::GpuToCpu,
-    )?;
-    submit_and_wait(ctx, |cmd| {
-        // Every earlier frame's writes come before the copies.
-        let all = (
-            vk::PipelineStageFlags::ALL_COMMANDS,
-            vk::AccessFlags::MEMORY_WRITE,
-        );
-        let copy = (
-            vk::PipelineStageFlags::TRANSFER,
-            vk::AccessFlags::TRANSFER_READ,
-        );
-        memory_barrier(ctx, cmd, all, copy);
-        let mut offset = 0;
-        for (source, size) in sources {
-            if size > 0 {
-                let region = vk::BufferCopy::default().dst_offset(offset).size(size);
-                // SAFETY: the source holds `size` bytes and the readback
-                // buffer `offset + size`.
-                unsafe {
-                    ctx.device
-                        .cmd_copy_buffer(cmd, source.raw, readback.raw, &[region])
-                };
-            }
-            offset += size;
-        }
-        transfer_to_host_barrier(ctx, cmd);
-    })?;
-    let bytes = readback
-        .mapped()
-        .ok_or_else(|| Error::Config("the readback buffer is not mapped".to_owned()))?;
-    let mut at = 0usize;
-    Ok(sources.map(|(_, size)| {
-        let part = bytes[at..at + size as usize].to_vec();
-        at += size as usize;
-        part
-    }))
 }

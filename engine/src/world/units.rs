@@ -10,7 +10,7 @@
 //!
 //! The table also keeps [`CpuUnitState`]: each unit's placement, orders and
 //! animation state as the CPU last commanded them. The GPU-driven frame never
-//! reads it; the CPU baselines (`passes/naive.rs`, `passes/cpu_cull.rs`)
+//! reads it; the CPU baselines (`baselines/naive.rs`, `baselines/cpu_cull.rs`)
 //! draw from it, as an engine whose game state lives on the CPU would.
 
 use std::collections::BTreeMap;
@@ -21,37 +21,12 @@ use glam::{Vec2, Vec3};
 use crate::gpu_types::{
     AnimParams, AnimState, UnitInfo, UnitMotion, UnitPlacement, ENTRY_INDEX_BITS, INACTIVE_TYPE,
 };
+use crate::scene::{PropPlacement, UnitSpawn};
 use crate::Error;
 
 /// Identifies a unit for commands and despawning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct UnitId(pub u32);
-
-/// A unit to spawn.
-#[derive(Clone, Copy, Debug)]
-pub struct UnitSpawn {
-    /// Index among the world's unit types.
-    pub unit_type: u32,
-    /// Army the unit fights for.
-    pub team: u32,
-    pub position: Vec3,
-    pub heading: f32,
-    pub scale: f32,
-    /// Packed RGBA8 tint (see `scene::rgba8`).
-    pub tint: u32,
-    pub params: AnimParams,
-}
-
-/// A prop to place.
-#[derive(Clone, Copy, Debug)]
-pub struct PropPlacement {
-    /// Index among the world's prop types.
-    pub prop_type: u32,
-    pub position: Vec3,
-    pub heading: f32,
-    pub scale: f32,
-    pub tint: u32,
-}
 
 /// Every word of a record: the mask of a whole-record write.
 pub const WHOLE_RECORD: u32 = 0xf;

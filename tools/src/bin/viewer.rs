@@ -317,11 +317,11 @@ fn main() -> Result<()> {
         camera,
         scene_bounds,
         script: Vec::new(),
-        on_frame: Some(Box::new(move |world, dt| {
-            battle.step(world, dt);
+        on_frame: Some(Box::new(move |renderer, dt| {
+            battle.step(&mut renderer.world, dt);
             vec![HudLine {
                 label: "units alive".to_owned(),
-                value: world.live_units().to_string(),
+                value: renderer.world.live_units().to_string(),
             }]
         })),
         budget_ms: None,

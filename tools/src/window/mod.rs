@@ -418,7 +418,7 @@ impl App {
         }
         let simulation_dt = self.clock.simulation_dt(wall_dt);
         let lines = match self.options.on_frame.as_mut() {
-            Some(hook) => hook(&mut running.renderer.world, simulation_dt),
+            Some(hook) => hook(&mut running.renderer, simulation_dt),
             None => Vec::new(),
         };
         let extent = running.window_extent;

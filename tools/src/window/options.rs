@@ -5,8 +5,8 @@ use ash::vk;
 use horde::camera::Camera;
 use horde::context::ContextDesc;
 use horde::renderer::RenderSettings;
+use horde::renderer::Renderer;
 use horde::scene::Scene;
-use horde::world::World;
 
 use super::{KeyCode, MouseButton};
 use crate::camera_rig::SceneBounds;
@@ -21,7 +21,7 @@ pub struct HudLine {
 
 /// Called once per frame before recording with the simulation dt in seconds:
 /// the frame's wall-clock dt × the HUD's simulation speed, or 0 while paused.
-pub type FrameHook = Box<dyn FnMut(&mut World, f32) -> Vec<HudLine>>;
+pub type FrameHook = Box<dyn FnMut(&mut Renderer, f32) -> Vec<HudLine>>;
 
 /// Something a script does to the window at a given frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,5 +1,5 @@
-//! The CPU twin of the battle pass (`shaders/battle_lanes.comp` and
-//! `shaders/battle_units.comp`): the same step in plain Rust over slices, for
+//! The CPU twin of the battle pass (`shaders/battle/battle_lanes.comp` and
+//! `shaders/battle/battle_units.comp`): the same step in plain Rust over slices, for
 //! the tests, which compare the GPU with it step by step.
 //!
 //! Exactness: every quantity is computed with the same f32 operations in the
@@ -12,15 +12,16 @@
 //! precision is loose everywhere: compare it with a tolerance. It is only
 //! written, never read back by the rules.
 //!
-//! See `passes::battle` for the rules and the data layout.
+//! See [`crate::passes::battle`] for the rules and the data layout.
 
-use crate::config::{
+use horde::config::{
     ANIM_COMMAND_ATTACK_SHIFT, ANIM_COMMAND_DEAD, ANIM_COMMAND_HIT_SHIFT,
-    ANIM_COMMAND_VARIANT_SHIFT, ANIM_COMMAND_VICTORY, ANIM_SERIAL_MASK, NO_LANE,
+    ANIM_COMMAND_VARIANT_SHIFT, ANIM_COMMAND_VICTORY, ANIM_SERIAL_MASK,
 };
-use crate::gpu_types::{
-    BattleCounts, BattleRules, LaneState, UnitCombat, UnitMotion, UnitPlacement,
-};
+use horde::gpu_types::{UnitMotion, UnitPlacement};
+
+use crate::config::NO_LANE;
+use crate::gpu_types::{BattleCounts, BattleRules, LaneState, UnitCombat};
 
 /// Everything one battle step reads and writes.
 #[derive(Debug)]

@@ -1,9 +1,11 @@
-//! The battle's structs shared with `shaders/types.glsl` (see the module
-//! above for the rules every shared struct follows); `passes/battle.rs`
-//! documents how the battle pass uses them.
+//! The battle's structs shared with `shaders/battle/battle.glsl`, under the
+//! rules of every shared struct (`horde::gpu_types`): `#[repr(C)]` + `Pod`, a
+//! `const` size assert, and offsets checked against SPIR-V reflection by
+//! [`layouts`] (the battle's layout test). `passes/battle.rs` documents how
+//! the battle pass uses them.
 
 use bytemuck::{Pod, Zeroable};
-use std::mem::size_of;
+use std::mem::{offset_of, size_of};
 
 /// A unit's battle state (24 bytes, storage buffer `Combat`), owned by the
 /// battle pass (`passes/battle.rs`).
@@ -35,7 +37,7 @@ pub struct LaneState {
     pub unit_count: u32,
     /// Rank of the foremost living unit; `unit_count` once all have fallen.
     pub front: u32,
-    /// The enemy lane this lane fights, or [`NO_LANE`](super::NO_LANE) when none is left.
+    /// The enemy lane this lane fights, or [`NO_LANE`](crate::config::NO_LANE) when none is left.
     pub target: u32,
     /// Ground position (x, z) of the foremost living unit.
     pub front_position: [f32; 2],
@@ -91,3 +93,51 @@ pub struct BattleCounts {
     pub attacks: u32,
 }
 const _: () = assert!(size_of::<BattleCounts>() == 16);
+
+/// Each shared struct's member offsets, for the layout test.
+pub fn layouts() -> Vec<(&'static str, Vec<(&'static str, usize)>)> {
+    macro_rules! layout {
+        ($ty:ident { $($field:ident),* $(,)? }) => {
+            (stringify!($ty), vec![$((stringify!($field), offset_of!($ty, $field))),*])
+        };
+    }
+    vec![
+        layout!(UnitCombat {
+            health,
+            cooldown,
+            dead_seconds,
+            lane,
+            damage
+        }),
+        layout!(LaneState {
+            first_unit,
+            unit_count,
+            front,
+            target,
+            front_position,
+            home_z,
+            army
+        }),
+        layout!(BattleRules {
+            step_seconds,
+            spacing,
+            walk_speed,
+            run_speed,
+            reach,
+            charge_distance,
+            catch_up_distance,
+            steering_gain,
+            attack_seconds,
+            damage_min,
+            damage_range,
+            corpse_seconds,
+            sink_speed,
+            sink_depth
+        }),
+        layout!(BattleCounts {
+            alive,
+            fighting,
+            attacks
+        }),
+    ]
+}

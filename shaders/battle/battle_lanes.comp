@@ -1,6 +1,6 @@
 #version 450
 // The battle's lane step: one thread per lane finds its foremost living unit
-// and the enemy lane it fights. engine/src/passes/battle.rs documents it.
+// and the enemy lane it fights. engine/battle/src/passes/battle.rs documents it.
 #include "battle.glsl"
 
 layout(local_size_x_id = 0) in;

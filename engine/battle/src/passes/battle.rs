@@ -1,5 +1,5 @@
 //! The battle pass: the battle demo's simulation, in fixed steps over the
-//! GPU-owned unit state (frame step 2, battle demo only).
+//! GPU-owned unit state, recorded in the frame's simulation slot (step 2).
 //!
 //! # Data
 //! - `Combat` ([`UnitCombat`](crate::gpu_types::UnitCombat), per unit): hit
@@ -11,15 +11,15 @@
 //!   writes the animation inputs the animate pass reads (ground speed, and the
 //!   dead, victory, attack and hit commands).
 //! - Push constants: [`BattleRules`], the step number, the unit and lane
-//!   counts (`shaders/battle.glsl`).
+//!   counts (`shaders/battle/battle.glsl`).
 //!
 //! # A step (two dispatches, after the counts are cleared)
-//! 1. `battle_lanes.comp`, one thread per lane, reading last step's lane copy:
+//! 1. `shaders/battle/battle_lanes.comp`, one thread per lane, reading last step's lane copy:
 //!    the front moves past fallen units (only the front rank fights, so the
 //!    fallen are always a prefix of the lane); its position is published;
 //!    a lane keeps its enemy lane while that stands, else takes the standing
 //!    enemy lane nearest across the field. No enemy left: `NO_LANE`.
-//! 2. `battle_units.comp`, one thread per unit, reading this step's lanes:
+//! 2. `shaders/battle/battle_units.comp`, one thread per unit, reading this step's lanes:
 //!    - last step's damage lands (a hit reaction, or death at 0 hit points);
 //!    - the dead lie for `corpse_seconds`, then sink out of sight;
 //!    - with no enemy lane left the living cheer (victory);
@@ -40,8 +40,8 @@
 //! thread of the same dispatch writes (the lane copies and damage counters
 //! alternate by parity). So a seed gives one outcome whatever the frame rate:
 //! the steps are fixed (`Battle::advance` turns frame time into steps).
-//! `crate::battle_reference` is the CPU twin, compared step by step in the
-//! tests.
+//! [`crate::reference::battle`] is the CPU twin, compared step by step in the
+//! tests (`tests/tests/battle.rs`).
 //!
 //! Its cost is linear in units plus lanes; a lane that lost its enemy scans
 //! every lane once (lanes ≈ 2√units).
@@ -51,15 +51,17 @@ use std::mem::size_of;
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 
-use crate::barriers::{uses, Access};
-use crate::config::FRAMES_IN_FLIGHT;
-use crate::context::Context;
-use crate::frame::{ComputePipeline, Frame};
-use crate::frames::Descriptor;
+use horde::barriers::{uses, Access};
+use horde::config::FRAMES_IN_FLIGHT;
+use horde::context::Context;
+use horde::frame::{ComputePipeline, Frame};
+use horde::frames::Descriptor;
+use horde::memory::Buffer;
+use horde::simulation::SimulationUnits;
+use horde::Error;
+
 use crate::gpu_types::{BattleCounts, BattleRules};
-use crate::memory::Buffer;
-use crate::world::World;
-use crate::{shaders, Error};
+use crate::shaders;
 
 /// Push constants of both battle shaders.
 #[repr(C)]
@@ -78,6 +80,18 @@ pub struct BattleStats {
     /// Steps done when the counts were taken.
     pub step: u32,
     pub counts: BattleCounts,
+}
+
+/// The battle's buffers and sizes, for one frame's steps.
+#[derive(Clone, Copy, Debug)]
+pub struct BattleBuffers {
+    pub rules: BattleRules,
+    pub combat: vk::Buffer,
+    /// Counts, then the lane table twice.
+    pub lanes: vk::Buffer,
+    pub lane_count: u32,
+    /// Unit slots the battle covers.
+    pub unit_count: u32,
 }
 
 /// The two pipelines, and a readback buffer of the counts per frame slot.
@@ -133,22 +147,22 @@ impl BattlePass {
         Some(BattleStats { step, counts })
     }
 
-    /// Records the steps the battle's clock has pending, then copies the
-    /// counts for the CPU. Nothing without a battle.
-    pub fn record(&mut self, frame: &mut Frame, world: &mut World) -> Result<(), Error> {
-        let units = world.buffers.unit_placements.buffer.raw;
-        let motions = world.buffers.unit_motions.buffer.raw;
-        let Some(battle) = world.battle.as_mut() else {
-            return Ok(());
-        };
-        let steps = battle.take_pending();
-        let (combat, lanes) = (battle.combat.raw, battle.lanes.raw);
+    /// Records `steps` (step numbers), then copies the counts for the CPU.
+    pub fn record(
+        &mut self,
+        frame: &mut Frame,
+        units: &SimulationUnits,
+        state: &BattleBuffers,
+        steps: std::ops::Range<u32>,
+    ) -> Result<(), Error> {
+        let (placements, motions) = (units.placements, units.motions);
+        let (combat, lanes) = (state.combat, state.lanes);
         let readback = self.readback[frame.slot].raw;
         let mut push = Push {
-            rules: battle.rules,
+            rules: state.rules,
             step: 0,
-            unit_count: battle.unit_count,
-            lane_count: battle.lane_count,
+            unit_count: state.unit_count,
+            lane_count: state.lane_count,
         };
         frame.pass("battle", |frame| {
             // Every step binds the same buffers: one set per pipeline serves
@@ -157,7 +171,7 @@ impl BattlePass {
                 &self.lanes,
                 &[
                     Descriptor::Storage(combat),
-                    Descriptor::Storage(units),
+                    Descriptor::Storage(placements),
                     Descriptor::Storage(lanes),
                 ],
             )?;
@@ -165,7 +179,7 @@ impl BattlePass {
                 &self.units,
                 &[
                     Descriptor::Storage(combat),
-                    Descriptor::Storage(units),
+                    Descriptor::Storage(placements),
                     Descriptor::Storage(motions),
                     Descriptor::Storage(lanes),
                 ],
@@ -185,7 +199,7 @@ impl BattlePass {
                 };
                 frame.uses(&[
                     uses(combat, Access::ComputeRead),
-                    uses(units, Access::ComputeRead),
+                    uses(placements, Access::ComputeRead),
                     uses(lanes, Access::ComputeWrite),
                 ]);
                 frame.dispatch_with(
@@ -196,7 +210,7 @@ impl BattlePass {
                 )?;
                 frame.uses(&[
                     uses(combat, Access::ComputeWrite),
-                    uses(units, Access::ComputeWrite),
+                    uses(placements, Access::ComputeWrite),
                     uses(motions, Access::ComputeWrite),
                     uses(lanes, Access::ComputeWrite),
                 ]);

@@ -8,7 +8,7 @@
 //!   [`MAX_INFLUENCES`]; the baked meshes keep two), the clips, and the bone
 //!   texture's texels as f32.
 //! - State: each unit's animation state, advanced on the CPU with the
-//!   animate shader's CPU twin (`anim::reference`), from the CPU's unit
+//!   animate shader's CPU twin (`reference/animate.rs`), from the CPU's unit
 //!   state (`world::CpuUnitState`); the GPU's animate pass does not run.
 //! - Output: per frame slot, one host-visible vertex buffer of
 //!   [`SkinnedVertex`] (16 bytes: world position, octahedral normal), each
@@ -26,7 +26,7 @@
 //!    transform applied); skin every vertex with its influences (linear
 //!    blend skinning) straight into the mapped vertex buffer.
 //! 2. In the draw pass, one draw per live unit. Props are drawn as the
-//!    `instanced` baseline draws them (`passes/instanced.rs`): they are not
+//!    `instanced` baseline draws them (`baselines/instanced.rs`): they are not
 //!    what this baseline measures.
 //!
 //! Every unit is drawn at LOD 0 and nothing is culled, as a skinned mesh
@@ -44,21 +44,22 @@ use glam::{Affine3A, Mat4, Quat, Vec3, Vec3A, Vec4};
 use gpu_allocator::MemoryLocation;
 use rayon::prelude::*;
 
-use crate::anim::{step_unit, AnimFields, AnimTables};
+use crate::anim::AnimFields;
 use crate::asset::skinning::{decode_bone, decode_position, frame_lookup, texel_index, texels_f32};
 use crate::asset::{Animation, Asset, BoneEncoding, PackedVertex};
+use crate::barriers::{uses, Access, BufferUse};
+use crate::baselines::cpu_cull::refuse_gpu_motion;
+use crate::baselines::instanced::InstancedPass;
 use crate::config::FRAMES_IN_FLIGHT;
 use crate::context::Context;
 use crate::frame::Frame;
-use crate::frames::Descriptor;
 use crate::gpu_types::{AnimState, UnitInfo, INACTIVE_TYPE};
 use crate::memory::{Buffer, Released};
 use crate::mesh::{octahedral_decode, octahedral_encode};
-use crate::passes::cpu_cull::refuse_gpu_motion;
-use crate::passes::draw::set_layout;
-use crate::passes::instanced::InstancedPass;
+use crate::passes::draw::{set_layout, ExtraDraw, MeshDescriptors};
+use crate::passes::statistics::DrawStats;
 use crate::pipeline::{graphics_pipeline, GraphicsDesc, LayoutDesc, Pipeline};
-use crate::renderer::DrawStats;
+use crate::reference::animate::{step_unit, AnimTables};
 use crate::world::World;
 use crate::{shaders, Error};
 
@@ -482,16 +483,20 @@ impl NaivePass {
         )?);
         Ok(())
     }
+}
 
-    /// Draws every live unit, one draw each, inside the main render pass;
-    /// `descriptors` are the draw pass's bindings 0..=5.
-    pub fn draw(
-        &self,
-        frame: &mut Frame,
-        world: &World,
-        descriptors: &[Descriptor],
-    ) -> Result<(), Error> {
-        let set = frame.descriptor_set(self.pipeline.set_layouts[0], descriptors)?;
+/// The naive baseline's own draws, inside the production draw pass.
+impl ExtraDraw for NaivePass {
+    fn draw_uses(&self, frame: &Frame, _world: &World) -> Result<Vec<BufferUse>, Error> {
+        Ok(vec![uses(self.vertices(frame.slot)?, Access::VertexInput)])
+    }
+
+    /// Draws every live unit, one draw each, from its CPU-skinned vertices.
+    fn draw(&self, frame: &mut Frame, world: &World, mesh: &MeshDescriptors) -> Result<(), Error> {
+        if world.unit_count() == 0 {
+            return Ok(());
+        }
+        let set = frame.descriptor_set(self.pipeline.set_layouts[0], &mesh.units)?;
         let skinned = self.vertices(frame.slot)?;
         let baked = world.buffers.vertices.raw;
         let device = &frame.ctx.device;

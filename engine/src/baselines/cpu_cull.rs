@@ -10,14 +10,14 @@
 //! - State: each unit's and prop's route of last frame (hysteresis), owned
 //!   by this pass on the CPU, as the cull pass owns the GPU's.
 //! - Output: one host-visible buffer per frame slot in the layout of the
-//!   world's draw lists (`passes/instanced.rs`): the commands with their
+//!   world's draw lists (`baselines/instanced.rs`): the commands with their
 //!   instance counts, then the lists. The draw pass draws from it with the
 //!   GPU-driven frame's pipelines, and the statistics pass reads its counts.
 //!
 //! # Algorithm
 //! 1. The instances are cut into chunks of [`CHUNK`]; rayon's workers cull
 //!    the chunks in parallel with the exact CPU twin of the cull shader
-//!    (`cull_reference`: world sphere, six planes, route with hysteresis),
+//!    (`reference/cull.rs`: world sphere, six planes, route with hysteresis),
 //!    each into per-command entry lists of its own.
 //! 2. The chunks' lists are copied per command, in chunk order, straight
 //!    into the frame slot's mapped buffer (capped at each region's
@@ -30,14 +30,14 @@
 
 use rayon::prelude::*;
 
+use crate::baselines::instanced::{write_lists, HostLists};
 use crate::config::{FRAMES_IN_FLIGHT, MAX_ROUTES};
-use crate::cull_reference::{choose_route, in_frustum, route_of, world_sphere};
 use crate::frame::Frame;
 use crate::gpu_types::{
     CullGlobals, TypeInfo, UnitInfo, UnitPlacement, ENTRY_INDEX_BITS, MAX_TYPES,
 };
 use crate::memory::Buffer;
-use crate::passes::instanced::{write_lists, HostLists};
+use crate::reference::cull::{choose_route, in_frustum, route_of, world_sphere};
 use crate::world::types::type_table;
 use crate::world::World;
 use crate::Error;
@@ -170,13 +170,13 @@ impl CpuCullPass {
     }
 }
 
-/// Fails when the GPU moves units (velocities, a battle): a CPU baseline
+/// Fails when the GPU moves units (velocities, a simulation): a CPU baseline
 /// draws the CPU's unit state and cannot follow them.
 pub fn refuse_gpu_motion(world: &World, baseline: &str) -> Result<(), Error> {
-    if world.units.moving() || world.battle.is_some() {
+    if world.units.moving() || world.simulated {
         return Err(Error::Config(format!(
             "the {baseline} baseline draws the CPU's unit state; it cannot follow units the GPU \
-             moves (velocities or a battle)"
+             moves (velocities or a simulation)"
         )));
     }
     Ok(())

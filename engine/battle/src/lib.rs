@@ -1,11 +1,23 @@
-//! The battle's state: who stands in which lane, the GPU buffers the battle
-//! pass (`passes/battle.rs`) steps, and the clock that turns frame time into
-//! fixed simulation steps.
+//! The battle demo's simulation: two armies in lanes that march, charge,
+//! fight, fall and cheer, stepped on the GPU in fixed steps. An application
+//! of the `horde` renderer core: it runs in the frame's simulation slot
+//! ([`horde::simulation`]) and depends on the core, never the reverse.
+//!
+//! Layout, as the core's (one file per pass, its CPU twin under the same
+//! name in `reference/`):
+//! - this module: the battle's state, who stands in which lane, and the
+//!   clock that turns frame time into fixed steps; [`Battle`] is the
+//!   [`Simulation`] the frame records;
+//! - [`passes::battle`]: the pass, its rules and its data layout;
+//! - [`reference::battle`]: its CPU twin, compared step by step in the tests;
+//! - [`gpu_types`] and [`config`]: the structs and constants shared with
+//!   `shaders/battle/`, compiled by this crate's `build.rs`.
 //!
 //! A battle is set up once, after its units have spawned: the application
 //! groups every fighting unit into lanes (files of units, front rank first,
 //! each with an army and a place across the field) and gives each unit its
-//! hit points. From then on the GPU owns the state; the CPU only counts
+//! hit points ([`BattleSetup`]), and names [`start`] as its scene's
+//! simulation. From then on the GPU owns the state; the CPU only counts
 //! steps. Units outside every lane take no part.
 //!
 //! Buffers (device-local):
@@ -14,13 +26,37 @@
 //!   ([`LaneState`], 32 bytes each): a step reads the copy its parity names
 //!   and writes the other, so no lane reads a record being written.
 
+pub mod config;
+pub mod gpu_types;
+
+/// The battle's pass, one file as the core's passes.
+pub mod passes {
+    pub mod battle;
+}
+
+/// The battle pass's CPU twin, named as its pass.
+pub mod reference {
+    pub mod battle;
+}
+
+/// One embedded SPIR-V module of `shaders/battle/`, compiled by `build.rs`.
+pub mod shaders {
+    #[allow(unused_imports)]
+    use horde::Spirv;
+    include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
+}
+
 use ash::vk;
 
-use crate::context::Context;
-use crate::gpu_types::{BattleCounts, BattleRules, LaneState, UnitCombat, NO_LANE};
-use crate::memory::{upload_buffer, Buffer};
-use crate::passes::battle::BattleStats;
-use crate::Error;
+use horde::context::Context;
+use horde::frame::Frame;
+use horde::memory::{read_buffers, upload_buffer, Buffer};
+use horde::simulation::{Simulation, SimulationStart, SimulationUnits};
+use horde::Error;
+
+use crate::config::NO_LANE;
+pub use crate::gpu_types::{BattleCounts, BattleRules, LaneState, UnitCombat};
+use crate::passes::battle::{BattlePass, BattleStats};
 
 /// The most steps one frame records; frame time beyond them is dropped, so
 /// a stalled frame never makes the next one slower still.
@@ -217,10 +253,28 @@ pub struct Battle {
     carried: f32,
     /// The latest counts read back, a frame or two late.
     pub stats: Option<BattleStats>,
+    pass: BattlePass,
+}
+
+/// The battle's GPU state, read back for tools and tests.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BattleReadback {
+    pub combat: Vec<UnitCombat>,
+    pub counts: BattleCounts,
+    /// Both copies of the lane table, one after the other.
+    pub lanes: Vec<LaneState>,
+}
+
+/// The simulation a battle scene names: starts `setup` over the world's
+/// units once they have spawned.
+pub fn start(setup: BattleSetup) -> SimulationStart {
+    SimulationStart::new(move |ctx: &Context, units: &SimulationUnits| {
+        Ok(Box::new(Battle::new(ctx, &setup, units.count)?) as Box<dyn Simulation>)
+    })
 }
 
 impl Battle {
-    /// Uploads the battle's initial state.
+    /// Uploads the battle's initial state and builds its pass.
     pub fn new(ctx: &Context, setup: &BattleSetup, unit_count: u32) -> Result<Battle, Error> {
         let (combat, lanes) = setup.initial_state(unit_count)?;
         let usage = vk::BufferUsageFlags::STORAGE_BUFFER
@@ -240,6 +294,27 @@ impl Battle {
             pending: 0,
             carried: 0.0,
             stats: None,
+            pass: BattlePass::new(ctx)?,
+        })
+    }
+
+    /// Reads the battle's GPU state back. Waits for the GPU: for tools and
+    /// tests, never per frame.
+    pub fn read_state(&self, ctx: &Context) -> Result<BattleReadback, Error> {
+        let [combat, lanes] = read_buffers(
+            ctx,
+            [
+                (&self.combat, self.combat.size),
+                (&self.lanes, self.lanes.size),
+            ],
+        )?;
+        let head = LANES_OFFSET as usize;
+        let lane_bytes = 2 * self.lane_count as usize * std::mem::size_of::<LaneState>();
+        let combat_bytes = self.unit_count as usize * std::mem::size_of::<UnitCombat>();
+        Ok(BattleReadback {
+            combat: bytemuck::pod_collect_to_vec(&combat[..combat_bytes]),
+            counts: bytemuck::pod_read_unaligned(&lanes[..head]),
+            lanes: bytemuck::pod_collect_to_vec(&lanes[head..head + lane_bytes]),
         })
     }
 
@@ -276,5 +351,39 @@ impl Battle {
     /// Seconds of battle simulated so far.
     pub fn seconds(&self) -> f32 {
         self.step as f32 * self.rules.step_seconds
+    }
+}
+
+impl Simulation for Battle {
+    /// Records the steps the clock has pending, then copies the counts for
+    /// the CPU.
+    fn record(&mut self, frame: &mut Frame, units: &SimulationUnits) -> Result<(), Error> {
+        let steps = self.take_pending();
+        let state = passes::battle::BattleBuffers {
+            rules: self.rules,
+            combat: self.combat.raw,
+            lanes: self.lanes.raw,
+            lane_count: self.lane_count,
+            unit_count: self.unit_count,
+        };
+        self.pass.record(frame, units, &state, steps)
+    }
+
+    /// Takes the counts the slot's frame copied; a newer step's counts are
+    /// never replaced by an older one's.
+    fn frame_completed(&mut self, slot: usize) {
+        if let Some(stats) = self.pass.take(slot) {
+            if self.stats.is_none_or(|last| stats.step >= last.step) {
+                self.stats = Some(stats);
+            }
+        }
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
     }
 }

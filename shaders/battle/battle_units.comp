@@ -1,9 +1,9 @@
 #version 450
 // The battle's unit step: one thread per unit takes its damage, then dies,
 // cheers, fights or keeps its place in its lane, and moves.
-// engine/src/passes/battle.rs documents the rules; engine/src/battle/reference.rs
-// is the CPU twin, written operation for operation (`precise` forbids fused
-// multiply-adds so both round alike).
+// engine/battle/src/passes/battle.rs documents the rules;
+// engine/battle/src/reference/battle.rs is the CPU twin, written operation for
+// operation (`precise` forbids fused multiply-adds so both round alike).
 #include "battle.glsl"
 
 layout(local_size_x_id = 0) in;

@@ -12,7 +12,7 @@
 //! differ from the CPU's): spheres centred on the +Y axis, the usual case, are
 //! unaffected by it.
 //!
-//! See `passes::cull` for the algorithm and the data layout.
+//! See [`crate::passes::cull`] for the algorithm and the data layout.
 
 use crate::config::{MAX_LODS, ROUTE_FAR_FIELD};
 use crate::gpu_types::{

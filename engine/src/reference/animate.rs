@@ -1,11 +1,11 @@
-//! The CPU reference of the animate pass: one frame of one unit, with the
-//! arithmetic of `shaders/animate.comp` in the same order, so a test can
-//! compare the GPU with it bit for bit (Rust never fuses a multiply and an
-//! add; the shader's `precise` forbids it there). The steps (advance,
-//! evaluate, fire), the locomotion blend, the per-unit variety and the rules
-//! for bad data are in the [`anim`](super) module doc.
+//! The CPU twin of the animate pass (`passes/animate.rs`): one frame of one
+//! unit, with the arithmetic of `shaders/animate.comp` in the same order, so
+//! a test can compare the GPU with it bit for bit (Rust never fuses a
+//! multiply and an add; the shader's `precise` forbids it there). The steps
+//! (advance, evaluate, fire), the locomotion blend, the per-unit variety and
+//! the rules for bad data are in the [`anim`](crate::anim) module doc.
 
-use super::{unit_hash, AnimFields};
+use crate::anim::{unit_hash, AnimFields};
 use crate::config::{
     ANIM_COMMAND_ATTACK_SHIFT, ANIM_COMMAND_DEAD, ANIM_COMMAND_HIT_SHIFT,
     ANIM_COMMAND_VARIANT_SHIFT, ANIM_COMMAND_VICTORY, ANIM_FADE_STEPS_PER_SECOND,
@@ -28,11 +28,11 @@ pub struct AnimTables<'a> {
     /// zero padding of the uniform buffer).
     pub clips: &'a [ClipInfo],
     /// The head of storage buffer `Controllers`
-    /// ([`PackedControllers::states`](super::PackedControllers::states));
+    /// ([`PackedControllers::states`](crate::anim::PackedControllers::states));
     /// entries past its end, up to `MAX_ANIM_STATES`, read as zero.
     pub states: &'a [AnimStateDef],
     /// The rest of `Controllers`
-    /// ([`PackedControllers::transitions`](super::PackedControllers::transitions)).
+    /// ([`PackedControllers::transitions`](crate::anim::PackedControllers::transitions)).
     pub transitions: &'a [AnimTransitionDef],
 }
 
