@@ -33,10 +33,10 @@ use ash::vk;
 /// What a [`GraphRecorder`] collects over one frame.
 #[derive(Debug, Default)]
 pub struct GraphRecorder {
-    /// Passes in the order they opened.
+    /// Passes in the order they first declared a use.
     passes: Vec<&'static str>,
-    /// Indices into `passes` of the passes open now, innermost last.
-    open: Vec<usize>,
+    /// The passes open now, innermost last.
+    open: Vec<&'static str>,
     /// Barriers each pass recorded.
     barriers: Vec<u32>,
     /// Per buffer: the last writing pass and the passes that read since.
@@ -62,17 +62,10 @@ struct Edge {
 }
 
 impl GraphRecorder {
-    /// A pass opened (it may be nested in another).
+    /// A pass opened (it may be nested in another, as every pass is in
+    /// `frame`; a pass becomes a node once it declares a use).
     pub fn enter(&mut self, name: &'static str) {
-        let index = match self.passes.iter().position(|&p| p == name) {
-            Some(index) => index,
-            None => {
-                self.passes.push(name);
-                self.barriers.push(0);
-                self.passes.len() - 1
-            }
-        };
-        self.open.push(index);
+        self.open.push(name);
     }
 
     /// The innermost open pass closed.
@@ -83,8 +76,16 @@ impl GraphRecorder {
     /// The innermost open pass declared `uses` (buffer, whether it writes),
     /// which needed a barrier or not.
     pub fn declare(&mut self, uses: &[(vk::Buffer, bool)], needed_barrier: bool) {
-        let Some(&pass) = self.open.last() else {
+        let Some(&name) = self.open.last() else {
             return;
+        };
+        let pass = match self.passes.iter().position(|&p| p == name) {
+            Some(index) => index,
+            None => {
+                self.passes.push(name);
+                self.barriers.push(0);
+                self.passes.len() - 1
+            }
         };
         if needed_barrier {
             self.barriers[pass] += 1;

@@ -293,3 +293,73 @@ fn battle_strategies_instanced_draws_and_cpu_baselines_refuse() {
         assert!(err.contains("cannot follow units the GPU moves"), "{err}");
     }
 }
+
+/// The frame graph in the docs is the one the code records: the same small
+/// battle as `tools/frame-graph.sh` draws, with its passes in frame order,
+/// the motions the battle hands to the animation and the far field's
+/// visibility buffer to the draw's resolve.
+#[test]
+fn frame_graph_in_the_docs_is_the_code() {
+    let battle = battle_scene(&BattleOptions {
+        units: 200,
+        props: 12,
+        seed: 7,
+        encoding: horde::asset::BoneEncoding::Mat3x4F32,
+        models: Vec::new(),
+        cache: CacheOptions::default(),
+        rules: BattleRules::default(),
+        clip_map: Vec::new(),
+    })
+    .expect("battle scene");
+    let ctx = gpu_context(None);
+    let options = HeadlessOptions {
+        steps: 2,
+        width: 320,
+        height: 180,
+        camera: BattleCamera::Front,
+        frame_graph: true,
+        ..HeadlessOptions::default()
+    };
+    let result = run_headless(&ctx, &battle, &options);
+    finish(ctx);
+    let (report, _) = result.expect("headless battle");
+    let graph = report.frame_graph.expect("a frame graph");
+    let passes: Vec<&str> = graph.passes.iter().map(|(name, _)| *name).collect();
+    assert_eq!(
+        passes,
+        [
+            "upload",
+            "battle",
+            "animate",
+            "cull",
+            "far field",
+            "statistics",
+            "draw"
+        ]
+    );
+    let index = |name: &str| passes.iter().position(|p| *p == name).expect(name);
+    let handed = |from: &str, to: &str| {
+        graph
+            .edges
+            .get(&(index(from), index(to)))
+            .map(|buffers| buffers.keys().cloned().collect::<Vec<_>>())
+            .unwrap_or_default()
+    };
+    assert!(
+        handed("battle", "animate").contains(&"unit motions".to_owned()),
+        "battle -> animate: {:?}",
+        handed("battle", "animate")
+    );
+    assert!(
+        handed("far field", "draw").contains(&"far field visibility".to_owned()),
+        "far field -> draw: {:?}",
+        handed("far field", "draw")
+    );
+    let committed = std::fs::read_to_string(horde_tests::repo_root().join("docs/frame-graph.dot"))
+        .expect("docs/frame-graph.dot (tools/frame-graph.sh writes it)");
+    assert_eq!(
+        committed,
+        graph.to_dot(),
+        "docs/frame-graph.dot is not the frame the code records: run tools/frame-graph.sh"
+    );
+}

@@ -19,6 +19,7 @@
 use anyhow::Result;
 use ash::vk;
 use horde::context::{Context, MemoryUsage};
+use horde::frame_graph::FrameGraph;
 use horde::profiler::{percentile, ScopeStats};
 use horde::renderer::{DrawStats, Renderer, Strategy};
 use horde_battle::{Battle, BattleCounts, BattleRules};
@@ -93,6 +94,10 @@ pub struct HeadlessOptions {
     /// Sample RSS and GPU memory every this many rendered frames (and after
     /// the last); `None` samples nothing.
     pub memory_every: Option<u32>,
+    /// Record the first frame's graph of passes and buffers (the spawns'
+    /// upload and a battle step included: every pass of the frame declares
+    /// its uses; [`Report::frame_graph`]).
+    pub frame_graph: bool,
 }
 
 impl Default for HeadlessOptions {
@@ -115,6 +120,7 @@ impl Default for HeadlessOptions {
             strategy: Strategy::GpuDriven,
             progress: false,
             memory_every: None,
+            frame_graph: false,
         }
     }
 }
@@ -187,6 +193,9 @@ pub struct Report {
     /// teardown, where leaked objects are reported.
     pub validation_errors: u32,
     pub validation_warnings: u32,
+    /// The first frame's graph, with [`HeadlessOptions::frame_graph`].
+    #[serde(skip)]
+    pub frame_graph: Option<FrameGraph>,
 }
 
 fn sample(step: u32, rules: &BattleRules, counts: &BattleCounts) -> Sample {
@@ -297,6 +306,7 @@ pub fn run_headless(
     let mut timeline = Timeline::new();
     let mut memory = options.memory_every.map(MemoryLog::new);
     let mut done = 0;
+    let mut frame_graph = None;
     for frame in 0..frames {
         if frame == warmup {
             // Forget the warm-up frames' times, those in flight too.
@@ -310,7 +320,13 @@ pub fn run_headless(
         }
         let last = frame + 1 == frames;
         let dt = steps as f32 * rules.step_seconds;
+        if frame == 0 && options.frame_graph {
+            renderer.capture_frame_graph();
+        }
         renderer.render_offscreen(ctx, &target, &camera, dt, last)?;
+        if frame == 0 && options.frame_graph {
+            frame_graph = renderer.take_frame_graph(ctx);
+        }
         if frame >= warmup {
             cpu_ms.push(u64::from(frame - warmup), renderer.cpu_ms);
         }
@@ -376,6 +392,7 @@ pub fn run_headless(
         memory_samples: memory.map(MemoryLog::into_samples).unwrap_or_default(),
         validation_errors: ctx.validation_counts().errors(),
         validation_warnings: ctx.validation_counts().warnings(),
+        frame_graph,
     };
     drop((renderer, target));
     Ok((report, image))

@@ -88,6 +88,11 @@ struct Args {
     /// Headless: where to write the report (JSON).
     #[arg(long)]
     report: Option<PathBuf>,
+    /// Where to write the first frame's graph of passes, buffers and barriers
+    /// (Graphviz .dot), and beside it the picture (.svg) where Graphviz's
+    /// `dot` is installed. Runs headless.
+    #[arg(long)]
+    frame_graph: Option<PathBuf>,
     /// Width in pixels.
     #[arg(long, default_value_t = 1280, value_parser = clap::value_parser!(u32).range(16..=16384))]
     width: u32,
@@ -221,6 +226,11 @@ fn headless(args: &Args) -> Result<()> {
         .map(OutputPath::check_image)
         .transpose()?;
     let report_output = args.report.as_ref().map(OutputPath::check).transpose()?;
+    let graph_output = args
+        .frame_graph
+        .as_ref()
+        .map(OutputPath::check)
+        .transpose()?;
     let battle = args.battle()?;
     let ctx = Context::new(&args.context_desc())?;
     let options = HeadlessOptions {
@@ -238,6 +248,7 @@ fn headless(args: &Args) -> Result<()> {
         budget_ms: args.budget_ms(),
         progress: true,
         memory_every: args.memory_every,
+        frame_graph: graph_output.is_some(),
     };
     let result = check_capacity(
         &ctx,
@@ -288,13 +299,53 @@ fn headless(args: &Args) -> Result<()> {
         output.write(serde_json::to_string_pretty(&report)?.as_bytes())?;
         println!("wrote {output}");
     }
+    if let (Some(output), Some(graph)) = (&graph_output, &report.frame_graph) {
+        write_frame_graph(output, &graph.to_dot())?;
+    }
     closed
+}
+
+/// Writes the graph's `dot` text to `output` and, where Graphviz is
+/// installed, its SVG beside it (`output` with the extension `svg`).
+fn write_frame_graph(output: &OutputPath, dot: &str) -> Result<()> {
+    output.write(dot.as_bytes())?;
+    println!("wrote {output}");
+    let rendered = std::process::Command::new("dot")
+        .arg("-Tsvg")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write as _;
+            child
+                .stdin
+                .take()
+                .expect("piped stdin")
+                .write_all(dot.as_bytes())?;
+            child.wait_with_output()
+        });
+    match rendered {
+        Ok(svg) if svg.status.success() => {
+            let svg_output = OutputPath::check(&output.path().with_extension("svg"))?;
+            svg_output.write(&svg.stdout)?;
+            println!("wrote {svg_output}");
+        }
+        Ok(failed) => bail!(
+            "Graphviz could not draw {output}: {}",
+            String::from_utf8_lossy(&failed.stderr).trim()
+        ),
+        Err(err) => log::warn!(
+            "no picture of the frame graph: Graphviz's `dot` did not run ({err}); install graphviz"
+        ),
+    }
+    Ok(())
 }
 
 fn main() -> Result<()> {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
     let args = Args::parse();
-    if args.headless {
+    if args.headless || args.frame_graph.is_some() {
         return headless(&args).context("headless battle failed");
     }
     if args.screenshot.is_some() || args.report.is_some() {
