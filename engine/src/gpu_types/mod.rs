@@ -9,11 +9,12 @@
 //!
 //! # Unit state, split by owner (16 bytes each, one buffer each)
 //! - [`UnitInfo`]: what the CPU writes once at spawn (type, team, tint, scale).
-//! - [`UnitPlacement`]: where the unit stands. GPU-owned: the simulate pass
-//!   moves it; the CPU changes it only through a teleport command.
+//! - [`UnitPlacement`]: where the unit stands. GPU-owned: the simulation
+//!   slot moves it (the simulate pass, or an application's simulation such
+//!   as the battle); the CPU changes it only through a teleport command.
 //! - [`UnitMotion`]: velocity and the animation inputs. GPU-owned: the
-//!   simulate pass writes it and the animate pass reads it; CPU orders write
-//!   single fields through commands.
+//!   simulation slot writes it and the animate pass reads it; CPU orders
+//!   write single fields through commands.
 //! - [`AnimState`]: the animation state machine, owned by the animate pass.
 //! - The route of last frame (a `u32`), owned by the cull pass, for hysteresis.
 //!

@@ -7,7 +7,7 @@
 //! - binding 1 `Motions` (storage, read): [`UnitMotion`]; `speed` (the
 //!   ground speed the feet must match) and `anim_commands` (dead and victory
 //!   flags, attack and hit command serials, attack variant), written by the
-//!   simulate pass or by CPU orders.
+//!   simulation slot (`simulation.rs`) or by CPU orders.
 //! - binding 2 `AnimStates` (storage, read-write): one 16-byte [`AnimState`] per
 //!   unit, owned by this pass: controller state, current and previous clip,
 //!   consumed command serials, both clip times, crossfade progress and fade

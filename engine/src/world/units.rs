@@ -115,7 +115,7 @@ impl PendingWrites {
 }
 
 /// Per unit slot, the state the CPU last commanded: what the CPU baselines
-/// draw from. Units the GPU moves by velocity or battle logic leave it behind
+/// draw from. Units the GPU moves by velocity or a simulation leave it behind
 /// (the baselines refuse such worlds).
 #[derive(Debug, Default)]
 pub struct CpuUnitState {
