@@ -61,6 +61,10 @@ pub const FAR_FIELD_SUBPIXEL_BITS: u32 = 8;
 /// this many pixels is too large for the compute rasterizer; its unit is
 /// drawn by the raster instead (as its coarsest mesh LOD).
 pub const FAR_FIELD_MAX_TRIANGLE_PX: u32 = 32;
+/// Far field: samples per pixel along each axis when it supersamples
+/// (`RenderSettings::far_field_supersampling`): the visibility buffer holds
+/// a 2×2 grid of samples per pixel, which the resolve averages.
+pub const FAR_FIELD_SAMPLES_PER_AXIS: u32 = 2;
 /// Far field: snapped vertex positions are clamped to this many pixels
 /// around the target, so they fit 32-bit integers whatever the projection.
 pub const FAR_FIELD_GUARD_PX: u32 = 1 << 14;

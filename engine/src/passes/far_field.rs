@@ -25,14 +25,17 @@
 //!   memory) maps to the finest coarser LOD within the limit; a type whose
 //!   coarsest LOD is over it has no far-field region
 //!   (`world::types::layout_regions`), so cull keeps it a mesh.
-//! - The visibility buffer: one `u64` per pixel of the target, row by row,
+//! - The visibility buffer: one `u64` per sample, row by row over the
+//!   sample grid (the target's size × `samples_per_axis` along each axis:
+//!   2 with `RenderSettings::far_field_supersampling`, else 1),
 //!   `reverse-Z depth as f32 bits << 32 | colour`. Positive floats order as
 //!   their bits, so `atomicMax` keeps the nearest (reverse-Z: nearer is
 //!   larger). The payload is the triangle's colour, already lit: 10 bits per
 //!   channel of sqrt(linear colour) (`far_pack_color` in `common.glsl`).
 //!   The resolve then needs nothing but the buffer. Cleared to 0 (nothing)
-//!   by `vkCmdFillBuffer` every frame, re-created when the target's size
-//!   changes (the old one goes to the deferred-release queue).
+//!   by `vkCmdFillBuffer` every frame, re-created when the target's size or
+//!   the sample grid changes (the old one goes to the deferred-release
+//!   queue).
 //!
 //! # Algorithm and organisation
 //! Workgroups of `FAR_FIELD_WORKGROUP_SIZE` (256) threads over a fixed grid
@@ -77,10 +80,28 @@
 //! 17.2 ms, 256 threads 14.6 ms.
 //!
 //! The resolve is a full-screen triangle drawn last in the main render
-//! pass: it writes `gl_FragDepth` = the far field's depth and the colour,
-//! with depth test GREATER against the raster's depth, so meshes in front
-//! hide far units and far units hide what is behind them. No depth sampling
-//! and no extra render pass.
+//! pass: it writes `gl_FragDepth` = the far field's nearest depth in the
+//! pixel and the colour, with depth test GREATER against the raster's depth,
+//! so meshes in front hide far units and far units hide what is behind
+//! them. No depth sampling and no extra render pass.
+//!
+//! # Supersampling
+//! A unit a few pixels tall is a handful of triangles thinner than a pixel:
+//! sampled once per pixel it aliases (a limb covers a pixel centre or not,
+//! so the crowd is noise that shimmers as units move) and thins (parts
+//! between centres vanish). With supersampling the rasterizer runs on a grid
+//! twice as fine along each axis (the dispatch's target size is the sample
+//! grid's: nothing else in the rasterizer changes, and the CPU twin holds
+//! for it unchanged), and the resolve averages each pixel's four samples:
+//! the covered samples' mean colour, blended with alpha = the covered
+//! fraction over what the raster drew. That is 4× ordered-grid
+//! supersampling of the far field alone, where aliasing is worst; the
+//! meshes near the camera are large enough for their edges to matter less.
+//! The cost: four times the visibility buffer (66 MB at 1920x1080, one fill)
+//! and the rasterizer's per-sample tests (the pass is bound by its chain of
+//! reads per unit, not by rasterization; see above). A triangle's box limit
+//! (`FAR_FIELD_MAX_TRIANGLE_PX`) counts samples, so it is half as many
+//! pixels when supersampling.
 //!
 //! # Stability (shimmer)
 //! Coverage follows the same rules as raster hardware (pixel centres,
@@ -125,7 +146,11 @@ const MAX_GROUPS: u32 = 16_384;
 /// Fields drop in declaration order, the reverse of creation order.
 pub struct FarFieldPass {
     visibility: Option<Buffer>,
+    /// The target's size in pixels.
     extent: vk::Extent2D,
+    /// Samples per pixel along each axis: the visibility buffer holds
+    /// `extent × samples_per_axis` samples along each axis.
+    samples_per_axis: u32,
     /// Uniform `FarFieldMesh[MAX_TYPES * MAX_LODS]`, written once.
     meshes: Buffer,
     resolve: Pipeline,
@@ -208,7 +233,7 @@ impl FarFieldPass {
             &shaders::FAR_FIELD_RESOLVE_FRAG,
             &LayoutDesc {
                 sets: &[&set0],
-                push_constant_size: 8,
+                push_constant_size: 12,
             },
             &GraphicsDesc {
                 vertex_bindings: &[],
@@ -217,7 +242,7 @@ impl FarFieldPass {
                 cull_mode: vk::CullModeFlags::NONE,
                 depth_compare: vk::CompareOp::GREATER,
                 depth_write: true,
-                alpha_blend: false,
+                alpha_blend: true,
             },
             &[],
         )?;
@@ -233,6 +258,7 @@ impl FarFieldPass {
         Ok(FarFieldPass {
             visibility: None,
             extent: vk::Extent2D::default(),
+            samples_per_axis: 1,
             meshes,
             resolve,
             raster,
@@ -241,14 +267,17 @@ impl FarFieldPass {
         })
     }
 
-    /// A visibility buffer for `extent`; a buffer of another size is
-    /// released once the frames using it are done.
+    /// A visibility buffer for `extent` sampled `samples_per_axis` times
+    /// along each axis; a buffer of another size is released once the
+    /// frames using it are done.
     fn visibility_for(
         &mut self,
         frame: &mut Frame,
         extent: vk::Extent2D,
+        samples_per_axis: u32,
     ) -> Result<vk::Buffer, Error> {
-        if let (Some(buffer), true) = (&self.visibility, self.extent == extent) {
+        let same = self.extent == extent && self.samples_per_axis == samples_per_axis;
+        if let (Some(buffer), true) = (&self.visibility, same) {
             return Ok(buffer.raw);
         }
         if let Some(old) = self.visibility.take() {
@@ -257,12 +286,13 @@ impl FarFieldPass {
                 .deferred
                 .push(frame.number.saturating_sub(1), Released::Buffer(old));
         }
-        let bytes = u64::from(extent.width.max(1)) * u64::from(extent.height.max(1)) * 8;
+        let samples = u64::from(samples_per_axis).pow(2);
+        let bytes = u64::from(extent.width.max(1)) * u64::from(extent.height.max(1)) * samples * 8;
         let max = u64::from(frame.ctx.limits.max_storage_buffer_range);
         if bytes > max {
             return Err(Error::Config(format!(
-                "far field: a {}x{} visibility buffer needs {bytes} bytes, more than one \
-                 storage buffer addresses on this device ({max})",
+                "far field: a {}x{} visibility buffer of {samples} samples per pixel needs \
+                 {bytes} bytes, more than one storage buffer addresses on this device ({max})",
                 extent.width, extent.height
             )));
         }
@@ -276,20 +306,24 @@ impl FarFieldPass {
         let raw = buffer.raw;
         self.visibility = Some(buffer);
         self.extent = extent;
+        self.samples_per_axis = samples_per_axis;
         Ok(raw)
     }
 
     /// Records the clear of the visibility buffer and the rasterization of
-    /// every far-field unit into it, after the cull pass. `globals` is this
-    /// frame's `FrameGlobals` (camera, light, fog).
+    /// every far-field unit into it, after the cull pass, at
+    /// `samples_per_axis`² samples per pixel. `globals` is this frame's
+    /// `FrameGlobals` (camera, light, fog).
     pub fn record(
         &mut self,
         frame: &mut Frame,
         world: &World,
         extent: vk::Extent2D,
         globals: vk::Buffer,
+        samples_per_axis: u32,
     ) -> Result<(), Error> {
-        let visibility = self.visibility_for(frame, extent)?;
+        let samples_per_axis = samples_per_axis.max(1);
+        let visibility = self.visibility_for(frame, extent, samples_per_axis)?;
         let meshes = self.meshes.raw;
         let b = &world.buffers;
         let far_capacity: u32 = world.types[..world.unit_type_count as usize]
@@ -297,7 +331,11 @@ impl FarFieldPass {
             .map(|t| t.info.routes[ROUTE_FAR_FIELD as usize].capacity)
             .sum();
         let groups = far_capacity.div_ceil(FAR_FIELD_BATCH_UNITS).min(MAX_GROUPS);
-        let push = [extent.width, extent.height, world.unit_type_count];
+        let push = [
+            extent.width * samples_per_axis,
+            extent.height * samples_per_axis,
+            world.unit_type_count,
+        ];
         let raster = &self.raster;
         let descriptors = [
             Descriptor::Uniform(globals),
@@ -373,7 +411,7 @@ impl ExtraDraw for FarFieldPass {
             self.resolve.set_layouts[0],
             &[Descriptor::Storage(visibility.raw)],
         )?;
-        let push = [self.extent.width, self.extent.height];
+        let push = [self.extent.width, self.extent.height, self.samples_per_axis];
         let device = &frame.ctx.device;
         // SAFETY: inside the main render pass, whose viewport and scissor
         // cover the target the visibility buffer was made for.

@@ -62,7 +62,9 @@ use crate::baselines::cpu_cull::{refuse_gpu_motion, CpuCullPass};
 use crate::baselines::instanced::InstancedPass;
 use crate::baselines::naive::NaivePass;
 use crate::camera::Camera;
-use crate::config::{DEBUG_VIEW_LOD, DEBUG_VIEW_SHADED, FRAMES_IN_FLIGHT};
+use crate::config::{
+    DEBUG_VIEW_LOD, DEBUG_VIEW_SHADED, FAR_FIELD_SAMPLES_PER_AXIS, FRAMES_IN_FLIGHT,
+};
 use crate::context::{Context, Gpu};
 use crate::far_field_budget::BudgetController;
 use crate::frame::Frame;
@@ -416,6 +418,11 @@ impl Renderer {
         let mut far_field = self.far_field.as_mut().filter(|_| {
             settings.far_field_px > 0.0 && has_units && settings.strategy == Strategy::GpuDriven
         });
+        let samples_per_axis = if settings.far_field_supersampling {
+            FAR_FIELD_SAMPLES_PER_AXIS
+        } else {
+            1
+        };
         cull.far_field_px = if far_field.is_some() {
             settings.far_field_px
         } else {
@@ -465,7 +472,7 @@ impl Renderer {
                         &CullBatch::of(world),
                     )?;
                     if let Some(far_field) = far_field.as_deref_mut() {
-                        far_field.record(frame, world, extent, target.globals)?;
+                        far_field.record(frame, world, extent, target.globals, samples_per_axis)?;
                     }
                     &world.buffers.draw_lists.buffer
                 }

@@ -108,6 +108,12 @@ pub struct RenderSettings {
     /// mesh). [`Renderer::new`] sets [`DEFAULT_FAR_FIELD_PX`] where the
     /// device has the far field; elsewhere any value acts as 0.
     pub far_field_px: f32,
+    /// The far field samples each pixel on a 2×2 grid and the resolve
+    /// averages the samples, so units a few pixels tall are antialiased
+    /// and sub-pixel parts still cover their share of a pixel
+    /// (`passes/far_field.rs`, "Supersampling"); off: one sample at each
+    /// pixel's centre.
+    pub far_field_supersampling: bool,
     /// Colour every unit and prop by its LOD.
     pub color_by_lod: bool,
     /// Cull from this camera instead of the view camera (freeze culling).
@@ -166,6 +172,7 @@ impl Default for RenderSettings {
             lod_hysteresis: 0.25,
             max_draw_distance: 2000.0,
             far_field_px: 0.0,
+            far_field_supersampling: true,
             color_by_lod: false,
             cull_camera: None,
             show_bounds: false,
