@@ -1117,7 +1117,10 @@ fn clip_roles_name_what_was_found_when_a_required_role_is_missing() {
         ]
     );
     let message = clip_roles(&[]).expect_err("no clips").to_string();
-    assert!(message.contains("no clip for idle or walk, attack"), "{message}");
+    assert!(
+        message.contains("no clip for idle or walk, attack"),
+        "{message}"
+    );
 }
 
 #[test]

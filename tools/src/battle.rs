@@ -131,9 +131,11 @@ pub fn battle_scene(options: &BattleOptions) -> Result<BattleScene> {
         .into_iter()
         .map(Some)
         .collect();
-    let armies = army_names(&army_types.clone().map(|types| {
-        unit_types[types.start as usize].name.as_str()
-    }));
+    let names = army_names(
+        &army_types
+            .clone()
+            .map(|types| unit_types[types.start as usize].name.as_str()),
+    );
     let mut prop_types = prop_types(&options.cache)?;
     let scattered_types = prop_types.len() as u32;
     let mut rng = Rng::new(options.seed);
@@ -224,7 +226,7 @@ pub fn battle_scene(options: &BattleOptions) -> Result<BattleScene> {
         ranks,
         field_half_extent,
         front_half_width,
-        armies,
+        armies: names,
     })
 }
 

@@ -105,7 +105,11 @@ pub struct ArmyType<'a> {
 impl ArmyType<'_> {
     /// "army 1", or "armies 1 and 2" for a type both field.
     fn army_label(&self) -> String {
-        let numbers: Vec<String> = self.armies.iter().map(|army| (army + 1).to_string()).collect();
+        let numbers: Vec<String> = self
+            .armies
+            .iter()
+            .map(|army| (army + 1).to_string())
+            .collect();
         match numbers.as_slice() {
             [one] => format!("army {one}"),
             _ => format!("armies {}", numbers.join(" and ")),
@@ -153,9 +157,7 @@ fn cast_one(unit_type: &ArmyType, mappings: &[ClipMapping], several: bool) -> Re
         if !clips.iter().any(|clip| clip.name == mapping.clip) {
             let names: Vec<&str> = clips.iter().map(|clip| clip.name.as_str()).collect();
             let hint = if mapping.army.is_none() && several {
-                format!(
-                    "; a mapping for one army names it: --clip-map 1:{mapping} or 2:{mapping}"
-                )
+                format!("; a mapping for one army names it: --clip-map 1:{mapping} or 2:{mapping}")
             } else {
                 String::new()
             };
@@ -165,9 +167,10 @@ fn cast_one(unit_type: &ArmyType, mappings: &[ClipMapping], several: bool) -> Re
                 names.join(", ")
             );
         }
-        if let Some((earlier, _)) = overrides.iter().find(|(other, _)| {
-            other.role == mapping.role && other.clip != mapping.clip
-        }) {
+        if let Some((earlier, _)) = overrides
+            .iter()
+            .find(|(other, _)| other.role == mapping.role && other.clip != mapping.clip)
+        {
             bail!(
                 "--clip-map {earlier} and --clip-map {mapping} both cast {} for {model}",
                 mapping.role.name()

@@ -9,8 +9,8 @@
 
 pub mod battle;
 pub mod camera_rig;
-pub mod clip_map;
 pub mod cli;
+pub mod clip_map;
 pub mod crowd;
 pub mod first_scene;
 pub mod headless;

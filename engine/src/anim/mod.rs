@@ -82,7 +82,9 @@ mod reference;
 mod roles;
 pub use reference::{step, step_unit, AnimTables};
 use roles::with_fallbacks;
-pub use roles::{action_words, clip_roles, clip_roles_with_overrides, Casting, ClipRoles, Fallback, Role};
+pub use roles::{
+    action_words, clip_roles, clip_roles_with_overrides, Casting, ClipRoles, Fallback, Role,
+};
 
 /// Most states one controller may have (8 bits in [`AnimState::clips`]).
 pub const MAX_STATES_PER_CONTROLLER: usize = 256;

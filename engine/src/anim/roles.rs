@@ -436,11 +436,7 @@ mod tests {
 
     #[test]
     fn no_attack_or_no_stance_is_refused() {
-        let refused = |names: &[&str]| {
-            clip_roles(&clips(names))
-                .expect_err("refused")
-                .to_string()
-        };
+        let refused = |names: &[&str]| clip_roles(&clips(names)).expect_err("refused").to_string();
         assert!(refused(&["Idle", "Walk", "Death"]).contains("no clip for attack (found"));
         assert!(refused(&["Punch", "Death"]).contains("no clip for idle or walk (found"));
     }

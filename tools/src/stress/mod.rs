@@ -349,7 +349,9 @@ impl Bench<'_> {
             }
             self.renderer.finish(self.ctx)?;
             let warm_ms = warm_start.elapsed().as_secs_f64() * 1e3 / f64::from(rest);
-            if let Some(reason) = rule.after_frames("its warm-up frames at this size (mean)", warm_ms) {
+            if let Some(reason) =
+                rule.after_frames("its warm-up frames at this size (mean)", warm_ms)
+            {
                 return Ok(Err(Skip {
                     reason,
                     frame_ms: warm_ms,
