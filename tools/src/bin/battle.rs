@@ -7,6 +7,7 @@
 //! battle --headless --units 100000 --frames 900 --render-every 30 \
 //!        --screenshot battle.png --report battle.json
 //! battle --model Knight.glb --model Skeleton_Warrior.glb
+//! battle --model Robot.glb --model Fighter.glb --clip-map 2:victory=Cheering
 //! ```
 //!
 //! The default of 10,000 units: the crowd benchmark draws 10k units in
@@ -64,8 +65,10 @@ struct Args {
     /// only: army 1 (the first --model) or 2, or the model's file stem
     /// (`--clip-map 2:attack=CharacterArmature|Punch`). The search knows the
     /// names of the common rigs (Mixamo, Quaternius, KayKit, Synty); a role
-    /// a battle can do without (run, hit, die, victory) plays another role's
-    /// clip where it has none, with a warning.
+    /// a battle can do without (run, hit, die, victory; idle or walk given
+    /// the other) plays another role's clip where it has none, with a
+    /// warning. Only a model without an attack, or without both idle and
+    /// walk, is refused.
     #[arg(long = "clip-map", value_name = "[ARMY:]ROLE=CLIP")]
     clip_map: Vec<ClipMapping>,
     /// Bake every glTF anew instead of using the baked-asset cache
