@@ -328,8 +328,11 @@ mod tests {
             .collect()
     }
 
+    /// Each role and the name of its clip.
+    type Cast = Vec<(Role, String)>;
+
     /// The clip names each role got, and the (role, stand-in) fallbacks.
-    fn cast(names: &[&str]) -> (Vec<(Role, String)>, Vec<(Role, Role)>) {
+    fn cast(names: &[&str]) -> (Cast, Vec<(Role, Role)>) {
         let clips = clips(names);
         let casting = clip_roles(&clips).unwrap_or_else(|err| panic!("{names:?}: {err}"));
         (
@@ -346,7 +349,7 @@ mod tests {
         )
     }
 
-    fn cast_as(roles: &[(Role, &str)]) -> Vec<(Role, String)> {
+    fn cast_as(roles: &[(Role, &str)]) -> Cast {
         roles
             .iter()
             .map(|&(role, name)| (role, name.to_owned()))
