@@ -1051,7 +1051,9 @@ fn clip_roles_find_every_role_and_take_overrides() {
         .map(|name| clip(name, 1.0, true))
         .collect();
     let named = |roles: &horde::anim::ClipRoles, role: Role| clips[roles[&role]].name.clone();
-    let roles = clip_roles(&clips).expect("every required role");
+    let casting = clip_roles(&clips).expect("every required role");
+    assert!(casting.fallbacks.is_empty(), "{:?}", casting.fallbacks);
+    let roles = casting.roles;
     assert_eq!(roles.len(), Role::ALL.len());
     assert_eq!(named(&roles, Role::Victory), "Cheer");
     assert_eq!(named(&roles, Role::Walk), "Walking_A");
@@ -1059,7 +1061,8 @@ fn clip_roles_find_every_role_and_take_overrides() {
         &clips,
         &pairs(&[("walk", "Walking_B"), ("Attack", "2H_Melee_Attack_Spin")]),
     )
-    .expect("overrides");
+    .expect("overrides")
+    .roles;
     assert_eq!(named(&overridden, Role::Walk), "Walking_B");
     assert_eq!(named(&overridden, Role::Attack), "2H_Melee_Attack_Spin");
     assert_eq!(named(&overridden, Role::Run), "Running_A");
@@ -1078,29 +1081,47 @@ fn clip_roles_find_every_role_and_take_overrides() {
     assert!(message.contains("Moonwalk") && message.contains("Walking_A"));
 }
 
+/// The Fox has an idle (Survey), a walk and a run but no attack: refused,
+/// naming what was found; given an attack, its hit, die and victory fall
+/// back to the idle.
 #[test]
 fn clip_roles_name_what_was_found_when_a_required_role_is_missing() {
     let clips: Vec<Clip> = clip_names("Fox/Fox.glb")
         .iter()
         .map(|name| clip(name, 1.0, true))
         .collect();
-    let message = clip_roles(&clips)
-        .expect_err("no attack, no death")
-        .to_string();
-    assert!(message.contains("no clip for attack, die"), "{message}");
+    let message = clip_roles(&clips).expect_err("no attack").to_string();
+    assert!(message.contains("no clip for attack (found"), "{message}");
     assert!(
         message.contains("idle=Survey") && message.contains("walk=Walk"),
         "{message}"
     );
-    // The override fills the gap.
-    let roles = clip_roles_with_overrides(&clips, &pairs(&[("attack", "Run"), ("die", "Survey")]))
+    // The override fills the gap; the roles a battle can do without fall back.
+    let casting = clip_roles_with_overrides(&clips, &pairs(&[("attack", "Run")]))
         .expect("overrides fill the roles");
     assert_eq!(
-        clips[roles[&Role::Victory]].name,
+        clips[casting.roles[&Role::Victory]].name,
         "Survey",
         "victory falls back to idle"
     );
-    assert!(clip_roles(&[]).is_err());
+    let fell_back: Vec<(Role, Role)> = casting
+        .fallbacks
+        .iter()
+        .map(|fallback| (fallback.role, fallback.plays))
+        .collect();
+    assert_eq!(
+        fell_back,
+        [
+            (Role::Hit, Role::Idle),
+            (Role::Die, Role::Idle),
+            (Role::Victory, Role::Idle)
+        ]
+    );
+    let message = clip_roles(&[]).expect_err("no clips").to_string();
+    assert!(
+        message.contains("no clip for idle or walk, attack"),
+        "{message}"
+    );
 }
 
 #[test]

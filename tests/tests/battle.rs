@@ -269,7 +269,7 @@ fn kaykit_models_fight_and_bad_clip_maps_are_refused() {
     );
 
     let err = battle_scene(&BattleOptions {
-        clip_map: vec![("attack".to_owned(), "NoSuchClip".to_owned())],
+        clip_map: vec!["attack=NoSuchClip".parse().expect("a mapping")],
         ..options
     })
     .err()

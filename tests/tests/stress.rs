@@ -9,7 +9,9 @@ use horde::renderer::Strategy;
 use horde_bake::cache::CacheOptions;
 use horde_tests::output_dir;
 use horde_tools::crowd::CameraPreset;
-use horde_tools::stress::{markdown, run_sweep, utc_date, write_outputs, SummaryRow, SweepOptions};
+use horde_tools::stress::{
+    markdown, run_sweep, utc_date, write_outputs, SizeBefore, SkipRule, SummaryRow, SweepOptions,
+};
 
 fn tiny_sweep(max_frame_ms: f64) -> SweepOptions {
     SweepOptions {
@@ -81,7 +83,9 @@ fn a_tight_bound_skips_and_says_why() {
     assert!(report.points.is_empty());
     assert_eq!(report.skipped.len(), 2);
     assert!(
-        report.skipped[0].reason.contains("warm-up"),
+        report.skipped[0]
+            .reason
+            .contains("its first frame at this size took"),
         "{:?}",
         report.skipped
     );
@@ -91,6 +95,70 @@ fn a_tight_bound_skips_and_says_why() {
         report.skipped
     );
     assert!(markdown(&report).contains("## Skipped"));
+}
+
+/// The GPU-driven frame is never skipped by prediction: under a bound no
+/// frame meets, each size renders a frame of its own before it is skipped.
+#[test]
+fn a_tight_bound_renders_the_gpu_driven_frame_at_every_size() {
+    horde_tests::init_logging();
+    let mut options = tiny_sweep(0.0001);
+    options.strategies = vec![Strategy::GpuDriven];
+    options.static_compare = false;
+    let report = run_sweep(&options, "bounded gpu-driven sweep".to_owned()).expect("sweep");
+    assert!(report.points.is_empty());
+    let reasons: Vec<(u32, &str)> = report
+        .skipped
+        .iter()
+        .map(|skip| (skip.units, skip.reason.as_str()))
+        .collect();
+    assert_eq!(reasons.len(), 2, "{reasons:?}");
+    for (units, reason) in &reasons {
+        assert!(
+            reason.contains("its first frame at this size took"),
+            "{units}: {reason}"
+        );
+    }
+}
+
+/// The skip rule on the H100 sweep that skipped gpu-driven at 1M units: a
+/// strategy whose frame is sub-linear in units (18.7 ms at 10k, 107 ms at
+/// 1M) is rendered where a linear prediction says 1871 ms, and skipped only
+/// by a frame it rendered there; a linear baseline is skipped by the
+/// prediction.
+#[test]
+fn the_skip_rule_measures_a_sub_linear_strategy_a_linear_model_would_skip() {
+    let rule = SkipRule {
+        max_frame_ms: 1500.0,
+    };
+    let sub_linear_ms = |units: u32| 18.71 * (f64::from(units) / 10_000.0).powf(0.38);
+    let before = Some(SizeBefore::Frame {
+        units: 10_000,
+        frame_ms: sub_linear_ms(10_000),
+    });
+    for strategy in [Strategy::GpuDriven, Strategy::CpuCulled] {
+        assert_eq!(rule.before_rendering(strategy, 1_000_000, before), None);
+        let failed = Some(SizeBefore::Failed { units: 10_000 });
+        assert_eq!(rule.before_rendering(strategy, 1_000_000, failed), None);
+    }
+    let frame_ms = sub_linear_ms(1_000_000);
+    assert!((100.0..115.0).contains(&frame_ms), "{frame_ms}");
+    assert_eq!(rule.after_frames("its first frame", frame_ms), None);
+    let slow = rule
+        .after_frames("its first frame at this size", 1600.0)
+        .expect("over the bound");
+    assert!(slow.contains("1600 ms, over the 1500 ms bound"), "{slow}");
+
+    for strategy in [Strategy::Naive, Strategy::Instanced] {
+        let reason = rule
+            .before_rendering(strategy, 1_000_000, before)
+            .expect("a linear baseline is predicted over the bound");
+        assert!(
+            reason.contains("predicted 1871 ms per frame, over the 1500 ms bound"),
+            "{reason}"
+        );
+        assert_eq!(rule.before_rendering(strategy, 50_000, before), None);
+    }
 }
 
 #[test]

@@ -11,7 +11,7 @@
 use std::sync::{Arc, Mutex};
 
 use horde_tests::{assert_clean_exit, init_logging, window_battle, VirtualDisplay};
-use horde_tools::battle::battle_hud;
+use horde_tools::battle::{army_names, battle_hud};
 use horde_tools::window::{run_window, KeyCode, MouseButton, WindowAction, WindowScript};
 
 /// A press on `frame` and the release on the next.
@@ -94,9 +94,10 @@ fn window_with_hud_and_camera_controls_runs_cleanly() {
     let recorded = simulation_dts.clone();
     let mut options = window_battle("horde window test", (640, 360), (200, 3), script());
     let start_camera = options.camera;
-    options.on_frame = Some(Box::new(move |world, dt| {
+    let armies = army_names(&["knight", "skeleton"]);
+    options.on_frame = Some(Box::new(move |renderer, dt| {
         recorded.lock().expect("dt log").push(dt);
-        let lines = battle_hud(world, dt);
+        let lines = battle_hud(renderer, dt, &armies);
         *last_lines.lock().expect("HUD lines") = lines.clone();
         lines
     }));
@@ -171,7 +172,7 @@ fn window_with_hud_and_camera_controls_runs_cleanly() {
     let seconds: f32 = time.value.trim_end_matches(" s").parse().expect("seconds");
     assert!(seconds > 1.0, "the battle advanced only {seconds} s");
     assert!(
-        lines.iter().any(|l| l.label == "blue army alive"),
+        lines.iter().any(|l| l.label == "knight army alive"),
         "{lines:?}"
     );
 

@@ -18,7 +18,6 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use glam::Vec3;
-use horde::anim::{clip_roles_with_overrides, Controller};
 use horde::asset::{Asset, BoneEncoding};
 use horde::camera::Camera;
 use horde::gpu_types::AnimParams;
@@ -29,6 +28,7 @@ use horde_bake::cache::CacheOptions;
 use horde_battle::{Battle, BattleRules, BattleSetup, LaneSetup};
 
 use crate::camera_rig::{preset_camera, Preset, SceneBounds};
+use crate::clip_map::{cast_army_types, ArmyType, ClipMapping};
 use crate::crowd::{
     field_prop, generated_unit_types, prop_types, scattered_prop, CrowdOptions, Rng,
 };
@@ -54,9 +54,9 @@ pub struct BattleOptions {
     pub models: Vec<PathBuf>,
     pub cache: CacheOptions,
     pub rules: BattleRules,
-    /// `role=clip` pairs that override the clips the roles (idle, walk, run,
-    /// attack, hit, die, victory) find by name.
-    pub clip_map: Vec<(String, String)>,
+    /// `[ARMY:]role=clip` mappings that override the clips the roles (idle,
+    /// walk, run, attack, hit, die, victory) find by name.
+    pub clip_map: Vec<ClipMapping>,
 }
 
 /// The scene with its battle, and where things stand.
@@ -72,6 +72,8 @@ pub struct BattleScene {
     pub field_half_extent: f32,
     /// Half the armies' extent across the field (z).
     pub front_half_width: f32,
+    /// The armies' names, by unit type ([`army_names`]).
+    pub armies: [String; 2],
 }
 
 /// Files per army for `per_army` units: twice as wide as deep.
@@ -116,15 +118,29 @@ fn load_types(options: &BattleOptions) -> Result<(Vec<Asset>, [std::ops::Range<u
 /// Builds the armies, the props and the battle.
 pub fn battle_scene(options: &BattleOptions) -> Result<BattleScene> {
     let (unit_types, army_types) = load_types(options)?;
-    let controllers = unit_types
+    let army_types_of = unit_types
         .iter()
-        .map(|asset| {
-            let clips = asset.animation.as_ref().map_or(&[][..], |a| &a.clips);
-            let roles = clip_roles_with_overrides(clips, &options.clip_map)
-                .map_err(|err| anyhow::anyhow!("unit type {}: {err}", asset.name))?;
-            Ok(Some(Controller::humanoid_with_roles(clips, &roles)))
+        .enumerate()
+        .map(|(index, asset)| ArmyType {
+            asset,
+            armies: (0..2)
+                .filter(|&army| army_types[army as usize].contains(&(index as u32)))
+                .collect(),
+            source: options
+                .models
+                .get(index)
+                .map_or_else(|| asset.name.clone(), |path| path.display().to_string()),
         })
-        .collect::<Result<Vec<_>>>()?;
+        .collect::<Vec<_>>();
+    let controllers = cast_army_types(&army_types_of, &options.clip_map)?
+        .into_iter()
+        .map(Some)
+        .collect();
+    let names = army_names(
+        &army_types
+            .clone()
+            .map(|types| unit_types[types.start as usize].name.as_str()),
+    );
     let mut prop_types = prop_types(&options.cache)?;
     let scattered_types = prop_types.len() as u32;
     let mut rng = Rng::new(options.seed);
@@ -216,7 +232,21 @@ pub fn battle_scene(options: &BattleOptions) -> Result<BattleScene> {
         ranks,
         field_half_extent,
         front_half_width,
+        armies: names,
     })
+}
+
+/// Names of the armies by their (first) unit type, "knight army"; where
+/// both field one type, by the colour they are drawn in as well.
+pub fn army_names(types: &[&str; 2]) -> [String; 2] {
+    if types[0] == types[1] {
+        [
+            format!("{} army (blue)", types[0]),
+            format!("{} army (salmon)", types[1]),
+        ]
+    } else {
+        types.map(|name| format!("{name} army"))
+    }
 }
 
 /// Camera presets of the battle, as the window's number keys have them.
@@ -248,8 +278,8 @@ impl BattleScene {
 }
 
 /// Advances the battle by the frame's (scaled) time and tells the HUD how it
-/// stands.
-pub fn battle_hud(renderer: &mut Renderer, dt: f32) -> Vec<HudLine> {
+/// stands, naming the armies `armies` ([`BattleScene::armies`]).
+pub fn battle_hud(renderer: &mut Renderer, dt: f32, armies: &[String; 2]) -> Vec<HudLine> {
     let Some(battle) = renderer.simulation_mut::<Battle>() else {
         return Vec::new();
     };
@@ -261,16 +291,18 @@ pub fn battle_hud(renderer: &mut Renderer, dt: f32) -> Vec<HudLine> {
     let mut lines = vec![line("battle time", format!("{:.1} s", battle.seconds()))];
     if let Some(stats) = battle.stats {
         let alive = stats.counts.alive;
-        lines.push(line("blue army alive", alive[0].to_string()));
-        lines.push(line("red army alive", alive[1].to_string()));
+        for (army, alive) in armies.iter().zip(alive) {
+            lines.push(line(&format!("{army} alive"), alive.to_string()));
+        }
         lines.push(line("fighting", stats.counts.fighting.to_string()));
-        if alive[0] == 0 || alive[1] == 0 {
-            let winner = if alive[0] > 0 {
-                "blue army wins"
-            } else {
-                "red army wins"
-            };
-            lines.push(line("outcome", winner.to_owned()));
+        let outcome = match alive {
+            [0, 0] => Some("no army stands".to_owned()),
+            [0, _] => Some(format!("{} wins", armies[1])),
+            [_, 0] => Some(format!("{} wins", armies[0])),
+            _ => None,
+        };
+        if let Some(outcome) = outcome {
+            lines.push(line("outcome", outcome));
         }
     }
     lines

@@ -178,7 +178,10 @@ pub struct Report {
     /// evenly to at most [`TIMELINE_SAMPLES`] on long runs (the last is
     /// always there).
     pub timeline: Vec<Sample>,
-    /// The army left standing, once one is.
+    /// The armies' names by unit type ("knight army"), in the order of the
+    /// timeline's `alive` counts and of `winner`.
+    pub armies: [String; 2],
+    /// The army left standing, once one is (0 or 1, as in `armies`).
     pub winner: Option<u32>,
     /// Seconds of battle until the first unit stood within reach of an enemy.
     pub first_contact_seconds: Option<f32>,
@@ -380,6 +383,7 @@ pub fn run_headless(
         cpu_ms_p95: percentile(&cpu_ms, 0.95),
         cpu_ms_p99: percentile(&cpu_ms, 0.99),
         visible: renderer.stats.clone(),
+        armies: battle.armies.clone(),
         winner: end.and_then(|s| match s.alive {
             [0, 0] => None,
             [0, _] => Some(1),

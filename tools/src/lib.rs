@@ -1,6 +1,6 @@
 //! Application code behind horde's GPU binaries (battle, viewer,
 //! contact_sheet, stress): the window and its input, its camera controls and
-//! HUD, the demo scenes, the stress test's sweep and report, the soak's memory
+//! HUD, the demo scenes and the battle's clip map, the stress test's sweep and report, the soak's memory
 //! samples and the strided logs that keep long runs' reports small. The
 //! binaries in `src/bin/` are thin command-line fronts over these modules, so
 //! tests can drive them directly.
@@ -10,6 +10,7 @@
 pub mod battle;
 pub mod camera_rig;
 pub mod cli;
+pub mod clip_map;
 pub mod crowd;
 pub mod first_scene;
 pub mod headless;

@@ -132,6 +132,15 @@ fn battle_refuses_absurd_values() {
             &["--headless", "--screenshot", "battle.tga"],
             "battle.tga: an image must end in .png, .jpg or .jpeg",
         ),
+        (
+            &["--clip-map", "3:attack=Punch"],
+            "3:attack=Punch: army 3 does not exist",
+        ),
+        (
+            &["--clip-map", "CharacterArmature|Punch"],
+            "expected [ARMY:]role=clip",
+        ),
+        (&["--clip-map", "dance=Dance"], "unknown role \"dance\""),
     ];
     for (args, expected) in cases {
         fails_cleanly(env!("CARGO_BIN_EXE_battle"), args, expected);

@@ -79,7 +79,9 @@ use crate::Error;
 
 mod roles;
 use roles::with_fallbacks;
-pub use roles::{clip_roles, clip_roles_with_overrides, ClipRoles, Role};
+pub use roles::{
+    action_words, clip_roles, clip_roles_with_overrides, Casting, ClipRoles, Fallback, Role,
+};
 
 /// Most states one controller may have (8 bits in [`AnimState::clips`]).
 pub const MAX_STATES_PER_CONTROLLER: usize = 256;
@@ -125,8 +127,9 @@ pub fn unit_hash(unit: u32) -> u32 {
 
 impl Controller {
     /// The humanoid controller over a type's clips, cast by [`clip_roles`]
-    /// keywords but lenient: a missing idle uses clip 0 and every other
-    /// missing role its fallback, so any clip list gives a valid controller.
+    /// keywords but lenient: every missing role plays its fallback's clip
+    /// (an attack the idle; clip 0 where no role of the chain has one), so
+    /// any clip list gives a valid controller.
     pub fn humanoid(clips: &[Clip]) -> Controller {
         let mut roles = ClipRoles::new();
         for role in Role::ALL {
@@ -134,7 +137,7 @@ impl Controller {
                 roles.insert(role, clip);
             }
         }
-        Controller::humanoid_with_roles(clips, &with_fallbacks(roles))
+        Controller::humanoid_with_roles(clips, &with_fallbacks(roles).roles)
     }
 
     /// The humanoid controller with its clips cast by `roles` (from

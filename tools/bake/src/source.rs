@@ -14,8 +14,9 @@
 //! - The JSON: every index is checked against its array (nodes, meshes, skins,
 //!   accessors, buffer views, buffers, materials, textures, images, samplers,
 //!   animation channels and their target nodes), the node graph must be a
-//!   forest (no node listed as a child twice, no cycle), every buffer view must
-//!   lie inside its buffer and every accessor inside its view.
+//!   forest (no node listed as a child twice, no cycle, no scene listing a
+//!   child as a root), every buffer view must lie inside its buffer and every
+//!   accessor inside its view.
 //!
 //! Error messages name the file and the problem, never the bytes of a file.
 //!

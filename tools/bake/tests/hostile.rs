@@ -107,6 +107,22 @@ fn node_with_two_parents_is_refused() {
     refused(&s, "two-parents", &["node 1 has two parents"]);
 }
 
+/// The Khronos validator's SCENE_NON_ROOT_NODE: the tip joint is a root of
+/// the scene and the child of the root joint.
+#[test]
+fn scene_root_that_is_a_child_is_refused() {
+    let mut s = skinned_strip(1.0);
+    s.json["scenes"][0]["nodes"] = json!([0, 2, 1]);
+    refused(
+        &s,
+        "scene-root-child",
+        &[
+            "node 1 is listed as a root of scene 0 (scenes[0].nodes[2])",
+            "a child of node 0 (nodes[0].children[0])",
+        ],
+    );
+}
+
 #[test]
 fn channel_target_out_of_range_is_refused_before_the_gltf_crate() {
     let mut s = skinned_strip(1.0);

@@ -7,6 +7,7 @@
 //! battle --headless --units 100000 --frames 900 --render-every 30 \
 //!        --screenshot battle.png --report battle.json
 //! battle --model Knight.glb --model Skeleton_Warrior.glb
+//! battle --model Robot.glb --model Fighter.glb --clip-map 2:victory=Cheering
 //! ```
 //!
 //! The default of 10,000 units: the crowd benchmark draws 10k units in
@@ -26,6 +27,7 @@ use horde_bake::output::OutputPath;
 use horde_battle::BattleRules;
 use horde_tools::battle::{battle_hud, battle_scene, BattleCamera, BattleOptions, BattleScene};
 use horde_tools::cli::{close_context, parse_strategy, Encoding, OnOff, PresentMode, TierArg};
+use horde_tools::clip_map::ClipMapping;
 use horde_tools::headless::{check_capacity, run_headless, HeadlessOptions};
 use horde_tools::memory_samples::memory_trend;
 use horde_tools::window::{run_window, window_verdict, WindowOptions};
@@ -59,9 +61,16 @@ struct Args {
     models: Vec<PathBuf>,
     /// Which clip plays a role (idle, walk, run, attack, hit, die, victory),
     /// where the name search picks wrong or finds none: `--clip-map
-    /// idle=Survey --clip-map attack=Chop`.
-    #[arg(long = "clip-map", value_parser = parse_clip_map)]
-    clip_map: Vec<(String, String)>,
+    /// idle=Survey --clip-map attack=Chop`. `ARMY:role=clip` maps one army
+    /// only: army 1 (the first --model) or 2, or the model's file stem
+    /// (`--clip-map 2:attack=CharacterArmature|Punch`). The search knows the
+    /// names of the common rigs (Mixamo, Quaternius, KayKit, Synty); a role
+    /// a battle can do without (run, hit, die, victory; idle or walk given
+    /// the other) plays another role's clip where it has none, with a
+    /// warning. Only a model without an attack, or without both idle and
+    /// walk, is refused.
+    #[arg(long = "clip-map", value_name = "[ARMY:]ROLE=CLIP")]
+    clip_map: Vec<ClipMapping>,
     /// Bake every glTF anew instead of using the baked-asset cache
     /// (`HORDE_CACHE_DIR`, else ~/.cache/horde).
     #[arg(long)]
@@ -146,16 +155,6 @@ const DEFAULT_BUDGET_MS: f32 = 16.6;
 
 /// Bytes per mebibyte, for the memory log line.
 const MIB: f64 = 1024.0 * 1024.0;
-
-/// `role=clip`.
-fn parse_clip_map(text: &str) -> Result<(String, String), String> {
-    match text.split_once('=') {
-        Some((role, clip)) if !role.is_empty() && !clip.is_empty() => {
-            Ok((role.trim().to_owned(), clip.trim().to_owned()))
-        }
-        _ => Err(format!("{text}: expected role=clip, such as attack=Chop")),
-    }
-}
 
 /// A finite number above 0.
 fn positive(text: &str) -> Result<f32, String> {
@@ -269,11 +268,16 @@ fn headless(args: &Args) -> Result<()> {
         );
     }
     if let Some(last) = report.timeline.last() {
+        let [first, second] = &report.armies;
+        let winner = report
+            .winner
+            .and_then(|army| report.armies.get(army as usize))
+            .map_or("none yet", String::as_str);
         log::info!(
-            "after {:.1} s: alive {:?}, winner {:?}",
+            "after {:.1} s: {first} {} alive, {second} {} alive; winner: {winner}",
             last.seconds,
-            last.alive,
-            report.winner
+            last.alive[0],
+            last.alive[1],
         );
     }
     if let Some(trend) = memory_trend(&report.memory_samples) {
@@ -355,6 +359,7 @@ fn main() -> Result<()> {
     let battle = args.battle()?;
     let camera = battle.camera(args.camera);
     let scene_bounds = battle.bounds();
+    let armies = battle.armies.clone();
     let report = run_window(WindowOptions {
         title: "horde battle".to_owned(),
         width: args.width,
@@ -365,7 +370,7 @@ fn main() -> Result<()> {
         camera,
         scene_bounds,
         script: Vec::new(),
-        on_frame: Some(Box::new(battle_hud)),
+        on_frame: Some(Box::new(move |renderer, dt| battle_hud(renderer, dt, &armies))),
         budget_ms: args.budget_ms(),
     })
     .context("window run failed")?;

@@ -88,8 +88,11 @@ struct Args {
     /// Height in pixels (default 1080; lavapipe 180).
     #[arg(long, value_parser = clap::value_parser!(u32).range(16..=16384))]
     height: Option<u32>,
-    /// Skip a point whose frame would take longer, predicted from the size
-    /// before or measured in the warm-up, in ms (default 1500; lavapipe 4000).
+    /// Skip a point whose first frame, or warm-up, took longer, in ms
+    /// (default 1500; lavapipe 4000). The naive and instanced baselines,
+    /// whose frame grows linearly in units, are also skipped where the size
+    /// before predicts a longer frame; the GPU-driven frame and cpu-culled
+    /// are always rendered first.
     #[arg(long, value_parser = parse_frame_bound)]
     max_frame_ms: Option<f64>,
     /// The device's memory bandwidth in TB/s, for the cull pass's share

@@ -9,10 +9,17 @@
 //! recording time. A point's frame time is the larger of the GPU's and the
 //! CPU's: whichever is the bottleneck sets the frame rate.
 //!
-//! A strategy is skipped at a size where its frame would take longer than
-//! `max_frame_ms`, predicted linearly in the unit count from the size
-//! before, or measured so in its warm-up; the report lists every skip and
-//! why, as it lists points that failed (a baseline out of memory).
+//! A point is skipped where its frame takes longer than `max_frame_ms`
+//! ([`SkipRule`]): every point renders one frame first, timed to the end of
+//! the GPU's work, and is skipped when that frame, or the mean of the rest
+//! of its warm-up, was over the bound. Only the baselines whose frame grows
+//! linearly in units by construction (`naive` and `instanced` draw every
+//! unit at full detail) are also skipped without rendering, where the size
+//! before, scaled linearly, predicts a frame over the bound or failed. The
+//! GPU-driven frame and `cpu-culled` are never skipped by prediction:
+//! culling, LOD and the far field exist to break that linear model. The
+//! report lists every skip and why, as it lists points that failed (a
+//! baseline out of memory).
 //!
 //! Outputs ([`write_outputs`], in `report.rs`; the plots in `plot.rs`):
 //! `report.json` (everything), `summary.json`
@@ -234,6 +241,77 @@ fn mean_lod_vertices(scene: &Scene) -> Vec<f64> {
         .collect()
 }
 
+/// Whether `strategy`'s frame grows linearly in the unit count by
+/// construction: the baselines that draw every unit at full detail. Only
+/// these may be skipped by prediction from a smaller size.
+pub fn linear_in_units(strategy: Strategy) -> bool {
+    matches!(strategy, Strategy::Naive | Strategy::Instanced)
+}
+
+/// What the sweep learned of a (strategy, camera) at a smaller size.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SizeBefore {
+    /// A frame took `frame_ms` at `units` (measured, or for a point skipped
+    /// by prediction, predicted).
+    Frame { units: u32, frame_ms: f64 },
+    /// The point at `units` failed (a renderer or frame error).
+    Failed { units: u32 },
+}
+
+/// When the sweep skips a point; see the module doc.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SkipRule {
+    pub max_frame_ms: f64,
+}
+
+impl SkipRule {
+    /// Why `strategy` is skipped at `units` without rendering, or `None` to
+    /// render it (and let its own frames decide): only a strategy
+    /// [`linear_in_units`] is skipped here.
+    pub fn before_rendering(
+        &self,
+        strategy: Strategy,
+        units: u32,
+        before: Option<SizeBefore>,
+    ) -> Option<String> {
+        if !linear_in_units(strategy) {
+            return None;
+        }
+        match before? {
+            SizeBefore::Frame {
+                units: before_units,
+                frame_ms,
+            } => {
+                let predicted = frame_ms * f64::from(units) / f64::from(before_units.max(1));
+                (predicted > self.max_frame_ms).then(|| {
+                    format!(
+                        "predicted {predicted:.0} ms per frame, over the {:.0} ms bound \
+                         ({strategy} draws every unit, so its frame grows linearly in units \
+                         from {frame_ms:.0} ms at {before_units})",
+                        self.max_frame_ms
+                    )
+                })
+            }
+            SizeBefore::Failed {
+                units: before_units,
+            } => Some(format!(
+                "failed at {before_units} units, and {strategy} draws every unit"
+            )),
+        }
+    }
+
+    /// Why a point is skipped after `what` took `frame_ms` there, or `None`
+    /// to go on measuring it.
+    pub fn after_frames(&self, what: &str, frame_ms: f64) -> Option<String> {
+        (frame_ms > self.max_frame_ms).then(|| {
+            format!(
+                "{what} took {frame_ms:.0} ms, over the {:.0} ms bound",
+                self.max_frame_ms
+            )
+        })
+    }
+}
+
 /// What one sweep point renders with.
 struct Bench<'a> {
     ctx: &'a Context,
@@ -244,18 +322,41 @@ struct Bench<'a> {
 
 impl Bench<'_> {
     /// Renders the warm-up and measured frames from `camera`; returns the
-    /// GPU pass statistics and the sorted CPU milliseconds, or, when the
-    /// warm-up frames took longer than the bound, their milliseconds each.
-    fn frames(&mut self, camera: &horde::camera::Camera) -> Result<Result<Sampled, f64>> {
-        let warm_start = Instant::now();
-        for _ in 0..self.options.warmup {
-            self.renderer
-                .render_offscreen(self.ctx, self.target, camera, DT, false)?;
-        }
+    /// GPU pass statistics and the sorted CPU milliseconds, or why the point
+    /// is skipped: its first frame (the first of the warm-up, rendered even
+    /// without one) or the rest of its warm-up over the bound.
+    fn frames(&mut self, camera: &horde::camera::Camera) -> Result<Result<Sampled, Skip>> {
+        let rule = SkipRule {
+            max_frame_ms: self.options.max_frame_ms,
+        };
+        let first_start = Instant::now();
+        self.renderer
+            .render_offscreen(self.ctx, self.target, camera, DT, false)?;
         self.renderer.finish(self.ctx)?;
-        let warm_ms = warm_start.elapsed().as_secs_f64() * 1e3 / f64::from(self.options.warmup);
-        if warm_ms > self.options.max_frame_ms {
-            return Ok(Err(warm_ms));
+        let first_ms = first_start.elapsed().as_secs_f64() * 1e3;
+        if let Some(reason) = rule.after_frames("its first frame at this size", first_ms) {
+            return Ok(Err(Skip {
+                reason,
+                frame_ms: first_ms,
+            }));
+        }
+        let rest = self.options.warmup.saturating_sub(1);
+        if rest > 0 {
+            let warm_start = Instant::now();
+            for _ in 0..rest {
+                self.renderer
+                    .render_offscreen(self.ctx, self.target, camera, DT, false)?;
+            }
+            self.renderer.finish(self.ctx)?;
+            let warm_ms = warm_start.elapsed().as_secs_f64() * 1e3 / f64::from(rest);
+            if let Some(reason) =
+                rule.after_frames("its warm-up frames at this size (mean)", warm_ms)
+            {
+                return Ok(Err(Skip {
+                    reason,
+                    frame_ms: warm_ms,
+                }));
+            }
         }
         self.renderer.profiler.clear_history();
         let mut cpu_ms = Vec::with_capacity(self.options.frames as usize);
@@ -271,6 +372,12 @@ impl Bench<'_> {
             cpu_ms,
         }))
     }
+}
+
+/// A point skipped after rendering: why, and the frame time that decided.
+struct Skip {
+    reason: String,
+    frame_ms: f64,
 }
 
 struct Sampled {
@@ -307,22 +414,17 @@ impl PointKey {
     }
 }
 
-/// Measures one point; `Err(reason)` inside when it was skipped.
+/// Measures one point; `Err` inside when it was skipped.
 fn measure(
     bench: &mut Bench,
     key: PointKey,
     lod_vertices: &[f64],
-) -> Result<std::result::Result<Point, String>> {
+) -> Result<std::result::Result<Point, Skip>> {
     let camera = crowd_camera(key.camera, key.units);
     bench.renderer.settings.skinning = true;
     let sampled = match bench.frames(&camera)? {
         Ok(sampled) => sampled,
-        Err(warm_ms) => {
-            return Ok(Err(format!(
-                "warm-up frames took {warm_ms:.0} ms each, over the {:.0} ms bound",
-                bench.options.max_frame_ms
-            )))
-        }
+        Err(skip) => return Ok(Err(skip)),
     };
     let renderer = &*bench.renderer;
     let gpu_frame = sampled.gpu_ms.iter().find(|s| s.name == "frame");
@@ -435,8 +537,11 @@ pub fn run_sweep(options: &SweepOptions, command: String) -> Result<Report> {
         driver.clone_from(&ctx.driver_info);
         let capacity = unit_capacity(&ctx);
         for &encoding in &options.encodings {
-            // Per (strategy, camera): the last size measured and its frame ms.
-            let mut last: HashMap<(Strategy, &str), (u32, f64)> = HashMap::new();
+            let rule = SkipRule {
+                max_frame_ms: options.max_frame_ms,
+            };
+            // Per (strategy, camera): what the last size found.
+            let mut last: HashMap<(Strategy, &str), SizeBefore> = HashMap::new();
             for &count in &units {
                 let key = |strategy, camera| PointKey {
                     strategy,
@@ -478,22 +583,26 @@ pub fn run_sweep(options: &SweepOptions, command: String) -> Result<Report> {
                 for &strategy in &options.strategies {
                     let mut cameras = Vec::new();
                     for &camera in &options.cameras {
-                        let predicted = last
-                            .get(&(strategy, camera_name(camera)))
-                            .map(|&(units, ms)| ms * f64::from(count) / f64::from(units.max(1)));
-                        match predicted {
-                            Some(ms) if ms > options.max_frame_ms => {
-                                let reason = format!(
-                                    "predicted {ms:.0} ms per frame (linear in units from the \
-                                     size before), over the {:.0} ms bound",
-                                    options.max_frame_ms
-                                );
+                        let before = last.get(&(strategy, camera_name(camera))).copied();
+                        match rule.before_rendering(strategy, count, before) {
+                            Some(reason) => {
+                                // Larger sizes extrapolate from this size: its
+                                // prediction, or the failure it follows.
+                                if let Some(SizeBefore::Frame { units, frame_ms }) = before {
+                                    let frame_ms =
+                                        frame_ms * f64::from(count) / f64::from(units.max(1));
+                                    last.insert(
+                                        (strategy, camera_name(camera)),
+                                        SizeBefore::Frame {
+                                            units: count,
+                                            frame_ms,
+                                        },
+                                    );
+                                }
                                 skipped.push(key(strategy, camera).skipped(reason));
-                                // Larger sizes extrapolate from this prediction.
-                                last.insert((strategy, camera_name(camera)), (count, ms));
                                 bar.inc(1);
                             }
-                            _ => cameras.push(camera),
+                            None => cameras.push(camera),
                         }
                     }
                     if cameras.is_empty() {
@@ -538,21 +647,27 @@ pub fn run_sweep(options: &SweepOptions, command: String) -> Result<Report> {
                                 );
                                 last.insert(
                                     (strategy, camera_name(camera)),
-                                    (count, point.frame_ms_median),
+                                    SizeBefore::Frame {
+                                        units: count,
+                                        frame_ms: point.frame_ms_median,
+                                    },
                                 );
                                 points.push(point);
                             }
-                            Ok(Err(reason)) => {
+                            Ok(Err(skip)) => {
                                 last.insert(
                                     (strategy, camera_name(camera)),
-                                    (count, f64::INFINITY),
+                                    SizeBefore::Frame {
+                                        units: count,
+                                        frame_ms: skip.frame_ms,
+                                    },
                                 );
-                                skipped.push(key(strategy, camera).skipped(reason));
+                                skipped.push(key(strategy, camera).skipped(skip.reason));
                             }
                             Err(err) => {
                                 last.insert(
                                     (strategy, camera_name(camera)),
-                                    (count, f64::INFINITY),
+                                    SizeBefore::Failed { units: count },
                                 );
                                 let reason = format!("failed: {err:#}");
                                 skipped.push(key(strategy, camera).skipped(reason));

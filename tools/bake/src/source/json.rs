@@ -1,7 +1,8 @@
 //! The checks of a glTF's JSON before the `gltf` crate reads it: every
-//! index against its array, the node graph a forest, every buffer view
-//! inside its buffer and every accessor inside its view, with component
-//! types and counts each attribute allows, and the required extensions.
+//! index against its array, the node graph a forest with only its roots
+//! listed by the scenes, every buffer view inside its buffer and every
+//! accessor inside its view, with component types and counts each attribute
+//! allows, and the required extensions.
 
 use serde_json::Value;
 
@@ -57,9 +58,10 @@ fn check_index(value: &Value, len: usize, what: &str, at: &str) -> Result<usize,
 }
 
 /// Node indices must form a forest: each node at most one parent, no cycle.
-fn check_forest(root: &Value) -> Result<(), String> {
+/// Returns each node's parent and the slot of its `children` that lists it.
+fn check_forest(root: &Value) -> Result<Vec<Option<(usize, usize)>>, String> {
     let nodes = array(root, "nodes");
-    let mut parent: Vec<Option<usize>> = vec![None; nodes.len()];
+    let mut parent: Vec<Option<(usize, usize)>> = vec![None; nodes.len()];
     for (node_index, node) in nodes.iter().enumerate() {
         for (slot, child) in array(node, "children").iter().enumerate() {
             let at = format!("nodes[{node_index}].children[{slot}]");
@@ -69,12 +71,12 @@ fn check_forest(root: &Value) -> Result<(), String> {
                     "node {node_index} lists itself as a child (a cycle)"
                 ));
             }
-            if let Some(first) = parent[child] {
+            if let Some((first, _)) = parent[child] {
                 return Err(format!(
                     "node {child} has two parents (nodes {first} and {node_index}); glTF nodes form a forest"
                 ));
             }
-            parent[child] = Some(node_index);
+            parent[child] = Some((node_index, slot));
         }
     }
     // With one parent each, a node is in a cycle exactly when walking up from
@@ -91,9 +93,31 @@ fn check_forest(root: &Value) -> Result<(), String> {
                 return Err(format!("node {node} is its own ancestor (a cycle)"));
             }
             path.push(node);
-            current = parent[node];
+            current = parent[node].map(|(parent, _)| parent);
         }
         path.iter().for_each(|&node| reaches_root[node] = true);
+    }
+    Ok(parent)
+}
+
+/// A scene lists root nodes only (the Khronos validator's
+/// SCENE_NON_ROOT_NODE): a node that is also another's child would sit in
+/// the hierarchy twice, once under its parent and once at the top.
+fn check_scene_roots(root: &Value, parent: &[Option<(usize, usize)>]) -> Result<(), String> {
+    for (scene_index, scene) in array(root, "scenes").iter().enumerate() {
+        for (slot, node) in array(scene, "nodes").iter().enumerate() {
+            // `validate` has checked every scene index before this runs.
+            let Some(node) = node.as_u64().map(|node| node as usize) else {
+                continue;
+            };
+            if let Some(&Some((parent, child_slot))) = parent.get(node) {
+                return Err(format!(
+                    "node {node} is listed as a root of scene {scene_index} \
+                     (scenes[{scene_index}].nodes[{slot}]) and as a child of node {parent} \
+                     (nodes[{parent}].children[{child_slot}]); a scene lists root nodes only"
+                ));
+            }
+        }
     }
     Ok(())
 }
@@ -311,7 +335,8 @@ pub(super) fn validate(root: &Value) -> Result<(), String> {
         index(node, "skin", skins, "skins", &at)?;
         index(node, "camera", cameras, "cameras", &at)?;
     }
-    check_forest(root)?;
+    let parent = check_forest(root)?;
+    check_scene_roots(root, &parent)?;
     for (skin_index, skin) in array(root, "skins").iter().enumerate() {
         let at = format!("skins[{skin_index}]");
         for (slot, joint) in array(skin, "joints").iter().enumerate() {
