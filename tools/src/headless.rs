@@ -85,6 +85,9 @@ pub struct HeadlessOptions {
     pub far_field: bool,
     /// Far-field size in pixels (default: the renderer's).
     pub far_field_px: Option<f32>,
+    /// The far field samples each pixel on a 2×2 grid
+    /// (`RenderSettings::far_field_supersampling`).
+    pub far_field_supersampling: bool,
     /// GPU frame budget the far-field size adapts to.
     pub budget_ms: Option<f32>,
     /// The GPU-driven frame or a baseline.
@@ -116,6 +119,7 @@ impl Default for HeadlessOptions {
             lod_bias: 1.0,
             far_field: true,
             far_field_px: None,
+            far_field_supersampling: true,
             budget_ms: None,
             strategy: Strategy::GpuDriven,
             progress: false,
@@ -289,6 +293,7 @@ pub fn run_headless(
     renderer.settings.color_by_lod = options.color_by_lod;
     renderer.settings.lod_bias = options.lod_bias;
     renderer.settings.strategy = options.strategy;
+    renderer.settings.far_field_supersampling = options.far_field_supersampling;
     if let Some(px) = options.far_field_px {
         renderer.settings.far_field_px = px;
     }
@@ -368,7 +373,12 @@ pub fn run_headless(
         far_field: if !renderer.has_far_field() {
             "off (the device or tier lacks 64-bit atomics)".to_owned()
         } else if renderer.settings.far_field_px > 0.0 {
-            format!("on, below {} px", renderer.settings.far_field_px)
+            let samples = if renderer.settings.far_field_supersampling {
+                "2x2 samples per pixel"
+            } else {
+                "1 sample per pixel"
+            };
+            format!("on, below {} px, {samples}", renderer.settings.far_field_px)
         } else {
             "off".to_owned()
         },

@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
 use horde::anim::Role;
-use horde_battle::BattleRules;
 use horde_bake::cache::CacheOptions;
 use horde_bake::gen::units::UnitKind;
 use horde_bake::gen::{generate, Content};
+use horde_battle::BattleRules;
 use horde_tools::battle::{army_names, battle_scene, BattleOptions, BattleScene};
 use horde_tools::clip_map::ClipMapping;
 use serde_json::Value;

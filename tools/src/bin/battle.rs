@@ -132,6 +132,10 @@ struct Args {
     /// field (default 12).
     #[arg(long, value_parser = positive)]
     far_field_px: Option<f32>,
+    /// Headless: the far field samples each pixel on a 2×2 grid and
+    /// averages (antialiased distant units); off: one sample per pixel.
+    #[arg(long, value_enum, default_value_t = OnOff::On)]
+    far_field_aa: OnOff,
     /// Headless: the GPU-driven frame (gpu-driven) or a baseline drawing the
     /// same battle (instanced). The CPU baselines (naive, cpu-culled) draw
     /// the CPU's copy of the units and cannot follow a battle the GPU
@@ -244,6 +248,7 @@ fn headless(args: &Args) -> Result<()> {
         far_field: args.far_field.on(),
         strategy: args.strategy,
         far_field_px: args.far_field_px,
+        far_field_supersampling: args.far_field_aa.on(),
         budget_ms: args.budget_ms(),
         progress: true,
         memory_every: args.memory_every,
@@ -370,7 +375,9 @@ fn main() -> Result<()> {
         camera,
         scene_bounds,
         script: Vec::new(),
-        on_frame: Some(Box::new(move |renderer, dt| battle_hud(renderer, dt, &armies))),
+        on_frame: Some(Box::new(move |renderer, dt| {
+            battle_hud(renderer, dt, &armies)
+        })),
         budget_ms: args.budget_ms(),
     })
     .context("window run failed")?;
