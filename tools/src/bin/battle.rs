@@ -353,7 +353,7 @@ fn main() -> Result<()> {
     }
     let present_mode = args.present_mode.vk();
     let battle = args.battle()?;
-    let camera = battle.camera(args.camera);
+    let camera = battle.camera(args.camera, args.width, args.height);
     let scene_bounds = battle.bounds();
     let report = run_window(WindowOptions {
         title: "horde battle".to_owned(),
@@ -364,6 +364,7 @@ fn main() -> Result<()> {
         scene: battle.scene,
         camera,
         scene_bounds,
+        stage: battle.stage,
         script: Vec::new(),
         on_frame: Some(Box::new(battle_hud)),
         budget_ms: args.budget_ms(),
