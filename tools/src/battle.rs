@@ -49,6 +49,10 @@ pub const GAP: f32 = 30.0;
 const UNIT_HEIGHT: f32 = 1.8;
 /// The least width of the ring of props around the armies, in metres.
 const MARGIN: f32 = 40.0;
+/// The field's colour (linear): a darker green than the crowd scene's, so
+/// that both armies, the pale skeletons too, stand out against it when
+/// their units are a pixel each.
+const FIELD_TINT: Vec3 = Vec3::new(0.13, 0.2, 0.07);
 /// Positions a prop draws before it is left out.
 const PROP_TRIES: u32 = 32;
 /// Metres around the armies' box no prop stands in.
@@ -275,7 +279,9 @@ pub fn battle_scene(options: &BattleOptions) -> Result<BattleScene> {
     if left_out > 0 {
         log::info!("{left_out} props found no place outside the armies and their views");
     }
-    props.push(field_prop(&mut prop_types, stage.field_size));
+    let mut field = field_prop(&mut prop_types, stage.field_size);
+    field.tint = rgba8(FIELD_TINT);
+    props.push(field);
     Ok(BattleScene {
         scene: Scene {
             controllers,
