@@ -378,8 +378,9 @@ pub fn window_battle(
             validation: true,
             ..ContextDesc::default()
         },
-        camera: battle.camera(BattleCamera::Overview),
+        camera: battle.camera(BattleCamera::Overview, width, height),
         scene_bounds: battle.bounds(),
+        stage: battle.stage,
         scene: battle.scene,
         script,
         on_frame: None,

@@ -9,6 +9,14 @@
 //! twice as many as the ranks are deep, so the front is wide and the armies
 //! meet along a long line.
 //!
+//! The stage follows the armies' size (`stage.rs`): fog, field and draw
+//! distance from the armies' box ([`BattleLayout::bounds`]) and the camera
+//! presets on it. Props stand around the armies, in a ring as wide as a
+//! tenth of the armies' extent (at least [`MARGIN`]), never in the armies'
+//! box and never in a preset camera's view of the armies
+//! ([`ViewCorridors`]): a candidate position that is draws again, up to
+//! [`PROP_TRIES`] times, after which the prop is left out.
+//!
 //! Variety: every unit has its own scale (±8 %), tint and hit points; the
 //! generated content's three knight variants (helmet, weapon, shield,
 //! proportions) fight in one army and its three skeleton variants in the
@@ -32,14 +40,23 @@ use crate::clip_map::{cast_army_types, ArmyType, ClipMapping};
 use crate::crowd::{
     field_prop, generated_unit_types, prop_types, scattered_prop, CrowdOptions, Rng,
 };
+use crate::stage::{Stage, ViewCorridors};
 use crate::window::HudLine;
 
 /// Metres between the armies' front ranks when the battle begins.
 pub const GAP: f32 = 30.0;
 /// Units are scaled to stand this tall (before their ±8 % variety).
 const UNIT_HEIGHT: f32 = 1.8;
-/// Margin of open field around the armies, in metres.
+/// The least width of the ring of props around the armies, in metres.
 const MARGIN: f32 = 40.0;
+/// The field's colour (linear): a darker green than the crowd scene's, so
+/// that both armies, the pale skeletons too, stand out against it when
+/// their units are a pixel each.
+const FIELD_TINT: Vec3 = Vec3::new(0.13, 0.2, 0.07);
+/// Positions a prop draws before it is left out.
+const PROP_TRIES: u32 = 32;
+/// Metres around the armies' box no prop stands in.
+const PROP_CLEARANCE: f32 = 4.0;
 
 /// What the battle is made of.
 #[derive(Clone, Debug)]
@@ -74,11 +91,63 @@ pub struct BattleScene {
     pub front_half_width: f32,
     /// The armies' names, by unit type ([`army_names`]).
     pub armies: [String; 2],
+    /// Where the armies stand.
+    pub layout: BattleLayout,
+    /// Fog, field and draw distance for the armies' size.
+    pub stage: Stage,
 }
 
-/// Files per army for `per_army` units: twice as wide as deep.
-fn lanes_for(per_army: u32) -> u32 {
-    ((per_army as f32 * 2.0).sqrt().ceil() as u32).clamp(1, per_army.max(1))
+/// Where the armies stand, from the unit count and spacing alone (no
+/// assets): what the presets, the fog and the props' keep-out are built
+/// from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BattleLayout {
+    /// Files per army and their depth in ranks.
+    pub lanes_per_army: u32,
+    pub ranks: u32,
+    /// Metres between neighbouring files and ranks.
+    pub spacing: f32,
+}
+
+impl BattleLayout {
+    /// The layout of `units` units (half per army, army 0 the odd one) at
+    /// `spacing` metres: twice as many files as ranks.
+    pub fn new(units: u32, spacing: f32) -> BattleLayout {
+        let per_army = units.div_ceil(2);
+        let lanes_per_army =
+            ((per_army as f32 * 2.0).sqrt().ceil() as u32).clamp(1, per_army.max(1));
+        let spacing = if spacing.is_finite() {
+            spacing.clamp(0.01, 100.0)
+        } else {
+            1.6
+        };
+        BattleLayout {
+            lanes_per_army,
+            ranks: per_army.div_ceil(lanes_per_army),
+            spacing,
+        }
+    }
+
+    /// The z of a lane's home.
+    fn lane_z(&self, lane: u32) -> f32 {
+        (lane as f32 - (self.lanes_per_army - 1) as f32 / 2.0) * self.spacing
+    }
+
+    /// Half the armies' extent across the field (z), in metres.
+    pub fn front_half_width(&self) -> f32 {
+        self.lanes_per_army as f32 * self.spacing / 2.0
+    }
+
+    /// The box the armies stand in, with the ±0.2 m jitter of their places
+    /// and 2 m of margin: what the camera presets frame.
+    pub fn bounds(&self) -> SceneBounds {
+        let half_x = GAP / 2.0 + self.ranks.saturating_sub(1) as f32 * self.spacing;
+        let half_z = self.lane_z(self.lanes_per_army - 1);
+        SceneBounds {
+            center: Vec3::ZERO,
+            half_extent: Vec3::new(half_x + 2.2, 0.0, half_z + 2.2),
+        }
+    }
 }
 
 /// The generated variants of each army, by file stem in `assets/`.
@@ -144,11 +213,11 @@ pub fn battle_scene(options: &BattleOptions) -> Result<BattleScene> {
     let mut prop_types = prop_types(&options.cache)?;
     let scattered_types = prop_types.len() as u32;
     let mut rng = Rng::new(options.seed);
-    let spacing = options.rules.spacing;
+    let layout = BattleLayout::new(options.units, options.rules.spacing);
+    let spacing = layout.spacing;
     let armies = [options.units.div_ceil(2), options.units / 2];
-    let lanes_per_army = lanes_for(armies[0]);
-    let ranks = armies[0].div_ceil(lanes_per_army);
-    let lane_z = |lane: u32| (lane as f32 - (lanes_per_army - 1) as f32 / 2.0) * spacing;
+    let (lanes_per_army, ranks) = (layout.lanes_per_army, layout.ranks);
+    let lane_z = |lane: u32| layout.lane_z(lane);
     let mut units = Vec::with_capacity(options.units as usize);
     let mut lanes = Vec::new();
     let mut health = Vec::with_capacity(options.units as usize);
@@ -194,26 +263,41 @@ pub fn battle_scene(options: &BattleOptions) -> Result<BattleScene> {
             }
         }
     }
-    let depth = GAP / 2.0 + ranks as f32 * spacing;
-    let front_half_width = lanes_per_army as f32 * spacing / 2.0;
-    let field_half_extent = depth.max(front_half_width) + MARGIN;
+    let bounds = layout.bounds();
+    let stage = Stage::for_armies(&bounds);
+    let corridors = ViewCorridors::new(&bounds);
+    let front_half_width = layout.front_half_width();
+    let half = bounds.half_extent;
+    let ring = MARGIN.max(bounds.radius() * 0.1);
+    let (reach_x, reach_z) = (half.x + ring, half.z + ring);
     let mut props = Vec::with_capacity(options.props as usize + 1);
+    let mut left_out = 0u32;
     for _ in 0..options.props {
         let prop_type = rng.below(scattered_types);
-        // Props stand on the flanks and behind the armies, never where
-        // units march.
-        let mut position = Vec3::new(
-            (rng.unit() * 2.0 - 1.0) * field_half_extent,
-            0.0,
-            (rng.unit() * 2.0 - 1.0) * field_half_extent,
-        );
-        if position.z.abs() < front_half_width + 4.0 {
-            let flank = front_half_width + 4.0 + rng.unit() * (MARGIN - 8.0);
-            position.z = if position.z < 0.0 { -flank } else { flank };
+        let bounds = &prop_types[prop_type as usize].bounds;
+        let placed = (0..PROP_TRIES).find_map(|_| {
+            let position = Vec3::new(
+                (rng.unit() * 2.0 - 1.0) * reach_x,
+                0.0,
+                (rng.unit() * 2.0 - 1.0) * reach_z,
+            );
+            let prop = scattered_prop(&mut rng, &prop_types, prop_type, position);
+            let (center, radius) = prop_sphere(bounds, &prop);
+            let inside = position.x.abs() < half.x + PROP_CLEARANCE
+                && position.z.abs() < half.z + PROP_CLEARANCE;
+            (!inside && !corridors.blocked(center, radius)).then_some(prop)
+        });
+        match placed {
+            Some(prop) => props.push(prop),
+            None => left_out += 1,
         }
-        props.push(scattered_prop(&mut rng, &prop_types, prop_type, position));
     }
-    props.push(field_prop(&mut prop_types, field_half_extent * 2.0 + 200.0));
+    if left_out > 0 {
+        log::info!("{left_out} props found no place outside the armies and their views");
+    }
+    let mut field = field_prop(&mut prop_types, stage.field_size);
+    field.tint = rgba8(FIELD_TINT);
+    props.push(field);
     Ok(BattleScene {
         scene: Scene {
             controllers,
@@ -230,9 +314,11 @@ pub fn battle_scene(options: &BattleOptions) -> Result<BattleScene> {
         rules: options.rules,
         lanes_per_army,
         ranks,
-        field_half_extent,
+        field_half_extent: stage.field_size / 2.0,
         front_half_width,
         armies: names,
+        layout,
+        stage,
     })
 }
 
@@ -249,31 +335,54 @@ pub fn army_names(types: &[&str; 2]) -> [String; 2] {
     }
 }
 
+/// A placed prop's bounding sphere, its centre and radius: its type's sphere
+/// scaled, its offset counted into the radius across the ground (so the
+/// prop's heading does not matter).
+pub fn prop_sphere(
+    bounds: &horde::asset::Bounds,
+    prop: &horde::world::PropPlacement,
+) -> (Vec3, f32) {
+    let [x, y, z] = bounds.sphere_center;
+    let across = Vec3::new(x, 0.0, z).length();
+    (
+        prop.position + Vec3::Y * y * prop.scale,
+        (bounds.sphere_radius + across) * prop.scale,
+    )
+}
+
 /// Camera presets of the battle, as the window's number keys have them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum BattleCamera {
-    /// High up and to the side, the whole battle in view (`1`).
+    /// Both armies whole, from high up across the front line (`1`).
     Overview,
-    /// Along the front line, from above one end of it (`2`).
+    /// Along the front line, from above and beyond its end (`2`).
     Front,
-    /// At eye height behind the first army, looking at the front (`3`).
+    /// At eye height at the front line's end, looking along it (`3`).
     Ground,
 }
 
-impl BattleScene {
-    /// Where the units stand: the box the camera presets frame.
-    pub fn bounds(&self) -> SceneBounds {
-        SceneBounds::around(self.scene.units.iter().map(|unit| unit.position), 2.0)
-    }
-
-    /// The camera of `preset` for this battle (the window's number keys).
-    pub fn camera(&self, preset: BattleCamera) -> Camera {
-        let preset = match preset {
+impl BattleCamera {
+    /// The rig's preset of this camera.
+    pub fn preset(self) -> Preset {
+        match self {
             BattleCamera::Overview => Preset::Overview,
             BattleCamera::Front => Preset::FrontLine,
             BattleCamera::Ground => Preset::GroundLevel,
-        };
-        preset_camera(&self.bounds(), preset)
+        }
+    }
+}
+
+impl BattleScene {
+    /// Where the armies stand: the box the camera presets frame.
+    pub fn bounds(&self) -> SceneBounds {
+        self.layout.bounds()
+    }
+
+    /// The camera of `preset` for this battle (the window's number keys),
+    /// for an image `width` x `height`.
+    pub fn camera(&self, preset: BattleCamera, width: u32, height: u32) -> Camera {
+        let aspect = width as f32 / height.max(1) as f32;
+        preset_camera(&self.bounds(), preset.preset(), aspect)
     }
 }
 

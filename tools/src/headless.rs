@@ -288,8 +288,9 @@ pub fn run_headless(
         width: options.width,
         height: options.height,
     };
-    let camera = battle.camera(options.camera);
+    let camera = battle.camera(options.camera, options.width, options.height);
     let (mut renderer, target) = Renderer::new_offscreen(ctx, &battle.scene, extent)?;
+    battle.stage.apply(&mut renderer);
     renderer.settings.color_by_lod = options.color_by_lod;
     renderer.settings.lod_bias = options.lod_bias;
     renderer.settings.strategy = options.strategy;

@@ -336,7 +336,7 @@ fn write_frame_graph(output: &OutputPath, dot: &str) -> Result<()> {
         });
     match rendered {
         Ok(svg) if svg.status.success() => {
-            let svg_output = OutputPath::check(&output.path().with_extension("svg"))?;
+            let svg_output = OutputPath::check(output.path().with_extension("svg"))?;
             svg_output.write(&svg.stdout)?;
             println!("wrote {svg_output}");
         }
@@ -362,7 +362,7 @@ fn main() -> Result<()> {
     }
     let present_mode = args.present_mode.vk();
     let battle = args.battle()?;
-    let camera = battle.camera(args.camera);
+    let camera = battle.camera(args.camera, args.width, args.height);
     let scene_bounds = battle.bounds();
     let armies = battle.armies.clone();
     let report = run_window(WindowOptions {
@@ -374,6 +374,7 @@ fn main() -> Result<()> {
         scene: battle.scene,
         camera,
         scene_bounds,
+        stage: battle.stage,
         script: Vec::new(),
         on_frame: Some(Box::new(move |renderer, dt| {
             battle_hud(renderer, dt, &armies)

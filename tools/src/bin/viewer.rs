@@ -21,6 +21,7 @@ use horde_tools::camera_rig::SceneBounds;
 use horde_tools::cli::{close_context, Encoding, OnOff, PresentMode};
 use horde_tools::crowd::{crowd_camera, crowd_scene, Battle, CameraPreset, CrowdOptions};
 use horde_tools::first_scene::{first_scene, first_scene_camera};
+use horde_tools::stage::Stage;
 use horde_tools::window::{run_window, window_verdict, HudLine, WindowOptions};
 
 #[derive(Debug, Parser)]
@@ -316,6 +317,7 @@ fn main() -> Result<()> {
         scene,
         camera,
         scene_bounds,
+        stage: Stage::default(),
         script: Vec::new(),
         on_frame: Some(Box::new(move |renderer, dt| {
             battle.step(&mut renderer.world, dt);

@@ -28,7 +28,8 @@
 //!     Q/PageDown go up and down, Shift is faster; drag with the left button
 //!     to orbit, with the right to look around; scroll to zoom; 1, 2, 3 are
 //!     the overview, front-line and ground-level presets of
-//!     [`WindowOptions::scene_bounds`]; C toggles the cinematic sweep;
+//!     [`WindowOptions::scene_bounds`] at the window's aspect; C toggles
+//!     the cinematic sweep along the front line;
 //!   - L colours by LOD, B shows bounding spheres, F freezes culling, + and -
 //!     change the LOD bias, P pauses, H hides or shows the HUD, Esc quits.
 //! - Time: each frame's wall-clock dt (capped at 0.1 s) moves the camera.
@@ -179,7 +180,10 @@ impl App {
             &self.options.scene,
         )?;
         renderer.settings.budget_ms = self.options.budget_ms;
+        self.options.stage.apply(&mut renderer);
         let window_extent = extent_of(window.inner_size());
+        self.rig
+            .set_image_size(window_extent.width, window_extent.height);
         let swapchain = Swapchain::new(
             &ctx,
             surface,
@@ -559,6 +563,7 @@ impl ApplicationHandler for App {
         match event {
             WindowEvent::CloseRequested => event_loop.exit(),
             WindowEvent::Resized(size) => {
+                self.rig.set_image_size(size.width, size.height);
                 if let Some(running) = self.running.as_mut() {
                     running.window_extent = extent_of(size);
                     running.needs_recreate = true;

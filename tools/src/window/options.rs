@@ -11,6 +11,7 @@ use horde::scene::Scene;
 use super::{KeyCode, MouseButton};
 use crate::camera_rig::SceneBounds;
 use crate::hud::SimulationClock;
+use crate::stage::Stage;
 
 /// One line the application adds to the HUD.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -77,6 +78,9 @@ pub struct WindowOptions {
     /// Where the scene is: the camera presets and the cinematic path are
     /// built from it (`camera_rig.rs`).
     pub scene_bounds: SceneBounds,
+    /// Fog, sky and draw distance for the scene's size (`stage.rs`);
+    /// `Stage::default()` for the renderer's own.
+    pub stage: Stage,
     pub script: WindowScript,
     pub on_frame: Option<FrameHook>,
     /// A GPU frame budget (ms) the far field and LOD threshold adapt to
