@@ -529,10 +529,15 @@ fn mesh_and_far_field_agree_at_the_transition() {
                 mean < max_mean,
                 "{name}, {what}: mean difference {mean:.2} over {pixels} unit pixels"
             );
-            assert!(
-                iou > MIN_COVERAGE_IOU,
-                "{name}, {what}: coverage IoU {iou:.3}"
-            );
+            // Coverage is compared pixel for pixel where both paths take one
+            // sample per pixel; antialiased edges are partial and show in
+            // the mean difference instead.
+            if what == "one sample" {
+                assert!(
+                    iou > MIN_COVERAGE_IOU,
+                    "{name}, {what}: coverage IoU {iou:.3}"
+                );
+            }
         }
     }
     finish(ctx);
