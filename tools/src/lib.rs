@@ -15,6 +15,7 @@ pub mod first_scene;
 pub mod headless;
 pub mod hud;
 pub mod memory_samples;
+pub mod quality;
 pub mod stress;
 pub mod strided;
 pub mod window;

@@ -9,6 +9,13 @@
 //! recording time. A point's frame time is the larger of the GPU's and the
 //! CPU's: whichever is the bottleneck sets the frame rate.
 //!
+//! With [`SweepOptions::quality`], each point that animates on the GPU
+//! (every strategy but `naive`) also measures its image quality after its
+//! timings (`quality.rs`): one more frame, its FLIP and unit coverage
+//! against a reference replayed from the same GPU state (every unit a mesh
+//! at LOD 0, no far field, 2×2 supersampled), and the shimmer of
+//! consecutive frames of the still camera against the reference's.
+//!
 //! A strategy is skipped at a size where its frame would take longer than
 //! `max_frame_ms`, predicted linearly in the unit count from the size
 //! before, or measured so in its warm-up; the report lists every skip and
@@ -39,6 +46,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::crowd::{crowd_camera, crowd_scene, CameraPreset, CrowdOptions};
 use crate::headless::unit_capacity;
+use crate::quality::{measure_frame, measure_still, quality, Quality, STILL_FRAMES};
 
 mod plot;
 mod report;
@@ -74,6 +82,8 @@ pub struct SweepOptions {
     pub bandwidth_tb_per_s: f64,
     /// Also draw the GPU-driven points unskinned (the skinned/static ratio).
     pub static_compare: bool,
+    /// Measure each point's image quality against its reference.
+    pub quality: bool,
     /// Let the GPU-driven frame send distant units to the far field (the
     /// baselines have none and draw every unit as a mesh).
     pub far_field: bool,
@@ -133,6 +143,10 @@ pub struct Point {
     pub visible: DrawStats,
     pub memory: Memory,
     pub efficiency: Efficiency,
+    /// Image quality against the LOD 0 reference (with
+    /// [`SweepOptions::quality`], every strategy but `naive`).
+    #[serde(default)]
+    pub quality: Option<Quality>,
 }
 
 /// A point not measured, and why.
@@ -176,6 +190,11 @@ pub struct SummaryRow {
     pub gpu_frame_ms_median: f64,
     pub cpu_frame_ms_median: f64,
     pub frame_ms_median: f64,
+    /// The point's [`Quality`] figures, where measured.
+    pub flip_mean: Option<f64>,
+    pub flip_p95: Option<f64>,
+    pub coverage_ratio: Option<f64>,
+    pub still_flip_ratio: Option<f64>,
 }
 
 /// The camera preset's name in reports.
@@ -374,6 +393,11 @@ fn measure(
             }
         }
     }
+    let quality = match key.strategy {
+        Strategy::Naive => None,
+        _ if bench.options.quality => Some(measure_quality(bench, &camera)?),
+        _ => None,
+    };
     let renderer = &*bench.renderer;
     Ok(Ok(Point {
         strategy: key.strategy.name().to_owned(),
@@ -391,7 +415,22 @@ fn measure(
         visible,
         memory,
         efficiency,
+        quality,
     }))
+}
+
+/// One more frame from `camera`, measured against its reference, then the
+/// still-camera sequence (the crowd stands in place: only animation time
+/// advances).
+fn measure_quality(bench: &mut Bench, camera: &horde::camera::Camera) -> Result<Quality> {
+    let (ctx, target) = (bench.ctx, bench.target);
+    bench
+        .renderer
+        .render_offscreen(ctx, target, camera, DT, true)?;
+    let image = target.read_rgba()?;
+    let frame = measure_frame(ctx, bench.renderer, target, camera, &image)?;
+    let still = measure_still(ctx, bench.renderer, target, camera, STILL_FRAMES)?;
+    Ok(quality(&frame, still))
 }
 
 /// A progress bar over `total` points, hidden without `progress`.
