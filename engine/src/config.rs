@@ -286,7 +286,10 @@ pub const SHADER_CONSTANTS: &[(&str, ShaderValue)] = &[
     ("VARIETY_SPEED_RANGE", ShaderValue::F32(VARIETY_SPEED_RANGE)),
     ("VARIETY_UNIT_SCALE", ShaderValue::F32(VARIETY_UNIT_SCALE)),
     ("DEBUG_VIEW_LOD", ShaderValue::U32(DEBUG_VIEW_LOD)),
-    ("DEBUG_VIEW_UNIT_MASK", ShaderValue::U32(DEBUG_VIEW_UNIT_MASK)),
+    (
+        "DEBUG_VIEW_UNIT_MASK",
+        ShaderValue::U32(DEBUG_VIEW_UNIT_MASK),
+    ),
 ];
 
 impl ShaderValue {

@@ -38,7 +38,12 @@ fn small_battle(units: u32) -> BattleScene {
 fn pattern(width: u32, height: u32) -> RgbaImage {
     RgbaImage::from_fn(width, height, |x, y| {
         let edge = if (x / 5 + y / 7) % 2 == 0 { 40 } else { 0 };
-        Rgba([(x * 7 % 200) as u8 + edge, (y * 11 % 200) as u8, 90 + edge, 255])
+        Rgba([
+            (x * 7 % 200) as u8 + edge,
+            (y * 11 % 200) as u8,
+            90 + edge,
+            255,
+        ])
     })
 }
 
@@ -103,7 +108,10 @@ fn uniform_flip(a: [u8; 3], b: [u8; 3]) -> f64 {
 
 #[test]
 fn flip_of_a_known_difference_is_its_value() {
-    for (a, b) in [([0, 0, 0], [255, 255, 255]), ([128, 128, 128], [140, 120, 128])] {
+    for (a, b) in [
+        ([0, 0, 0], [255, 255, 255]),
+        ([128, 128, 128], [140, 120, 128]),
+    ] {
         let expected = uniform_flip(a, b);
         let reference = RgbaImage::from_pixel(32, 24, Rgba([a[0], a[1], a[2], 255]));
         let test = RgbaImage::from_pixel(32, 24, Rgba([b[0], b[1], b[2], 255]));
@@ -124,7 +132,10 @@ fn flip_of_a_known_difference_is_its_value() {
 fn draw_commands(ctx: &horde::context::Context, renderer: &Renderer) -> Vec<DrawCommand> {
     let [bytes] = read_buffers(
         ctx,
-        [(&renderer.world.buffers.draw_lists.buffer, DRAW_COMMANDS_BYTES)],
+        [(
+            &renderer.world.buffers.draw_lists.buffer,
+            DRAW_COMMANDS_BYTES,
+        )],
     )
     .expect("read the draw commands");
     bytemuck::pod_collect_to_vec(&bytes)
@@ -197,7 +208,11 @@ fn run_battle(
         for (path, view, into) in [
             (ReplayPath::Reference, ReplayView::Shaded, &reference_target),
             (ReplayPath::Frame, ReplayView::UnitMask, &target),
-            (ReplayPath::Reference, ReplayView::UnitMask, &reference_target),
+            (
+                ReplayPath::Reference,
+                ReplayView::UnitMask,
+                &reference_target,
+            ),
         ] {
             renderer
                 .replay_offscreen(&ctx, into, &camera, Replay { path, view })
@@ -270,7 +285,10 @@ fn replays_share_the_frame_state_and_leave_the_next_frame_alone() {
         (replayed_stats.units_per_lod, replayed_stats.units_far_field)
     );
     assert_eq!(plain_stats.props_per_lod, replayed_stats.props_per_lod);
-    assert_eq!(plain_timed, replayed_timed, "replays stay out of the profiler");
+    assert_eq!(
+        plain_timed, replayed_timed,
+        "replays stay out of the profiler"
+    );
 }
 
 /// `battle --headless --quality`: the report's figures and images, and a

@@ -64,7 +64,10 @@ fn a_tiny_sweep_measures_every_strategy_and_writes_the_report() {
                 assert_ne!(point.strategy, "naive");
                 assert!((0.0..=1.0).contains(&quality.flip_mean), "{quality:?}");
                 assert!(quality.flip_p95 >= 0.0 && quality.flip_p95 <= 1.0);
-                assert!(quality.coverage_ratio.is_some_and(|r| r > 0.0), "{quality:?}");
+                assert!(
+                    quality.coverage_ratio.is_some_and(|r| r > 0.0),
+                    "{quality:?}"
+                );
             }
         }
     }

@@ -147,7 +147,8 @@ pub fn box_downsample_2x2(image: &RgbaImage) -> Result<RgbaImage> {
     }
     let linear: Vec<f32> = (0..=255u8).map(srgb_to_linear).collect();
     Ok(RgbaImage::from_fn(width / 2, height / 2, |x, y| {
-        let block = [(0, 0), (1, 0), (0, 1), (1, 1)].map(|(dx, dy)| *image.get_pixel(2 * x + dx, 2 * y + dy));
+        let block = [(0, 0), (1, 0), (0, 1), (1, 1)]
+            .map(|(dx, dy)| *image.get_pixel(2 * x + dx, 2 * y + dy));
         let mut out = [0u8; 4];
         for (channel, value) in out.iter_mut().enumerate().take(3) {
             let sum: f32 = block.iter().map(|p| linear[usize::from(p[channel])]).sum();

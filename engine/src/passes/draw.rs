@@ -241,10 +241,20 @@ impl DrawPass {
         };
         let prop_pipeline = pipeline("draw props", props, false, OPAQUE, &single_props)?;
         let unit_pipeline = pipeline("draw units", units, true, OPAQUE, &single_units)?;
-        let double_sided_prop_pipeline =
-            pipeline("draw double-sided props", props, false, both_faces, &double_props)?;
-        let double_sided_unit_pipeline =
-            pipeline("draw double-sided units", units, true, both_faces, &double_units)?;
+        let double_sided_prop_pipeline = pipeline(
+            "draw double-sided props",
+            props,
+            false,
+            both_faces,
+            &double_props,
+        )?;
+        let double_sided_unit_pipeline = pipeline(
+            "draw double-sided units",
+            units,
+            true,
+            both_faces,
+            &double_units,
+        )?;
         Ok(DrawPass {
             prop_pipeline,
             unit_pipeline,

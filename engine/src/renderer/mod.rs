@@ -98,8 +98,8 @@ pub use crate::passes::statistics::DrawStats;
 
 mod replay;
 mod settings;
-pub use replay::{Replay, ReplayPath, ReplayView};
 use replay::{reference_settings, RouteSnapshot};
+pub use replay::{Replay, ReplayPath, ReplayView};
 pub use settings::{
     BudgetSource, BudgetStatus, Environment, RenderSettings, Strategy, BUDGET_MAX_FAR_FIELD_PX,
     BUDGET_MIN_FAR_FIELD_PX, DEFAULT_FAR_FIELD_PX,
@@ -597,7 +597,14 @@ impl Renderer {
             let start = self.begin_frame(ctx, true)?;
             let cpu_start = std::time::Instant::now();
             let step = FrameKind::Step { dt };
-            self.record(ctx, &start, *target.framebuffer, target.extent, camera, step)?;
+            self.record(
+                ctx,
+                &start,
+                *target.framebuffer,
+                target.extent,
+                camera,
+                step,
+            )?;
             if capture {
                 target.record_readback(ctx, start.cmd);
             }
@@ -638,7 +645,14 @@ impl Renderer {
             self.check_strategy()?;
             let start = self.begin_frame(ctx, false)?;
             let kind = FrameKind::Replay(replay);
-            self.record(ctx, &start, *target.framebuffer, target.extent, camera, kind)?;
+            self.record(
+                ctx,
+                &start,
+                *target.framebuffer,
+                target.extent,
+                camera,
+                kind,
+            )?;
             target.record_readback(ctx, start.cmd);
             self.frames.submit(ctx, &start, &[], &[])?;
             self.frames.wait_all(ctx)

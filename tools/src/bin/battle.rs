@@ -321,12 +321,16 @@ fn headless(args: &Args) -> Result<()> {
             quality.flip_p95,
             quality
                 .coverage_ratio
-                .map_or("n/a (no unit in the reference)".to_owned(), |r| format!("{r:.3}")),
+                .map_or("n/a (no unit in the reference)".to_owned(), |r| format!(
+                    "{r:.3}"
+                )),
             quality.still_flip_mean,
             quality.still_flip_reference_mean,
             quality
                 .still_flip_ratio
-                .map_or("n/a (the reference stands still)".to_owned(), |r| format!("{r:.3}"))
+                .map_or("n/a (the reference stands still)".to_owned(), |r| format!(
+                    "{r:.3}"
+                ))
         );
     }
     if let Some(output) = &screenshot {

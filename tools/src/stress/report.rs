@@ -191,7 +191,10 @@ pub fn markdown(report: &Report) -> String {
             &mut md,
             "| strategy | units | camera | encoding | tier | FLIP mean | FLIP p95 | coverage | still FLIP (frame / reference) | still ratio |".to_owned(),
         );
-        line(&mut md, "|---|---|---|---|---|---|---|---|---|---|".to_owned());
+        line(
+            &mut md,
+            "|---|---|---|---|---|---|---|---|---|---|".to_owned(),
+        );
         for p in &report.points {
             let Some(q) = &p.quality else { continue };
             line(
