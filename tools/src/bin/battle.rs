@@ -384,7 +384,7 @@ fn write_frame_graph(output: &OutputPath, dot: &str) -> Result<()> {
         });
     match rendered {
         Ok(svg) if svg.status.success() => {
-            let svg_output = OutputPath::check(&output.path().with_extension("svg"))?;
+            let svg_output = OutputPath::check(output.path().with_extension("svg"))?;
             svg_output.write(&svg.stdout)?;
             println!("wrote {svg_output}");
         }
