@@ -173,6 +173,8 @@ pub struct Report {
     pub frames_rendered: u32,
     pub width: u32,
     pub height: u32,
+    /// The camera preset (`overview`, `front`, `ground`).
+    pub camera: String,
     /// Whether the far field drew the distant units, and below how many
     /// pixels (at the end of the run, after any budget adaptation).
     pub far_field: String,
@@ -390,6 +392,10 @@ pub fn run_headless(
         frames_rendered: frames,
         width: options.width,
         height: options.height,
+        camera: clap::ValueEnum::to_possible_value(&options.camera).map_or_else(
+            || format!("{:?}", options.camera),
+            |v| v.get_name().to_owned(),
+        ),
         far_field: if !renderer.has_far_field() {
             "off (the device or tier lacks 64-bit atomics)".to_owned()
         } else if renderer.settings.far_field_px > 0.0 {
