@@ -138,6 +138,13 @@ FarVertex skin_vertex(uint type_index, FarFieldMesh mesh, uint v, uint slot, Uni
         albedo = route_color(ROUTE_FAR_FIELD);
         emitted = vec3(0.0);
     }
+    if (globals.debug_view == DEBUG_VIEW_UNIT_MASK) {
+        // Every far-field pixel is a unit's: white, unlit (1.0 packs and
+        // averages exactly).
+        s_front[slot] = far_pack_color(vec3(1.0));
+        s_back[slot] = material.double_sided != 0u ? s_front[slot] : NO_BACK_FACE;
+        return projected;
+    }
     s_front[slot] = far_pack_color(shade(albedo, emitted, world_normal, world, globals));
     s_back[slot] = material.double_sided != 0u
         ? far_pack_color(shade(albedo, emitted, -world_normal, world, globals)) : NO_BACK_FACE;

@@ -1,7 +1,8 @@
 #version 450
 // Base colour (atlas texture × factor × instance tint), directional + ambient
 // light, emission (atlas texture × factor), fog. The LOD debug view replaces
-// the base colour by the route's colour. In the pipelines that rasterize back
+// the base colour by the route's colour; the unit mask view draws units white
+// and props black, unlit. In the pipelines that rasterize back
 // faces (types with a double-sided material), single-sided materials discard
 // theirs and double-sided ones are lit with the flipped normal.
 #include "types.glsl"
@@ -22,6 +23,8 @@ layout(location = 0) out vec4 out_color;
 
 // 1 in the pipelines without back-face culling.
 layout(constant_id = 1) const uint BACK_FACES_RASTERIZED = 0u;
+// 1 in the pipelines that draw units (skinned), 0 in those that draw props.
+layout(constant_id = 3) const uint DRAWS_UNITS = 0u;
 
 vec3 atlas_texel(vec4 rect) {
     return texture(atlas, rect.xy + fract(in_uv) * rect.zw).rgb;
@@ -32,6 +35,10 @@ void main() {
     bool back_face = BACK_FACES_RASTERIZED == 1u && !gl_FrontFacing;
     if (back_face && material.double_sided == 0u) {
         discard;
+    }
+    if (globals.debug_view == DEBUG_VIEW_UNIT_MASK) {
+        out_color = DRAWS_UNITS == 1u ? vec4(1.0) : vec4(0.0, 0.0, 0.0, 1.0);
+        return;
     }
     vec3 normal = back_face ? -in_normal : in_normal;
     vec3 albedo = material.base_color.rgb * in_tint.rgb;

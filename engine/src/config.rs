@@ -161,6 +161,10 @@ pub const VARIETY_UNIT_SCALE: f32 = 1.0 / 65536.0;
 pub const DEBUG_VIEW_SHADED: u32 = 0;
 /// `FrameGlobals::debug_view`: every unit and prop coloured by its route.
 pub const DEBUG_VIEW_LOD: u32 = 1;
+/// `FrameGlobals::debug_view`: the unit mask of the quality measurement
+/// (`renderer/replay.rs`): every unit pixel white, every other surface black,
+/// unlit and unfogged, so coverage counts exactly.
+pub const DEBUG_VIEW_UNIT_MASK: u32 = 2;
 
 /// A value handed to GLSL.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -286,6 +290,10 @@ pub const SHADER_CONSTANTS: &[(&str, ShaderValue)] = &[
     ("VARIETY_SPEED_RANGE", ShaderValue::F32(VARIETY_SPEED_RANGE)),
     ("VARIETY_UNIT_SCALE", ShaderValue::F32(VARIETY_UNIT_SCALE)),
     ("DEBUG_VIEW_LOD", ShaderValue::U32(DEBUG_VIEW_LOD)),
+    (
+        "DEBUG_VIEW_UNIT_MASK",
+        ShaderValue::U32(DEBUG_VIEW_UNIT_MASK),
+    ),
 ];
 
 impl ShaderValue {

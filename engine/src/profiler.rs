@@ -12,6 +12,10 @@
 //! - Each scope also times its recording on the CPU (the commands and the
 //!   Rust around them), so a slow frame on the CPU names its pass too.
 //! - Devices without timestamps report "n/a" instead of numbers.
+//! - A frame begun with [`Profiler::begin_unmeasured_frame`] (the quality
+//!   measurement's replays, `renderer/replay.rs`) keeps its debug labels and
+//!   CPU crash marker but writes no timestamps and adds nothing to the
+//!   history: the statistics describe the frames the application renders.
 //! - The name of the last scope opened is kept as a crash marker: a fatal
 //!   GPU error (device lost, out of device memory) names that pass.
 //! - Passes without a dependency between them may overlap on the GPU, and
@@ -75,6 +79,8 @@ pub struct Profiler {
     /// The crash marker: the last scope opened, that is the last pass
     /// recorded, named in fatal GPU errors.
     last_opened: Option<&'static str>,
+    /// Whether the frame being recorded is timed (see the module doc).
+    measuring: bool,
 }
 
 impl Profiler {
@@ -108,6 +114,7 @@ impl Profiler {
             cpu_history: BTreeMap::new(),
             serialize: std::env::var("HORDE_PROFILE_SERIAL").is_ok_and(|v| v.trim() == "1"),
             last_opened: None,
+            measuring: true,
         }
     }
 
@@ -120,6 +127,7 @@ impl Profiler {
     /// its queries. Call at the start of the slot's command buffer.
     pub fn begin_frame(&mut self, ctx: &Context, cmd: vk::CommandBuffer, slot: usize) {
         self.current_slot = slot;
+        self.measuring = true;
         self.read_slot(ctx, slot);
         let Some(pool) = self.pool.as_deref().copied() else {
             return;
@@ -130,6 +138,15 @@ impl Profiler {
             ctx.device
                 .cmd_reset_query_pool(cmd, pool, first, MAX_PROFILER_SCOPES * 2)
         };
+    }
+
+    /// As [`Profiler::begin_frame`] (the slot's previous results are read),
+    /// for a frame whose scopes are labelled but not timed, so they stay
+    /// out of the history and of [`Profiler::last_frame`].
+    pub fn begin_unmeasured_frame(&mut self, ctx: &Context, slot: usize) {
+        self.current_slot = slot;
+        self.read_slot(ctx, slot);
+        self.measuring = false;
     }
 
     /// Reads the results the slot's last frame left, once; its fence must
@@ -182,7 +199,7 @@ impl Profiler {
             );
             crate::memory::memory_barrier(ctx, cmd, all, all);
         }
-        let Some(pool) = self.pool.as_deref().copied() else {
+        let Some(pool) = self.pool.as_deref().copied().filter(|_| self.measuring) else {
             return Scope {
                 index: None,
                 name,
@@ -228,8 +245,10 @@ impl Profiler {
             };
         }
         ctx.end_label(cmd);
-        let cpu_ms = scope.opened.elapsed().as_secs_f64() * 1e3;
-        push_sample(self.cpu_history.entry(scope.name).or_default(), cpu_ms);
+        if self.measuring {
+            let cpu_ms = scope.opened.elapsed().as_secs_f64() * 1e3;
+            push_sample(self.cpu_history.entry(scope.name).or_default(), cpu_ms);
+        }
     }
 
     /// The last scope opened (the last pass recorded), if any: the crash

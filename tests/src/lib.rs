@@ -10,7 +10,9 @@
 //!   a small battle they all drive.
 //! - [`compare_with_reference`] checks a rendered image against a committed PNG
 //!   under `tests/reference/`, writing the actual and diff images under
-//!   `target/test-output/` when it fails.
+//!   `target/test-output/` when it fails; [`compare_with_reference_by_flip`]
+//!   does so by FLIP's mean error, for renders whose edges drivers
+//!   rasterize differently.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -211,6 +213,42 @@ pub fn compare_with_reference_as(
             tolerance.max_differing_fraction * 100.0,
             actual_path.display(),
             diff_path.display()
+        );
+    }
+}
+
+/// Compares `image` with `tests/reference/{name}.png` by FLIP
+/// (`horde_tools::quality::flip`): the mean per-pixel error must stay
+/// within `max_flip_mean`. A missing reference fails. The actual image is
+/// always written to `target/test-output/`, and FLIP's error map beside it
+/// on failure.
+pub fn compare_with_reference_by_flip(name: &str, image: &image::RgbaImage, max_flip_mean: f64) {
+    let reference_path = repo_root()
+        .join("tests/reference")
+        .join(format!("{name}.png"));
+    let actual_path = output_dir().join(format!("{name}.actual.png"));
+    image.save(&actual_path).expect("write actual image");
+    let reference = match image::open(&reference_path) {
+        Ok(reference) => reference.to_rgba8(),
+        Err(err) => panic!(
+            "missing reference {} ({err}); the actual render is at {}; review it and copy it \
+             there to accept it",
+            reference_path.display(),
+            actual_path.display()
+        ),
+    };
+    let result = horde_tools::quality::flip(&reference, image)
+        .unwrap_or_else(|err| panic!("{name}: {err:#}"));
+    if result.mean > max_flip_mean {
+        let map_path = output_dir().join(format!("{name}.flip.png"));
+        result.error_map.save(&map_path).expect("write FLIP map");
+        panic!(
+            "{name}: FLIP mean {:.4} (p95 {:.4}) over the allowed {max_flip_mean}; actual {}, \
+             error map {}",
+            result.mean,
+            result.p95,
+            actual_path.display(),
+            map_path.display()
         );
     }
 }

@@ -27,6 +27,7 @@ fn tiny_sweep(max_frame_ms: f64) -> SweepOptions {
         max_frame_ms,
         bandwidth_tb_per_s: 3.35,
         static_compare: true,
+        quality: true,
         far_field: false,
         device: None,
         validation: true,
@@ -57,6 +58,20 @@ fn a_tiny_sweep_measures_every_strategy_and_writes_the_report() {
             assert!(efficiency.cull_bytes_per_unit.is_some_and(|b| b >= 36.0));
             assert!(efficiency.skinned_static_ratio.is_some());
         }
+        // The naive baseline animates on the CPU: its GPU state has no
+        // reference to replay.
+        match &point.quality {
+            None => assert_eq!(point.strategy, "naive", "{point:?}"),
+            Some(quality) => {
+                assert_ne!(point.strategy, "naive");
+                assert!((0.0..=1.0).contains(&quality.flip_mean), "{quality:?}");
+                assert!(quality.flip_p95 >= 0.0 && quality.flip_p95 <= 1.0);
+                assert!(
+                    quality.coverage_ratio.is_some_and(|r| r > 0.0),
+                    "{quality:?}"
+                );
+            }
+        }
     }
     let out = output_dir().join("stress");
     write_outputs(&report, &out).expect("write outputs");
@@ -65,12 +80,16 @@ fn a_tiny_sweep_measures_every_strategy_and_writes_the_report() {
     )
     .expect("parse summary.json");
     assert_eq!(summary.len(), 8);
+    assert!(summary
+        .iter()
+        .all(|row| row.flip_mean.is_some() == (row.strategy != "naive")));
     for plot in ["frame_time.png", "ratio.png", "passes.png"] {
         let image = image::open(out.join(plot)).expect("a readable plot");
         assert!(image.width() >= 640, "{plot}");
     }
     let md = std::fs::read_to_string(out.join("report.md")).expect("read report.md");
     assert!(md.contains("| gpu-driven | 80 | front-line |"), "{md}");
+    assert!(md.contains("## Image quality"), "{md}");
 }
 
 #[test]

@@ -15,6 +15,13 @@
 //! the memory samples, the timeline and the CPU times are strided logs
 //! (`strided.rs`), thinned evenly once full; first contact and the end are
 //! found in every sample, before thinning.
+//!
+//! With [`HeadlessOptions::quality`] the run then measures the last frame's
+//! image quality (`quality.rs`): FLIP and unit coverage against a reference
+//! replayed from the same GPU state, and, with the battle paused (no more
+//! steps queued) and the camera still, the shimmer of consecutive frames.
+//! The report's timings, counts and visible units are taken before, so they
+//! describe the run alone.
 
 use anyhow::Result;
 use ash::vk;
@@ -27,6 +34,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::battle::{BattleCamera, BattleScene};
 use crate::memory_samples::{MemoryLog, MemorySample};
+use crate::quality::{measure_frame, measure_still, quality, Quality, STILL_FRAMES};
 use crate::strided::StridedLog;
 
 /// The most timeline samples a report holds (a sample per rendered frame
@@ -101,6 +109,9 @@ pub struct HeadlessOptions {
     /// upload and a battle step included: every pass of the frame declares
     /// its uses; [`Report::frame_graph`]).
     pub frame_graph: bool,
+    /// Measure the last frame's quality against its reference
+    /// ([`Report::quality`]).
+    pub quality: bool,
 }
 
 impl Default for HeadlessOptions {
@@ -125,6 +136,7 @@ impl Default for HeadlessOptions {
             progress: false,
             memory_every: None,
             frame_graph: false,
+            quality: false,
         }
     }
 }
@@ -165,6 +177,8 @@ pub struct Report {
     pub frames_rendered: u32,
     pub width: u32,
     pub height: u32,
+    /// The camera preset (`overview`, `front`, `ground`).
+    pub camera: String,
     /// Whether the far field drew the distant units, and below how many
     /// pixels (at the end of the run, after any budget adaptation).
     pub far_field: String,
@@ -203,6 +217,22 @@ pub struct Report {
     /// The first frame's graph, with [`HeadlessOptions::frame_graph`].
     #[serde(skip)]
     pub frame_graph: Option<FrameGraph>,
+    /// The last frame against its reference and the still-camera shimmer,
+    /// with [`HeadlessOptions::quality`].
+    pub quality: Option<Quality>,
+    /// The reference and FLIP's error map of the last frame, with
+    /// [`HeadlessOptions::quality`].
+    #[serde(skip)]
+    pub quality_images: Option<QualityImages>,
+}
+
+/// The images behind [`Report::quality`], the size of the frame.
+#[derive(Clone, Debug)]
+pub struct QualityImages {
+    /// The 2×2 supersampled reference, box-filtered.
+    pub reference: image::RgbaImage,
+    /// FLIP's per-pixel error of the frame, magma colour map.
+    pub flip_error: image::RgbaImage,
 }
 
 fn sample(step: u32, rules: &BattleRules, counts: &BattleCounts) -> Sample {
@@ -355,7 +385,7 @@ pub fn run_headless(
     let mut cpu_ms = cpu_ms.into_values();
     cpu_ms.sort_by(f64::total_cmp);
     let (first_contact, end) = (timeline.first_contact, timeline.end);
-    let report = Report {
+    let mut report = Report {
         device: ctx.device_name.clone(),
         driver: ctx.driver_info.clone(),
         tier: ctx.tier.name().to_owned(),
@@ -371,6 +401,10 @@ pub fn run_headless(
         frames_rendered: frames,
         width: options.width,
         height: options.height,
+        camera: clap::ValueEnum::to_possible_value(&options.camera).map_or_else(
+            || format!("{:?}", options.camera),
+            |v| v.get_name().to_owned(),
+        ),
         far_field: if !renderer.has_far_field() {
             "off (the device or tier lacks 64-bit atomics)".to_owned()
         } else if renderer.settings.far_field_px > 0.0 {
@@ -408,7 +442,19 @@ pub fn run_headless(
         validation_errors: ctx.validation_counts().errors(),
         validation_warnings: ctx.validation_counts().warnings(),
         frame_graph,
+        quality: None,
+        quality_images: None,
     };
+    if options.quality {
+        // No steps are queued from here: the battle stands still.
+        let frame = measure_frame(ctx, &mut renderer, &target, &camera, &image)?;
+        let still = measure_still(ctx, &mut renderer, &target, &camera, STILL_FRAMES)?;
+        report.quality = Some(quality(&frame, still));
+        report.quality_images = Some(QualityImages {
+            flip_error: image::DynamicImage::ImageRgb8(frame.flip.error_map).to_rgba8(),
+            reference: frame.reference,
+        });
+    }
     drop((renderer, target));
     Ok((report, image))
 }

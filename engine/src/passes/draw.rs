@@ -222,10 +222,14 @@ impl DrawPass {
         let atlas_sampler = create_sampler(ctx, vk::Filter::LINEAR, "atlas sampler")?;
         let bone_sampler = create_bone_sampler(ctx)?;
         // Constant 0: the bone encoding (vertex); 1: back faces are
-        // rasterized (fragment); 2: the bones' shape (vertex).
+        // rasterized (fragment); 2: the bones' shape (vertex); 3: the
+        // pipeline draws units (fragment: white in the unit mask view).
         let shape = bone_shape.shader_constant();
-        let single = [encoding.shader_constant(), 0, shape];
-        let double = [encoding.shader_constant(), 1, shape];
+        let encoding = encoding.shader_constant();
+        let single_props = [encoding, 0, shape, 0];
+        let double_props = [encoding, 1, shape, 0];
+        let single_units = [encoding, 0, shape, 1];
+        let double_units = [encoding, 1, shape, 1];
         let both_faces = MeshState {
             cull_mode: vk::CullModeFlags::NONE,
             ..OPAQUE
@@ -235,12 +239,22 @@ impl DrawPass {
         let pipeline = |name, shaders, skinned, state, constants: &[u32]| {
             mesh_pipeline(ctx, name, render_pass, shaders, skinned, state, constants)
         };
-        let prop_pipeline = pipeline("draw props", props, false, OPAQUE, &single)?;
-        let unit_pipeline = pipeline("draw units", units, true, OPAQUE, &single)?;
-        let double_sided_prop_pipeline =
-            pipeline("draw double-sided props", props, false, both_faces, &double)?;
-        let double_sided_unit_pipeline =
-            pipeline("draw double-sided units", units, true, both_faces, &double)?;
+        let prop_pipeline = pipeline("draw props", props, false, OPAQUE, &single_props)?;
+        let unit_pipeline = pipeline("draw units", units, true, OPAQUE, &single_units)?;
+        let double_sided_prop_pipeline = pipeline(
+            "draw double-sided props",
+            props,
+            false,
+            both_faces,
+            &double_props,
+        )?;
+        let double_sided_unit_pipeline = pipeline(
+            "draw double-sided units",
+            units,
+            true,
+            both_faces,
+            &double_units,
+        )?;
         Ok(DrawPass {
             prop_pipeline,
             unit_pipeline,

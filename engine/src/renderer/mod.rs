@@ -52,6 +52,11 @@
 //!
 //! What a frame is asked to do (lighting, strategy, LOD and far-field
 //! settings, debug views) lives in `settings.rs`.
+//!
+//! [`Renderer::replay_offscreen`] records the same list as a replay of the
+//! last frame's state with other settings, for the quality measurement: no
+//! upload, simulation, animate or statistics, and the cull's routes kept
+//! (`replay.rs`).
 
 use ash::vk;
 use gpu_allocator::MemoryLocation;
@@ -63,7 +68,8 @@ use crate::baselines::instanced::InstancedPass;
 use crate::baselines::naive::NaivePass;
 use crate::camera::Camera;
 use crate::config::{
-    DEBUG_VIEW_LOD, DEBUG_VIEW_SHADED, FAR_FIELD_SAMPLES_PER_AXIS, FRAMES_IN_FLIGHT,
+    DEBUG_VIEW_LOD, DEBUG_VIEW_SHADED, DEBUG_VIEW_UNIT_MASK, FAR_FIELD_SAMPLES_PER_AXIS,
+    FRAMES_IN_FLIGHT,
 };
 use crate::context::{Context, Gpu};
 use crate::far_field_budget::BudgetController;
@@ -93,7 +99,10 @@ use std::sync::Arc;
 
 pub use crate::passes::statistics::DrawStats;
 
+mod replay;
 mod settings;
+use replay::{reference_settings, RouteSnapshot};
+pub use replay::{Replay, ReplayPath, ReplayView};
 pub use settings::{
     BudgetSource, BudgetStatus, Environment, RenderSettings, Strategy, BUDGET_MAX_FAR_FIELD_PX,
     BUDGET_MIN_FAR_FIELD_PX, DEFAULT_FAR_FIELD_PX,
@@ -111,6 +120,16 @@ pub enum WindowFrame {
     /// The surface was lost (at acquire: nothing drawn; at present: drawn,
     /// not shown): the window must make a new one before the next frame.
     SurfaceLost,
+}
+
+/// What a recorded frame does: a step of the world, or a replay of the last
+/// one's state.
+#[derive(Clone, Copy, Debug)]
+enum FrameKind {
+    /// Upload, simulate and animate by `dt` seconds, then draw.
+    Step { dt: f32 },
+    /// Draw the state the last frame left again (`replay.rs`).
+    Replay(Replay),
 }
 
 /// Everything that draws a frame. Fields drop in declaration order, the
@@ -153,6 +172,8 @@ pub struct Renderer {
     time: f32,
     /// Adapts `settings.far_field_px` to `settings.budget_ms`.
     budget: Option<BudgetController>,
+    /// The cull's routes, kept across a replay.
+    replay_routes: RouteSnapshot,
     /// For the idle wait in `drop`.
     gpu: Arc<Gpu>,
 }
@@ -242,6 +263,7 @@ impl Renderer {
             cpu_ms: 0.0,
             time: 0.0,
             budget: None,
+            replay_routes: RouteSnapshot::default(),
             gpu: ctx.gpu.clone(),
         })
     }
@@ -288,12 +310,18 @@ impl Renderer {
         self.far_field.is_some()
     }
 
-    fn begin_frame(&mut self, ctx: &Context) -> Result<FrameStart, Error> {
+    /// Waits for the next frame slot and takes what its last frame left;
+    /// `measured`: whether the profiler times the frame (replays are not).
+    fn begin_frame(&mut self, ctx: &Context, measured: bool) -> Result<FrameStart, Error> {
         let start = self.frames.begin(ctx)?;
         if let Some(completed) = start.completed {
             self.deferred.collect(completed);
         }
-        self.profiler.begin_frame(ctx, start.cmd, start.slot);
+        if measured {
+            self.profiler.begin_frame(ctx, start.cmd, start.slot);
+        } else {
+            self.profiler.begin_unmeasured_frame(ctx, start.slot);
+        }
         if let Some(stats) = self.statistics.take(start.slot, &self.world) {
             self.stats = stats;
         }
@@ -308,17 +336,14 @@ impl Renderer {
         slot: usize,
         camera: &Camera,
         extent: vk::Extent2D,
+        debug_view: u32,
     ) -> Result<vk::Buffer, Error> {
         let (w, h) = (extent.width.max(1) as f32, extent.height.max(1) as f32);
         let env = &self.environment;
         let globals = FrameGlobals {
             view_proj: camera.view_projection(w / h).to_cols_array_2d(),
             camera_position: camera.position.to_array(),
-            debug_view: if self.settings.color_by_lod {
-                DEBUG_VIEW_LOD
-            } else {
-                DEBUG_VIEW_SHADED
-            },
+            debug_view,
             light_direction: env.sun_direction.normalize().to_array(),
             ambient: env.ambient,
             light_color: env.sun_color.to_array(),
@@ -386,26 +411,45 @@ impl Renderer {
         framebuffer: vk::Framebuffer,
         extent: vk::Extent2D,
         camera: &Camera,
-        dt: f32,
+        kind: FrameKind,
     ) -> Result<(), Error> {
-        self.time += dt;
-        self.follow_budget();
+        let (dt, replay) = match kind {
+            FrameKind::Step { dt } => (dt, None),
+            FrameKind::Replay(replay) => (0.0, Some(replay)),
+        };
+        let reference = replay.is_some_and(|r| r.path == ReplayPath::Reference);
+        if replay.is_none() {
+            self.time += dt;
+            self.follow_budget();
+        }
+        let settings = if reference {
+            reference_settings(&self.settings)
+        } else {
+            self.settings
+        };
+        let debug_view = if replay.is_some_and(|r| r.view == ReplayView::UnitMask) {
+            DEBUG_VIEW_UNIT_MASK
+        } else if settings.color_by_lod {
+            DEBUG_VIEW_LOD
+        } else {
+            DEBUG_VIEW_SHADED
+        };
         let target = DrawTarget {
             render_pass: *self.render_pass,
             framebuffer,
             extent,
-            globals: self.write_globals(start.slot, camera, extent)?,
+            globals: self.write_globals(start.slot, camera, extent, debug_view)?,
         };
-        let settings = self.settings;
+        // The reference allows no LOD error, whatever the budget chose.
+        let lod_threshold_scale = match &self.budget {
+            Some(budget) if !reference => budget.lod_threshold_scale(),
+            _ => 1.0,
+        };
         let mut cull = cull_globals(
             settings.cull_camera.as_ref().unwrap_or(camera),
             extent.width.max(1) as f32 / extent.height.max(1) as f32,
             extent.height.max(1) as f32,
-            settings.lod_threshold_px
-                * self
-                    .budget
-                    .as_ref()
-                    .map_or(1.0, BudgetController::lod_threshold_scale),
+            settings.lod_threshold_px * lod_threshold_scale,
             settings.lod_bias,
             settings.lod_hysteresis,
             settings.max_draw_distance,
@@ -437,7 +481,12 @@ impl Renderer {
             framebuffer,
             extent,
         };
-        let hud_draw = self.hud_draw.take();
+        // A replay leaves the HUD for the next frame.
+        let hud_draw = match replay {
+            None => self.hud_draw.take(),
+            Some(_) => None,
+        };
+        let replay_routes = &mut self.replay_routes;
         // The naive baseline counts on the CPU what it draws.
         let naive_stats = &mut None;
         let mut frame = Frame::new(
@@ -448,16 +497,24 @@ impl Renderer {
             &mut self.tracker,
             &mut self.deferred,
         )?;
-        let recorded = frame.pass("frame", |frame| {
-            self.upload.record(frame, world)?;
-            match self.simulation.as_deref_mut() {
-                Some(simulation) => simulation.record(frame, &world.simulation_units())?,
-                None => self.simulate.record(frame, world, dt)?,
-            }
-            let unit_count = world.unit_count();
-            if settings.strategy != Strategy::Naive {
-                self.animate
-                    .record(frame, &AnimateBuffers::of(world), unit_count, dt)?;
+        let scope = if replay.is_some() { "replay" } else { "frame" };
+        let recorded = frame.pass(scope, |frame| {
+            // A replay draws the state the last frame left: it neither
+            // uploads nor steps nor animates.
+            if replay.is_none() {
+                self.upload.record(frame, world)?;
+                match self.simulation.as_deref_mut() {
+                    Some(simulation) => simulation.record(frame, &world.simulation_units())?,
+                    None => self.simulate.record(frame, world, dt)?,
+                }
+                if settings.strategy != Strategy::Naive {
+                    self.animate.record(
+                        frame,
+                        &AnimateBuffers::of(world),
+                        world.unit_count(),
+                        dt,
+                    )?;
+                }
             }
             // The bounds view, a baseline's own draws and the far field's
             // resolve (last) enter the draw pass's render pass after the
@@ -465,12 +522,20 @@ impl Renderer {
             let mut extras: Vec<&dyn ExtraDraw> = Vec::new();
             let lists = match settings.strategy {
                 Strategy::GpuDriven => {
+                    // A replay's cull must not move the routes the next
+                    // frame's hysteresis starts from.
+                    if replay.is_some() {
+                        replay_routes.save(frame, world)?;
+                    }
                     self.cull.record(
                         frame,
                         &cull,
                         &CullTargets::of(world),
                         &CullBatch::of(world),
                     )?;
+                    if replay.is_some() {
+                        replay_routes.restore(frame, world);
+                    }
                     if let Some(far_field) = far_field.as_deref_mut() {
                         far_field.record(frame, world, extent, target.globals, samples_per_axis)?;
                     }
@@ -484,7 +549,7 @@ impl Renderer {
                     self.naive.prop_lists()?
                 }
             };
-            if settings.strategy != Strategy::Naive {
+            if settings.strategy != Strategy::Naive && replay.is_none() {
                 self.statistics.record(frame, lists.raw)?;
             }
             if settings.strategy == Strategy::GpuDriven && settings.show_bounds {
@@ -537,9 +602,17 @@ impl Renderer {
         let number = self.frames.number;
         let rendered = (|| {
             self.check_strategy()?;
-            let start = self.begin_frame(ctx)?;
+            let start = self.begin_frame(ctx, true)?;
             let cpu_start = std::time::Instant::now();
-            self.record(ctx, &start, *target.framebuffer, target.extent, camera, dt)?;
+            let step = FrameKind::Step { dt };
+            self.record(
+                ctx,
+                &start,
+                *target.framebuffer,
+                target.extent,
+                camera,
+                step,
+            )?;
             if capture {
                 target.record_readback(ctx, start.cmd);
             }
@@ -549,6 +622,48 @@ impl Renderer {
                 self.frames.wait_all(ctx)?;
             }
             Ok(())
+        })();
+        rendered.map_err(|error| self.with_crash_marker(error, number))
+    }
+
+    /// Draws the state the last frame left again into `target`, as
+    /// `replay` asks (`replay.rs`), and waits for it, so
+    /// [`Offscreen::read_rgba`] returns the replay. Nothing the next frame
+    /// reads changes: not the units' state, the routes, the statistics, the
+    /// budget, the animation clock or the profiler's times. What the
+    /// application queued since the last frame (spawns, orders) is not
+    /// shown: the next frame uploads it. `target` may be of any size (the
+    /// reference's is twice the frame's) but must use [`Renderer::render_pass`].
+    pub fn replay_offscreen(
+        &mut self,
+        ctx: &Context,
+        target: &Offscreen,
+        camera: &Camera,
+        replay: Replay,
+    ) -> Result<(), Error> {
+        let number = self.frames.number;
+        let rendered = (|| {
+            if self.settings.strategy == Strategy::Naive {
+                return Err(Error::Config(
+                    "a replay draws the GPU's animation state, which the naive baseline \
+                     (CPU animation) does not advance"
+                        .to_owned(),
+                ));
+            }
+            self.check_strategy()?;
+            let start = self.begin_frame(ctx, false)?;
+            let kind = FrameKind::Replay(replay);
+            self.record(
+                ctx,
+                &start,
+                *target.framebuffer,
+                target.extent,
+                camera,
+                kind,
+            )?;
+            target.record_readback(ctx, start.cmd);
+            self.frames.submit(ctx, &start, &[], &[])?;
+            self.frames.wait_all(ctx)
         })();
         rendered.map_err(|error| self.with_crash_marker(error, number))
     }
@@ -567,7 +682,7 @@ impl Renderer {
                 return Ok(WindowFrame::Skipped);
             }
             self.check_strategy()?;
-            let start = self.begin_frame(ctx)?;
+            let start = self.begin_frame(ctx, true)?;
             let acquire_semaphore = *self.frames.slots[start.slot].image_available;
             let skipped = match swapchain.acquire(ctx, acquire_semaphore) {
                 Ok(Acquired::Image(index)) => Ok(index),
@@ -586,7 +701,8 @@ impl Renderer {
             };
             let framebuffer = *swapchain.framebuffers[index as usize];
             let cpu_start = std::time::Instant::now();
-            self.record(ctx, &start, framebuffer, swapchain.extent, camera, dt)?;
+            let step = FrameKind::Step { dt };
+            self.record(ctx, &start, framebuffer, swapchain.extent, camera, step)?;
             let signal = [*swapchain.render_finished[index as usize]];
             self.frames
                 .submit(ctx, &start, &[acquire_semaphore], &signal)?;

@@ -8,7 +8,14 @@
 //!        --screenshot battle.png --report battle.json
 //! battle --model Knight.glb --model Skeleton_Warrior.glb
 //! battle --model Robot.glb --model Fighter.glb --clip-map 2:victory=Cheering
+//! battle --headless --quality --screenshot front.png --report front.json
 //! ```
+//!
+//! `--quality` measures the last frame against a reference of the same GPU
+//! state (every unit a mesh at LOD 0, no far field, no budget, 2×2
+//! supersampled): FLIP, unit coverage and the still-camera shimmer go into
+//! the report's `quality`, and beside the screenshot `X.png` go the
+//! reference `X.reference.png` and FLIP's error map `X.flip.png`.
 //!
 //! The default of 10,000 units: the crowd benchmark draws 10k units in
 //! 15 ms on an NVIDIA H100's small graphics partition
@@ -152,6 +159,13 @@ struct Args {
     /// `tools/soak.sh`).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     memory_every: Option<u32>,
+    /// Headless: measure the last frame's quality against a 2×2
+    /// supersampled reference of the same state (every unit a mesh at LOD 0,
+    /// no far field, no budget), then the shimmer of a still camera over the
+    /// paused battle; with --screenshot X.png also writes X.reference.png
+    /// and X.flip.png.
+    #[arg(long)]
+    quality: bool,
 }
 
 /// 60 frames per second.
@@ -228,6 +242,13 @@ fn headless(args: &Args) -> Result<()> {
         .as_ref()
         .map(OutputPath::check_image)
         .transpose()?;
+    let quality_outputs = match (&screenshot, args.quality) {
+        (Some(screenshot), true) => Some((
+            OutputPath::check_image(beside(screenshot.path(), "reference"))?,
+            OutputPath::check_image(beside(screenshot.path(), "flip"))?,
+        )),
+        _ => None,
+    };
     let report_output = args.report.as_ref().map(OutputPath::check).transpose()?;
     let graph_output = args
         .frame_graph
@@ -253,6 +274,7 @@ fn headless(args: &Args) -> Result<()> {
         progress: true,
         memory_every: args.memory_every,
         frame_graph: graph_output.is_some(),
+        quality: args.quality,
     };
     let result = check_capacity(
         &ctx,
@@ -300,9 +322,35 @@ fn headless(args: &Args) -> Result<()> {
             trend.end.gpu_reserved_bytes
         );
     }
+    if let Some(quality) = &report.quality {
+        log::info!(
+            "quality against the LOD 0 reference: FLIP mean {:.4}, p95 {:.4}; unit coverage \
+             {}; still-camera FLIP {:.4} (reference {:.4}, ratio {})",
+            quality.flip_mean,
+            quality.flip_p95,
+            quality
+                .coverage_ratio
+                .map_or("n/a (no unit in the reference)".to_owned(), |r| format!(
+                    "{r:.3}"
+                )),
+            quality.still_flip_mean,
+            quality.still_flip_reference_mean,
+            quality
+                .still_flip_ratio
+                .map_or("n/a (the reference stands still)".to_owned(), |r| format!(
+                    "{r:.3}"
+                ))
+        );
+    }
     if let Some(output) = &screenshot {
         output.write_image(&image)?;
         println!("wrote {output}");
+    }
+    if let (Some((reference, flip)), Some(images)) = (&quality_outputs, &report.quality_images) {
+        reference.write_image(&images.reference)?;
+        println!("wrote {reference}");
+        flip.write_image(&images.flip_error)?;
+        println!("wrote {flip}");
     }
     if let Some(output) = &report_output {
         output.write(serde_json::to_string_pretty(&report)?.as_bytes())?;
@@ -312,6 +360,15 @@ fn headless(args: &Args) -> Result<()> {
         write_frame_graph(output, &graph.to_dot())?;
     }
     closed
+}
+
+/// `X.png` as `X.{what}.png`: an image written beside the screenshot, in
+/// its format.
+fn beside(screenshot: &std::path::Path, what: &str) -> PathBuf {
+    let extension = screenshot
+        .extension()
+        .map_or("png".into(), |e| e.to_string_lossy());
+    screenshot.with_extension(format!("{what}.{extension}"))
 }
 
 /// Writes the graph's `dot` text to `output` and, where Graphviz is
@@ -357,8 +414,8 @@ fn main() -> Result<()> {
     if args.headless || args.frame_graph.is_some() {
         return headless(&args).context("headless battle failed");
     }
-    if args.screenshot.is_some() || args.report.is_some() {
-        bail!("--screenshot and --report are written by headless runs: add --headless");
+    if args.screenshot.is_some() || args.report.is_some() || args.quality {
+        bail!("--screenshot, --report and --quality are headless runs' outputs: add --headless");
     }
     let present_mode = args.present_mode.vk();
     let battle = args.battle()?;

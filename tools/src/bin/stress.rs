@@ -103,6 +103,12 @@ struct Args {
     /// ratio.
     #[arg(long)]
     no_static_compare: bool,
+    /// Measure each point's image quality (every strategy but naive): FLIP
+    /// and unit coverage against a reference of the same GPU state (every
+    /// unit a mesh at LOD 0, no far field, 2×2 supersampled) and the
+    /// still-camera shimmer; adds the report's and summary's quality columns.
+    #[arg(long)]
+    quality: bool,
     /// GPU by index or name substring (also HORDE_DEVICE).
     #[arg(long)]
     device: Option<String>,
@@ -169,6 +175,7 @@ fn options(args: &Args) -> SweepOptions {
             .unwrap_or(if lavapipe { 4000.0 } else { 1500.0 }),
         bandwidth_tb_per_s: args.bandwidth_tb_per_s,
         static_compare: !args.no_static_compare,
+        quality: args.quality,
         far_field: args.far_field.on(),
         device: args.device.clone(),
         validation: args.validation,

@@ -21,6 +21,13 @@
 //! report lists every skip and why, as it lists points that failed (a
 //! baseline out of memory).
 //!
+//! With [`SweepOptions::quality`], each point that animates on the GPU
+//! (every strategy but `naive`) also measures its image quality after its
+//! timings (`quality.rs`): one more frame, its FLIP and unit coverage
+//! against a reference replayed from the same GPU state (every unit a mesh
+//! at LOD 0, no far field, 2×2 supersampled), and the shimmer of
+//! consecutive frames of the still camera against the reference's.
+//!
 //! Outputs ([`write_outputs`], in `report.rs`; the plots in `plot.rs`):
 //! `report.json` (everything), `summary.json`
 //! (one row per point: device, strategy, units, camera, GPU, CPU and frame
@@ -46,6 +53,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::crowd::{crowd_camera, crowd_scene, CameraPreset, CrowdOptions};
 use crate::headless::unit_capacity;
+use crate::quality::{measure_frame, measure_still, quality, Quality, STILL_FRAMES};
 
 mod plot;
 mod report;
@@ -81,6 +89,8 @@ pub struct SweepOptions {
     pub bandwidth_tb_per_s: f64,
     /// Also draw the GPU-driven points unskinned (the skinned/static ratio).
     pub static_compare: bool,
+    /// Measure each point's image quality against its reference.
+    pub quality: bool,
     /// Let the GPU-driven frame send distant units to the far field (the
     /// baselines have none and draw every unit as a mesh).
     pub far_field: bool,
@@ -140,6 +150,10 @@ pub struct Point {
     pub visible: DrawStats,
     pub memory: Memory,
     pub efficiency: Efficiency,
+    /// Image quality against the LOD 0 reference (with
+    /// [`SweepOptions::quality`], every strategy but `naive`).
+    #[serde(default)]
+    pub quality: Option<Quality>,
 }
 
 /// A point not measured, and why.
@@ -183,6 +197,11 @@ pub struct SummaryRow {
     pub gpu_frame_ms_median: f64,
     pub cpu_frame_ms_median: f64,
     pub frame_ms_median: f64,
+    /// The point's [`Quality`] figures, where measured.
+    pub flip_mean: Option<f64>,
+    pub flip_p95: Option<f64>,
+    pub coverage_ratio: Option<f64>,
+    pub still_flip_ratio: Option<f64>,
 }
 
 /// The camera preset's name in reports.
@@ -476,6 +495,11 @@ fn measure(
             }
         }
     }
+    let quality = match key.strategy {
+        Strategy::Naive => None,
+        _ if bench.options.quality => Some(measure_quality(bench, &camera)?),
+        _ => None,
+    };
     let renderer = &*bench.renderer;
     Ok(Ok(Point {
         strategy: key.strategy.name().to_owned(),
@@ -493,7 +517,22 @@ fn measure(
         visible,
         memory,
         efficiency,
+        quality,
     }))
+}
+
+/// One more frame from `camera`, measured against its reference, then the
+/// still-camera sequence (the crowd stands in place: only animation time
+/// advances).
+fn measure_quality(bench: &mut Bench, camera: &horde::camera::Camera) -> Result<Quality> {
+    let (ctx, target) = (bench.ctx, bench.target);
+    bench
+        .renderer
+        .render_offscreen(ctx, target, camera, DT, true)?;
+    let image = target.read_rgba()?;
+    let frame = measure_frame(ctx, bench.renderer, target, camera, &image)?;
+    let still = measure_still(ctx, bench.renderer, target, camera, STILL_FRAMES)?;
+    Ok(quality(&frame, still))
 }
 
 /// A progress bar over `total` points, hidden without `progress`.

@@ -24,6 +24,10 @@ pub fn summary(report: &Report) -> Vec<SummaryRow> {
             gpu_frame_ms_median: p.gpu_frame_ms_median,
             cpu_frame_ms_median: p.cpu_frame_ms_median,
             frame_ms_median: p.frame_ms_median,
+            flip_mean: p.quality.map(|q| q.flip_mean),
+            flip_p95: p.quality.map(|q| q.flip_p95),
+            coverage_ratio: p.quality.and_then(|q| q.coverage_ratio),
+            still_flip_ratio: p.quality.and_then(|q| q.still_flip_ratio),
         })
         .collect()
 }
@@ -171,6 +175,46 @@ pub fn markdown(report: &Report) -> String {
                 optional(e.skinned_static_ratio, 1.0, 2)
             ),
         );
+    }
+    if report.points.iter().any(|p| p.quality.is_some()) {
+        line(&mut md, "\n## Image quality\n".to_owned());
+        line(
+            &mut md,
+            "Against a reference of the same GPU state: every unit a mesh at LOD 0, no far \
+             field, 2×2 supersampled. FLIP (LDR, 67 pixels per degree) mean and 95th \
+             percentile; coverage: the frame's unit pixels over the reference's; still: mean \
+             FLIP between consecutive frames of a still camera, the frame's over the \
+             reference's.\n"
+                .to_owned(),
+        );
+        line(
+            &mut md,
+            "| strategy | units | camera | encoding | tier | FLIP mean | FLIP p95 | coverage | still FLIP (frame / reference) | still ratio |".to_owned(),
+        );
+        line(
+            &mut md,
+            "|---|---|---|---|---|---|---|---|---|---|".to_owned(),
+        );
+        for p in &report.points {
+            let Some(q) = &p.quality else { continue };
+            line(
+                &mut md,
+                format!(
+                    "| {} | {} | {} | {} | {} | {:.4} | {:.4} | {} | {:.4} / {:.4} | {} |",
+                    p.strategy,
+                    p.units,
+                    p.camera,
+                    p.encoding,
+                    p.tier,
+                    q.flip_mean,
+                    q.flip_p95,
+                    optional(q.coverage_ratio, 1.0, 3),
+                    q.still_flip_mean,
+                    q.still_flip_reference_mean,
+                    optional(q.still_flip_ratio, 1.0, 3)
+                ),
+            );
+        }
     }
     if !report.skipped.is_empty() {
         line(&mut md, "\n## Skipped\n".to_owned());
