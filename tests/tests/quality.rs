@@ -179,7 +179,7 @@ fn run_battle(
     replays: bool,
 ) -> (RgbaImage, FrameState, horde::renderer::DrawStats, usize) {
     let mut ctx = gpu_context(None);
-    let camera = battle.camera(BattleCamera::Front);
+    let camera = battle.camera(BattleCamera::Front, WIDTH, HEIGHT);
     let (mut renderer, target) =
         horde_tests::offscreen_renderer(&mut ctx, &battle.scene, WIDTH, HEIGHT);
     let reference_target = Offscreen::new(
