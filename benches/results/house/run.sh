@@ -9,6 +9,7 @@ for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
 for b in before after; do for bin in crowd_bench battle; do
   xz -dc .bench/$b/$bin.xz > /tmp/${bin}_$b; chmod +x /tmp/${bin}_$b; done; done
 export HORDE_ROOT=$PWD HORDE_CACHE_DIR=/tmp/horde-cache
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 mkdir -p $OUT/json
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 ARGS="--units 100000,1000000,4000000 --frames 40 --warmup 10 --skip-comparisons"
