@@ -1,6 +1,7 @@
 //! CPU/GPU struct layouts and pipeline-layout checking, from SPIR-V reflection.
 
 use ash::vk;
+use horde::gpu_types::Layouts;
 use horde::pipeline::{binding, check_layout, LayoutDesc};
 use horde::reflect::reflect;
 use horde::{shaders, Spirv};
@@ -15,8 +16,6 @@ fn shared_structs_match_the_glsl_layout() {
         horde_battle::gpu_types::layouts(),
     );
 }
-
-type Layouts = Vec<(&'static str, Vec<(&'static str, usize)>)>;
 
 fn check_struct_layouts(shaders: &[Spirv], layouts: Layouts) {
     let reflections: Vec<_> = shaders

@@ -5,7 +5,10 @@
 //! the battle pass uses them.
 
 use bytemuck::{Pod, Zeroable};
-use std::mem::{offset_of, size_of};
+use std::mem::size_of;
+
+use horde::gpu_types::Layouts;
+use horde::layout;
 
 /// A unit's battle state (24 bytes, storage buffer `Combat`), owned by the
 /// battle pass (`passes/battle.rs`).
@@ -95,12 +98,7 @@ pub struct BattleCounts {
 const _: () = assert!(size_of::<BattleCounts>() == 16);
 
 /// Each shared struct's member offsets, for the layout test.
-pub fn layouts() -> Vec<(&'static str, Vec<(&'static str, usize)>)> {
-    macro_rules! layout {
-        ($ty:ident { $($field:ident),* $(,)? }) => {
-            (stringify!($ty), vec![$((stringify!($field), offset_of!($ty, $field))),*])
-        };
-    }
+pub fn layouts() -> Layouts {
     vec![
         layout!(UnitCombat {
             health,

@@ -419,13 +419,24 @@ pub fn mesh_vertex_attributes() -> [vk::VertexInputAttributeDescription; 3] {
     ]
 }
 
+/// A shared struct's name and its members' offsets, as the layout test
+/// compares them with SPIR-V reflection: `layout!(Type { a, b })`. Exported
+/// for the crates that share structs of their own (`horde-battle`).
+#[macro_export]
+macro_rules! layout {
+    ($ty:ident { $($field:ident),* $(,)? }) => {
+        (
+            stringify!($ty),
+            vec![$((stringify!($field), ::std::mem::offset_of!($ty, $field))),*],
+        )
+    };
+}
+
+/// Each shared struct's name and member offsets ([`layout!`]).
+pub type Layouts = Vec<(&'static str, Vec<(&'static str, usize)>)>;
+
 /// Member offsets of each shared struct, by GLSL name, for the layout test.
-pub fn layouts() -> Vec<(&'static str, Vec<(&'static str, usize)>)> {
-    macro_rules! layout {
-        ($ty:ident { $($field:ident),* $(,)? }) => {
-            (stringify!($ty), vec![$((stringify!($field), offset_of!($ty, $field))),*])
-        };
-    }
+pub fn layouts() -> Layouts {
     vec![
         layout!(FrameGlobals {
             view_proj,
