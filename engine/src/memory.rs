@@ -143,6 +143,26 @@ impl Image {
         format: vk::Format,
         usage: vk::ImageUsageFlags,
     ) -> Result<Image, Error> {
+        Image::multisampled(
+            ctx,
+            name,
+            extent,
+            format,
+            usage,
+            vk::SampleCountFlags::TYPE_1,
+        )
+    }
+
+    /// Creates a device-local 2D image of `samples` samples per pixel and a
+    /// view of it.
+    pub fn multisampled(
+        ctx: &Context,
+        name: &str,
+        extent: vk::Extent2D,
+        format: vk::Format,
+        usage: vk::ImageUsageFlags,
+        samples: vk::SampleCountFlags,
+    ) -> Result<Image, Error> {
         let max = ctx.limits.max_image_dimension_2d;
         if extent.width == 0 || extent.height == 0 || extent.width > max || extent.height > max {
             return Err(Error::Config(format!(
@@ -160,7 +180,7 @@ impl Image {
             })
             .mip_levels(1)
             .array_layers(1)
-            .samples(vk::SampleCountFlags::TYPE_1)
+            .samples(samples)
             .tiling(vk::ImageTiling::OPTIMAL)
             .usage(usage)
             .sharing_mode(vk::SharingMode::EXCLUSIVE)

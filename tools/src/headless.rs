@@ -29,6 +29,7 @@ use horde::context::{Context, MemoryUsage};
 use horde::frame_graph::FrameGraph;
 use horde::profiler::{percentile, ScopeStats};
 use horde::renderer::{DrawStats, Renderer, Strategy};
+use horde::target::Msaa;
 use horde_battle::{Battle, BattleCounts, BattleRules};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -96,6 +97,8 @@ pub struct HeadlessOptions {
     /// The far field samples each pixel on a 2×2 grid
     /// (`RenderSettings::far_field_supersampling`).
     pub far_field_supersampling: bool,
+    /// The raster path's anti-aliasing.
+    pub msaa: Msaa,
     /// GPU frame budget the far-field size adapts to.
     pub budget_ms: Option<f32>,
     /// The GPU-driven frame or a baseline.
@@ -131,6 +134,7 @@ impl Default for HeadlessOptions {
             far_field: true,
             far_field_px: None,
             far_field_supersampling: true,
+            msaa: Msaa::default(),
             budget_ms: None,
             strategy: Strategy::GpuDriven,
             progress: false,
@@ -182,6 +186,8 @@ pub struct Report {
     /// Whether the far field drew the distant units, and below how many
     /// pixels (at the end of the run, after any budget adaptation).
     pub far_field: String,
+    /// The raster path's anti-aliasing: `4x` or `off`.
+    pub msaa: String,
     /// The frame budget, its filtered cost and the far-field size and LOD
     /// threshold it chose, at the end of the run; none without a budget.
     pub budget: Option<BudgetReport>,
@@ -319,7 +325,7 @@ pub fn run_headless(
         height: options.height,
     };
     let camera = battle.camera(options.camera, options.width, options.height);
-    let (mut renderer, target) = Renderer::new_offscreen(ctx, &battle.scene, extent)?;
+    let (mut renderer, target) = Renderer::new_offscreen(ctx, &battle.scene, extent, options.msaa)?;
     battle.stage.apply(&mut renderer);
     renderer.settings.color_by_lod = options.color_by_lod;
     renderer.settings.lod_bias = options.lod_bias;
@@ -417,6 +423,11 @@ pub fn run_headless(
         } else {
             "off".to_owned()
         },
+        msaa: match renderer.msaa {
+            Msaa::X4 => "4x",
+            Msaa::Off => "off",
+        }
+        .to_owned(),
         budget: renderer.budget().map(|status| BudgetReport {
             budget_ms: status.budget_ms,
             measured_ms: status.measured_ms,

@@ -88,11 +88,15 @@ use crate::passes::hud::{HudDraw, HudPass, HudTarget};
 use crate::passes::simulate::SimulatePass;
 use crate::passes::statistics::StatisticsPass;
 use crate::passes::upload::UploadPass;
+use crate::pipeline::PassTarget;
 use crate::profiler::Profiler;
 use crate::scene::Scene;
 use crate::simulation::Simulation;
 use crate::swapchain::{Acquired, Presented, Swapchain};
-use crate::target::{create_overlay_render_pass, create_render_pass, Offscreen, OFFSCREEN_FORMAT};
+use crate::target::{
+    create_overlay_render_pass, create_render_pass, FramebufferHandles, Msaa, Offscreen,
+    TargetPasses, CLEAR_COLOR, OFFSCREEN_FORMAT,
+};
 use crate::world::World;
 use crate::Error;
 use std::sync::Arc;
@@ -157,8 +161,11 @@ pub struct Renderer {
     upload: UploadPass,
     globals: Vec<Buffer>,
     pub render_pass: RenderPass,
-    /// Draws the HUD over what `render_pass` drew, into the same framebuffers.
+    /// Draws the HUD over what `render_pass` left in the target's image.
     pub overlay_render_pass: RenderPass,
+    color_format: vk::Format,
+    /// The raster path's samples per pixel, fixed for the renderer's life.
+    pub msaa: Msaa,
     pub world: World,
     tracker: Tracker,
     pub environment: Environment,
@@ -181,11 +188,13 @@ pub struct Renderer {
 impl Renderer {
     /// Creates the renderer for targets of `color_format` whose colour ends in
     /// `color_final_layout` (`TRANSFER_SRC_OPTIMAL` offscreen, `PRESENT_SRC_KHR`
-    /// for a window), loads the scene's types and places its units and props.
+    /// for a window), drawn with `msaa`, loads the scene's types and places
+    /// its units and props.
     pub fn new(
         ctx: &Context,
         color_format: vk::Format,
         color_final_layout: vk::ImageLayout,
+        msaa: Msaa,
         scene: &Scene,
     ) -> Result<Renderer, Error> {
         let unit_types: Vec<&crate::asset::Asset> = scene.unit_types.iter().collect();
@@ -207,11 +216,15 @@ impl Renderer {
             None => None,
         };
         world.simulated = simulation.is_some();
-        let render_pass = create_render_pass(ctx, color_format, color_final_layout)?;
+        let render_pass = create_render_pass(ctx, color_format, color_final_layout, msaa)?;
+        let pass_target = PassTarget {
+            render_pass: *render_pass,
+            samples: msaa.samples(),
+        };
         let overlay_render_pass =
             create_overlay_render_pass(ctx, color_format, color_final_layout)?;
         let far_field = if ctx.far_field_supported {
-            Some(FarFieldPass::new(ctx, *render_pass, &world)?)
+            Some(FarFieldPass::new(ctx, pass_target, &world)?)
         } else {
             None
         };
@@ -241,13 +254,13 @@ impl Renderer {
             animate: AnimatePass::new(ctx)?,
             cull: CullPass::new(ctx)?,
             statistics: StatisticsPass::new(ctx)?,
-            bounds: BoundsPass::new(ctx, *render_pass)?,
-            draw: DrawPass::new(ctx, *render_pass, world.encoding, world.bone_shape)?,
+            bounds: BoundsPass::new(ctx, pass_target)?,
+            draw: DrawPass::new(ctx, pass_target, world.encoding, world.bone_shape)?,
             hud: HudPass::new(ctx, *overlay_render_pass)?,
             hud_draw: None,
             instanced: InstancedPass::new(),
             cpu_cull: CpuCullPass::new(),
-            naive: NaivePass::new(ctx, *render_pass, &unit_types)?,
+            naive: NaivePass::new(ctx, pass_target, &unit_types)?,
             far_field,
             frames: Frames::new(ctx)?,
             profiler: Profiler::new(ctx)?,
@@ -255,6 +268,8 @@ impl Renderer {
             world,
             render_pass,
             overlay_render_pass,
+            color_format,
+            msaa,
             globals,
             deferred: DeferredRelease::default(),
             environment: Environment::default(),
@@ -402,13 +417,23 @@ impl Renderer {
         })
     }
 
-    /// The frame: every pass, in order, into `framebuffer`.
+    /// The render passes its targets must be made for.
+    pub fn target_passes(&self) -> TargetPasses {
+        TargetPasses {
+            main: *self.render_pass,
+            overlay: *self.overlay_render_pass,
+            color_format: self.color_format,
+            msaa: self.msaa,
+        }
+    }
+
+    /// The frame: every pass, in order, into `framebuffers`.
     #[allow(clippy::too_many_arguments)]
     fn record(
         &mut self,
         ctx: &Context,
         start: &FrameStart,
-        framebuffer: vk::Framebuffer,
+        framebuffers: FramebufferHandles,
         extent: vk::Extent2D,
         camera: &Camera,
         kind: FrameKind,
@@ -436,9 +461,14 @@ impl Renderer {
         };
         let target = DrawTarget {
             render_pass: *self.render_pass,
-            framebuffer,
+            framebuffer: framebuffers.main,
             extent,
             globals: self.write_globals(start.slot, camera, extent, debug_view)?,
+            clear_color: if debug_view == DEBUG_VIEW_UNIT_MASK {
+                [0.0, 0.0, 0.0, 1.0]
+            } else {
+                CLEAR_COLOR
+            },
         };
         // The reference allows no LOD error, whatever the budget chose.
         let lod_threshold_scale = match &self.budget {
@@ -478,7 +508,7 @@ impl Renderer {
         let world = &mut self.world;
         let hud_target = HudTarget {
             render_pass: *self.overlay_render_pass,
-            framebuffer,
+            framebuffer: framebuffers.overlay,
             extent,
         };
         // A replay leaves the HUD for the next frame.
@@ -608,7 +638,7 @@ impl Renderer {
             self.record(
                 ctx,
                 &start,
-                *target.framebuffer,
+                target.framebuffers.handles(),
                 target.extent,
                 camera,
                 step,
@@ -633,7 +663,7 @@ impl Renderer {
     /// budget, the animation clock or the profiler's times. What the
     /// application queued since the last frame (spawns, orders) is not
     /// shown: the next frame uploads it. `target` may be of any size (the
-    /// reference's is twice the frame's) but must use [`Renderer::render_pass`].
+    /// reference's is twice the frame's) but must be made for [`Renderer::target_passes`].
     pub fn replay_offscreen(
         &mut self,
         ctx: &Context,
@@ -656,7 +686,7 @@ impl Renderer {
             self.record(
                 ctx,
                 &start,
-                *target.framebuffer,
+                target.framebuffers.handles(),
                 target.extent,
                 camera,
                 kind,
@@ -699,10 +729,10 @@ impl Renderer {
                     return Ok(outcome);
                 }
             };
-            let framebuffer = *swapchain.framebuffers[index as usize];
+            let framebuffers = swapchain.framebuffers[index as usize].handles();
             let cpu_start = std::time::Instant::now();
             let step = FrameKind::Step { dt };
-            self.record(ctx, &start, framebuffer, swapchain.extent, camera, step)?;
+            self.record(ctx, &start, framebuffers, swapchain.extent, camera, step)?;
             let signal = [*swapchain.render_finished[index as usize]];
             self.frames
                 .submit(ctx, &start, &[acquire_semaphore], &signal)?;
@@ -754,20 +784,22 @@ impl Renderer {
         }
     }
 
-    /// A renderer for `scene` and an offscreen target of `extent` to draw it
-    /// into; on failure nothing is left behind.
+    /// A renderer for `scene` drawn with `msaa` and an offscreen target of
+    /// `extent` to draw it into; on failure nothing is left behind.
     pub fn new_offscreen(
         ctx: &Context,
         scene: &Scene,
         extent: vk::Extent2D,
+        msaa: Msaa,
     ) -> Result<(Renderer, Offscreen), Error> {
         let renderer = Renderer::new(
             ctx,
             OFFSCREEN_FORMAT,
             vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+            msaa,
             scene,
         )?;
-        let target = Offscreen::new(ctx, *renderer.render_pass, extent)?;
+        let target = Offscreen::new(ctx, &renderer.target_passes(), extent)?;
         Ok((renderer, target))
     }
 }

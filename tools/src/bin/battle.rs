@@ -143,6 +143,10 @@ struct Args {
     /// averages (antialiased distant units); off: one sample per pixel.
     #[arg(long, value_enum, default_value_t = OnOff::On)]
     far_field_aa: OnOff,
+    /// The raster path's anti-aliasing: 4× MSAA (on) or one sample per
+    /// pixel (off).
+    #[arg(long, value_enum, default_value_t = OnOff::On)]
+    msaa: OnOff,
     /// Headless: the GPU-driven frame (gpu-driven) or a baseline drawing the
     /// same battle (instanced). The CPU baselines (naive, cpu-culled) draw
     /// the CPU's copy of the units and cannot follow a battle the GPU
@@ -270,6 +274,7 @@ fn headless(args: &Args) -> Result<()> {
         strategy: args.strategy,
         far_field_px: args.far_field_px,
         far_field_supersampling: args.far_field_aa.on(),
+        msaa: args.msaa.msaa(),
         budget_ms: args.budget_ms(),
         progress: true,
         memory_every: args.memory_every,
@@ -437,6 +442,7 @@ fn main() -> Result<()> {
             battle_hud(renderer, dt, &armies)
         })),
         budget_ms: args.budget_ms(),
+        msaa: args.msaa.msaa(),
     })
     .context("window run failed")?;
     log::info!(
