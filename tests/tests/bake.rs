@@ -105,10 +105,13 @@ fn check_sample(
     check_against_exact(&baked, &read, stride);
     let report = &read.report;
     let lods = &read.lods;
-    assert_eq!(
-        lods.len(),
-        BakeOptions::default().lod_ratios.len(),
-        "{name}: LOD count"
+    // One LOD per ratio, less coarse ones that covered too little of the
+    // silhouette (`the_coarsest_lod_covers_the_silhouette`).
+    let ratios = BakeOptions::default().lod_ratios.len();
+    assert!(
+        (2..=ratios).contains(&lods.len()),
+        "{name}: {} LODs",
+        lods.len()
     );
     assert!(
         lods.windows(2)
