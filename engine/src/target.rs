@@ -7,18 +7,20 @@
 //! for the window.
 //!
 //! # Multisampling
-//! The raster path anti-aliases with 4× MSAA ([`Msaa::X4`], the default;
-//! every Vulkan device supports 4 samples for colour and depth
-//! attachments). Chosen by measurement against the supersampled reference
-//! of the quality measurement (`benches/results/quality/`): the raster's
-//! aliased edges were most of the error where no unit is far (10k units,
-//! FLIP 0.063 at the front preset), and MSAA removes them for one draw
-//! pass's worth of extra sample bandwidth, with no history to go stale
-//! when a battle's thousands of units move (TAA's ghosting). With MSAA the
-//! main pass draws into a multisampled colour and depth image that every
-//! target of the renderer's size shares ([`SampleImages`]) and resolves the
-//! colour into the target's image at the end of its subpass; without it it
-//! draws into the target's image directly.
+//! The raster path can anti-alias with 4× MSAA ([`Msaa::X4`]; every
+//! Vulkan device supports 4 samples for colour and depth attachments),
+//! `--msaa on`. Off by default, by measurement against the supersampled
+//! reference of the quality measurement (`benches/results/quality/`,
+//! H100, 1M units, 1920x1080): MSAA lowers FLIP at the overview (0.075 to
+//! 0.051) and the ground preset (0.0115 to 0.0079) but not at the front
+//! (0.132 to 0.135), where the error is the far field's, and it costs 0.7
+//! to 3.7 ms of the draw pass on a GPU whose graphics part is small, which
+//! the budget cannot win back (the overview went to 18.9 ms, over 16.6).
+//! With MSAA the main pass draws into a multisampled colour and depth
+//! image that every target of the renderer's size shares
+//! ([`SampleImages`]) and resolves the colour into the target's image at
+//! the end of its subpass; without it it draws into the target's image
+//! directly.
 //!
 //! # The two render passes
 //! The main one clears and draws the frame; the overlay one
@@ -51,9 +53,9 @@ pub const CLEAR_COLOR: [f32; 4] = [0.52, 0.62, 0.72, 1.0];
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Msaa {
     /// One sample: aliased edges.
+    #[default]
     Off,
     /// Four samples (the standard pattern), resolved by averaging.
-    #[default]
     X4,
 }
 

@@ -254,9 +254,7 @@ pub fn compare_with_reference_by_flip(name: &str, image: &image::RgbaImage, max_
 }
 
 /// A renderer for `scene` and an offscreen target of `width` x `height`,
-/// one sample per pixel: lavapipe rasterizes every sample on the CPU, and
-/// most tests check what is drawn, not how edges are filtered (MSAA's own
-/// tests, the headless runs and the windows use the default 4×).
+/// one sample per pixel (the default; MSAA's own tests ask for 4×).
 pub fn offscreen_renderer(
     ctx: &mut Context,
     scene: &horde::scene::Scene,
@@ -426,7 +424,10 @@ pub fn window_battle(
         script,
         on_frame: None,
         budget_ms: None,
-        msaa: Default::default(),
+        // The windows draw with MSAA, so its swapchain path (shared
+        // multisampled images, resolve into each image, the overlay's own
+        // framebuffer) goes through resizes, minimizing and surface loss.
+        msaa: horde::target::Msaa::X4,
     }
 }
 

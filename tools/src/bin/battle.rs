@@ -144,8 +144,9 @@ struct Args {
     #[arg(long, value_enum, default_value_t = OnOff::On)]
     far_field_aa: OnOff,
     /// The raster path's anti-aliasing: 4× MSAA (on) or one sample per
-    /// pixel (off).
-    #[arg(long, value_enum, default_value_t = OnOff::On)]
+    /// pixel (off: on an H100 MSAA costs the 1M-unit frame 0.7-3.7 ms,
+    /// benches/results/quality/).
+    #[arg(long, value_enum, default_value_t = OnOff::Off)]
     msaa: OnOff,
     /// Headless: the GPU-driven frame (gpu-driven) or a baseline drawing the
     /// same battle (instanced). The CPU baselines (naive, cpu-culled) draw
