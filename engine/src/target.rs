@@ -266,17 +266,21 @@ impl SampleImages {
 }
 
 /// A target image's framebuffers: one of the main pass (with the shared
-/// [`SampleImages`]) and one of the overlay pass.
+/// [`SampleImages`]) and one of the overlay pass, and the passes they are
+/// begun with.
 pub struct Framebuffers {
     pub main: Framebuffer,
     pub overlay: Framebuffer,
+    pub passes: TargetPasses,
 }
 
-/// The raw handles of a target image's [`Framebuffers`].
+/// The raw handles of a target image's [`Framebuffers`] and their passes.
 #[derive(Clone, Copy, Debug)]
 pub struct FramebufferHandles {
     pub main: vk::Framebuffer,
     pub overlay: vk::Framebuffer,
+    pub main_pass: vk::RenderPass,
+    pub overlay_pass: vk::RenderPass,
 }
 
 impl Framebuffers {
@@ -299,13 +303,19 @@ impl Framebuffers {
             extent,
             &format!("{name} overlay"),
         )?;
-        Ok(Framebuffers { main, overlay })
+        Ok(Framebuffers {
+            main,
+            overlay,
+            passes: *passes,
+        })
     }
 
     pub fn handles(&self) -> FramebufferHandles {
         FramebufferHandles {
             main: *self.main,
             overlay: *self.overlay,
+            main_pass: self.passes.main,
+            overlay_pass: self.passes.overlay,
         }
     }
 }
@@ -401,15 +411,25 @@ impl Offscreen {
         transfer_to_host_barrier(ctx, cmd);
     }
 
-    /// The read-back pixels as an RGBA8 image (sRGB-encoded, as displayed).
-    /// Valid once the frame that recorded the readback has completed.
+    /// The read-back pixels as an RGBA8 image (sRGB-encoded, as displayed;
+    /// a BGRA target, a window renderer's, swapped into RGBA). Valid once
+    /// the frame that recorded the readback has completed.
     pub fn read_rgba(&self) -> Result<image::RgbaImage, Error> {
         let bytes = self
             .readback
             .mapped()
             .ok_or_else(|| Error::Config("readback buffer is not mapped".to_owned()))?;
         let len = self.extent.width as usize * self.extent.height as usize * 4;
-        image::RgbaImage::from_raw(self.extent.width, self.extent.height, bytes[..len].to_vec())
+        let mut pixels = bytes[..len].to_vec();
+        if matches!(
+            self.color.format,
+            vk::Format::B8G8R8A8_SRGB | vk::Format::B8G8R8A8_UNORM
+        ) {
+            pixels
+                .chunks_exact_mut(4)
+                .for_each(|pixel| pixel.swap(0, 2));
+        }
+        image::RgbaImage::from_raw(self.extent.width, self.extent.height, pixels)
             .ok_or_else(|| Error::Config("readback buffer is too small".to_owned()))
     }
 }

@@ -428,6 +428,7 @@ pub fn window_battle(
         // multisampled images, resolve into each image, the overlay's own
         // framebuffer) goes through resizes, minimizing and surface loss.
         msaa: horde::target::Msaa::X4,
+        quality_every_s: None,
     }
 }
 

@@ -184,7 +184,7 @@ fn run_battle(
         horde_tests::offscreen_renderer(&mut ctx, &battle.scene, WIDTH, HEIGHT);
     let reference_target = Offscreen::new(
         &ctx,
-        &renderer.target_passes(),
+        &renderer.readback_passes(),
         ash::vk::Extent2D {
             width: 2 * WIDTH,
             height: 2 * HEIGHT,
@@ -348,4 +348,50 @@ fn box_filter_keeps_uniform_colours() {
     let image = RgbaImage::from_pixel(8, 6, Rgba([17, 120, 240, 255]));
     let half = box_downsample_2x2(&image).expect("even size");
     assert_eq!(half, RgbaImage::from_pixel(4, 3, Rgba([17, 120, 240, 255])));
+}
+
+/// A window renderer (BGRA, images left for presentation) measures its
+/// presented frame through a replay into a readback target: the replay's
+/// pixels are the frame's (read back in RGBA order), so the figures are
+/// those of the frame itself.
+#[test]
+fn a_window_renderers_frame_is_measured_through_its_replay() {
+    use ash::vk;
+    use horde::target::{Msaa, OFFSCREEN_FORMAT};
+    let battle = small_battle(200);
+    let ctx = gpu_context(None);
+    let camera = battle.camera(BattleCamera::Front, WIDTH, HEIGHT);
+    let extent = vk::Extent2D {
+        width: WIDTH,
+        height: HEIGHT,
+    };
+    let frame = |format: vk::Format, layout: vk::ImageLayout| {
+        let mut renderer =
+            Renderer::new(&ctx, format, layout, Msaa::Off, &battle.scene).expect("renderer");
+        let target = Offscreen::new(&ctx, &renderer.readback_passes(), extent).expect("target");
+        for _ in 0..3 {
+            renderer
+                .render_offscreen(&ctx, &target, &camera, 1.0 / 30.0, true)
+                .expect("render");
+        }
+        let image = target.read_rgba().expect("read back");
+        let measured =
+            horde_tools::quality::measure_frame(&ctx, &mut renderer, &target, &camera, &image)
+                .expect("measure the frame");
+        let presented =
+            horde_tools::quality::measure_presented(&ctx, &mut renderer, &camera, extent)
+                .expect("measure through the replay");
+        (image, measured, presented)
+    };
+    let (window_image, measured, presented) =
+        frame(vk::Format::B8G8R8A8_SRGB, vk::ImageLayout::PRESENT_SRC_KHR);
+    let (offscreen_image, ..) = frame(OFFSCREEN_FORMAT, vk::ImageLayout::TRANSFER_SRC_OPTIMAL);
+    finish(ctx);
+    assert!(
+        window_image == offscreen_image,
+        "BGRA read back in RGBA order"
+    );
+    assert_eq!(measured.flip.mean, presented.flip.mean);
+    assert_eq!(measured.coverage_ratio, presented.coverage_ratio);
+    assert!(presented.flip.mean > 0.0);
 }

@@ -102,10 +102,24 @@ fn window_with_hud_and_camera_controls_runs_cleanly() {
         lines
     }));
     options.budget_ms = Some(16.6);
+    // Once, on the first frame presented: the window's BGRA image replayed
+    // and measured against its reference.
+    options.quality_every_s = Some(3600.0);
     let result = run_window(options);
     drop(display);
     let report = result.expect("the window run succeeds");
     println!("{report:#?}");
+    let [(flip_mean, flip_p95, coverage)] = report.quality[..] else {
+        panic!("one quality measurement: {:?}", report.quality);
+    };
+    assert!(
+        flip_mean > 0.0 && flip_mean < 0.2 && flip_p95 >= flip_mean,
+        "{flip_mean} {flip_p95}"
+    );
+    assert!(
+        coverage.is_some_and(|ratio| (0.8..1.25).contains(&ratio)),
+        "{coverage:?}"
+    );
     assert!(
         report.frames_presented >= 250,
         "presented {}",

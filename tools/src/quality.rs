@@ -207,7 +207,7 @@ fn reference_target(ctx: &Context, renderer: &Renderer, extent: vk::Extent2D) ->
         width: extent.width * 2,
         height: extent.height * 2,
     };
-    Offscreen::new(ctx, &renderer.target_passes(), doubled).with_context(|| {
+    Offscreen::new(ctx, &renderer.readback_passes(), doubled).with_context(|| {
         format!(
             "a {}x{} target for the 2×2 supersampled reference",
             doubled.width, doubled.height
@@ -265,6 +265,33 @@ pub fn measure_frame(
         reference,
         coverage_ratio: coverage_ratio(&frame_mask, &reference_mask),
     })
+}
+
+/// Measures the frame a window renderer just presented, whose image cannot
+/// be read back: its replay with the frame's own settings (which draws it
+/// again exactly, [`ReplayPath::Frame`]) into an offscreen target of
+/// `extent`, against its reference.
+pub fn measure_presented(
+    ctx: &Context,
+    renderer: &mut Renderer,
+    camera: &Camera,
+    extent: vk::Extent2D,
+) -> Result<FrameQuality> {
+    let target = Offscreen::new(ctx, &renderer.readback_passes(), extent).with_context(|| {
+        format!(
+            "a {}x{} target for the frame's replay",
+            extent.width, extent.height
+        )
+    })?;
+    let frame = replay(
+        ctx,
+        renderer,
+        &target,
+        camera,
+        ReplayPath::Frame,
+        ReplayView::Shaded,
+    )?;
+    measure_frame(ctx, renderer, &target, camera, &frame)
 }
 
 /// The still-camera figures: the mean FLIP between consecutive frames and

@@ -163,6 +163,11 @@ pub struct Renderer {
     pub render_pass: RenderPass,
     /// Draws the HUD over what `render_pass` left in the target's image.
     pub overlay_render_pass: RenderPass,
+    /// The same two passes leaving the image ready for a readback copy
+    /// (`TRANSFER_SRC_OPTIMAL`), for the offscreen targets of a renderer
+    /// that draws into a window (the quality measurement's replays); the
+    /// pipelines serve both, as the passes differ only in final layouts.
+    readback_render_passes: Option<(RenderPass, RenderPass)>,
     color_format: vk::Format,
     /// The raster path's samples per pixel, fixed for the renderer's life.
     pub msaa: Msaa,
@@ -223,6 +228,15 @@ impl Renderer {
         };
         let overlay_render_pass =
             create_overlay_render_pass(ctx, color_format, color_final_layout)?;
+        let readback_layout = vk::ImageLayout::TRANSFER_SRC_OPTIMAL;
+        let readback_render_passes = if color_final_layout == readback_layout {
+            None
+        } else {
+            Some((
+                create_render_pass(ctx, color_format, readback_layout, msaa)?,
+                create_overlay_render_pass(ctx, color_format, readback_layout)?,
+            ))
+        };
         let far_field = if ctx.far_field_supported {
             Some(FarFieldPass::new(ctx, pass_target, &world)?)
         } else {
@@ -268,6 +282,7 @@ impl Renderer {
             world,
             render_pass,
             overlay_render_pass,
+            readback_render_passes,
             color_format,
             msaa,
             globals,
@@ -417,13 +432,28 @@ impl Renderer {
         })
     }
 
-    /// The render passes its targets must be made for.
+    /// The render passes its targets must be made for: the swapchain's
+    /// of a window renderer, the offscreen targets' otherwise.
     pub fn target_passes(&self) -> TargetPasses {
         TargetPasses {
             main: *self.render_pass,
             overlay: *self.overlay_render_pass,
             color_format: self.color_format,
             msaa: self.msaa,
+        }
+    }
+
+    /// The render passes of an [`Offscreen`] target of this renderer, whose
+    /// image is read back: [`Renderer::target_passes`] ending in
+    /// `TRANSFER_SRC_OPTIMAL`.
+    pub fn readback_passes(&self) -> TargetPasses {
+        match &self.readback_render_passes {
+            Some((main, overlay)) => TargetPasses {
+                main: **main,
+                overlay: **overlay,
+                ..self.target_passes()
+            },
+            None => self.target_passes(),
         }
     }
 
@@ -460,7 +490,7 @@ impl Renderer {
             DEBUG_VIEW_SHADED
         };
         let target = DrawTarget {
-            render_pass: *self.render_pass,
+            render_pass: framebuffers.main_pass,
             framebuffer: framebuffers.main,
             extent,
             globals: self.write_globals(start.slot, camera, extent, debug_view)?,
@@ -507,7 +537,7 @@ impl Renderer {
         };
         let world = &mut self.world;
         let hud_target = HudTarget {
-            render_pass: *self.overlay_render_pass,
+            render_pass: framebuffers.overlay_pass,
             framebuffer: framebuffers.overlay,
             extent,
         };
@@ -663,7 +693,7 @@ impl Renderer {
     /// budget, the animation clock or the profiler's times. What the
     /// application queued since the last frame (spawns, orders) is not
     /// shown: the next frame uploads it. `target` may be of any size (the
-    /// reference's is twice the frame's) but must be made for [`Renderer::target_passes`].
+    /// reference's is twice the frame's) but must be made for [`Renderer::readback_passes`].
     pub fn replay_offscreen(
         &mut self,
         ctx: &Context,
@@ -799,7 +829,7 @@ impl Renderer {
             msaa,
             scene,
         )?;
-        let target = Offscreen::new(ctx, &renderer.target_passes(), extent)?;
+        let target = Offscreen::new(ctx, &renderer.readback_passes(), extent)?;
         Ok((renderer, target))
     }
 }

@@ -15,7 +15,9 @@
 //! state (every unit a mesh at LOD 0, no far field, no budget, 2×2
 //! supersampled): FLIP, unit coverage and the still-camera shimmer go into
 //! the report's `quality`, and beside the screenshot `X.png` go the
-//! reference `X.reference.png` and FLIP's error map `X.flip.png`.
+//! reference `X.reference.png` and FLIP's error map `X.flip.png`. In a
+//! window it measures the presented frame every [`QUALITY_EVERY_S`] seconds
+//! and the HUD shows FLIP and coverage.
 //!
 //! The default of 10,000 units: the crowd benchmark draws 10k units in
 //! 15 ms on an NVIDIA H100's small graphics partition
@@ -164,14 +166,18 @@ struct Args {
     /// `tools/soak.sh`).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     memory_every: Option<u32>,
-    /// Headless: measure the last frame's quality against a 2×2
-    /// supersampled reference of the same state (every unit a mesh at LOD 0,
-    /// no far field, no budget), then the shimmer of a still camera over the
+    /// Measure the quality against a 2×2 supersampled reference of the
+    /// same state (every unit a mesh at LOD 0, no far field, no budget).
+    /// Headless: the last frame, then the shimmer of a still camera over the
     /// paused battle; with --screenshot X.png also writes X.reference.png
-    /// and X.flip.png.
+    /// and X.flip.png. In a window: the presented frame every 3 s, shown in
+    /// the HUD (the window stalls while the reference is drawn).
     #[arg(long)]
     quality: bool,
 }
+
+/// Seconds between a window's quality measurements with `--quality`.
+const QUALITY_EVERY_S: f32 = 3.0;
 
 /// 60 frames per second.
 const DEFAULT_BUDGET_MS: f32 = 16.6;
@@ -444,6 +450,7 @@ fn main() -> Result<()> {
         })),
         budget_ms: args.budget_ms(),
         msaa: args.msaa.msaa(),
+        quality_every_s: args.quality.then_some(QUALITY_EVERY_S),
     })
     .context("window run failed")?;
     log::info!(

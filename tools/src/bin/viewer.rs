@@ -312,6 +312,7 @@ fn main() -> Result<()> {
     let mut battle = Battle::new(args.seed, &scene);
     let report = run_window(WindowOptions {
         msaa: Msaa::default(),
+        quality_every_s: None,
         title: "horde".to_owned(),
         width: args.width,
         height: args.height,

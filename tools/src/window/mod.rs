@@ -98,6 +98,8 @@ struct App {
     frame_ms: f64,
     /// When the title was last updated, and frames presented since.
     title_update: Option<(std::time::Instant, u64)>,
+    /// When the quality was last measured, and its HUD line.
+    quality: Option<(std::time::Instant, HudLine)>,
 }
 
 /// Opens a window and renders until it is closed (or the script closes it).
@@ -127,6 +129,7 @@ pub fn run_window(options: WindowOptions) -> Result<WindowReport, Error> {
         last_frame: None,
         frame_ms: 0.0,
         title_update: None,
+        quality: None,
     };
     event_loop
         .run_app(&mut app)
@@ -422,10 +425,11 @@ impl App {
             self.last_camera = camera;
         }
         let simulation_dt = self.clock.simulation_dt(wall_dt);
-        let lines = match self.options.on_frame.as_mut() {
+        let mut lines = match self.options.on_frame.as_mut() {
             Some(hook) => hook(&mut running.renderer, simulation_dt),
             None => Vec::new(),
         };
+        lines.extend(self.quality.as_ref().map(|(_, line)| line.clone()));
         let extent = running.window_extent;
         if running.hud.visible && extent.width > 0 && extent.height > 0 {
             let renderer = &mut running.renderer;
@@ -477,6 +481,7 @@ impl App {
             WindowFrame::Presented => {
                 self.report.frames_presented += 1;
                 running.surface_unproven = false;
+                self.measure_quality(now, &camera);
             }
             WindowFrame::PresentedNeedsRecreate => {
                 self.report.frames_presented += 1;
@@ -499,6 +504,49 @@ impl App {
             }
         }
         Ok(())
+    }
+
+    /// With `quality_every_s`, measures the frame just presented when the
+    /// last measurement is that old (the first after the first frame). A
+    /// failure is logged and ends the measurements, not the window.
+    fn measure_quality(&mut self, now: std::time::Instant, camera: &Camera) {
+        let (Some(every), Some(running)) = (self.options.quality_every_s, self.running.as_mut())
+        else {
+            return;
+        };
+        if self
+            .quality
+            .as_ref()
+            .is_some_and(|(at, _)| (now - *at).as_secs_f32() < every)
+        {
+            return;
+        }
+        let extent = running.swapchain.extent;
+        match crate::quality::measure_presented(&running.ctx, &mut running.renderer, camera, extent)
+        {
+            Ok(measured) => {
+                let (mean, p95) = (measured.flip.mean, measured.flip.p95);
+                log::info!(
+                    "quality: FLIP mean {mean:.4}, p95 {p95:.4}, unit coverage {:?}",
+                    measured.coverage_ratio
+                );
+                self.report
+                    .quality
+                    .push((mean, p95, measured.coverage_ratio));
+                let coverage = measured
+                    .coverage_ratio
+                    .map_or_else(|| "no units".to_owned(), |ratio| format!("{ratio:.3}"));
+                let line = HudLine {
+                    label: "quality".to_owned(),
+                    value: format!("FLIP {mean:.3} (p95 {p95:.3}), coverage {coverage}"),
+                };
+                self.quality = Some((now, line));
+            }
+            Err(error) => {
+                log::error!("quality measurement failed, no more are taken: {error:#}");
+                self.options.quality_every_s = None;
+            }
+        }
     }
 
     fn shutdown(&mut self) {

@@ -89,6 +89,11 @@ pub struct WindowOptions {
     pub budget_ms: Option<f32>,
     /// The raster path's anti-aliasing.
     pub msaa: Msaa,
+    /// Measure the presented frame against its supersampled reference
+    /// every this many seconds (`quality::measure_presented`) and show the
+    /// figures in the HUD; each measurement stalls the window while the
+    /// reference is drawn.
+    pub quality_every_s: Option<f32>,
 }
 
 /// What a window run did, for tests and logs.
@@ -126,6 +131,9 @@ pub struct WindowReport {
     pub hud_frames: u64,
     /// Whether the cinematic camera ran at the end.
     pub cinematic: bool,
+    /// The quality measurements (FLIP mean, p95 and the units' coverage
+    /// ratio), in order, with `WindowOptions::quality_every_s`.
+    pub quality: Vec<(f64, f64, Option<f64>)>,
 }
 
 /// Fails when the window run saw validation errors or leaked GPU memory or
