@@ -290,7 +290,7 @@ fn assert_no_prop_blocks_a_view(units: u32, props: u32) {
         .units
         .iter()
         .enumerate()
-        .filter(|(i, _)| i % stride == 0 || *i as u32 % battle.ranks.max(1) == 0)
+        .filter(|(i, _)| i % stride == 0 || *i as u32 % battle.regiment_size.max(1) == 0)
         .map(|(_, unit)| unit.position + Vec3::Y * 1.2)
         .chain(battle.bounds().corners())
         .collect();
