@@ -27,7 +27,7 @@ struct RegimentState {
     uint target;
     vec2 anchor;
     vec2 facing;
-    vec2 centroid;
+    vec2 mean_position;
     float morale;
     float state_seconds;
     uint alive;

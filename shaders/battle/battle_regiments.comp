@@ -49,7 +49,7 @@ void march(BattleRules rules, inout RegimentState regiment, vec2 goal, float spe
     precise float half_depth = regiment.depth * 0.5;
     precise vec2 expected = vec2(regiment.anchor.x - regiment.facing.x * half_depth,
                                  regiment.anchor.y - regiment.facing.y * half_depth);
-    precise float lag = sqrt(length_squared(regiment.centroid - expected));
+    precise float lag = sqrt(length_squared(regiment.mean_position - expected));
     precise float aligned = regiment.facing.x * wanted.x + regiment.facing.y * wanted.y;
     if (aligned > 0.85 && lag < rules.anchor_lead) {
         precise float stride = min(speed * rules.step_seconds, distance);
@@ -84,7 +84,7 @@ void orders(BattleRules rules, uint index, inout RegimentState regiment, Regimen
     precise float panic_squared = rules.panic_distance * rules.panic_distance;
     for (uint other = 0u; other < push.regiment_count; ++other) {
         RegimentState them = regiments[read + other];
-        float distance = length_squared(them.centroid - regiment.centroid);
+        float distance = length_squared(them.mean_position - regiment.mean_position);
         if (them.army == regiment.army) {
             friends += 1u;
             if (!standing(them.state)) {
@@ -130,14 +130,14 @@ void orders(BattleRules rules, uint index, inout RegimentState regiment, Regimen
     if (!standing(regiment.state)) {
         // Routing or fled: run from the nearest enemy.
         if (nearest_enemy != NO_REGIMENT) {
-            precise vec2 away = regiment.centroid - regiments[read + nearest_enemy].centroid;
+            precise vec2 away = regiment.mean_position - regiments[read + nearest_enemy].mean_position;
             precise float distance = sqrt(length_squared(away));
             if (distance > 0.01) {
                 precise vec2 direction = vec2(away.x / distance, away.y / distance);
                 regiment.facing = direction;
             }
         }
-        regiment.anchor = regiment.centroid;
+        regiment.anchor = regiment.mean_position;
         if (regiment.state == STATE_ROUTING) {
             precise float flee_squared = rules.flee_distance * rules.flee_distance;
             precise float rally_squared = rules.rally_distance * rules.rally_distance;
@@ -163,7 +163,7 @@ void orders(BattleRules rules, uint index, inout RegimentState regiment, Regimen
         regiment.state = STATE_ROUTING;
         regiment.state_seconds = 0.0;
         regiment.morale = min(regiment.morale, 0.0);
-        regiment.anchor = regiment.centroid;
+        regiment.anchor = regiment.mean_position;
         atomicAdd(header.totals.routs, 1u);
         return;
     }
@@ -197,19 +197,19 @@ void orders(BattleRules rules, uint index, inout RegimentState regiment, Regimen
             regiment.target = nearest_standing;
         }
         RegimentState target = regiments[read + regiment.target];
-        vec2 goal = target.centroid;
+        vec2 goal = target.mean_position;
         if (regiment.role == ROLE_WING) {
             // March to a point beside the target's flank, on our side.
             vec2 side = vec2(-target.facing.y, target.facing.x);
-            precise vec2 from = regiment.centroid - target.centroid;
+            precise vec2 from = regiment.mean_position - target.mean_position;
             precise float along = from.x * side.x + from.y * side.y;
             float sign_side = along >= 0.0 ? 1.0 : -1.0;
             precise float out_distance = target.width * 0.5 + rules.flank_offset;
-            precise vec2 beside = vec2(target.centroid.x + side.x * sign_side * out_distance,
-                                       target.centroid.y + side.y * sign_side * out_distance);
+            precise vec2 beside = vec2(target.mean_position.x + side.x * sign_side * out_distance,
+                                       target.mean_position.y + side.y * sign_side * out_distance);
             goal = beside;
             precise float flank_squared = rules.flank_offset * rules.flank_offset;
-            if (length_squared(goal - regiment.centroid) < flank_squared) {
+            if (length_squared(goal - regiment.mean_position) < flank_squared) {
                 // Beside the flank: turn in and charge it.
                 regiment.role = ROLE_CENTRE;
                 next = STATE_CHARGING;
@@ -217,7 +217,7 @@ void orders(BattleRules rules, uint index, inout RegimentState regiment, Regimen
         } else {
             precise float reach = rules.charge_distance + (regiment.depth + target.depth) * 0.5;
             precise float reach_squared = reach * reach;
-            if (length_squared(target.centroid - regiment.centroid) < reach_squared) {
+            if (length_squared(target.mean_position - regiment.mean_position) < reach_squared) {
                 next = STATE_CHARGING;
             }
         }
@@ -229,7 +229,7 @@ void orders(BattleRules rules, uint index, inout RegimentState regiment, Regimen
         if (!target_standing(regiment.target)) {
             regiment.target = nearest_standing;
         }
-        vec2 goal = regiments[read + regiment.target].centroid;
+        vec2 goal = regiments[read + regiment.target].mean_position;
         precise float ramp = min(regiment.state_seconds / rules.charge_ramp_seconds, 1.0);
         precise float speed = rules.walk_speed + (rules.charge_speed - rules.walk_speed) * ramp;
         march(rules, regiment, goal, speed);
@@ -248,7 +248,7 @@ void orders(BattleRules rules, uint index, inout RegimentState regiment, Regimen
             } else if (regiment.state_seconds > 3.0) {
                 next = STATE_ADVANCING;
             }
-            vec2 goal = regiments[read + regiment.target].centroid;
+            vec2 goal = regiments[read + regiment.target].mean_position;
             precise float press = rules.walk_speed * 0.5;
             march(rules, regiment, goal, press);
         }
@@ -258,7 +258,7 @@ void orders(BattleRules rules, uint index, inout RegimentState regiment, Regimen
             regiment.target = nearest_standing;
             next = STATE_ADVANCING;
         } else {
-            march(rules, regiment, regiments[read + regiment.target].centroid, rules.run_speed);
+            march(rules, regiment, regiments[read + regiment.target].mean_position, rules.run_speed);
         }
     }
     if (next != regiment.state) {
@@ -288,9 +288,9 @@ void main() {
             regiment.target = NO_REGIMENT;
         } else {
             precise float scale = float(tally.alive) * float(CENTROID_SCALE);
-            precise vec2 centroid = vec2(regiment.anchor.x + float(tally.offset_sum[0]) / scale,
+            precise vec2 mean_position = vec2(regiment.anchor.x + float(tally.offset_sum[0]) / scale,
                                          regiment.anchor.y + float(tally.offset_sum[1]) / scale);
-            regiment.centroid = centroid;
+            regiment.mean_position = mean_position;
             precise float blows = float(lost) * rules.morale_per_casualty
                                 + float(tally.flank_hits) * rules.morale_per_flank_hit
                                 + float(tally.rear_hits) * rules.morale_per_rear_hit;

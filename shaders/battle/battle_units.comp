@@ -246,7 +246,7 @@ void main() {
         precise vec2 moved = position + velocity * dt + pushed;
         placement.position.xz = moved;
         placement.heading = heading;
-        // 3. Report to the regiment where it stands (for its centroid).
+        // 3. Report to the regiment where it stands (for its mean_position).
         precise vec2 offset = (moved - regiment.anchor) * float(CENTROID_SCALE) + 0.5;
         ivec2 offset_units = ivec2(floor(offset));
         atomicAdd(tallies[tally].offset_sum[0], offset_units.x);

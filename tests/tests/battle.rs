@@ -5,7 +5,7 @@
 //! runs at two frame rates, and a reference screenshot.
 
 use horde::camera::Camera;
-use horde::config::{ANIM_COMMAND_DEAD, ANIM_COMMAND_VICTORY};
+use horde::config::ANIM_COMMAND_DEAD;
 use horde::gpu_types::{UnitMotion, UnitPlacement};
 use horde::renderer::{Renderer, Strategy};
 use horde_bake::cache::CacheOptions;
@@ -19,7 +19,7 @@ use horde_battle::reference::battle::{
 };
 use horde_battle::reference::grid::{bucket, cell_coords, neighbours, prefix_sum, GridLayout};
 use horde_battle::{
-    Battle, BattleReadback, BattleRules, BattleSetup, RegimentSetup, RegimentState,
+    Battle, BattleReadback, BattleRules, BattleSetup, RegimentSetup,
 };
 use horde_tests::{compare_with_reference, finish, gpu_context, Tolerance};
 use horde_tools::battle::{

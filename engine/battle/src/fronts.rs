@@ -31,8 +31,8 @@ pub fn melee_fronts(regiments: &[RegimentState]) -> u32 {
         for b in a + 1..engaged.len() {
             let (ra, rb) = (&regiments[engaged[a]], &regiments[engaged[b]]);
             let fighting = ra.target as usize == engaged[b] || rb.target as usize == engaged[a];
-            let dx = ra.centroid[0] - rb.centroid[0];
-            let dz = ra.centroid[1] - rb.centroid[1];
+            let dx = ra.mean_position[0] - rb.mean_position[0];
+            let dz = ra.mean_position[1] - rb.mean_position[1];
             let near = (ra.width + rb.width) * 0.5 + FRONT_JOIN;
             let beside = ra.army == rb.army && dx * dx + dz * dz < near * near;
             if fighting || beside {

@@ -60,7 +60,7 @@ pub struct RegimentState {
     /// The unit vector it faces (x, z).
     pub facing: [f32; 2],
     /// The mean position of its living units, as of last step.
-    pub centroid: [f32; 2],
+    pub mean_position: [f32; 2],
     /// 1 is steady; at ≤ 0 it routs.
     pub morale: f32,
     /// Seconds since its state changed (engaged: since it last fought).
@@ -228,7 +228,7 @@ pub fn layouts() -> Layouts {
             target,
             anchor,
             facing,
-            centroid,
+            mean_position,
             morale,
             state_seconds,
             alive,

@@ -278,7 +278,7 @@ impl RegimentSetup {
             target: NO_REGIMENT,
             anchor: self.anchor,
             facing: self.facing,
-            centroid: [
+            mean_position: [
                 self.anchor[0] - self.facing[0] * depth * 0.5,
                 self.anchor[1] - self.facing[1] * depth * 0.5,
             ],
@@ -395,8 +395,8 @@ impl BattleSetup {
             tally[index] = RegimentTally {
                 alive: regiment.unit_count,
                 offset_sum: [
-                    ((state.centroid[0] - state.anchor[0]) * scale).round() as i32,
-                    ((state.centroid[1] - state.anchor[1]) * scale).round() as i32,
+                    ((state.mean_position[0] - state.anchor[0]) * scale).round() as i32,
+                    ((state.mean_position[1] - state.anchor[1]) * scale).round() as i32,
                 ],
                 ..RegimentTally::default()
             };

@@ -170,7 +170,7 @@ impl BattlePass {
                 )
             })
             .collect::<Result<Vec<_>, Error>>()?;
-        let pipeline = |name: &str, shader, bindings: usize| {
+        let pipeline = |name: &str, shader: &horde::Spirv, bindings: usize| {
             ComputePipeline::new(ctx, name, shader, &vec![storage; bindings], &group)
         };
         Ok(BattlePass {

@@ -176,7 +176,7 @@ fn march(rules: &BattleRules, regiment: &mut RegimentState, goal: [f32; 2], spee
         regiment.anchor[0] - regiment.facing[0] * half_depth,
         regiment.anchor[1] - regiment.facing[1] * half_depth,
     ];
-    let lag = length_squared(sub(regiment.centroid, expected)).sqrt();
+    let lag = length_squared(sub(regiment.mean_position, expected)).sqrt();
     let aligned = regiment.facing[0] * wanted[0] + regiment.facing[1] * wanted[1];
     if aligned > 0.85 && lag < rules.anchor_lead {
         let stride = (speed * rules.step_seconds).min(distance);
@@ -206,7 +206,7 @@ fn regiment_step(step: u32, index: u32, state: &mut BattleState) {
             regiment.target = NO_REGIMENT;
         } else {
             let scale = tally.alive as f32 * CENTROID_SCALE as f32;
-            regiment.centroid = [
+            regiment.mean_position = [
                 regiment.anchor[0] + tally.offset_sum[0] as f32 / scale,
                 regiment.anchor[1] + tally.offset_sum[1] as f32 / scale,
             ];
@@ -261,7 +261,7 @@ fn surroundings(
     let panic_squared = rules.panic_distance * rules.panic_distance;
     for other in 0..state.regiment_count {
         let them = &state.regiments[read + other as usize];
-        let distance = length_squared(sub(them.centroid, regiment.centroid));
+        let distance = length_squared(sub(them.mean_position, regiment.mean_position));
         if them.army == regiment.army {
             seen.friends += 1;
             if !standing(them.state) {
@@ -319,14 +319,14 @@ fn orders(
     if !standing(regiment.state) {
         // Routing or fled: run from the nearest enemy.
         if seen.nearest_enemy != NO_REGIMENT {
-            let enemy = state.regiments[read + seen.nearest_enemy as usize].centroid;
-            let away = sub(regiment.centroid, enemy);
+            let enemy = state.regiments[read + seen.nearest_enemy as usize].mean_position;
+            let away = sub(regiment.mean_position, enemy);
             let distance = length_squared(away).sqrt();
             if distance > 0.01 {
                 regiment.facing = [away[0] / distance, away[1] / distance];
             }
         }
-        regiment.anchor = regiment.centroid;
+        regiment.anchor = regiment.mean_position;
         if regiment.state == STATE_ROUTING {
             let far = seen.nearest_enemy == NO_REGIMENT
                 || seen.enemy_distance_squared > rules.flee_distance * rules.flee_distance;
@@ -350,7 +350,7 @@ fn orders(
         regiment.state = STATE_ROUTING;
         regiment.state_seconds = 0.0;
         regiment.morale = regiment.morale.min(0.0);
-        regiment.anchor = regiment.centroid;
+        regiment.anchor = regiment.mean_position;
         state.header.totals.routs += 1;
         return;
     }
@@ -391,11 +391,11 @@ fn orders(
                 regiment.target = seen.nearest_standing;
             }
             let target = state.regiments[read + regiment.target as usize];
-            let mut goal = target.centroid;
+            let mut goal = target.mean_position;
             if regiment.role == ROLE_WING {
                 // March to a point beside the target's flank, on our side.
                 let side = [-target.facing[1], target.facing[0]];
-                let from = sub(regiment.centroid, target.centroid);
+                let from = sub(regiment.mean_position, target.mean_position);
                 let sign = if from[0] * side[0] + from[1] * side[1] >= 0.0 {
                     1.0
                 } else {
@@ -403,10 +403,10 @@ fn orders(
                 };
                 let out = target.width * 0.5 + rules.flank_offset;
                 goal = [
-                    target.centroid[0] + side[0] * sign * out,
-                    target.centroid[1] + side[1] * sign * out,
+                    target.mean_position[0] + side[0] * sign * out,
+                    target.mean_position[1] + side[1] * sign * out,
                 ];
-                let left = length_squared(sub(goal, regiment.centroid));
+                let left = length_squared(sub(goal, regiment.mean_position));
                 if left < rules.flank_offset * rules.flank_offset {
                     // Beside the flank: turn in and charge it.
                     regiment.role = ROLE_CENTRE;
@@ -414,7 +414,7 @@ fn orders(
                 }
             } else {
                 let reach = rules.charge_distance + (regiment.depth + target.depth) * 0.5;
-                if length_squared(sub(target.centroid, regiment.centroid)) < reach * reach {
+                if length_squared(sub(target.mean_position, regiment.mean_position)) < reach * reach {
                     next = STATE_CHARGING;
                 }
             }
@@ -430,7 +430,7 @@ fn orders(
             let target = state.regiments[read + regiment.target as usize];
             let ramp = (regiment.state_seconds / rules.charge_ramp_seconds).min(1.0);
             let speed = rules.walk_speed + (rules.charge_speed - rules.walk_speed) * ramp;
-            march(rules, regiment, target.centroid, speed);
+            march(rules, regiment, target.mean_position, speed);
             if in_melee {
                 next = STATE_ENGAGED;
             }
@@ -450,7 +450,7 @@ fn orders(
                 } else if regiment.state_seconds > 3.0 {
                     next = STATE_ADVANCING;
                 }
-                let goal = state.regiments[read + regiment.target as usize].centroid;
+                let goal = state.regiments[read + regiment.target as usize].mean_position;
                 march(rules, regiment, goal, rules.walk_speed * 0.5);
             }
         }
@@ -463,7 +463,7 @@ fn orders(
                 regiment.target = seen.nearest_standing;
                 next = STATE_ADVANCING;
             } else {
-                let goal = state.regiments[read + target as usize].centroid;
+                let goal = state.regiments[read + target as usize].mean_position;
                 march(rules, regiment, goal, rules.run_speed);
             }
         }
