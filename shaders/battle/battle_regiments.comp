@@ -248,9 +248,13 @@ void orders(BattleRules rules, uint index, inout RegimentState regiment, Regimen
             } else if (regiment.state_seconds > 3.0) {
                 next = STATE_ADVANCING;
             }
-            vec2 goal = regiments[read + regiment.target].mean_position;
-            precise float press = rules.walk_speed * 0.5;
-            march(rules, regiment, goal, press);
+            // Press on while few of its units reach the enemy; else hold
+            // the formation where the fight is.
+            if (tally.fighting * 4u < tally.alive) {
+                vec2 goal = regiments[read + regiment.target].mean_position;
+                precise float press = rules.walk_speed * 0.5;
+                march(rules, regiment, goal, press);
+            }
         }
     } else {
         // Pursuing: chase the routing target for a while.

@@ -119,11 +119,13 @@ void strike(BattleRules rules, uint unit, uint own, RegimentState regiment, uint
     uint damage = rules.damage_min + (dice >> 1) % max(rules.damage_range, 1u);
     uint target_regiment = combat[enemy].regiment;
     vec2 facing = regiments[regiments_written() + target_regiment].facing;
-    // Where the blow comes from, seen from the target's formation.
+    // Where the blow comes from, seen from the target's formation. Front:
+    // within 70° of its facing; rear: beyond 135°.
     precise float along = -(to_enemy.x * facing.x + to_enemy.y * facing.y);
-    precise float front = 0.5 * distance;
+    precise float front = 0.34 * distance;
+    precise float rear = -0.7 * distance;
     uint tally = tallies_written() + target_regiment;
-    if (along <= -front) {
+    if (along <= rear) {
         damage *= 2u;
         atomicAdd(tallies[tally].rear_hits, 1u);
         atomicAdd(header.totals.rear_attacks, 1u);

@@ -8,7 +8,8 @@
 //! so regiments are about √units too, and the regiment step, which scans
 //! the table, costs about as much as the unit step. Of an army's
 //! regiments a sixth is the reserve, an eighth each wing, the rest the
-//! centre, in about √(centre / 8) rows. Centre regiments stand in line
+//! centre, in about √(centre / 8) rows of divisions of four regiments with
+//! gaps between them. Centre regiments stand in line
 //! (three files per rank of depth), the wing at the −z end in wedges and
 //! the one at the +z end in columns, the reserve in columns. The seed
 //! gives each regiment its starting morale (0.8 to 1.2), and each unit its
@@ -30,6 +31,10 @@ const INTERVAL: f32 = 6.0;
 const ROW_GAP: f32 = 12.0;
 /// Metres between the centre's last row and the reserve.
 const RESERVE_GAP: f32 = 25.0;
+/// The centre's rows are divisions of this many regiments side by side,
+/// [`DIVISION_GAP`] metres apart: each meets the enemy as its own front.
+const DIVISION: u32 = 4;
+const DIVISION_GAP: f32 = 30.0;
 
 /// A unit as the plan places it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -141,12 +146,16 @@ fn draw_up(units: u32, spacing: f32, dice: &mut Dice) -> (Vec<RegimentSetup>, [f
             let pitch = line_width + INTERVAL;
             let row_depth = line_depth + ROW_GAP;
             let front = GAP / 2.0;
-            let centre_half = per_row as f32 * pitch / 2.0;
+            let divisions = per_row.div_ceil(DIVISION);
+            let centre_half =
+                (per_row as f32 * pitch + (divisions - 1) as f32 * DIVISION_GAP) / 2.0;
             let (x, z) = match role {
                 ROLE_CENTRE => {
                     let (row, column) = (within / per_row, within % per_row);
                     let in_row = per_row.min(centre - row * per_row);
-                    let z = (column as f32 - (in_row - 1) as f32 / 2.0) * pitch;
+                    let (division, row_divisions) = (column / DIVISION, in_row.div_ceil(DIVISION));
+                    let z = (column as f32 - (in_row - 1) as f32 / 2.0) * pitch
+                        + (division as f32 - (row_divisions - 1) as f32 / 2.0) * DIVISION_GAP;
                     (front + row as f32 * row_depth, z)
                 }
                 ROLE_WING => {

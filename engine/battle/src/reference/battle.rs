@@ -450,8 +450,12 @@ fn orders(
                 } else if regiment.state_seconds > 3.0 {
                     next = STATE_ADVANCING;
                 }
-                let goal = state.regiments[read + regiment.target as usize].mean_position;
-                march(rules, regiment, goal, rules.walk_speed * 0.5);
+                // Press on while few of its units reach the enemy; else hold
+                // the formation where the fight is.
+                if tally.fighting * 4 < tally.alive {
+                    let goal = state.regiments[read + regiment.target as usize].mean_position;
+                    march(rules, regiment, goal, rules.walk_speed * 0.5);
+                }
             }
         }
         _ => {
@@ -746,10 +750,12 @@ fn strike(
     let target_regiment = state.combat[enemy as usize].regiment;
     let facing = state.regiments[write + target_regiment as usize].facing;
     // Where the blow comes from, seen from the target's formation.
+    // Front: within 70° of its facing; rear: beyond 135°.
     let along = -(to_enemy[0] * facing[0] + to_enemy[1] * facing[1]);
-    let front = 0.5 * distance;
+    let front = 0.34 * distance;
+    let rear = -0.7 * distance;
     let tally = &mut state.tallies[tally_write + target_regiment as usize];
-    if along <= -front {
+    if along <= rear {
         damage *= 2;
         tally.rear_hits += 1;
         state.header.totals.rear_attacks += 1;
