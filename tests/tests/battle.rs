@@ -10,17 +10,15 @@ use horde::gpu_types::{UnitMotion, UnitPlacement};
 use horde::renderer::{Renderer, Strategy};
 use horde_bake::cache::CacheOptions;
 use horde_battle::config::{
-    FORMATION_LINE, FORMATION_WEDGE, MAX_REGIMENTS, ROLE_CENTRE, STATE_CHARGING, STATE_PURSUING,
-    STATE_ROUTING,
+    FORMATION_LINE, FORMATION_WEDGE, MAX_REGIMENTS, ROLE_CENTRE, ROLE_RESERVE, STATE_CHARGING,
+    STATE_PURSUING, STATE_ROUTING,
 };
 use horde_battle::plan::{battle_plan, BattlePlan, PlannedUnit};
 use horde_battle::reference::battle::{
     self as battle_reference, slot_position, standing, BattleState, CpuBattle,
 };
 use horde_battle::reference::grid::{bucket, cell_coords, neighbours, prefix_sum, GridLayout};
-use horde_battle::{
-    Battle, BattleReadback, BattleRules, BattleSetup, RegimentSetup,
-};
+use horde_battle::{Battle, BattleReadback, BattleRules, BattleSetup, RegimentSetup};
 use horde_tests::{compare_with_reference, finish, gpu_context, Tolerance};
 use horde_tools::battle::{
     battle_scene, battle_scene_of, BattleCamera, BattleOptions, BattleScene,
@@ -159,9 +157,12 @@ fn read(ctx: &horde::context::Context, renderer: &Renderer) -> GpuState {
 fn cells_as_sets(layout: &GridLayout, grid: &[u32]) -> Vec<Vec<u32>> {
     (0..layout.cells)
         .map(|cell| {
-            let (start, end) = (layout.cell_start(grid, cell), layout.cell_start(grid, cell + 1));
-            let mut units = grid[layout.entries() + start as usize..layout.entries() + end as usize]
-                .to_vec();
+            let (start, end) = (
+                layout.cell_start(grid, cell),
+                layout.cell_start(grid, cell + 1),
+            );
+            let mut units =
+                grid[layout.entries() + start as usize..layout.entries() + end as usize].to_vec();
             units.sort_unstable();
             units
         })
@@ -218,7 +219,11 @@ fn battle_pass_equals_cpu_reference_step_by_step() {
             cpu[layout.starts()..layout.entries()],
             "grid starts after step {step}"
         );
-        assert_eq!(gpu[..layout.starts()], cpu[..layout.starts()], "grid counts");
+        assert_eq!(
+            gpu[..layout.starts()],
+            cpu[..layout.starts()],
+            "grid counts"
+        );
         assert_eq!(
             cells_as_sets(&layout, gpu),
             cells_as_sets(&layout, cpu),
@@ -289,10 +294,21 @@ fn grid_neighbour_query_equals_brute_force_on_random_layouts() {
         seed = battle_reference::battle_hash(seed);
         seed as f32 / u32::MAX as f32
     };
-    for (units, extent) in [(1u32, 5.0f32), (50, 3.0), (3000, 40.0), (5000, 400.0), (9000, 25.0)] {
+    for (units, extent) in [
+        (1u32, 5.0f32),
+        (50, 3.0),
+        (3000, 40.0),
+        (5000, 400.0),
+        (9000, 25.0),
+    ] {
         let cell = 2.5;
         let positions: Vec<[f32; 2]> = (0..units)
-            .map(|_| [(random() - 0.5) * extent * 2.0, (random() - 0.5) * extent * 2.0])
+            .map(|_| {
+                [
+                    (random() - 0.5) * extent * 2.0,
+                    (random() - 0.5) * extent * 2.0,
+                ]
+            })
             .collect();
         let layout = GridLayout::new(units);
         let mut grid = vec![0u32; layout.words()];
@@ -367,8 +383,9 @@ fn closest_pair(battle: &CpuBattle) -> f32 {
 }
 
 /// The tolerance of the separation: no two living units stand closer than
-/// this (the separation distance is 0.9 m).
-const CLOSEST_ALLOWED: f32 = 0.45;
+/// this (the separation distance is 0.9 m; one push a step, half the
+/// overlap each, leaves crowds pressing in a melee a little closer).
+const CLOSEST_ALLOWED: f32 = 0.4;
 
 /// No two living units stand closer than [`CLOSEST_ALLOWED`] through a
 /// battle of 2,000 (routing units slip through their own army's ranks, and
@@ -379,7 +396,9 @@ fn no_two_living_units_overlap_beyond_the_tolerance() {
     let plan = battle_plan(2000, 3, BattleRules::default());
     let mut battle = CpuBattle::new(&plan).expect("battle");
     let mut worst = f32::MAX;
-    while battle.seconds() < 150.0 && !battle.header.counts.standing.contains(&0) {
+    while battle.seconds() < 150.0
+        && (battle.step == 0 || !battle.header.counts.standing.contains(&0))
+    {
         for _ in 0..30 {
             battle.step();
         }
@@ -414,7 +433,7 @@ fn no_two_living_units_overlap_beyond_the_tolerance() {
 /// Seconds until regiment 0 of `plan` routs, on the CPU twin.
 fn seconds_to_rout(plan: &BattlePlan) -> Option<f32> {
     let mut battle = CpuBattle::new(plan).expect("battle");
-    while battle.seconds() < 120.0 {
+    while battle.seconds() < 240.0 {
         battle.step();
         if battle.regiment_table()[0].state == STATE_ROUTING {
             return Some(battle.seconds());
@@ -423,23 +442,30 @@ fn seconds_to_rout(plan: &BattlePlan) -> Option<f32> {
     None
 }
 
-/// The same regiment, charged by the same enemy, routs sooner when the
-/// charge comes into its flank than into its front.
+/// The same regiment, holding its ground, charged by the same enemy,
+/// routs sooner when the charge comes into its flank than into its front.
 #[test]
 fn a_regiment_hit_in_the_flank_routs_sooner_than_one_hit_in_front() {
-    let rules = BattleRules::default();
-    let defender = |morale| regiment(0, FORMATION_LINE, 0, 64, [0.0, 0.0], [1.0, 0.0], morale);
+    // A reserve holds without wheeling for as long as this battle lasts.
+    let rules = BattleRules {
+        reserve_seconds: 1000.0,
+        ..BattleRules::default()
+    };
+    let defender = |morale| RegimentSetup {
+        role: ROLE_RESERVE,
+        ..regiment(0, FORMATION_LINE, 0, 64, [0.0, 0.0], [1.0, 0.0], morale)
+    };
     let front = plan_of(
         rules,
         vec![
-            defender(0.8),
+            defender(0.5),
             regiment(1, FORMATION_LINE, 64, 64, [30.0, 0.0], [-1.0, 0.0], 1.0),
         ],
     );
     let flank = plan_of(
         rules,
         vec![
-            defender(0.8),
+            defender(0.5),
             regiment(1, FORMATION_LINE, 64, 64, [-4.0, 30.0], [0.0, -1.0], 1.0),
         ],
     );
@@ -447,7 +473,7 @@ fn a_regiment_hit_in_the_flank_routs_sooner_than_one_hit_in_front() {
     let from_flank = seconds_to_rout(&flank).expect("the flanked regiment never routed");
     println!("routs after {from_flank:.1} s from the flank, {from_front:?} s from the front");
     assert!(
-        from_front.is_none_or(|front| from_flank < front),
+        from_front.is_none_or(|front| from_flank < 0.8 * front),
         "flank {from_flank} s, front {from_front:?} s"
     );
 }
@@ -460,7 +486,9 @@ fn a_10k_battle_resolves_within_2_to_5_minutes() {
     let plan = battle_plan(10_000, 1, BattleRules::default());
     let mut battle = CpuBattle::new(&plan).expect("battle");
     let mut fronts_at_60 = None;
-    while battle.seconds() < 300.0 && !battle.header.counts.standing.contains(&0) {
+    while battle.seconds() < 300.0
+        && (battle.step == 0 || !battle.header.counts.standing.contains(&0))
+    {
         battle.step();
         if fronts_at_60.is_none() && battle.seconds() >= 60.0 {
             fronts_at_60 = Some(horde_battle::fronts::melee_fronts(battle.regiment_table()));
@@ -471,10 +499,19 @@ fn a_10k_battle_resolves_within_2_to_5_minutes() {
         "ended at {end:.1} s, standing {:?}, fronts at 60 s {fronts_at_60:?}, {totals:?}",
         battle.header.counts.standing
     );
-    assert!(battle.header.counts.standing.contains(&0), "no winner after {end} s");
+    assert!(
+        battle.header.counts.standing.contains(&0),
+        "no winner after {end} s"
+    );
     assert!((120.0..=300.0).contains(&end), "ended after {end} s");
-    assert!(fronts_at_60.is_some_and(|f| f >= 3), "fronts at 60 s: {fronts_at_60:?}");
-    assert!(totals.flank_attacks > 0 && totals.rear_attacks > 0, "{totals:?}");
+    assert!(
+        fronts_at_60.is_some_and(|f| f >= 3),
+        "fronts at 60 s: {fronts_at_60:?}"
+    );
+    assert!(
+        totals.flank_attacks > 0 && totals.rear_attacks > 0,
+        "{totals:?}"
+    );
     assert!(totals.routs > 0, "{totals:?}");
 }
 
@@ -686,4 +723,3 @@ fn frame_graph_in_the_docs_is_the_code() {
         "docs/frame-graph.dot is not the frame the code records: run tools/frame-graph.sh"
     );
 }
-

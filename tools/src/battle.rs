@@ -38,8 +38,8 @@ use horde_battle::config::{
     STATE_ROUTING,
 };
 use horde_battle::fronts::melee_fronts;
-use horde_battle::plan::{battle_plan, plan_extent, regiment_size, BattlePlan};
 pub use horde_battle::plan::GAP;
+use horde_battle::plan::{battle_plan, plan_extent, regiment_size, BattlePlan};
 use horde_battle::{Battle, BattleRules, BattleStats};
 
 use crate::camera_rig::{preset_camera, Preset, SceneBounds};
@@ -448,7 +448,10 @@ pub fn battle_hud(renderer: &mut Renderer, dt: f32, armies: &[String; 2]) -> Vec
         ));
         lines.push(line(
             "flank, rear attacks",
-            format!("{}, {}", stats.totals.flank_attacks, stats.totals.rear_attacks),
+            format!(
+                "{}, {}",
+                stats.totals.flank_attacks, stats.totals.rear_attacks
+            ),
         ));
         lines.push(line(
             "routs, rallies",

@@ -306,7 +306,10 @@ impl Timeline {
 
     /// Takes the battle's latest counts if they are new.
     fn record(&mut self, renderer: &Renderer, rules: &BattleRules) {
-        let Some(stats) = renderer.simulation::<Battle>().and_then(|b| b.stats.as_ref()) else {
+        let Some(stats) = renderer
+            .simulation::<Battle>()
+            .and_then(|b| b.stats.as_ref())
+        else {
             return;
         };
         if self.latest.is_some_and(|latest| latest.step >= stats.step) {

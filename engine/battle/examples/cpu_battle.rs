@@ -15,11 +15,7 @@ use horde_battle::BattleRules;
 
 fn main() -> Result<(), horde::Error> {
     let mut args = std::env::args().skip(1);
-    let mut next = |default: u64| {
-        args.next()
-            .and_then(|a| a.parse().ok())
-            .unwrap_or(default)
-    };
+    let mut next = |default: u64| args.next().and_then(|a| a.parse().ok()).unwrap_or(default);
     let (units, seed, seconds) = (next(10_000) as u32, next(1), next(300) as f32);
     let mut rules = BattleRules::default();
     for setting in std::env::args().skip(4) {

@@ -68,8 +68,7 @@ use crate::config::{
     FORMATION_WEDGE, MAX_REGIMENTS, NO_REGIMENT, ROLE_RESERVE, STATE_ADVANCING, STATE_HOLDING,
 };
 pub use crate::gpu_types::{
-    BattleCounts, BattleHeader, BattleRules, BattleTotals, RegimentState, RegimentTally,
-    UnitCombat,
+    BattleCounts, BattleHeader, BattleRules, BattleTotals, RegimentState, RegimentTally, UnitCombat,
 };
 use crate::passes::battle::BattlePass;
 pub use crate::passes::battle::BattleStats;
@@ -256,7 +255,10 @@ impl RegimentSetup {
             [(2.0 * ranks - 1.0) * spacing, ranks * spacing]
         } else {
             let files = self.files.clamp(1, count);
-            [files as f32 * spacing, count.div_ceil(files) as f32 * spacing]
+            [
+                files as f32 * spacing,
+                count.div_ceil(files) as f32 * spacing,
+            ]
         }
     }
 
@@ -349,7 +351,11 @@ impl BattleSetup {
         let mut table = vec![RegimentState::default(); MAX_REGIMENTS as usize];
         let mut tally = vec![RegimentTally::default(); MAX_REGIMENTS as usize];
         for (index, regiment) in self.regiments.iter().enumerate() {
-            let finite = regiment.anchor.iter().chain(&regiment.facing).all(|v| v.is_finite());
+            let finite = regiment
+                .anchor
+                .iter()
+                .chain(&regiment.facing)
+                .all(|v| v.is_finite());
             let facing = regiment.facing[0].hypot(regiment.facing[1]);
             if regiment.army > 1
                 || regiment.role > ROLE_RESERVE
@@ -502,7 +508,8 @@ impl Battle {
             ],
         )?;
         let part = |from: u64, to: u64| &battle[from as usize..to as usize];
-        let combat_end = COMBAT_OFFSET + u64::from(self.unit_count) * size_of::<UnitCombat>() as u64;
+        let combat_end =
+            COMBAT_OFFSET + u64::from(self.unit_count) * size_of::<UnitCombat>() as u64;
         let grid_bytes = GridLayout::new(self.unit_count).words() * 4;
         Ok(BattleReadback {
             header: bytemuck::pod_read_unaligned(part(0, TALLIES_OFFSET)),
@@ -567,7 +574,11 @@ impl Simulation for Battle {
     /// never replaced by an older one's.
     fn frame_completed(&mut self, slot: usize) {
         if let Some(stats) = self.pass.take(slot) {
-            if self.stats.as_ref().is_none_or(|last| stats.step >= last.step) {
+            if self
+                .stats
+                .as_ref()
+                .is_none_or(|last| stats.step >= last.step)
+            {
                 self.stats = Some(stats);
             }
         }

@@ -161,7 +161,10 @@ fn draw_up(units: u32, spacing: f32, dice: &mut Dice) -> (Vec<RegimentSetup>, [f
                 ROLE_WING => {
                     let end = if within % 2 == 0 { -1.0 } else { 1.0 };
                     let place = (within / 2) as f32;
-                    (front, end * (centre_half + INTERVAL + (place + 0.5) * (width + INTERVAL)))
+                    (
+                        front,
+                        end * (centre_half + INTERVAL + (place + 0.5) * (width + INTERVAL)),
+                    )
                 }
                 _ => {
                     let z = (within as f32 - (reserve - 1) as f32 / 2.0) * pitch * 0.5;

@@ -176,13 +176,21 @@ impl BattlePass {
         Ok(BattlePass {
             regiments: pipeline("battle regiments", &shaders::BATTLE_REGIMENTS_COMP, 1)?,
             grid_count: pipeline("battle grid count", &shaders::BATTLE_GRID_COUNT_COMP, 3)?,
-            scan_cells: pipeline("battle grid scan cells", &shaders::BATTLE_GRID_SCAN_CELLS_COMP, 1)?,
+            scan_cells: pipeline(
+                "battle grid scan cells",
+                &shaders::BATTLE_GRID_SCAN_CELLS_COMP,
+                1,
+            )?,
             scan_chunks: pipeline(
                 "battle grid scan chunks",
                 &shaders::BATTLE_GRID_SCAN_CHUNKS_COMP,
                 1,
             )?,
-            scan_total: pipeline("battle grid scan total", &shaders::BATTLE_GRID_SCAN_TOTAL_COMP, 1)?,
+            scan_total: pipeline(
+                "battle grid scan total",
+                &shaders::BATTLE_GRID_SCAN_TOTAL_COMP,
+                1,
+            )?,
             grid_scatter: pipeline("battle grid scatter", &shaders::BATTLE_GRID_SCATTER_COMP, 2)?,
             units: pipeline("battle units", &shaders::BATTLE_UNITS_COMP, 4)?,
             readback,
@@ -278,7 +286,12 @@ impl BattlePass {
                 ]);
                 frame.dispatch_with(&self.grid_count, count_set, bytes, push.unit_count)?;
                 frame.uses(&[uses(grid, Access::ComputeWrite)]);
-                frame.dispatch_with(&self.scan_cells, cells_set, bytes, layout.cells / GRID_CHUNK)?;
+                frame.dispatch_with(
+                    &self.scan_cells,
+                    cells_set,
+                    bytes,
+                    layout.cells / GRID_CHUNK,
+                )?;
                 frame.uses(&[uses(grid, Access::ComputeWrite)]);
                 frame.dispatch_with(
                     &self.scan_chunks,
@@ -318,7 +331,11 @@ impl BattlePass {
                     .dst_offset(head_bytes)
                     .size(table_bytes),
             ];
-            let regions = if table_bytes == 0 { &regions[..1] } else { &regions[..] };
+            let regions = if table_bytes == 0 {
+                &regions[..1]
+            } else {
+                &regions[..]
+            };
             // SAFETY: both regions lie within both buffers (sizes above).
             unsafe {
                 frame

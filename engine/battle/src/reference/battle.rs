@@ -26,9 +26,7 @@ use crate::config::*;
 use crate::gpu_types::{
     BattleCounts, BattleHeader, BattleRules, RegimentState, RegimentTally, UnitCombat,
 };
-use crate::reference::grid::{
-    bucket, cell_coords, neighbour_buckets, prefix_sum, GridLayout,
-};
+use crate::reference::grid::{bucket, cell_coords, neighbour_buckets, prefix_sum, GridLayout};
 
 /// Everything one battle step reads and writes: the `battle` buffer in
 /// parts, the grid and the units' placements and motions.
@@ -414,7 +412,8 @@ fn orders(
                 }
             } else {
                 let reach = rules.charge_distance + (regiment.depth + target.depth) * 0.5;
-                if length_squared(sub(target.mean_position, regiment.mean_position)) < reach * reach {
+                if length_squared(sub(target.mean_position, regiment.mean_position)) < reach * reach
+                {
                     next = STATE_CHARGING;
                 }
             }
@@ -490,7 +489,10 @@ pub fn build_grid(state: &mut BattleState) {
         }
         let p = state.placements[unit].position;
         fighter.grid_position = [p[0], p[2]];
-        let cell = bucket(cell_coords(fighter.grid_position, rules.engage_radius), layout.cells);
+        let cell = bucket(
+            cell_coords(fighter.grid_position, rules.engage_radius),
+            layout.cells,
+        );
         state.grid[layout.counts() + cell as usize] += 1;
     }
     prefix_sum(&layout, state.grid);
@@ -499,10 +501,14 @@ pub fn build_grid(state: &mut BattleState) {
         if fighter.regiment >= state.regiment_count || fighter.health <= 0 {
             continue;
         }
-        let cell = bucket(cell_coords(fighter.grid_position, rules.engage_radius), layout.cells);
+        let cell = bucket(
+            cell_coords(fighter.grid_position, rules.engage_radius),
+            layout.cells,
+        );
         let count = &mut state.grid[layout.counts() + cell as usize];
         *count -= 1;
-        let slot = layout.cell_start(state.grid, cell) + state.grid[layout.counts() + cell as usize];
+        let slot =
+            layout.cell_start(state.grid, cell) + state.grid[layout.counts() + cell as usize];
         state.grid[layout.entries() + slot as usize] = unit as u32;
     }
 }

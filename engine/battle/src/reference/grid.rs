@@ -151,7 +151,9 @@ pub fn neighbours(
     let mut found = Vec::new();
     for &b in &buckets[..count] {
         let (start, end) = (layout.cell_start(grid, b), layout.cell_start(grid, b + 1));
-        found.extend_from_slice(&grid[layout.entries() + start as usize..layout.entries() + end as usize]);
+        found.extend_from_slice(
+            &grid[layout.entries() + start as usize..layout.entries() + end as usize],
+        );
     }
     found
 }
