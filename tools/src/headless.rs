@@ -219,7 +219,8 @@ pub struct Report {
     /// The army left standing, once the other has no regiment that fights
     /// (all routing, fled or destroyed; 0 or 1, as in `armies`).
     pub winner: Option<u32>,
-    /// Seconds of battle until the first unit stood within reach of an enemy.
+    /// Seconds of battle until the first sample that shows a unit within
+    /// reach of an enemy, or casualties.
     pub first_contact_seconds: Option<f32>,
     /// Seconds until one army had no regiment left that fights.
     pub end_seconds: Option<f32>,
@@ -285,6 +286,7 @@ struct Timeline {
     /// Samples seen, kept or not.
     seen: u64,
     latest: Option<Sample>,
+    first: Option<Sample>,
     first_contact: Option<Sample>,
     end: Option<(Sample, Option<u32>)>,
     at_60s: Option<Sample>,
@@ -297,6 +299,7 @@ impl Timeline {
             samples: StridedLog::new(1, TIMELINE_SAMPLES),
             seen: 0,
             latest: None,
+            first: None,
             first_contact: None,
             end: None,
             at_60s: None,
@@ -316,7 +319,8 @@ impl Timeline {
             return;
         }
         let sample = sample(rules, stats);
-        if sample.fighting > 0 {
+        // Samples are a frame apart: casualties show a contact between two.
+        if sample.fighting > 0 || sample.alive[0] + sample.alive[1] < self.first_alive(&sample) {
             self.first_contact.get_or_insert(sample);
         }
         if sample.standing.contains(&0) {
@@ -326,9 +330,16 @@ impl Timeline {
             self.at_60s.get_or_insert(sample);
         }
         self.max_fronts = self.max_fronts.max(sample.melee_fronts);
+        self.first.get_or_insert(sample);
         self.samples.push(self.seen, sample);
         self.seen += 1;
         self.latest = Some(sample);
+    }
+
+    /// Units alive in the first sample (or in `sample`, the first).
+    fn first_alive(&self, sample: &Sample) -> u32 {
+        let first = self.first.unwrap_or(*sample);
+        first.alive[0] + first.alive[1]
     }
 
     /// The samples kept, the latest always among them.
