@@ -394,7 +394,7 @@ const CLOSEST_ALLOWED: f32 = 0.4;
 #[test]
 fn no_two_living_units_overlap_beyond_the_tolerance() {
     let plan = battle_plan(2000, 3, BattleRules::default());
-    let mut battle = CpuBattle::new(&plan).expect("battle");
+    let mut battle = CpuBattle::new(&plan.setup, plan.placements()).expect("battle");
     let mut worst = f32::MAX;
     while battle.seconds() < 150.0
         && (battle.step == 0 || !battle.header.counts.standing.contains(&0))
@@ -432,7 +432,7 @@ fn no_two_living_units_overlap_beyond_the_tolerance() {
 
 /// Seconds until regiment 0 of `plan` routs, on the CPU twin.
 fn seconds_to_rout(plan: &BattlePlan) -> Option<f32> {
-    let mut battle = CpuBattle::new(plan).expect("battle");
+    let mut battle = CpuBattle::new(&plan.setup, plan.placements()).expect("battle");
     while battle.seconds() < 240.0 {
         battle.step();
         if battle.regiment_table()[0].state == STATE_ROUTING {
@@ -484,7 +484,7 @@ fn a_regiment_hit_in_the_flank_routs_sooner_than_one_hit_in_front() {
 #[test]
 fn a_10k_battle_resolves_within_2_to_5_minutes() {
     let plan = battle_plan(10_000, 1, BattleRules::default());
-    let mut battle = CpuBattle::new(&plan).expect("battle");
+    let mut battle = CpuBattle::new(&plan.setup, plan.placements()).expect("battle");
     let mut fronts_at_60 = None;
     while battle.seconds() < 300.0
         && (battle.step == 0 || !battle.header.counts.standing.contains(&0))

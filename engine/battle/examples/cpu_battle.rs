@@ -41,7 +41,7 @@ fn main() -> Result<(), horde::Error> {
         "{units} units, {} regiments, seed {seed}",
         plan.setup.regiments.len()
     );
-    let mut battle = CpuBattle::new(&plan)?;
+    let mut battle = CpuBattle::new(&plan.setup, plan.placements())?;
     let every = (10.0 / battle.header.rules.step_seconds).round() as u32;
     let started = std::time::Instant::now();
     while battle.seconds() < seconds {

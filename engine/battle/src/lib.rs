@@ -39,9 +39,10 @@ pub mod plan;
 /// The battle's pass, one file as the core's passes.
 pub mod passes {
     pub mod battle;
+    pub mod grid;
 }
 
-/// The battle pass's CPU twin, named as its pass, and its grid.
+/// The CPU twins of the battle pass and of its grid, named as their passes.
 pub mod reference {
     pub mod battle;
     pub mod grid;

@@ -17,6 +17,8 @@
 //! armies' extent, follows from the unit count alone. Units are laid out regiment by regiment, slot by
 //! slot: unit ids are army 0's regiments, then army 1's.
 
+use horde::gpu_types::UnitPlacement;
+
 use crate::config::{
     FORMATION_COLUMN, FORMATION_LINE, FORMATION_WEDGE, MAX_REGIMENTS, ROLE_CENTRE, ROLE_RESERVE,
     ROLE_WING,
@@ -55,6 +57,19 @@ pub struct BattlePlan {
     /// Half the extent (x, z) of the box the armies stand in, around the
     /// origin.
     pub half_extent: [f32; 2],
+}
+
+impl BattlePlan {
+    /// The units' placements as the plan stands them (on flat ground).
+    pub fn placements(&self) -> Vec<UnitPlacement> {
+        self.units
+            .iter()
+            .map(|unit| UnitPlacement {
+                position: [unit.position[0], 0.0, unit.position[1]],
+                heading: unit.heading,
+            })
+            .collect()
+    }
 }
 
 /// A small seeded generator (splitmix64).

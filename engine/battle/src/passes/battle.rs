@@ -13,13 +13,8 @@
 //!   per unit. The regiment table and the tallies are held twice, by step
 //!   parity: a step reads last step's regiments and writes the other copy;
 //!   its units add to one tally copy while the next step's regiments read it.
-//! - `grid` (`u32` words, [`GridLayout`]): per cell a count, a start
-//!   relative to its chunk of [`GRID_CHUNK`] cells, per chunk a start
-//!   relative to its super-chunk of [`GRID_CHUNK`] chunks, per super-chunk a
-//!   start, the total, then the unit indices grouped by cell. Cells are
-//!   hashed from `engage_radius`-sized squares of the ground (a power of two
-//!   of them, at least as many as units), so the field is unbounded and the
-//!   grid's size linear in units.
+//! - `grid`: the spatial grid, its layout and algorithm in
+//!   [`crate::passes::grid`].
 //! - `UnitPlacement` and `UnitMotion` (per unit, the core's): the battle
 //!   moves units and writes the animation inputs the animate pass reads
 //!   (ground speed, and the dead, victory, attack and hit commands).
@@ -40,14 +35,10 @@
 //!    At morale 0, or when its army breaks (`army_break_fraction` of its
 //!    regiments broken), it routs: it runs from the nearest enemy, may rally
 //!    once out of reach, and has fled once `flee_distance` away.
-//! 2. `battle_grid_count.comp`, one thread per unit: living units note their
-//!    position (`grid_position`) and count themselves into their cell.
-//! 3. `battle_grid_scan_cells.comp`, `battle_grid_scan_chunks.comp`,
-//!    `battle_grid_scan_total.comp`: the prefix sum, chunk by chunk
-//!    (sequential within a chunk, so it needs no shared memory).
-//! 4. `battle_grid_scatter.comp`, one thread per unit: each takes an entry
-//!    of its cell by counting the cell down (the counts are zero again).
-//! 5. `battle_units.comp`, one thread per unit: last step's damage lands;
+//! 2. The grid's five dispatches ([`crate::passes::grid`]): living units
+//!    count themselves into hashed cells, a prefix sum in three levels,
+//!    each unit scattered into its cell's entries.
+//! 3. `battle_units.comp`, one thread per unit: last step's damage lands;
 //!    the dead lie for `corpse_seconds`, then sink (corpses are no
 //!    obstacle); with no enemy standing the living cheer. A unit looks at the
 //!    3×3 cells around it: living units closer than `separation` push it
@@ -93,8 +84,9 @@ use horde::memory::Buffer;
 use horde::simulation::SimulationUnits;
 use horde::Error;
 
-use crate::config::{GRID_CHUNK, GRID_MIN_CELLS, MAX_REGIMENTS};
+use crate::config::MAX_REGIMENTS;
 use crate::gpu_types::{BattleCounts, BattleTotals, RegimentState};
+use crate::passes::grid::{GridBuffers, GridPass};
 use crate::reference::grid::GridLayout;
 use crate::shaders;
 use crate::{COUNTS_OFFSET, REGIMENTS_OFFSET};
@@ -132,15 +124,11 @@ pub struct BattleBuffers {
     pub unit_count: u32,
 }
 
-/// The seven pipelines, and a readback buffer per frame slot (counts,
-/// totals and the regiment table).
+/// The regiments' and the units' pipelines, the grid's, and a readback
+/// buffer per frame slot (counts, totals and the regiment table).
 pub struct BattlePass {
     regiments: ComputePipeline,
-    grid_count: ComputePipeline,
-    scan_cells: ComputePipeline,
-    scan_chunks: ComputePipeline,
-    scan_total: ComputePipeline,
-    grid_scatter: ComputePipeline,
+    grid: GridPass,
     units: ComputePipeline,
     readback: Vec<Buffer>,
     /// The step each slot's readback was taken at.
@@ -175,23 +163,7 @@ impl BattlePass {
         };
         Ok(BattlePass {
             regiments: pipeline("battle regiments", &shaders::BATTLE_REGIMENTS_COMP, 1)?,
-            grid_count: pipeline("battle grid count", &shaders::BATTLE_GRID_COUNT_COMP, 3)?,
-            scan_cells: pipeline(
-                "battle grid scan cells",
-                &shaders::BATTLE_GRID_SCAN_CELLS_COMP,
-                1,
-            )?,
-            scan_chunks: pipeline(
-                "battle grid scan chunks",
-                &shaders::BATTLE_GRID_SCAN_CHUNKS_COMP,
-                1,
-            )?,
-            scan_total: pipeline(
-                "battle grid scan total",
-                &shaders::BATTLE_GRID_SCAN_TOTAL_COMP,
-                1,
-            )?,
-            grid_scatter: pipeline("battle grid scatter", &shaders::BATTLE_GRID_SCATTER_COMP, 2)?,
+            grid: GridPass::new(ctx)?,
             units: pipeline("battle units", &shaders::BATTLE_UNITS_COMP, 4)?,
             readback,
             steps: vec![None; FRAMES_IN_FLIGHT as usize],
@@ -239,21 +211,12 @@ impl BattlePass {
             // Every step binds the same buffers: one set per pipeline serves
             // them all, however many steps a frame records.
             let regiment_set = frame.bind_set(&self.regiments, &[Descriptor::Storage(battle)])?;
-            let count_set = frame.bind_set(
-                &self.grid_count,
-                &[
-                    Descriptor::Storage(battle),
-                    Descriptor::Storage(placements),
-                    Descriptor::Storage(grid),
-                ],
-            )?;
-            let cells_set = frame.bind_set(&self.scan_cells, &[Descriptor::Storage(grid)])?;
-            let chunks_set = frame.bind_set(&self.scan_chunks, &[Descriptor::Storage(grid)])?;
-            let total_set = frame.bind_set(&self.scan_total, &[Descriptor::Storage(grid)])?;
-            let scatter_set = frame.bind_set(
-                &self.grid_scatter,
-                &[Descriptor::Storage(battle), Descriptor::Storage(grid)],
-            )?;
+            let grid_buffers = GridBuffers {
+                battle,
+                placements,
+                grid,
+            };
+            let grid_sets = self.grid.bind(frame, &grid_buffers)?;
             let unit_set = frame.bind_set(
                 &self.units,
                 &[
@@ -279,33 +242,8 @@ impl BattlePass {
                 };
                 frame.uses(&[uses(battle, Access::ComputeWrite)]);
                 frame.dispatch_with(&self.regiments, regiment_set, bytes, push.regiment_count)?;
-                frame.uses(&[
-                    uses(battle, Access::ComputeWrite),
-                    uses(placements, Access::ComputeRead),
-                    uses(grid, Access::ComputeWrite),
-                ]);
-                frame.dispatch_with(&self.grid_count, count_set, bytes, push.unit_count)?;
-                frame.uses(&[uses(grid, Access::ComputeWrite)]);
-                frame.dispatch_with(
-                    &self.scan_cells,
-                    cells_set,
-                    bytes,
-                    layout.cells / GRID_CHUNK,
-                )?;
-                frame.uses(&[uses(grid, Access::ComputeWrite)]);
-                frame.dispatch_with(
-                    &self.scan_chunks,
-                    chunks_set,
-                    bytes,
-                    layout.cells / GRID_MIN_CELLS,
-                )?;
-                frame.uses(&[uses(grid, Access::ComputeWrite)]);
-                frame.dispatch_with(&self.scan_total, total_set, bytes, 1)?;
-                frame.uses(&[
-                    uses(battle, Access::ComputeRead),
-                    uses(grid, Access::ComputeWrite),
-                ]);
-                frame.dispatch_with(&self.grid_scatter, scatter_set, bytes, push.unit_count)?;
+                self.grid
+                    .record(frame, &grid_sets, &grid_buffers, bytes, push.unit_count)?;
                 frame.uses(&[
                     uses(battle, Access::ComputeWrite),
                     uses(placements, Access::ComputeWrite),

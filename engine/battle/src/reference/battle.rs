@@ -798,25 +798,22 @@ pub struct CpuBattle {
 }
 
 impl CpuBattle {
-    /// The battle of `plan`, its units where the plan places them.
-    pub fn new(plan: &crate::plan::BattlePlan) -> Result<CpuBattle, horde::Error> {
-        let units = plan.units.len() as u32;
-        let initial = plan.setup.initial_state(units)?;
+    /// The battle of `setup`, its units standing at `placements`
+    /// (`plan::BattlePlan::placements`).
+    pub fn new(
+        setup: &crate::BattleSetup,
+        placements: Vec<UnitPlacement>,
+    ) -> Result<CpuBattle, horde::Error> {
+        let units = placements.len() as u32;
+        let initial = setup.initial_state(units)?;
         Ok(CpuBattle {
             header: initial.header,
             tallies: initial.tallies,
             regiments: initial.regiments,
-            regiment_count: plan.setup.regiments.len() as u32,
+            regiment_count: setup.regiments.len() as u32,
             combat: initial.combat,
             grid: vec![0; GridLayout::new(units).words()],
-            placements: plan
-                .units
-                .iter()
-                .map(|unit| UnitPlacement {
-                    position: [unit.position[0], 0.0, unit.position[1]],
-                    heading: unit.heading,
-                })
-                .collect(),
+            placements,
             motions: vec![UnitMotion::default(); units as usize],
             step: 0,
         })
