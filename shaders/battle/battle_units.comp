@@ -73,12 +73,14 @@ void look_around(BattleRules rules, uint unit, RegimentState regiment, vec2 posi
                 continue;
             }
             vec2 their_position = combat[other].grid_position;
-            RegimentState theirs = regiments[written + combat[other].regiment];
+            // Two words of the neighbour's regiment, not the whole record.
+            uint their_regiment = written + combat[other].regiment;
+            uint their_army = regiments[their_regiment].army;
             precise vec2 to = their_position - position;
             float distance_squared = length_squared(to);
-            bool ally = theirs.army == regiment.army;
+            bool ally = their_army == regiment.army;
             // Routing units slip through their own army's ranks.
-            bool passes = ally && (routing || !standing(theirs.state));
+            bool passes = ally && (routing || !standing(regiments[their_regiment].state));
             if (distance_squared < separation_squared && !passes) {
                 vec2 push_apart;
                 if (distance_squared > 0.0) {
