@@ -30,8 +30,8 @@ run battle_10k --units 10000 --frames 9000 --render-every 300 --warmup 2 \
 run battle_1m --units 1000000 --frames 9000 --render-every 300 --warmup 2 \
   --camera overview --screenshot $OUT/battle_1m_end.png
 # The step's cost: one step per frame, so the battle scope is one step.
-run step_100k --units 100000 --frames 600 --render-every 1 --warmup 60 --far-field off --camera overview
-run step_1m --units 1000000 --frames 300 --render-every 1 --warmup 30 --far-field off --camera overview
+run step_100k --units 100000 --frames 600 --render-every 1 --warmup 60 --camera overview
+run step_1m --units 1000000 --frames 200 --render-every 1 --warmup 20 --camera overview
 # 60 s in: the fronts, from above and along the line.
 for camera in overview front; do
   run at60_10k_$camera --units 10000 --frames 1800 --render-every 1800 --camera $camera \
