@@ -1,24 +1,28 @@
 #version 450
 // The battle's unit step: one thread per unit takes its damage, then dies,
-// cheers, fights or keeps its place in its lane, and moves.
-// engine/battle/src/passes/battle.rs documents the rules;
-// engine/battle/src/reference/battle.rs is the CPU twin, written operation for
-// operation (`precise` forbids fused multiply-adds so both round alike).
+// cheers, flees, fights or keeps its slot, looking at its neighbours through
+// the grid, and moves. engine/battle/src/passes/battle.rs documents the
+// rules; engine/battle/src/reference/battle.rs is the CPU twin, written
+// operation for operation (`precise` forbids fused multiply-adds so both
+// round alike).
 #include "battle.glsl"
 
 layout(local_size_x_id = 0) in;
 
 // Other units' threads add damage to a unit's counters by atomics while its
 // own thread runs, so the thread writes its other fields one by one.
-layout(set = 0, binding = 0, std430) buffer Combat { UnitCombat combat[]; };
+layout(set = 0, binding = 0, std430) buffer Battle {
+    BattleHeader header;
+    RegimentTally tallies[2 * MAX_REGIMENTS];
+    RegimentState regiments[2 * MAX_REGIMENTS];
+    UnitCombat combat[];
+};
 layout(set = 0, binding = 1, std430) buffer Placements { UnitPlacement placements[]; };
 layout(set = 0, binding = 2, std430) buffer Motions { UnitMotion motions[]; };
-layout(set = 0, binding = 3, std430) buffer Lanes {
-    BattleCounts counts;
-    LaneState lanes[];
-};
+layout(set = 0, binding = 3, std430) readonly buffer Grid { uint grid[]; };
 
-const float HALF_PI = 1.5707964;
+#include "battle_grid.glsl"
+
 const float DICE_SCALE = 1.0 / 16777216.0;
 
 // The commands word with the 4-bit serial at `shift` advanced by one.
@@ -27,16 +31,86 @@ uint bump_serial(uint commands, uint shift) {
     return (commands & ~(ANIM_SERIAL_MASK << shift)) | (serial << shift);
 }
 
-// Swings at the enemy lane's front unit when the cooldown allows: an attack
-// command for the animation, a jittered cooldown, and the damage added to
-// the target's counter for this step.
-void strike(uint unit, LaneState enemy, uint parity, BattleRules rules, inout uint commands,
-            inout float cooldown) {
-    atomicAdd(counts.fighting, 1u);
-    uint target_unit = enemy.first_unit + enemy.front;
-    if (cooldown > 0.0 || enemy.front >= enemy.unit_count || target_unit >= push.unit_count) {
-        return;
+float length_squared(vec2 v) {
+    precise float squared = v.x * v.x + v.y * v.y;
+    return squared;
+}
+
+// What the unit sees through the grid: the nearest enemy within the engage
+// radius (the lower unit index on a tie) and the separation push, summed as
+// integers so the order of the cell's entries does not matter.
+uint nearest = NO_REGIMENT;
+float nearest_distance_squared = 0.0;
+ivec2 push_sum = ivec2(0);
+
+void look_around(BattleRules rules, uint unit, RegimentState regiment, vec2 position) {
+    bool routing = !standing(regiment.state);
+    precise float separation_squared = rules.separation * rules.separation;
+    precise float engage_squared = rules.engage_radius * rules.engage_radius;
+    ivec2 centre = grid_cell(position, rules.engage_radius);
+    uint buckets[9];
+    uint count = 0u;
+    for (int dz = -1; dz <= 1; ++dz) {
+        for (int dx = -1; dx <= 1; ++dx) {
+            uint b = grid_bucket(centre + ivec2(dx, dz));
+            bool seen = false;
+            for (uint i = 0u; i < count; ++i) {
+                seen = seen || buckets[i] == b;
+            }
+            if (!seen) {
+                buckets[count] = b;
+                count += 1u;
+            }
+        }
     }
+    uint written = regiments_written();
+    for (uint i = 0u; i < count; ++i) {
+        uint start = grid_cell_start(buckets[i]);
+        uint end = grid_cell_start(buckets[i] + 1u);
+        for (uint entry = start; entry < end; ++entry) {
+            uint other = grid[grid_entries() + entry];
+            if (other == unit) {
+                continue;
+            }
+            vec2 their_position = combat[other].grid_position;
+            // Two words of the neighbour's regiment, not the whole record.
+            uint their_regiment = written + combat[other].regiment;
+            uint their_army = regiments[their_regiment].army;
+            precise vec2 to = their_position - position;
+            float distance_squared = length_squared(to);
+            bool ally = their_army == regiment.army;
+            // Routing units slip through their own army's ranks.
+            bool passes = ally && (routing || !standing(regiments[their_regiment].state));
+            if (distance_squared < separation_squared && !passes) {
+                vec2 push_apart;
+                if (distance_squared > 0.0) {
+                    precise float distance = sqrt(distance_squared);
+                    precise float share = (rules.separation - distance) * 0.5 / distance;
+                    precise vec2 pushed = vec2(-to.x * share, -to.y * share);
+                    push_apart = pushed;
+                } else {
+                    push_apart = vec2(unit < other ? rules.separation * 0.5
+                                                   : -rules.separation * 0.5, 0.0);
+                }
+                precise vec2 scaled = push_apart * float(SEPARATION_SCALE) + 0.5;
+                push_sum += ivec2(floor(scaled));
+            }
+            if (!ally && distance_squared < engage_squared &&
+                (nearest == NO_REGIMENT || distance_squared < nearest_distance_squared ||
+                 (distance_squared == nearest_distance_squared && other < nearest))) {
+                nearest = other;
+                nearest_distance_squared = distance_squared;
+            }
+        }
+    }
+}
+
+// A swing at `enemy`: an attack command for the animation, a jittered
+// cooldown, and the damage added to the target's counter for this step;
+// times 3/2 from a flank or in a charge, times 2 from the rear of the
+// target's formation.
+void strike(BattleRules rules, uint unit, uint own, RegimentState regiment, uint enemy,
+            vec2 to_enemy, float distance, inout uint commands, inout float cooldown) {
     uint dice = battle_dice(unit, push.step);
     commands = bump_serial(commands, ANIM_COMMAND_ATTACK_SHIFT);
     commands = (commands & ~(ANIM_SERIAL_MASK << ANIM_COMMAND_VARIANT_SHIFT))
@@ -45,8 +119,31 @@ void strike(uint unit, LaneState enemy, uint parity, BattleRules rules, inout ui
     precise float spread = 0.8 + 0.4 * jitter;
     cooldown = rules.attack_seconds * spread;
     uint damage = rules.damage_min + (dice >> 1) % max(rules.damage_range, 1u);
-    atomicAdd(combat[target_unit].damage[parity], damage);
-    atomicAdd(counts.attacks, 1u);
+    uint target_regiment = combat[enemy].regiment;
+    vec2 facing = regiments[regiments_written() + target_regiment].facing;
+    // Where the blow comes from, seen from the target's formation. Front:
+    // within 70° of its facing; rear: beyond 135°.
+    precise float along = -(to_enemy.x * facing.x + to_enemy.y * facing.y);
+    precise float front = 0.34 * distance;
+    precise float rear = -0.7 * distance;
+    uint tally = tallies_written() + target_regiment;
+    if (along <= rear) {
+        damage *= 2u;
+        atomicAdd(tallies[tally].rear_hits, 1u);
+        atomicAdd(header.totals.rear_attacks, 1u);
+    } else if (along < front) {
+        damage += damage / 2u;
+        atomicAdd(tallies[tally].flank_hits, 1u);
+        atomicAdd(header.totals.flank_attacks, 1u);
+    } else {
+        if (regiment.state == STATE_CHARGING) {
+            damage += damage / 2u;
+        }
+        atomicAdd(tallies[tally].front_hits, 1u);
+    }
+    atomicAdd(combat[enemy].damage[push.step & 1u], damage);
+    atomicAdd(tallies[tallies_written() + own].attacks, 1u);
+    atomicAdd(header.counts.attacks, 1u);
 }
 
 void main() {
@@ -55,17 +152,18 @@ void main() {
         return;
     }
     UnitCombat fighter = combat[unit];
-    if (fighter.lane >= push.lane_count) {
+    if (fighter.regiment >= push.regiment_count) {
         return;
     }
-    BattleRules rules = push.rules;
+    BattleRules rules = header.rules;
     float dt = rules.step_seconds;
     uint parity = push.step & 1u;
     uint incoming = fighter.damage[parity ^ 1u];
     if (incoming != 0u) {
         combat[unit].damage[parity ^ 1u] = 0u;
     }
-    LaneState lane = lanes[next_lanes() + fighter.lane];
+    RegimentState regiment = regiments[regiments_written() + fighter.regiment];
+    uint tally = tallies_written() + fighter.regiment;
     UnitPlacement placement = placements[unit];
     uint commands = motions[unit].anim_commands;
     int health = fighter.health;
@@ -89,69 +187,78 @@ void main() {
         dead_seconds = since;
         precise float sunk = (dead_seconds - rules.corpse_seconds) * rules.sink_speed;
         placement.position.y = -clamp(sunk, 0.0, rules.sink_depth);
-    } else if (lane.target == NO_LANE) {
+    } else if (regiment.target == NO_REGIMENT && standing(regiment.state)) {
         // 2b. No enemy stands: the survivors cheer where they are.
         commands |= ANIM_COMMAND_VICTORY;
     } else {
-        precise vec2 position = placement.position.xz;
+        vec2 position = placement.position.xz;
         precise float cooled = cooldown - dt;
         cooldown = max(cooled, 0.0);
         float heading = placement.heading;
-        uint rank = unit - lane.first_unit;
-        if (rank == lane.front) {
-            // 2c. The front rank closes with the enemy lane's front and
-            //     strikes on a cadence once within reach.
-            LaneState enemy = lanes[next_lanes() + lane.target];
-            precise vec2 to_target = enemy.front_position - position;
-            precise float distance = sqrt(to_target.x * to_target.x + to_target.y * to_target.y);
-            if (distance > rules.reach) {
-                float limit = distance > rules.charge_distance ? rules.walk_speed : rules.run_speed;
-                precise float slowing = (distance - 0.75 * rules.reach) * rules.steering_gain;
-                speed = min(limit, slowing);
-                precise float per_metre = speed / distance;
-                velocity = to_target * per_metre;
-            } else {
-                heading = atan(to_target.x, to_target.y);
-                strike(unit, enemy, parity, rules, commands, cooldown);
+        look_around(rules, unit, regiment, position);
+        precise float reach_squared = rules.reach * rules.reach;
+        if (!standing(regiment.state)) {
+            // 2c. Routing: run with the regiment, away from the enemy.
+            speed = rules.run_speed;
+            precise vec2 fleeing = regiment.facing * speed;
+            velocity = fleeing;
+        } else if (nearest != NO_REGIMENT && nearest_distance_squared <= reach_squared) {
+            // 2d. An enemy within reach: face it and strike on a cadence.
+            precise vec2 to_enemy = combat[nearest].grid_position - position;
+            heading = atan(to_enemy.x, to_enemy.y);
+            atomicAdd(header.counts.fighting, 1u);
+            atomicAdd(tallies[tally].fighting, 1u);
+            if (cooldown <= 0.0) {
+                precise float distance = sqrt(nearest_distance_squared);
+                strike(rules, unit, fighter.regiment, regiment, nearest, to_enemy, distance,
+                       commands, cooldown);
             }
+        } else if (nearest != NO_REGIMENT && regiment.state >= STATE_CHARGING &&
+                   regiment.state <= STATE_PURSUING) {
+            // 2e. Charging, engaged or pursuing: go for the nearest enemy.
+            precise vec2 to_enemy = combat[nearest].grid_position - position;
+            precise float distance = sqrt(nearest_distance_squared);
+            precise float slowing = (distance - 0.75 * rules.reach) * rules.steering_gain;
+            speed = min(rules.run_speed, slowing);
+            precise float per_metre = speed / distance;
+            velocity = to_enemy * per_metre;
         } else {
-            // 2d. The ranks behind keep their place behind the front, so they
-            //     step up as the front falls.
-            precise float behind = float(rank - lane.front) * rules.spacing;
-            float forward_x = lane.army == 0u ? 1.0 : -1.0;
-            precise float slot_x = lane.front_position.x - forward_x * behind;
-            precise vec2 to_slot = vec2(slot_x, lane.front_position.y) - position;
-            precise float distance = sqrt(to_slot.x * to_slot.x + to_slot.y * to_slot.y);
+            // 2f. Keep the slot in the formation.
+            vec2 slot = slot_position(regiment, unit - regiment.first_unit, rules.spacing);
+            precise vec2 to_slot = slot - position;
+            precise float distance = sqrt(length_squared(to_slot));
             if (distance > 0.0) {
-                float limit = distance > rules.catch_up_distance ? rules.run_speed : rules.walk_speed;
+                float limit = rules.walk_speed;
+                if (regiment.state == STATE_CHARGING || regiment.state == STATE_PURSUING) {
+                    limit = rules.charge_speed;
+                } else if (distance > 2.0 * rules.spacing) {
+                    limit = rules.run_speed;
+                }
                 precise float slowing = distance * rules.steering_gain;
                 speed = min(limit, slowing);
                 precise float per_metre = speed / distance;
                 velocity = to_slot * per_metre;
             }
             if (speed <= 0.25 * rules.walk_speed) {
-                heading = lane.army == 0u ? HALF_PI : -HALF_PI;
-            }
-            // 2e. The second rank strikes past the first at the enemy's front
-            //     once it stands within reach of it, a rank's spacing further.
-            if (rank == lane.front + 1u) {
-                LaneState enemy = lanes[next_lanes() + lane.target];
-                precise vec2 to_target = enemy.front_position - position;
-                precise float reach = rules.reach + rules.spacing;
-                precise float distance_squared = to_target.x * to_target.x + to_target.y * to_target.y;
-                precise float reach_squared = reach * reach;
-                if (distance_squared <= reach_squared) {
-                    heading = atan(to_target.x, to_target.y);
-                    strike(unit, enemy, parity, rules, commands, cooldown);
-                }
+                heading = atan(regiment.facing.x, regiment.facing.y);
             }
         }
         if (speed > 0.25 * rules.walk_speed) {
             heading = atan(velocity.x, velocity.y);
         }
-        precise vec2 moved = position + velocity * dt;
+        precise vec2 pushed = vec2(push_sum) / float(SEPARATION_SCALE);
+        precise vec2 moved = position + velocity * dt + pushed;
         placement.position.xz = moved;
         placement.heading = heading;
+        // 3. Report to the regiment where it stands (for its mean_position).
+        precise vec2 offset = (moved - regiment.anchor) * float(CENTROID_SCALE) + 0.5;
+        ivec2 offset_units = ivec2(floor(offset));
+        atomicAdd(tallies[tally].offset_sum[0], offset_units.x);
+        atomicAdd(tallies[tally].offset_sum[1], offset_units.y);
+    }
+    if (health > 0) {
+        atomicAdd(tallies[tally].alive, 1u);
+        atomicAdd(header.counts.alive[min(regiment.army, 1u)], 1u);
     }
 
     combat[unit].health = health;

@@ -303,8 +303,10 @@ fn headless_quality_reports_flip_coverage_and_shimmer() {
     let options = HeadlessOptions {
         steps: 60,
         render_every: 6,
-        width: WIDTH,
-        height: HEIGHT,
+        // The regiments stand along a front wider than the front preset's
+        // 140 m: at 160x90 its units would be a pixel tall.
+        width: 4 * WIDTH,
+        height: 4 * HEIGHT,
         camera: BattleCamera::Front,
         quality: true,
         ..HeadlessOptions::default()

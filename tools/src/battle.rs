@@ -1,13 +1,12 @@
-//! The battle demo's scene: two armies drawn up in lanes on opposite sides of
-//! a field of props, the battle set up over them, and the camera presets.
+//! The battle demo's scene: two armies drawn up in regiments by the battle
+//! plan (`horde_battle::plan`: a centre in rows, two wings, a reserve) on
+//! opposite sides of a field of props, the battle set up over them, and the
+//! camera presets.
 //!
-//! Layout: each army stands in `lanes` files side by side along z, `ranks`
-//! deep along x; army 0 on the −x side facing +x, army 1 on the +x side
-//! facing −x, a gap of [`GAP`] metres between their front ranks. Unit ids are
-//! army 0's lanes in order, then army 1's, each lane front rank first: the
-//! layout the battle pass expects (`horde_battle`). The lanes are
-//! twice as many as the ranks are deep, so the front is wide and the armies
-//! meet along a long line.
+//! Layout: army 0 on the −x side facing +x, army 1 on the +x side facing
+//! −x, a gap of [`GAP`] metres between their front rows, the front running
+//! along z. Unit ids are army 0's regiments in order, then army 1's, each
+//! regiment slot by slot: the layout the battle pass expects.
 //!
 //! The stage follows the armies' size (`stage.rs`): fog, field and draw
 //! distance from the armies' box ([`BattleLayout::bounds`]) and the camera
@@ -20,7 +19,8 @@
 //! Variety: every unit has its own scale (±8 %), tint and hit points; the
 //! generated content's three knight variants (helmet, weapon, shield,
 //! proportions) fight in one army and its three skeleton variants in the
-//! other, mixed at random through the ranks; or the `--model` files do.
+//! other, one variant per regiment, chosen by the seed; or the `--model`
+//! files do.
 
 use std::path::PathBuf;
 
@@ -33,7 +33,14 @@ use horde::renderer::Renderer;
 use horde::scene::{rgba8, Scene};
 use horde::world::UnitSpawn;
 use horde_bake::cache::CacheOptions;
-use horde_battle::{Battle, BattleRules, BattleSetup, LaneSetup};
+use horde_battle::config::{
+    STATE_ADVANCING, STATE_CHARGING, STATE_ENGAGED, STATE_FLED, STATE_HOLDING, STATE_PURSUING,
+    STATE_ROUTING,
+};
+use horde_battle::fronts::melee_fronts;
+pub use horde_battle::plan::GAP;
+use horde_battle::plan::{battle_plan, plan_extent, regiment_size, BattlePlan};
+use horde_battle::{Battle, BattleRules, BattleStats};
 
 use crate::camera_rig::{preset_camera, Preset, SceneBounds};
 use crate::clip_map::{cast_army_types, ArmyType, ClipMapping};
@@ -43,8 +50,6 @@ use crate::crowd::{
 use crate::stage::{Stage, ViewCorridors};
 use crate::window::HudLine;
 
-/// Metres between the armies' front ranks when the battle begins.
-pub const GAP: f32 = 30.0;
 /// Units are scaled to stand this tall (before their ±8 % variety).
 const UNIT_HEIGHT: f32 = 1.8;
 /// The least width of the ring of props around the armies, in metres.
@@ -82,9 +87,9 @@ pub struct BattleScene {
     pub scene: Scene,
     /// The battle's rules, as its simulation got them.
     pub rules: BattleRules,
-    /// Files per army and their depth in ranks.
-    pub lanes_per_army: u32,
-    pub ranks: u32,
+    /// Regiments per army, and units in a regiment (about).
+    pub regiments_per_army: [u32; 2],
+    pub regiment_size: u32,
     /// Half the field's size (x, z), in metres.
     pub field_half_extent: f32,
     /// Half the armies' extent across the field (z).
@@ -102,50 +107,39 @@ pub struct BattleScene {
 /// from.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BattleLayout {
-    /// Files per army and their depth in ranks.
-    pub lanes_per_army: u32,
-    pub ranks: u32,
-    /// Metres between neighbouring files and ranks.
+    /// Half the extent (x, z) of the box the armies stand in
+    /// (`horde_battle::plan::plan_extent`).
+    pub half_extent: [f32; 2],
+    /// Metres between neighbouring slots.
     pub spacing: f32,
 }
 
 impl BattleLayout {
     /// The layout of `units` units (half per army, army 0 the odd one) at
-    /// `spacing` metres: twice as many files as ranks.
+    /// `spacing` metres.
     pub fn new(units: u32, spacing: f32) -> BattleLayout {
-        let per_army = units.div_ceil(2);
-        let lanes_per_army =
-            ((per_army as f32 * 2.0).sqrt().ceil() as u32).clamp(1, per_army.max(1));
         let spacing = if spacing.is_finite() {
             spacing.clamp(0.01, 100.0)
         } else {
             1.6
         };
         BattleLayout {
-            lanes_per_army,
-            ranks: per_army.div_ceil(lanes_per_army),
+            half_extent: plan_extent(units, spacing),
             spacing,
         }
     }
 
-    /// The z of a lane's home.
-    fn lane_z(&self, lane: u32) -> f32 {
-        (lane as f32 - (self.lanes_per_army - 1) as f32 / 2.0) * self.spacing
-    }
-
     /// Half the armies' extent across the field (z), in metres.
     pub fn front_half_width(&self) -> f32 {
-        self.lanes_per_army as f32 * self.spacing / 2.0
+        self.half_extent[1]
     }
 
-    /// The box the armies stand in, with the ±0.2 m jitter of their places
-    /// and 2 m of margin: what the camera presets frame.
+    /// The box the armies stand in, with the jitter of their places and 2 m
+    /// of margin: what the camera presets frame.
     pub fn bounds(&self) -> SceneBounds {
-        let half_x = GAP / 2.0 + self.ranks.saturating_sub(1) as f32 * self.spacing;
-        let half_z = self.lane_z(self.lanes_per_army - 1);
         SceneBounds {
             center: Vec3::ZERO,
-            half_extent: Vec3::new(half_x + 2.2, 0.0, half_z + 2.2),
+            half_extent: Vec3::new(self.half_extent[0] + 2.2, 0.0, self.half_extent[1] + 2.2),
         }
     }
 }
@@ -184,8 +178,20 @@ fn load_types(options: &BattleOptions) -> Result<(Vec<Asset>, [std::ops::Range<u
     Ok((types, [0..1, last..last + 1]))
 }
 
-/// Builds the armies, the props and the battle.
+/// Builds the armies as the battle plan draws them up from the seed, the
+/// props and the battle.
 pub fn battle_scene(options: &BattleOptions) -> Result<BattleScene> {
+    let spacing = BattleLayout::new(options.units, options.rules.spacing).spacing;
+    let rules = BattleRules {
+        spacing,
+        ..options.rules
+    };
+    battle_scene_of(options, battle_plan(options.units, options.seed, rules))
+}
+
+/// Builds the armies of `plan` (tests draw up their own), the props and the
+/// battle; `options.units` and `options.rules` are the plan's.
+pub fn battle_scene_of(options: &BattleOptions, plan: BattlePlan) -> Result<BattleScene> {
     let (unit_types, army_types) = load_types(options)?;
     let army_types_of = unit_types
         .iter()
@@ -213,55 +219,38 @@ pub fn battle_scene(options: &BattleOptions) -> Result<BattleScene> {
     let mut prop_types = prop_types(&options.cache)?;
     let scattered_types = prop_types.len() as u32;
     let mut rng = Rng::new(options.seed);
-    let layout = BattleLayout::new(options.units, options.rules.spacing);
-    let spacing = layout.spacing;
-    let armies = [options.units.div_ceil(2), options.units / 2];
-    let (lanes_per_army, ranks) = (layout.lanes_per_army, layout.ranks);
-    let lane_z = |lane: u32| layout.lane_z(lane);
-    let mut units = Vec::with_capacity(options.units as usize);
-    let mut lanes = Vec::new();
-    let mut health = Vec::with_capacity(options.units as usize);
-    for (army, &count) in armies.iter().enumerate() {
-        let army = army as u32;
-        let types = army_types[army as usize].clone();
-        let (side, heading) = if army == 0 {
-            (-1.0, std::f32::consts::FRAC_PI_2)
-        } else {
-            (1.0, -std::f32::consts::FRAC_PI_2)
-        };
-        let colour = if army == 0 {
-            Vec3::new(0.55, 0.7, 1.0)
-        } else {
-            Vec3::new(1.0, 0.6, 0.5)
-        };
-        for lane in 0..lanes_per_army {
-            let in_lane = count / lanes_per_army + u32::from(lane < count % lanes_per_army);
-            if in_lane == 0 {
-                continue;
-            }
-            lanes.push(LaneSetup {
-                army,
-                home_z: lane_z(lane),
-                first_unit: units.len() as u32,
-                unit_count: in_lane,
-            });
-            for rank in 0..in_lane {
-                let unit_type = types.start + rng.below(types.len() as u32);
-                let height = unit_types[unit_type as usize].bounds.height.max(1e-3);
-                let x = side * (GAP / 2.0 + rank as f32 * spacing) + (rng.unit() - 0.5) * 0.4;
-                let z = lane_z(lane) + (rng.unit() - 0.5) * 0.4;
-                units.push(UnitSpawn {
-                    unit_type,
-                    team: army,
-                    position: Vec3::new(x, 0.0, z),
-                    heading,
-                    scale: UNIT_HEIGHT / height * (0.92 + 0.16 * rng.unit()),
-                    tint: rgba8(colour * (0.8 + 0.2 * rng.unit())),
-                    params: AnimParams::default(),
-                });
-                health.push(90 + rng.below(41) as i32);
-            }
-        }
+    let rules = plan.setup.rules;
+    let layout = BattleLayout {
+        half_extent: plan.half_extent,
+        spacing: rules.spacing,
+    };
+    let colours = [Vec3::new(0.55, 0.7, 1.0), Vec3::new(1.0, 0.6, 0.5)];
+    let regiment_types: Vec<u32> = plan
+        .setup
+        .regiments
+        .iter()
+        .map(|regiment| {
+            let types = &army_types[regiment.army.min(1) as usize];
+            types.start + rng.below(types.len() as u32)
+        })
+        .collect();
+    let mut units = Vec::with_capacity(plan.units.len());
+    for unit in &plan.units {
+        let unit_type = regiment_types[unit.regiment as usize];
+        let height = unit_types[unit_type as usize].bounds.height.max(1e-3);
+        units.push(UnitSpawn {
+            unit_type,
+            team: unit.army,
+            position: Vec3::new(unit.position[0], 0.0, unit.position[1]),
+            heading: unit.heading,
+            scale: UNIT_HEIGHT / height * (0.92 + 0.16 * rng.unit()),
+            tint: rgba8(colours[unit.army.min(1) as usize] * (0.8 + 0.2 * rng.unit())),
+            params: AnimParams::default(),
+        });
+    }
+    let mut regiments_per_army = [0u32; 2];
+    for regiment in &plan.setup.regiments {
+        regiments_per_army[regiment.army.min(1) as usize] += 1;
     }
     let bounds = layout.bounds();
     let stage = Stage::for_armies(&bounds);
@@ -305,15 +294,11 @@ pub fn battle_scene(options: &BattleOptions) -> Result<BattleScene> {
             prop_types,
             units,
             props,
-            simulation: Some(horde_battle::start(BattleSetup {
-                rules: options.rules,
-                lanes,
-                health,
-            })),
+            simulation: Some(horde_battle::start(plan.setup)),
         },
-        rules: options.rules,
-        lanes_per_army,
-        ranks,
+        rules,
+        regiments_per_army,
+        regiment_size: regiment_size(plan.units.len().div_ceil(2) as u32),
         field_half_extent: stage.field_size / 2.0,
         front_half_width,
         armies: names,
@@ -386,6 +371,45 @@ impl BattleScene {
     }
 }
 
+/// Regiments of one army by what they are doing, as the HUD and the report
+/// show them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RegimentsByState {
+    /// Holding their ground (reserves, the rallied, the winners).
+    pub holding: u32,
+    /// Advancing, charging or pursuing.
+    pub advancing: u32,
+    pub engaged: u32,
+    /// Routing or fled.
+    pub routing: u32,
+    pub destroyed: u32,
+}
+
+impl RegimentsByState {
+    /// Army `army`'s regiments by state, from the battle's counts.
+    pub fn of(stats: &BattleStats, army: usize) -> RegimentsByState {
+        let count = |state: u32| stats.counts.regiments[army][state as usize];
+        RegimentsByState {
+            holding: count(STATE_HOLDING),
+            advancing: count(STATE_ADVANCING) + count(STATE_CHARGING) + count(STATE_PURSUING),
+            engaged: count(STATE_ENGAGED),
+            routing: count(STATE_ROUTING) + count(STATE_FLED),
+            destroyed: count(horde_battle::config::STATE_DESTROYED),
+        }
+    }
+}
+
+/// The army left standing once the other has no regiment that fights, as
+/// the battle last counted (None while both fight, or when neither does).
+pub fn winner(stats: &BattleStats) -> Option<u32> {
+    match stats.counts.standing {
+        [0, 0] => None,
+        [0, _] => Some(1),
+        [_, 0] => Some(0),
+        _ => None,
+    }
+}
+
 /// Advances the battle by the frame's (scaled) time and tells the HUD how it
 /// stands, naming the armies `armies` ([`BattleScene::armies`]).
 pub fn battle_hud(renderer: &mut Renderer, dt: f32, armies: &[String; 2]) -> Vec<HudLine> {
@@ -398,16 +422,44 @@ pub fn battle_hud(renderer: &mut Renderer, dt: f32, armies: &[String; 2]) -> Vec
         value,
     };
     let mut lines = vec![line("battle time", format!("{:.1} s", battle.seconds()))];
-    if let Some(stats) = battle.stats {
-        let alive = stats.counts.alive;
-        for (army, alive) in armies.iter().zip(alive) {
-            lines.push(line(&format!("{army} alive"), alive.to_string()));
+    if let Some(stats) = &battle.stats {
+        for (army, name) in armies.iter().enumerate() {
+            let by_state = RegimentsByState::of(stats, army);
+            lines.push(line(
+                &format!("{name} alive"),
+                stats.counts.alive[army].to_string(),
+            ));
+            lines.push(line(
+                &format!("{name} regiments"),
+                format!(
+                    "{} advancing, {} engaged, {} routing, {} holding, {} destroyed",
+                    by_state.advancing,
+                    by_state.engaged,
+                    by_state.routing,
+                    by_state.holding,
+                    by_state.destroyed
+                ),
+            ));
         }
         lines.push(line("fighting", stats.counts.fighting.to_string()));
-        let outcome = match alive {
-            [0, 0] => Some("no army stands".to_owned()),
-            [0, _] => Some(format!("{} wins", armies[1])),
-            [_, 0] => Some(format!("{} wins", armies[0])),
+        lines.push(line(
+            "melee fronts",
+            melee_fronts(&stats.regiments).to_string(),
+        ));
+        lines.push(line(
+            "flank, rear attacks",
+            format!(
+                "{}, {}",
+                stats.totals.flank_attacks, stats.totals.rear_attacks
+            ),
+        ));
+        lines.push(line(
+            "routs, rallies",
+            format!("{}, {}", stats.totals.routs, stats.totals.rallies),
+        ));
+        let outcome = match (winner(stats), stats.counts.standing) {
+            (Some(army), _) => Some(format!("{} wins", armies[army as usize])),
+            (None, [0, 0]) => Some("no army stands".to_owned()),
             _ => None,
         };
         if let Some(outcome) = outcome {

@@ -30,10 +30,11 @@ use horde::frame_graph::FrameGraph;
 use horde::profiler::{percentile, ScopeStats};
 use horde::renderer::{DrawStats, Renderer, Strategy};
 use horde::target::Msaa;
-use horde_battle::{Battle, BattleCounts, BattleRules};
+use horde_battle::fronts::melee_fronts;
+use horde_battle::{Battle, BattleRules, BattleStats};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::battle::{BattleCamera, BattleScene};
+use crate::battle::{winner, BattleCamera, BattleScene, RegimentsByState};
 use crate::memory_samples::{MemoryLog, MemorySample};
 use crate::quality::{measure_frame, measure_still, quality, Quality, STILL_FRAMES};
 use crate::strided::StridedLog;
@@ -45,7 +46,8 @@ pub const TIMELINE_SAMPLES: usize = 4096;
 const CPU_SAMPLES: usize = 16_384;
 
 /// GPU memory a unit needs, in bytes, counted generously: its five state
-/// records (68 bytes), its battle record (24) and its instance-list entries.
+/// records (68 bytes), its battle record (32), its grid words (at most 3)
+/// and its instance-list entries.
 const BYTES_PER_UNIT: u64 = 128;
 
 /// The most units (or props) the device can hold: one dispatch's reach, and
@@ -146,12 +148,26 @@ impl Default for HeadlessOptions {
 }
 
 /// The battle's state at one moment, for the report's timeline.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Sample {
     pub step: u32,
     pub seconds: f32,
+    /// Living units per army (casualties are what is missing).
     pub alive: [u32; 2],
+    /// Units within reach of an enemy.
     pub fighting: u32,
+    /// Each army's regiments by state.
+    pub regiments: [RegimentsByState; 2],
+    /// Separate melee fronts (`horde_battle::fronts`).
+    pub melee_fronts: u32,
+    /// Since the start: blows into a formation's flank and rear, routs and
+    /// rallies.
+    pub flank_attacks: u32,
+    pub rear_attacks: u32,
+    pub routs: u32,
+    pub rallies: u32,
+    /// Regiments per army still fighting (not routing, fled or destroyed).
+    pub standing: [u32; 2],
 }
 
 /// The headless run's report.
@@ -173,8 +189,9 @@ pub struct Report {
     pub strategy: String,
     pub units: u32,
     pub props: u32,
-    pub lanes_per_army: u32,
-    pub ranks: u32,
+    /// Regiments per army and units in a regiment (about), as planned.
+    pub regiments_per_army: [u32; 2],
+    pub regiment_size: u32,
     pub steps: u32,
     pub step_seconds: f32,
     pub render_every: u32,
@@ -205,12 +222,23 @@ pub struct Report {
     /// The armies' names by unit type ("knight army"), in the order of the
     /// timeline's `alive` counts and of `winner`.
     pub armies: [String; 2],
-    /// The army left standing, once one is (0 or 1, as in `armies`).
+    /// The army left standing, once the other has no regiment that fights
+    /// (all routing, fled or destroyed; 0 or 1, as in `armies`).
     pub winner: Option<u32>,
-    /// Seconds of battle until the first unit stood within reach of an enemy.
+    /// Seconds of battle until the first sample that shows a unit within
+    /// reach of an enemy, or casualties.
     pub first_contact_seconds: Option<f32>,
-    /// Seconds until one army was gone.
+    /// Seconds until one army had no regiment left that fights.
     pub end_seconds: Option<f32>,
+    /// Melee fronts at the first sample at or after 60 s of battle, and the
+    /// most seen in any sample.
+    pub melee_fronts_at_60s: Option<u32>,
+    pub max_melee_fronts: u32,
+    /// At the end of the run: blows into flanks and rears, routs, rallies.
+    pub flank_attacks: u32,
+    pub rear_attacks: u32,
+    pub routs: u32,
+    pub rallies: u32,
     pub memory: MemoryUsage,
     /// RSS and GPU allocations over the run (with `memory_every`), at most
     /// [`crate::memory_samples::MAX_SAMPLES`], evenly strided.
@@ -241,12 +269,19 @@ pub struct QualityImages {
     pub flip_error: image::RgbaImage,
 }
 
-fn sample(step: u32, rules: &BattleRules, counts: &BattleCounts) -> Sample {
+fn sample(rules: &BattleRules, stats: &BattleStats) -> Sample {
     Sample {
-        step,
-        seconds: step as f32 * rules.step_seconds,
-        alive: counts.alive,
-        fighting: counts.fighting,
+        step: stats.step,
+        seconds: stats.step as f32 * rules.step_seconds,
+        alive: stats.counts.alive,
+        fighting: stats.counts.fighting,
+        regiments: [0, 1].map(|army| RegimentsByState::of(stats, army)),
+        melee_fronts: melee_fronts(&stats.regiments),
+        flank_attacks: stats.totals.flank_attacks,
+        rear_attacks: stats.totals.rear_attacks,
+        routs: stats.totals.routs,
+        rallies: stats.totals.rallies,
+        standing: stats.counts.standing,
     }
 }
 
@@ -257,8 +292,11 @@ struct Timeline {
     /// Samples seen, kept or not.
     seen: u64,
     latest: Option<Sample>,
+    first: Option<Sample>,
     first_contact: Option<Sample>,
-    end: Option<Sample>,
+    end: Option<(Sample, Option<u32>)>,
+    at_60s: Option<Sample>,
+    max_fronts: u32,
 }
 
 impl Timeline {
@@ -267,29 +305,47 @@ impl Timeline {
             samples: StridedLog::new(1, TIMELINE_SAMPLES),
             seen: 0,
             latest: None,
+            first: None,
             first_contact: None,
             end: None,
+            at_60s: None,
+            max_fronts: 0,
         }
     }
 
     /// Takes the battle's latest counts if they are new.
     fn record(&mut self, renderer: &Renderer, rules: &BattleRules) {
-        let Some(stats) = renderer.simulation::<Battle>().and_then(|b| b.stats) else {
+        let Some(stats) = renderer
+            .simulation::<Battle>()
+            .and_then(|b| b.stats.as_ref())
+        else {
             return;
         };
         if self.latest.is_some_and(|latest| latest.step >= stats.step) {
             return;
         }
-        let sample = sample(stats.step, rules, &stats.counts);
-        if sample.fighting > 0 {
+        let sample = sample(rules, stats);
+        // Samples are a frame apart: casualties show a contact between two.
+        if sample.fighting > 0 || sample.alive[0] + sample.alive[1] < self.first_alive(&sample) {
             self.first_contact.get_or_insert(sample);
         }
-        if sample.alive.contains(&0) {
-            self.end.get_or_insert(sample);
+        if sample.standing.contains(&0) {
+            self.end.get_or_insert((sample, winner(stats)));
         }
+        if sample.seconds >= 60.0 {
+            self.at_60s.get_or_insert(sample);
+        }
+        self.max_fronts = self.max_fronts.max(sample.melee_fronts);
+        self.first.get_or_insert(sample);
         self.samples.push(self.seen, sample);
         self.seen += 1;
         self.latest = Some(sample);
+    }
+
+    /// Units alive in the first sample (or in `sample`, the first).
+    fn first_alive(&self, sample: &Sample) -> u32 {
+        let first = self.first.unwrap_or(*sample);
+        first.alive[0] + first.alive[1]
     }
 
     /// The samples kept, the latest always among them.
@@ -391,6 +447,8 @@ pub fn run_headless(
     let mut cpu_ms = cpu_ms.into_values();
     cpu_ms.sort_by(f64::total_cmp);
     let (first_contact, end) = (timeline.first_contact, timeline.end);
+    let (at_60s, max_fronts) = (timeline.at_60s, timeline.max_fronts);
+    let totals = timeline.latest.unwrap_or_default();
     let mut report = Report {
         device: ctx.device_name.clone(),
         driver: ctx.driver_info.clone(),
@@ -399,8 +457,8 @@ pub fn run_headless(
         strategy: options.strategy.name().to_owned(),
         units: renderer.world.live_units(),
         props: renderer.world.prop_count(),
-        lanes_per_army: battle.lanes_per_army,
-        ranks: battle.ranks,
+        regiments_per_army: battle.regiments_per_army,
+        regiment_size: battle.regiment_size,
         steps: options.steps,
         step_seconds: rules.step_seconds,
         render_every,
@@ -440,13 +498,15 @@ pub fn run_headless(
         cpu_ms_p99: percentile(&cpu_ms, 0.99),
         visible: renderer.stats.clone(),
         armies: battle.armies.clone(),
-        winner: end.and_then(|s| match s.alive {
-            [0, 0] => None,
-            [0, _] => Some(1),
-            _ => Some(0),
-        }),
+        winner: end.and_then(|(_, winner)| winner),
         first_contact_seconds: first_contact.map(|s| s.seconds),
-        end_seconds: end.map(|s| s.seconds),
+        end_seconds: end.map(|(s, _)| s.seconds),
+        melee_fronts_at_60s: at_60s.map(|s| s.melee_fronts),
+        max_melee_fronts: max_fronts,
+        flank_attacks: totals.flank_attacks,
+        rear_attacks: totals.rear_attacks,
+        routs: totals.routs,
+        rallies: totals.rallies,
         timeline: timeline.into_samples(),
         memory: ctx.memory_usage(),
         memory_samples: memory.map(MemoryLog::into_samples).unwrap_or_default(),

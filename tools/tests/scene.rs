@@ -131,12 +131,12 @@ fn ground_preset_stands_beside_the_front_at_eye_height_looking_along_it() {
             );
             assert!(view.y.abs() < 0.1);
             // Both armies' front ranks beside the fighting, in view: at
-            // contact from 20 m on, as drawn up from 60 m on.
+            // contact from 20 m on, as drawn up (GAP apart) from 1.5 GAP on.
             for (x, z) in [
                 (-1.0, 20.0),
                 (1.0, 20.0),
-                (-GAP / 2.0, 60.0),
-                (GAP / 2.0, 60.0),
+                (-GAP / 2.0, 1.5 * GAP),
+                (GAP / 2.0, 1.5 * GAP),
             ] {
                 let foot = Vec3::new(x, 0.0, -h.z + z);
                 assert!(
@@ -290,7 +290,7 @@ fn assert_no_prop_blocks_a_view(units: u32, props: u32) {
         .units
         .iter()
         .enumerate()
-        .filter(|(i, _)| i % stride == 0 || *i as u32 % battle.ranks.max(1) == 0)
+        .filter(|(i, _)| i % stride == 0 || *i as u32 % battle.regiment_size.max(1) == 0)
         .map(|(_, unit)| unit.position + Vec3::Y * 1.2)
         .chain(battle.bounds().corners())
         .collect();

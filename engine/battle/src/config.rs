@@ -3,9 +3,80 @@
 //! [`SHADER_CONSTANTS`] to shaderc as a macro definition of the same name.
 //! Keep it free of `use` items: it is compiled in two crates.
 
-/// `LaneState::target` of a lane with no enemy left to fight.
-pub const NO_LANE: u32 = u32::MAX;
+/// `RegimentState::target` of a regiment with no enemy left standing, and
+/// `UnitCombat::regiment` of a unit outside every regiment.
+pub const NO_REGIMENT: u32 = u32::MAX;
+/// The most regiments a battle holds (both armies): the regiment table and
+/// the tallies are fixed arrays of this many records per copy.
+pub const MAX_REGIMENTS: u32 = 4096;
+
+/// Regiment states (`RegimentState::state`). Holding: standing in place (a
+/// reserve waiting, a rallied regiment, or the winners once no enemy stands).
+pub const STATE_HOLDING: u32 = 0;
+/// Marching at walk speed towards its goal, wheeling to face it.
+pub const STATE_ADVANCING: u32 = 1;
+/// Running at the enemy, speeding up over the last metres; the first blows
+/// strike harder.
+pub const STATE_CHARGING: u32 = 2;
+/// In melee: its units fight the enemies within reach.
+pub const STATE_ENGAGED: u32 = 3;
+/// Chasing a routing regiment for a while.
+pub const STATE_PURSUING: u32 = 4;
+/// Morale broke: fleeing away from the nearest enemy; may rally once.
+pub const STATE_ROUTING: u32 = 5;
+/// Fled off the field: out of the battle for good.
+pub const STATE_FLED: u32 = 6;
+/// Every unit has fallen.
+pub const STATE_DESTROYED: u32 = 7;
+/// How many states there are (`BattleCounts::regiments`).
+pub const REGIMENT_STATES: u32 = 8;
+
+/// Regiment roles in the battle plan (`RegimentState::role`).
+pub const ROLE_CENTRE: u32 = 0;
+/// Wings swing round the enemy's flank before they charge.
+pub const ROLE_WING: u32 = 1;
+/// Reserves hold until the line falters, then commit (and become centre).
+pub const ROLE_RESERVE: u32 = 2;
+
+/// Formations (`RegimentState::formation`): files side by side, ranks deep.
+pub const FORMATION_LINE: u32 = 0;
+/// A narrow, deep block: as a line, with few files.
+pub const FORMATION_COLUMN: u32 = 1;
+/// A triangle, apex first: rank `r` holds `2r + 1` units.
+pub const FORMATION_WEDGE: u32 = 2;
+
+/// Grid cells per chunk of the prefix sum, and chunks per super-chunk
+/// (`passes/battle.rs`, "The grid").
+pub const GRID_CHUNK: u32 = 64;
+/// The least number of grid cells (one super-chunk).
+pub const GRID_MIN_CELLS: u32 = GRID_CHUNK * GRID_CHUNK;
+/// Separation pushes are summed as integers of 1/`SEPARATION_SCALE` metres,
+/// so their sum does not depend on the order neighbours are visited in.
+pub const SEPARATION_SCALE: u32 = 4096;
+/// Regiment position sums are integers of 1/`CENTROID_SCALE` metres.
+pub const CENTROID_SCALE: u32 = 10;
 
 /// Every constant above that the battle's shaders use, by its GLSL name
 /// (unsigned integers).
-pub const SHADER_CONSTANTS: &[(&str, u32)] = &[("NO_LANE", NO_LANE)];
+pub const SHADER_CONSTANTS: &[(&str, u32)] = &[
+    ("NO_REGIMENT", NO_REGIMENT),
+    ("MAX_REGIMENTS", MAX_REGIMENTS),
+    ("STATE_HOLDING", STATE_HOLDING),
+    ("STATE_ADVANCING", STATE_ADVANCING),
+    ("STATE_CHARGING", STATE_CHARGING),
+    ("STATE_ENGAGED", STATE_ENGAGED),
+    ("STATE_PURSUING", STATE_PURSUING),
+    ("STATE_ROUTING", STATE_ROUTING),
+    ("STATE_FLED", STATE_FLED),
+    ("STATE_DESTROYED", STATE_DESTROYED),
+    ("REGIMENT_STATES", REGIMENT_STATES),
+    ("ROLE_CENTRE", ROLE_CENTRE),
+    ("ROLE_WING", ROLE_WING),
+    ("ROLE_RESERVE", ROLE_RESERVE),
+    ("FORMATION_LINE", FORMATION_LINE),
+    ("FORMATION_COLUMN", FORMATION_COLUMN),
+    ("FORMATION_WEDGE", FORMATION_WEDGE),
+    ("GRID_CHUNK", GRID_CHUNK),
+    ("SEPARATION_SCALE", SEPARATION_SCALE),
+    ("CENTROID_SCALE", CENTROID_SCALE),
+];

@@ -1,42 +1,51 @@
-//! The battle demo's simulation: two armies in lanes that march, charge,
-//! fight, fall and cheer, stepped on the GPU in fixed steps. An application
-//! of the `horde` renderer core: it runs in the frame's simulation slot
-//! ([`horde::simulation`]) and depends on the core, never the reverse.
+//! The battle demo's simulation: two armies of regiments drawn up in a
+//! battle plan, that advance, wheel, charge, fight, flank, rout, rally and
+//! pursue, their units on a spatial grid, stepped on the GPU in fixed
+//! steps. An application of the `horde` renderer core: it runs in the
+//! frame's simulation slot ([`horde::simulation`]) and depends on the core,
+//! never the reverse.
 //!
 //! Layout, as the core's (one file per pass, its CPU twin under the same
 //! name in `reference/`):
-//! - this module: the battle's state, who stands in which lane, and the
-//!   clock that turns frame time into fixed steps; [`Battle`] is the
-//!   [`Simulation`] the frame records;
+//! - this module: the battle's setup and state, and the clock that turns
+//!   frame time into fixed steps; [`Battle`] is the [`Simulation`] the frame
+//!   records;
+//! - [`plan`]: the battle plan (centre, wings, reserve; formations and
+//!   slots) drawn up from the seed;
 //! - [`passes::battle`]: the pass, its rules and its data layout;
-//! - [`reference::battle`]: its CPU twin, compared step by step in the tests;
+//! - [`reference::battle`] and [`reference::grid`]: its CPU twin, compared
+//!   step by step in the tests, and [`reference::battle::CpuBattle`], a
+//!   whole battle on the CPU for tuning;
+//! - [`fronts`]: what the report and HUD read from the regiment table;
 //! - [`gpu_types`] and [`config`]: the structs and constants shared with
 //!   `shaders/battle/`, compiled by this crate's `build.rs`.
 //!
 //! A battle is set up once, after its units have spawned: the application
-//! groups every fighting unit into lanes (files of units, front rank first,
-//! each with an army and a place across the field) and gives each unit its
-//! hit points ([`BattleSetup`]), and names [`start`] as its scene's
+//! groups units into regiments ([`BattleSetup`], usually from [`plan`]) and
+//! gives each unit its hit points, and names [`start`] as its scene's
 //! simulation. From then on the GPU owns the state; the CPU only counts
-//! steps. Units outside every lane take no part.
+//! steps. Units outside every regiment take no part.
 //!
-//! Buffers (device-local):
-//! - `combat`: one [`UnitCombat`] per unit slot (24 bytes);
-//! - `lanes`: [`BattleCounts`] (16 bytes), then two copies of the lane table
-//!   ([`LaneState`], 32 bytes each): a step reads the copy its parity names
-//!   and writes the other, so no lane reads a record being written.
+//! Buffers (device-local; `passes/battle.rs` details them):
+//! - `battle`: [`BattleHeader`] (rules, counts, totals), the tallies and
+//!   the regiment table twice each, one [`UnitCombat`] per unit slot;
+//! - `grid`: the spatial grid ([`reference::grid::GridLayout`]).
 
 pub mod config;
+pub mod fronts;
 pub mod gpu_types;
+pub mod plan;
 
 /// The battle's pass, one file as the core's passes.
 pub mod passes {
     pub mod battle;
+    pub mod grid;
 }
 
-/// The battle pass's CPU twin, named as its pass.
+/// The CPU twins of the battle pass and of its grid, named as their passes.
 pub mod reference {
     pub mod battle;
+    pub mod grid;
 }
 
 /// One embedded SPIR-V module of `shaders/battle/`, compiled by `build.rs`.
@@ -46,6 +55,8 @@ pub mod shaders {
     include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
 }
 
+use std::mem::size_of;
+
 use ash::vk;
 
 use horde::context::Context;
@@ -54,36 +65,71 @@ use horde::memory::{read_buffers, upload_buffer, Buffer};
 use horde::simulation::{Simulation, SimulationStart, SimulationUnits};
 use horde::Error;
 
-use crate::config::NO_LANE;
-pub use crate::gpu_types::{BattleCounts, BattleRules, LaneState, UnitCombat};
-use crate::passes::battle::{BattlePass, BattleStats};
+use crate::config::{
+    FORMATION_WEDGE, MAX_REGIMENTS, NO_REGIMENT, ROLE_RESERVE, STATE_ADVANCING, STATE_HOLDING,
+};
+pub use crate::gpu_types::{
+    BattleCounts, BattleHeader, BattleRules, BattleTotals, RegimentState, RegimentTally, UnitCombat,
+};
+use crate::passes::battle::BattlePass;
+pub use crate::passes::battle::BattleStats;
+use crate::reference::grid::GridLayout;
 
 /// The most steps one frame records; frame time beyond them is dropped, so
 /// a stalled frame never makes the next one slower still.
 pub const MAX_STEPS_PER_FRAME: u32 = 8;
 
-/// Bytes before the first lane record in the `lanes` buffer.
-pub const LANES_OFFSET: u64 = std::mem::size_of::<BattleCounts>() as u64;
+/// Byte offsets of the `battle` buffer's parts.
+pub const COUNTS_OFFSET: u64 = size_of::<BattleRules>() as u64;
+pub const TALLIES_OFFSET: u64 = size_of::<BattleHeader>() as u64;
+pub const REGIMENTS_OFFSET: u64 =
+    TALLIES_OFFSET + 2 * MAX_REGIMENTS as u64 * size_of::<RegimentTally>() as u64;
+pub const COMBAT_OFFSET: u64 =
+    REGIMENTS_OFFSET + 2 * MAX_REGIMENTS as u64 * size_of::<RegimentState>() as u64;
 
 impl Default for BattleRules {
     /// Rules for units about 1.8 m tall standing 1.6 m apart, at 30 steps
-    /// per second.
+    /// per second, tuned with the CPU twin so that the default battles end
+    /// within 2 to 5 minutes (`tests/tests/battle.rs`).
     fn default() -> Self {
+        let step_seconds = 1.0 / 30.0;
+        // Regiments wheel at 20° per second.
+        let turn = 20f32.to_radians() * step_seconds;
         BattleRules {
-            step_seconds: 1.0 / 30.0,
+            step_seconds,
             spacing: 1.6,
+            separation: 0.9,
             walk_speed: 1.4,
             run_speed: 3.6,
+            charge_speed: 4.5,
+            charge_ramp_seconds: 3.0,
             reach: 1.3,
-            charge_distance: 9.0,
-            catch_up_distance: 2.5,
+            engage_radius: 2.5,
+            charge_distance: 25.0,
             steering_gain: 3.0,
-            attack_seconds: 1.6,
-            damage_min: 15,
-            damage_range: 30,
+            attack_seconds: 5.5,
+            damage_min: 3,
+            damage_range: 6,
             corpse_seconds: 8.0,
             sink_speed: 0.25,
             sink_depth: 2.5,
+            turn_cos: turn.cos(),
+            turn_sin: turn.sin(),
+            morale_per_casualty: 0.8,
+            morale_per_flank_hit: 0.04,
+            morale_per_rear_hit: 0.12,
+            morale_per_melee_second: 0.0015,
+            morale_per_panic_second: 0.03,
+            panic_distance: 40.0,
+            morale_recovery: 0.02,
+            rally_distance: 60.0,
+            rally_morale: 0.5,
+            flee_distance: 150.0,
+            army_break_fraction: 0.35,
+            pursue_seconds: 8.0,
+            flank_offset: 20.0,
+            reserve_seconds: 90.0,
+            anchor_lead: 6.0,
         }
     }
 }
@@ -94,12 +140,17 @@ impl BattleRules {
         let positive = [
             ("step_seconds", self.step_seconds),
             ("spacing", self.spacing),
+            ("separation", self.separation),
             ("walk_speed", self.walk_speed),
             ("run_speed", self.run_speed),
+            ("charge_speed", self.charge_speed),
+            ("charge_ramp_seconds", self.charge_ramp_seconds),
             ("reach", self.reach),
+            ("engage_radius", self.engage_radius),
             ("steering_gain", self.steering_gain),
             ("attack_seconds", self.attack_seconds),
             ("sink_speed", self.sink_speed),
+            ("army_break_fraction", self.army_break_fraction),
         ];
         for (name, value) in positive {
             if !(value.is_finite() && value > 0.0) {
@@ -110,9 +161,22 @@ impl BattleRules {
         }
         let not_negative = [
             ("charge_distance", self.charge_distance),
-            ("catch_up_distance", self.catch_up_distance),
             ("corpse_seconds", self.corpse_seconds),
             ("sink_depth", self.sink_depth),
+            ("morale_per_casualty", self.morale_per_casualty),
+            ("morale_per_flank_hit", self.morale_per_flank_hit),
+            ("morale_per_rear_hit", self.morale_per_rear_hit),
+            ("morale_per_melee_second", self.morale_per_melee_second),
+            ("morale_per_panic_second", self.morale_per_panic_second),
+            ("panic_distance", self.panic_distance),
+            ("morale_recovery", self.morale_recovery),
+            ("rally_distance", self.rally_distance),
+            ("rally_morale", self.rally_morale),
+            ("flee_distance", self.flee_distance),
+            ("pursue_seconds", self.pursue_seconds),
+            ("flank_offset", self.flank_offset),
+            ("reserve_seconds", self.reserve_seconds),
+            ("anchor_lead", self.anchor_lead),
         ];
         for (name, value) in not_negative {
             if !(value.is_finite() && value >= 0.0) {
@@ -135,6 +199,21 @@ impl BattleRules {
                 self.steering_gain, self.step_seconds
             )));
         }
+        // The grid finds neighbours within one cell.
+        if self.reach > self.engage_radius || self.separation > self.engage_radius {
+            return Err(Error::Config(format!(
+                "reach {} and separation {} must not exceed the engage radius {}",
+                self.reach, self.separation, self.engage_radius
+            )));
+        }
+        let turn = self.turn_cos * self.turn_cos + self.turn_sin * self.turn_sin;
+        if !((turn - 1.0).abs() < 1e-3 && self.turn_cos > 0.0 && self.turn_sin > 0.0) {
+            return Err(Error::Config(format!(
+                "turn_cos {} and turn_sin {} must be the cosine and sine of a turn step \
+                 between 0 and 90°",
+                self.turn_cos, self.turn_sin
+            )));
+        }
         if self.damage_min == 0 && self.damage_range <= 1 {
             return Err(Error::Config(
                 "battle damage must be able to exceed 0".into(),
@@ -147,40 +226,114 @@ impl BattleRules {
     }
 }
 
-/// A lane as the application lays it out.
+/// A regiment as the battle plan draws it up.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct LaneSetup {
+pub struct RegimentSetup {
     /// 0 or 1.
     pub army: u32,
-    /// Its place across the field (z); lanes that lose their enemy turn to
-    /// the nearest enemy lane by this.
-    pub home_z: f32,
-    /// Units `first_unit..first_unit + unit_count`, front rank first.
+    /// `ROLE_*` of [`config`].
+    pub role: u32,
+    /// `FORMATION_*` of [`config`].
+    pub formation: u32,
+    /// Slots side by side (line and column).
+    pub files: u32,
+    /// Units `first_unit..first_unit + unit_count`, slot by slot.
     pub first_unit: u32,
     pub unit_count: u32,
+    /// The middle of its front rank, and the unit vector it faces (x, z).
+    pub anchor: [f32; 2],
+    pub facing: [f32; 2],
+    /// Its morale at the start (1 is steady).
+    pub morale: f32,
+}
+
+impl RegimentSetup {
+    /// Its formation's width and depth in metres at `spacing`.
+    pub fn extent(&self, spacing: f32) -> [f32; 2] {
+        let count = self.unit_count.max(1);
+        if self.formation == FORMATION_WEDGE {
+            let ranks = (count as f32).sqrt().ceil();
+            [(2.0 * ranks - 1.0) * spacing, ranks * spacing]
+        } else {
+            let files = self.files.clamp(1, count);
+            [
+                files as f32 * spacing,
+                count.div_ceil(files) as f32 * spacing,
+            ]
+        }
+    }
+
+    /// Its record in the regiment table at the start.
+    pub fn state(&self, spacing: f32) -> RegimentState {
+        let [width, depth] = self.extent(spacing);
+        RegimentState {
+            army: self.army,
+            role: self.role,
+            formation: self.formation,
+            state: if self.role == ROLE_RESERVE {
+                STATE_HOLDING
+            } else {
+                STATE_ADVANCING
+            },
+            first_unit: self.first_unit,
+            unit_count: self.unit_count,
+            files: self.files.max(1),
+            target: NO_REGIMENT,
+            anchor: self.anchor,
+            facing: self.facing,
+            mean_position: [
+                self.anchor[0] - self.facing[0] * depth * 0.5,
+                self.anchor[1] - self.facing[1] * depth * 0.5,
+            ],
+            morale: self.morale,
+            state_seconds: 0.0,
+            alive: self.unit_count,
+            rallies: 0,
+            width,
+            depth,
+        }
+    }
 }
 
 /// Everything that starts a battle.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BattleSetup {
     pub rules: BattleRules,
-    pub lanes: Vec<LaneSetup>,
-    /// Hit points of each unit slot, by unit id (slots outside every lane are
-    /// ignored).
+    pub regiments: Vec<RegimentSetup>,
+    /// Hit points of each unit slot, by unit id (slots outside every
+    /// regiment are ignored).
     pub health: Vec<i32>,
 }
 
+/// The `battle` buffer's contents at the start, in parts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InitialState {
+    pub header: BattleHeader,
+    /// Both copies, [`MAX_REGIMENTS`] records each.
+    pub tallies: Vec<RegimentTally>,
+    pub regiments: Vec<RegimentState>,
+    pub combat: Vec<UnitCombat>,
+}
+
+impl InitialState {
+    /// The buffer's bytes.
+    pub fn bytes(&self) -> Vec<u8> {
+        let mut bytes = bytemuck::bytes_of(&self.header).to_vec();
+        bytes.extend_from_slice(bytemuck::cast_slice(&self.tallies));
+        bytes.extend_from_slice(bytemuck::cast_slice(&self.regiments));
+        bytes.extend_from_slice(bytemuck::cast_slice(&self.combat));
+        bytes
+    }
+}
+
 impl BattleSetup {
-    /// The initial combat records and lane table, or why the setup is wrong.
-    pub fn initial_state(
-        &self,
-        unit_count: u32,
-    ) -> Result<(Vec<UnitCombat>, Vec<LaneState>), Error> {
+    /// The initial `battle` buffer, or why the setup is wrong.
+    pub fn initial_state(&self, unit_count: u32) -> Result<InitialState, Error> {
         self.rules.validate()?;
-        if self.lanes.len() >= NO_LANE as usize {
+        if self.regiments.len() > MAX_REGIMENTS as usize {
             return Err(Error::Config(format!(
-                "{} lanes are too many",
-                self.lanes.len()
+                "{} regiments are too many (at most {MAX_REGIMENTS})",
+                self.regiments.len()
             )));
         }
         if self.health.len() != unit_count as usize {
@@ -191,58 +344,92 @@ impl BattleSetup {
         }
         let mut combat = vec![
             UnitCombat {
-                lane: NO_LANE,
+                regiment: NO_REGIMENT,
                 ..UnitCombat::default()
             };
             unit_count as usize
         ];
-        let mut lanes = Vec::with_capacity(self.lanes.len());
-        for (index, lane) in self.lanes.iter().enumerate() {
-            if lane.army > 1 || !lane.home_z.is_finite() {
+        let mut table = vec![RegimentState::default(); MAX_REGIMENTS as usize];
+        let mut tally = vec![RegimentTally::default(); MAX_REGIMENTS as usize];
+        for (index, regiment) in self.regiments.iter().enumerate() {
+            let finite = regiment
+                .anchor
+                .iter()
+                .chain(&regiment.facing)
+                .all(|v| v.is_finite());
+            let facing = regiment.facing[0].hypot(regiment.facing[1]);
+            if regiment.army > 1
+                || regiment.role > ROLE_RESERVE
+                || regiment.formation > FORMATION_WEDGE
+                || !finite
+                || (facing - 1.0).abs() > 1e-3
+                || !regiment.morale.is_finite()
+            {
                 return Err(Error::Config(format!(
-                    "lane {index}: army {} (must be 0 or 1), home z {}",
-                    lane.army, lane.home_z
+                    "regiment {index}: army {} (0 or 1), role {}, formation {}, anchor {:?}, \
+                     facing {:?} (a unit vector), morale {}",
+                    regiment.army,
+                    regiment.role,
+                    regiment.formation,
+                    regiment.anchor,
+                    regiment.facing,
+                    regiment.morale
                 )));
             }
-            let end = lane.first_unit.checked_add(lane.unit_count);
+            let end = regiment.first_unit.checked_add(regiment.unit_count);
             let Some(end) = end.filter(|&end| end <= unit_count) else {
                 return Err(Error::Config(format!(
-                    "lane {index}: units {}+{} lie outside the world's {unit_count}",
-                    lane.first_unit, lane.unit_count
+                    "regiment {index}: units {}+{} lie outside the world's {unit_count}",
+                    regiment.first_unit, regiment.unit_count
                 )));
             };
-            for unit in lane.first_unit..end {
+            for unit in regiment.first_unit..end {
                 let record = &mut combat[unit as usize];
-                if record.lane != NO_LANE {
+                if record.regiment != NO_REGIMENT {
                     return Err(Error::Config(format!(
-                        "unit {unit} stands in lanes {} and {index}",
-                        record.lane
+                        "unit {unit} stands in regiments {} and {index}",
+                        record.regiment
                     )));
                 }
-                record.lane = index as u32;
+                record.regiment = index as u32;
                 record.health = self.health[unit as usize];
             }
-            lanes.push(LaneState {
-                first_unit: lane.first_unit,
-                unit_count: lane.unit_count,
-                front: 0,
-                target: NO_LANE,
-                front_position: [0.0; 2],
-                home_z: lane.home_z,
-                army: lane.army,
-            });
+            table[index] = regiment.state(self.rules.spacing);
+            // Last step's tally as the first step reads it: all alive, at
+            // the formation's middle.
+            let state = &table[index];
+            let scale = crate::config::CENTROID_SCALE as f32 * regiment.unit_count as f32;
+            tally[index] = RegimentTally {
+                alive: regiment.unit_count,
+                offset_sum: [
+                    ((state.mean_position[0] - state.anchor[0]) * scale).round() as i32,
+                    ((state.mean_position[1] - state.anchor[1]) * scale).round() as i32,
+                ],
+                ..RegimentTally::default()
+            };
         }
-        Ok((combat, lanes))
+        let header = BattleHeader {
+            rules: self.rules,
+            counts: BattleCounts::default(),
+            totals: BattleTotals::default(),
+        };
+        Ok(InitialState {
+            header,
+            tallies: [tally.clone(), tally].concat(),
+            regiments: [table.clone(), table].concat(),
+            combat,
+        })
     }
 }
 
 /// A battle under way: its GPU state and its clock.
 pub struct Battle {
     pub rules: BattleRules,
-    pub combat: Buffer,
-    /// Counts, then the lane table twice.
-    pub lanes: Buffer,
-    pub lane_count: u32,
+    /// Header, tallies, regiment table and combat records.
+    pub battle: Buffer,
+    /// The spatial grid.
+    pub grid: Buffer,
+    pub regiment_count: u32,
     /// Unit slots the battle covers (the world's, when it began).
     pub unit_count: u32,
     /// Steps recorded so far.
@@ -251,18 +438,22 @@ pub struct Battle {
     pending: u32,
     /// Frame time not yet turned into a step, in seconds.
     carried: f32,
-    /// The latest counts read back, a frame or two late.
+    /// The latest counts and regiment table read back, a frame or two late.
     pub stats: Option<BattleStats>,
     pass: BattlePass,
 }
 
 /// The battle's GPU state, read back for tools and tests.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct BattleReadback {
+    pub header: BattleHeader,
+    /// Both tally copies, [`MAX_REGIMENTS`] records each.
+    pub tallies: Vec<RegimentTally>,
+    /// Both regiment copies, [`MAX_REGIMENTS`] records each.
+    pub regiments: Vec<RegimentState>,
     pub combat: Vec<UnitCombat>,
-    pub counts: BattleCounts,
-    /// Both copies of the lane table, one after the other.
-    pub lanes: Vec<LaneState>,
+    /// The `grid` buffer's words ([`GridLayout`]).
+    pub grid: Vec<u32>,
 }
 
 /// The simulation a battle scene names: starts `setup` over the world's
@@ -276,45 +467,57 @@ pub fn start(setup: BattleSetup) -> SimulationStart {
 impl Battle {
     /// Uploads the battle's initial state and builds its pass.
     pub fn new(ctx: &Context, setup: &BattleSetup, unit_count: u32) -> Result<Battle, Error> {
-        let (combat, lanes) = setup.initial_state(unit_count)?;
+        let initial = setup.initial_state(unit_count)?;
         let usage = vk::BufferUsageFlags::STORAGE_BUFFER
             | vk::BufferUsageFlags::TRANSFER_SRC
             | vk::BufferUsageFlags::TRANSFER_DST;
-        let mut lane_bytes = bytemuck::bytes_of(&BattleCounts::default()).to_vec();
-        for _copy in 0..2 {
-            lane_bytes.extend_from_slice(bytemuck::cast_slice(&lanes));
+        let bytes = initial.bytes();
+        let grid_words = GridLayout::new(unit_count).words();
+        let range = u64::from(ctx.limits.max_storage_buffer_range);
+        let largest = (bytes.len() as u64).max(grid_words as u64 * 4);
+        if largest > range {
+            let fits = (range - COMBAT_OFFSET) / size_of::<UnitCombat>() as u64;
+            return Err(Error::Config(format!(
+                "a battle of {unit_count} units needs a {largest}-byte storage buffer; {} binds \
+                 at most {range} (about {fits} units)",
+                ctx.device_name
+            )));
         }
+        let regiment_count = setup.regiments.len() as u32;
         Ok(Battle {
             rules: setup.rules,
-            combat: upload_buffer(ctx, "battle combat", usage, bytemuck::cast_slice(&combat))?,
-            lanes: upload_buffer(ctx, "battle lanes", usage, &lane_bytes)?,
-            lane_count: lanes.len() as u32,
+            battle: upload_buffer(ctx, "battle state", usage, &bytes)?,
+            grid: upload_buffer(ctx, "battle grid", usage, &vec![0u8; grid_words * 4])?,
+            regiment_count,
             unit_count,
             step: 0,
             pending: 0,
             carried: 0.0,
             stats: None,
-            pass: BattlePass::new(ctx)?,
+            pass: BattlePass::new(ctx, regiment_count)?,
         })
     }
 
     /// Reads the battle's GPU state back. Waits for the GPU: for tools and
     /// tests, never per frame.
     pub fn read_state(&self, ctx: &Context) -> Result<BattleReadback, Error> {
-        let [combat, lanes] = read_buffers(
+        let [battle, grid] = read_buffers(
             ctx,
             [
-                (&self.combat, self.combat.size),
-                (&self.lanes, self.lanes.size),
+                (&self.battle, self.battle.size),
+                (&self.grid, self.grid.size),
             ],
         )?;
-        let head = LANES_OFFSET as usize;
-        let lane_bytes = 2 * self.lane_count as usize * std::mem::size_of::<LaneState>();
-        let combat_bytes = self.unit_count as usize * std::mem::size_of::<UnitCombat>();
+        let part = |from: u64, to: u64| &battle[from as usize..to as usize];
+        let combat_end =
+            COMBAT_OFFSET + u64::from(self.unit_count) * size_of::<UnitCombat>() as u64;
+        let grid_bytes = GridLayout::new(self.unit_count).words() * 4;
         Ok(BattleReadback {
-            combat: bytemuck::pod_collect_to_vec(&combat[..combat_bytes]),
-            counts: bytemuck::pod_read_unaligned(&lanes[..head]),
-            lanes: bytemuck::pod_collect_to_vec(&lanes[head..head + lane_bytes]),
+            header: bytemuck::pod_read_unaligned(part(0, TALLIES_OFFSET)),
+            tallies: bytemuck::pod_collect_to_vec(part(TALLIES_OFFSET, REGIMENTS_OFFSET)),
+            regiments: bytemuck::pod_collect_to_vec(part(REGIMENTS_OFFSET, COMBAT_OFFSET)),
+            combat: bytemuck::pod_collect_to_vec(part(COMBAT_OFFSET, combat_end)),
+            grid: bytemuck::pod_collect_to_vec(&grid[..grid_bytes]),
         })
     }
 
@@ -360,10 +563,9 @@ impl Simulation for Battle {
     fn record(&mut self, frame: &mut Frame, units: &SimulationUnits) -> Result<(), Error> {
         let steps = self.take_pending();
         let state = passes::battle::BattleBuffers {
-            rules: self.rules,
-            combat: self.combat.raw,
-            lanes: self.lanes.raw,
-            lane_count: self.lane_count,
+            battle: self.battle.raw,
+            grid: self.grid.raw,
+            regiment_count: self.regiment_count,
             unit_count: self.unit_count,
         };
         self.pass.record(frame, units, &state, steps)
@@ -373,7 +575,11 @@ impl Simulation for Battle {
     /// never replaced by an older one's.
     fn frame_completed(&mut self, slot: usize) {
         if let Some(stats) = self.pass.take(slot) {
-            if self.stats.is_none_or(|last| stats.step >= last.step) {
+            if self
+                .stats
+                .as_ref()
+                .is_none_or(|last| stats.step >= last.step)
+            {
                 self.stats = Some(stats);
             }
         }

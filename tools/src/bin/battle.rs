@@ -313,10 +313,20 @@ fn headless(args: &Args) -> Result<()> {
             .and_then(|army| report.armies.get(army as usize))
             .map_or("none yet", String::as_str);
         log::info!(
-            "after {:.1} s: {first} {} alive, {second} {} alive; winner: {winner}",
+            "after {:.1} s: {first} {} alive, {second} {} alive; winner: {winner} (at {:?} s); \
+             regiments {:?}; melee fronts at 60 s {:?}, at most {}; {} flank and {} rear \
+             attacks, {} routs, {} rallies",
             last.seconds,
             last.alive[0],
             last.alive[1],
+            report.end_seconds,
+            last.regiments,
+            report.melee_fronts_at_60s,
+            report.max_melee_fronts,
+            report.flank_attacks,
+            report.rear_attacks,
+            report.routs,
+            report.rallies,
         );
     }
     if let Some(trend) = memory_trend(&report.memory_samples) {

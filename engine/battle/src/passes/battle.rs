@@ -1,50 +1,74 @@
-//! The battle pass: the battle demo's simulation, in fixed steps over the
-//! GPU-owned unit state, recorded in the frame's simulation slot (step 2).
+//! The battle pass: regiments that manoeuvre, charge, fight, rout and rally,
+//! and their units on a spatial grid, in fixed steps over the GPU-owned unit
+//! state, recorded in the frame's simulation slot (step 2).
 //!
 //! # Data
-//! - `Combat` ([`UnitCombat`](crate::gpu_types::UnitCombat), per unit): hit
-//!   points, swing cooldown, time dead, lane, and two damage counters that
-//!   other units add to by atomics.
-//! - `Lanes`: [`BattleCounts`], then the lane table
-//!   ([`LaneState`](crate::gpu_types::LaneState)) twice.
-//! - `UnitPlacement` and `UnitMotion` (per unit): the battle moves units and
-//!   writes the animation inputs the animate pass reads (ground speed, and the
-//!   dead, victory, attack and hit commands).
-//! - Push constants: [`BattleRules`], the step number, the unit and lane
-//!   counts (`shaders/battle/battle.glsl`).
+//! - `battle` (one buffer, `shaders/battle/battle.glsl`):
+//!   [`BattleHeader`](crate::gpu_types::BattleHeader) (the rules, written
+//!   once; this step's [`BattleCounts`]; the totals since the start), then
+//!   [`RegimentTally`](crate::gpu_types::RegimentTally) ×
+//!   2 [`MAX_REGIMENTS`], then
+//!   [`RegimentState`](crate::gpu_types::RegimentState) × 2
+//!   [`MAX_REGIMENTS`], then [`UnitCombat`](crate::gpu_types::UnitCombat)
+//!   per unit. The regiment table and the tallies are held twice, by step
+//!   parity: a step reads last step's regiments and writes the other copy;
+//!   its units add to one tally copy while the next step's regiments read it.
+//! - `grid`: the spatial grid, its layout and algorithm in
+//!   [`crate::passes::grid`].
+//! - `UnitPlacement` and `UnitMotion` (per unit, the core's): the battle
+//!   moves units and writes the animation inputs the animate pass reads
+//!   (ground speed, and the dead, victory, attack and hit commands).
+//! - Push constants: the step number, the unit, regiment and cell counts.
 //!
-//! # A step (two dispatches, after the counts are cleared)
-//! 1. `shaders/battle/battle_lanes.comp`, one thread per lane, reading last step's lane copy:
-//!    the front moves past fallen units (only the front rank fights, so the
-//!    fallen are always a prefix of the lane); its position is published;
-//!    a lane keeps its enemy lane while that stands, else takes the standing
-//!    enemy lane nearest across the field. No enemy left: `NO_LANE`.
-//! 2. `shaders/battle/battle_units.comp`, one thread per unit, reading this step's lanes:
-//!    - last step's damage lands (a hit reaction, or death at 0 hit points);
-//!    - the dead lie for `corpse_seconds`, then sink out of sight;
-//!    - with no enemy lane left the living cheer (victory);
-//!    - the lane's front unit walks, then charges, at the enemy lane's front;
-//!      within reach it faces it and swings on a jittered cadence; each swing
-//!      adds its damage to the target's counter for this step's parity;
-//!    - the ranks behind keep `spacing` apart behind the front, so they step
-//!      up as the front falls, and run to catch up when far behind;
-//!    - the second rank strikes past the first at the enemy's front once
-//!      that stands within reach plus one rank's spacing;
-//!    - movement is proportional steering capped at walk or run speed; a
-//!      fighter steers for three quarters of its reach, so it arrives within
-//!      reach in finite time rather than approaching it forever.
+//! # A step (seven dispatches, after the counts are cleared)
+//! 1. `battle_regiments.comp`, one thread per regiment: its units' tally of
+//!    last step gives its living units, its centroid, its losses and the
+//!    blows it took from front, flank and rear. Morale falls with losses,
+//!    flank and (more) rear blows, melee and nearby routing friends, and
+//!    recovers out of the fight. Then orders, from one scan of the table:
+//!    hold (a reserve, until a regiment of the line breaks or its time is
+//!    up: then it commits against that regiment's enemy); advance on the
+//!    nearest standing enemy regiment, wheeling to face it (a wing marches
+//!    first to a point beside the enemy's flank, then turns in); charge from
+//!    `charge_distance`, speeding up over `charge_ramp_seconds`; engage
+//!    while its units fight; pursue a routing enemy for `pursue_seconds`.
+//!    At morale 0, or when its army breaks (`army_break_fraction` of its
+//!    regiments broken), it routs: it runs from the nearest enemy, may rally
+//!    once out of reach, and has fled once `flee_distance` away.
+//! 2. The grid's five dispatches ([`crate::passes::grid`]): living units
+//!    count themselves into hashed cells, a prefix sum in three levels,
+//!    each unit scattered into its cell's entries.
+//! 3. `battle_units.comp`, one thread per unit: last step's damage lands;
+//!    the dead lie for `corpse_seconds`, then sink (corpses are no
+//!    obstacle); with no enemy standing the living cheer. A unit looks at the
+//!    3×3 cells around it: living units closer than `separation` push it
+//!    apart (half the overlap each; a routing unit slips through its own
+//!    army), and the nearest enemy within `engage_radius` is its target.
+//!    Routing, it runs with its regiment; with an enemy within reach it
+//!    faces it and strikes on a jittered cadence (×3/2 from the flank of
+//!    the target's formation or in a charge, ×2 from its rear); charging,
+//!    engaged or pursuing it goes for the nearest enemy; otherwise it keeps
+//!    its slot (line and column: files × ranks; wedge: rank r holds 2r + 1).
+//!    It adds itself, its position and its blows to its regiment's tally.
 //!
 //! # Determinism
-//! Chance comes only from a hash of (unit, step); damage sums by integer
-//! atomics, whose order does not matter; every other read is of state no
-//! thread of the same dispatch writes (the lane copies and damage counters
-//! alternate by parity). So a seed gives one outcome whatever the frame rate:
+//! Chance comes only from a hash of (unit, step). Sums go through integer
+//! atomics (damage, tallies, counts; separation and centroids in fixed
+//! point), minima break ties by index, and every other read is of state no
+//! thread of the same dispatch writes (regiment copies, tallies and damage
+//! counters alternate by parity; neighbours are read from `grid_position`).
+//! So the order of a cell's entries, which the scatter's atomics decide,
+//! changes nothing, and a seed gives one outcome whatever the frame rate:
 //! the steps are fixed (`Battle::advance` turns frame time into steps).
-//! [`crate::reference::battle`] is the CPU twin, compared step by step in the
-//! tests (`tests/tests/battle.rs`).
+//! [`crate::reference::battle`] is the CPU twin, compared step by step in
+//! the tests (`tests/tests/battle.rs`).
 //!
-//! Its cost is linear in units plus lanes; a lane that lost its enemy scans
-//! every lane once (lanes ≈ 2√units).
+//! # Cost
+//! Linear in units: the unit dispatches read a bounded neighbourhood (the
+//! separation keeps the density bounded), the grid's cells are about as
+//! many as units. Each regiment scans the regiment table once; the plan
+//! (`horde_tools::battle`) keeps regiments about √units, so that is linear
+//! too.
 
 use std::mem::size_of;
 
@@ -60,51 +84,67 @@ use horde::memory::Buffer;
 use horde::simulation::SimulationUnits;
 use horde::Error;
 
-use crate::gpu_types::{BattleCounts, BattleRules};
+use crate::config::MAX_REGIMENTS;
+use crate::gpu_types::{BattleCounts, BattleTotals, RegimentState};
+use crate::passes::grid::{GridBuffers, GridPass};
+use crate::reference::grid::GridLayout;
 use crate::shaders;
+use crate::{COUNTS_OFFSET, REGIMENTS_OFFSET};
 
-/// Push constants of both battle shaders.
+/// Push constants of every battle shader.
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 struct Push {
-    rules: BattleRules,
     step: u32,
     unit_count: u32,
-    lane_count: u32,
+    regiment_count: u32,
+    cell_count: u32,
 }
-const _: () = assert!(size_of::<Push>() == 68);
+const _: () = assert!(size_of::<Push>() == 16);
 
 /// The battle as the CPU last heard of it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct BattleStats {
     /// Steps done when the counts were taken.
     pub step: u32,
     pub counts: BattleCounts,
+    pub totals: BattleTotals,
+    /// The regiment table after that step.
+    pub regiments: Vec<RegimentState>,
 }
 
 /// The battle's buffers and sizes, for one frame's steps.
 #[derive(Clone, Copy, Debug)]
 pub struct BattleBuffers {
-    pub rules: BattleRules,
-    pub combat: vk::Buffer,
-    /// Counts, then the lane table twice.
-    pub lanes: vk::Buffer,
-    pub lane_count: u32,
+    /// Header, tallies, regiments and combat records.
+    pub battle: vk::Buffer,
+    pub grid: vk::Buffer,
+    pub regiment_count: u32,
     /// Unit slots the battle covers.
     pub unit_count: u32,
 }
 
-/// The two pipelines, and a readback buffer of the counts per frame slot.
+/// The regiments' and the units' pipelines, the grid's, and a readback
+/// buffer per frame slot (counts, totals and the regiment table).
 pub struct BattlePass {
-    lanes: ComputePipeline,
+    regiments: ComputePipeline,
+    grid: GridPass,
     units: ComputePipeline,
     readback: Vec<Buffer>,
     /// The step each slot's readback was taken at.
     steps: Vec<Option<u32>>,
+    regiment_count: u32,
+}
+
+/// Bytes of the readback: counts, totals, then the regiment table.
+fn readback_size(regiment_count: u32) -> u64 {
+    (size_of::<BattleCounts>()
+        + size_of::<BattleTotals>()
+        + regiment_count as usize * size_of::<RegimentState>()) as u64
 }
 
 impl BattlePass {
-    pub fn new(ctx: &Context) -> Result<BattlePass, Error> {
+    pub fn new(ctx: &Context, regiment_count: u32) -> Result<BattlePass, Error> {
         let storage = vk::DescriptorType::STORAGE_BUFFER;
         let group = [ctx.unit_workgroup_size()];
         let readback = (0..FRAMES_IN_FLIGHT)
@@ -112,29 +152,22 @@ impl BattlePass {
                 Buffer::new(
                     ctx,
                     &format!("frame {slot} battle counts"),
-                    size_of::<BattleCounts>() as u64,
+                    readback_size(regiment_count),
                     vk::BufferUsageFlags::TRANSFER_DST,
                     MemoryLocation::GpuToCpu,
                 )
             })
             .collect::<Result<Vec<_>, Error>>()?;
+        let pipeline = |name: &str, shader: &horde::Spirv, bindings: usize| {
+            ComputePipeline::new(ctx, name, shader, &vec![storage; bindings], &group)
+        };
         Ok(BattlePass {
-            lanes: ComputePipeline::new(
-                ctx,
-                "battle lanes",
-                &shaders::BATTLE_LANES_COMP,
-                &[storage; 3],
-                &group,
-            )?,
-            units: ComputePipeline::new(
-                ctx,
-                "battle units",
-                &shaders::BATTLE_UNITS_COMP,
-                &[storage; 4],
-                &group,
-            )?,
+            regiments: pipeline("battle regiments", &shaders::BATTLE_REGIMENTS_COMP, 1)?,
+            grid: GridPass::new(ctx)?,
+            units: pipeline("battle units", &shaders::BATTLE_UNITS_COMP, 4)?,
             readback,
             steps: vec![None; FRAMES_IN_FLIGHT as usize],
+            regiment_count,
         })
     }
 
@@ -143,11 +176,19 @@ impl BattlePass {
     pub fn take(&mut self, slot: usize) -> Option<BattleStats> {
         let step = self.steps.get_mut(slot)?.take()?;
         let bytes = self.readback[slot].mapped()?;
-        let counts = bytemuck::pod_read_unaligned(bytes.get(..size_of::<BattleCounts>())?);
-        Some(BattleStats { step, counts })
+        let counts_end = size_of::<BattleCounts>();
+        let totals_end = counts_end + size_of::<BattleTotals>();
+        let table_end = readback_size(self.regiment_count) as usize;
+        Some(BattleStats {
+            step,
+            counts: bytemuck::pod_read_unaligned(bytes.get(..counts_end)?),
+            totals: bytemuck::pod_read_unaligned(bytes.get(counts_end..totals_end)?),
+            regiments: bytemuck::pod_collect_to_vec(bytes.get(totals_end..table_end)?),
+        })
     }
 
-    /// Records `steps` (step numbers), then copies the counts for the CPU.
+    /// Records `steps` (step numbers), then copies the counts and the
+    /// regiment table for the CPU.
     pub fn record(
         &mut self,
         frame: &mut Frame,
@@ -156,82 +197,89 @@ impl BattlePass {
         steps: std::ops::Range<u32>,
     ) -> Result<(), Error> {
         let (placements, motions) = (units.placements, units.motions);
-        let (combat, lanes) = (state.combat, state.lanes);
+        let (battle, grid) = (state.battle, state.grid);
         let readback = self.readback[frame.slot].raw;
+        let layout = GridLayout::new(state.unit_count);
         let mut push = Push {
-            rules: state.rules,
             step: 0,
             unit_count: state.unit_count,
-            lane_count: state.lane_count,
+            regiment_count: state.regiment_count,
+            cell_count: layout.cells,
         };
+        let counts_bytes = size_of::<BattleCounts>() as u64;
         frame.pass("battle", |frame| {
             // Every step binds the same buffers: one set per pipeline serves
             // them all, however many steps a frame records.
-            let lane_set = frame.bind_set(
-                &self.lanes,
-                &[
-                    Descriptor::Storage(combat),
-                    Descriptor::Storage(placements),
-                    Descriptor::Storage(lanes),
-                ],
-            )?;
+            let regiment_set = frame.bind_set(&self.regiments, &[Descriptor::Storage(battle)])?;
+            let grid_buffers = GridBuffers {
+                battle,
+                placements,
+                grid,
+            };
+            let grid_sets = self.grid.bind(frame, &grid_buffers)?;
             let unit_set = frame.bind_set(
                 &self.units,
                 &[
-                    Descriptor::Storage(combat),
+                    Descriptor::Storage(battle),
                     Descriptor::Storage(placements),
                     Descriptor::Storage(motions),
-                    Descriptor::Storage(lanes),
+                    Descriptor::Storage(grid),
                 ],
             )?;
             for step in steps.clone() {
                 push.step = step;
-                frame.uses(&[uses(lanes, Access::TransferWrite)]);
-                // SAFETY: the counts head the lanes buffer.
+                let bytes = bytemuck::bytes_of(&push);
+                frame.uses(&[uses(battle, Access::TransferWrite)]);
+                // SAFETY: the counts lie in the header of the battle buffer.
                 unsafe {
                     frame.ctx.device.cmd_fill_buffer(
                         frame.cmd,
-                        lanes,
-                        0,
-                        size_of::<BattleCounts>() as u64,
+                        battle,
+                        COUNTS_OFFSET,
+                        counts_bytes,
                         0,
                     )
                 };
+                frame.uses(&[uses(battle, Access::ComputeWrite)]);
+                frame.dispatch_with(&self.regiments, regiment_set, bytes, push.regiment_count)?;
+                self.grid
+                    .record(frame, &grid_sets, &grid_buffers, bytes, push.unit_count)?;
                 frame.uses(&[
-                    uses(combat, Access::ComputeRead),
-                    uses(placements, Access::ComputeRead),
-                    uses(lanes, Access::ComputeWrite),
-                ]);
-                frame.dispatch_with(
-                    &self.lanes,
-                    lane_set,
-                    bytemuck::bytes_of(&push),
-                    push.lane_count,
-                )?;
-                frame.uses(&[
-                    uses(combat, Access::ComputeWrite),
+                    uses(battle, Access::ComputeWrite),
                     uses(placements, Access::ComputeWrite),
                     uses(motions, Access::ComputeWrite),
-                    uses(lanes, Access::ComputeWrite),
+                    uses(grid, Access::ComputeRead),
                 ]);
-                frame.dispatch_with(
-                    &self.units,
-                    unit_set,
-                    bytemuck::bytes_of(&push),
-                    push.unit_count,
-                )?;
+                frame.dispatch_with(&self.units, unit_set, bytes, push.unit_count)?;
             }
             frame.uses(&[
-                uses(lanes, Access::TransferRead),
+                uses(battle, Access::TransferRead),
                 uses(readback, Access::TransferWrite),
             ]);
-            let region = vk::BufferCopy::default().size(size_of::<BattleCounts>() as u64);
-            // SAFETY: both buffers hold the counts at offset 0.
+            // The copy the last step wrote: step s writes copy (s + 1) & 1.
+            let copy = u64::from(steps.end & 1) * u64::from(MAX_REGIMENTS);
+            let table_bytes = u64::from(state.regiment_count) * size_of::<RegimentState>() as u64;
+            let head_bytes = counts_bytes + size_of::<BattleTotals>() as u64;
+            let regions = [
+                vk::BufferCopy::default()
+                    .src_offset(COUNTS_OFFSET)
+                    .size(head_bytes),
+                vk::BufferCopy::default()
+                    .src_offset(REGIMENTS_OFFSET + copy * size_of::<RegimentState>() as u64)
+                    .dst_offset(head_bytes)
+                    .size(table_bytes),
+            ];
+            let regions = if table_bytes == 0 {
+                &regions[..1]
+            } else {
+                &regions[..]
+            };
+            // SAFETY: both regions lie within both buffers (sizes above).
             unsafe {
                 frame
                     .ctx
                     .device
-                    .cmd_copy_buffer(frame.cmd, lanes, readback, &[region])
+                    .cmd_copy_buffer(frame.cmd, battle, readback, regions)
             };
             frame.uses(&[uses(readback, Access::HostRead)]);
             Ok(())

@@ -1,16 +1,18 @@
-//! The CPU twin of the battle pass (`shaders/battle/battle_lanes.comp` and
-//! `shaders/battle/battle_units.comp`): the same step in plain Rust over slices, for
-//! the tests, which compare the GPU with it step by step.
+//! The CPU twin of the battle pass (`shaders/battle/*.comp`): the same step
+//! in plain Rust over slices, for the tests, which compare the GPU with it
+//! step by step, and for tuning the rules without a GPU.
 //!
 //! Exactness: every quantity is computed with the same f32 operations in the
 //! same order as the shaders, where they are `precise` (no fused
-//! multiply-adds). Unlike the cull rules, the battle divides and takes square
-//! roots (steering needs a direction): IEEE 754 rounds those exactly, as the
-//! CPU and lavapipe do, but Vulkan lets other GPUs round them more loosely, so
-//! exact agreement is checked on lavapipe; on any one device the battle is
-//! deterministic all the same. The heading comes from `atan`, whose GPU
-//! precision is loose everywhere: compare it with a tolerance. It is only
-//! written, never read back by the rules.
+//! multiply-adds). The rules divide and take square roots but never a
+//! trigonometric function: a regiment's facing is a unit vector, wheeled by
+//! the cosine and sine of the rules' turn step. IEEE 754 rounds division and
+//! square root exactly, as the CPU and lavapipe do; Vulkan lets other GPUs
+//! round them more loosely, so exact agreement is checked on lavapipe, and on
+//! any one device the battle is deterministic all the same. The units'
+//! headings come from `atan`, whose GPU precision is loose everywhere:
+//! compare them with a tolerance. They are only written, never read back by
+//! the rules.
 //!
 //! See [`crate::passes::battle`] for the rules and the data layout.
 
@@ -20,24 +22,32 @@ use horde::config::{
 };
 use horde::gpu_types::{UnitMotion, UnitPlacement};
 
-use crate::config::NO_LANE;
-use crate::gpu_types::{BattleCounts, BattleRules, LaneState, UnitCombat};
+use crate::config::*;
+use crate::gpu_types::{
+    BattleCounts, BattleHeader, BattleRules, RegimentState, RegimentTally, UnitCombat,
+};
+use crate::reference::grid::{bucket, cell_coords, neighbour_buckets, prefix_sum, GridLayout};
 
-/// Everything one battle step reads and writes.
+/// Everything one battle step reads and writes: the `battle` buffer in
+/// parts, the grid and the units' placements and motions.
 #[derive(Debug)]
 pub struct BattleState<'a> {
+    pub header: &'a mut BattleHeader,
+    /// Both tally copies, [`MAX_REGIMENTS`] records each.
+    pub tallies: &'a mut [RegimentTally],
+    /// Both regiment copies, [`MAX_REGIMENTS`] records each.
+    pub regiments: &'a mut [RegimentState],
+    pub regiment_count: u32,
     pub combat: &'a mut [UnitCombat],
+    /// The `grid` buffer ([`GridLayout`]).
+    pub grid: &'a mut [u32],
     pub placements: &'a mut [UnitPlacement],
     pub motions: &'a mut [UnitMotion],
-    /// Both lane copies, one after the other.
-    pub lanes: &'a mut [LaneState],
-    pub counts: &'a mut BattleCounts,
 }
 
-const HALF_PI: f32 = std::f32::consts::FRAC_PI_2;
 const DICE_SCALE: f32 = 1.0 / 16_777_216.0;
 
-/// `battle_hash` of `shaders/battle.glsl` (lowbias32).
+/// `battle_hash` of `battle.glsl` (lowbias32).
 pub fn battle_hash(mut x: u32) -> u32 {
     x ^= x >> 16;
     x = x.wrapping_mul(0x7feb_352d);
@@ -57,105 +67,536 @@ fn bump_serial(commands: u32, shift: u32) -> u32 {
     (commands & !(ANIM_SERIAL_MASK << shift)) | (serial << shift)
 }
 
-/// The ground vector from `from` to `to`.
-fn towards(from: [f32; 2], to: [f32; 2]) -> [f32; 2] {
-    [to[0] - from[0], to[1] - from[1]]
+fn sub(a: [f32; 2], b: [f32; 2]) -> [f32; 2] {
+    [a[0] - b[0], a[1] - b[1]]
 }
 
-fn standing(lane: &LaneState) -> bool {
-    lane.front < lane.unit_count
+fn length_squared(v: [f32; 2]) -> f32 {
+    v[0] * v[0] + v[1] * v[1]
+}
+
+/// A regiment that still fights: not routing, fled or destroyed.
+pub fn standing(state: u32) -> bool {
+    state < STATE_ROUTING
+}
+
+/// `slot_offset` of `battle.glsl`: slot `slot` of a formation as (across,
+/// back) metres from the middle of its front rank.
+pub fn slot_offset(formation: u32, files: u32, slot: u32, spacing: f32) -> [f32; 2] {
+    if formation == FORMATION_WEDGE {
+        // Rank r holds 2r + 1 slots; r² slots stand before it.
+        let mut rank = (slot as f32).sqrt() as u32;
+        while rank * rank > slot {
+            rank -= 1;
+        }
+        while (rank + 1) * (rank + 1) <= slot {
+            rank += 1;
+        }
+        let across = (slot - rank * rank) as f32 - rank as f32;
+        [across * spacing, rank as f32 * spacing]
+    } else {
+        let files = files.max(1);
+        let rank = slot / files;
+        let file = slot % files;
+        let across = file as f32 - (files - 1) as f32 * 0.5;
+        [across * spacing, rank as f32 * spacing]
+    }
+}
+
+/// `slot_position` of `battle.glsl`: where slot `slot` of `regiment` stands.
+pub fn slot_position(regiment: &RegimentState, slot: u32, spacing: f32) -> [f32; 2] {
+    let offset = slot_offset(regiment.formation, regiment.files, slot, spacing);
+    let f = regiment.facing;
+    // The side vector is the facing turned a quarter to the left.
+    let side = [-f[1], f[0]];
+    [
+        regiment.anchor[0] + side[0] * offset[0] - f[0] * offset[1],
+        regiment.anchor[1] + side[1] * offset[0] - f[1] * offset[1],
+    ]
 }
 
 /// Step `step` of the battle, as the battle pass records it: the counts are
-/// cleared, then the lane dispatch, then the unit dispatch.
-pub fn step(rules: &BattleRules, step: u32, state: &mut BattleState) {
-    let lane_count = (state.lanes.len() / 2) as u32;
-    let unit_count = state.combat.len() as u32;
-    *state.counts = BattleCounts::default();
-    let previous = ((step & 1) * lane_count) as usize;
-    let next = (((step + 1) & 1) * lane_count) as usize;
-    for index in 0..lane_count as usize {
-        let mut lane = state.lanes[previous + index];
-        while lane.front < lane.unit_count
-            && lane.first_unit + lane.front < unit_count
-            && state.combat[(lane.first_unit + lane.front) as usize].health <= 0
-        {
-            lane.front += 1;
-        }
-        if standing(&lane) {
-            let front = state.placements[(lane.first_unit + lane.front) as usize].position;
-            lane.front_position = [front[0], front[2]];
-            let target_standing =
-                lane.target < lane_count && standing(&state.lanes[previous + lane.target as usize]);
-            if !target_standing {
-                lane.target = NO_LANE;
-                let mut best = 0.0f32;
-                for other in 0..lane_count {
-                    let enemy = &state.lanes[previous + other as usize];
-                    if enemy.army == lane.army || !standing(enemy) {
-                        continue;
-                    }
-                    let distance = (enemy.home_z - lane.home_z).abs();
-                    if lane.target == NO_LANE || distance < best {
-                        lane.target = other;
-                        best = distance;
-                    }
-                }
-            }
-            state.counts.alive[lane.army.min(1) as usize] += lane.unit_count - lane.front;
-        }
-        state.lanes[next + index] = lane;
+/// cleared, then the regiment dispatch, the grid's five and the unit
+/// dispatch.
+pub fn step(step: u32, state: &mut BattleState) {
+    state.header.counts = BattleCounts::default();
+    for regiment in 0..state.regiment_count {
+        regiment_step(step, regiment, state);
     }
-    for unit in 0..unit_count {
-        unit_step(rules, step, unit, next, state);
+    build_grid(state);
+    for unit in 0..state.combat.len() as u32 {
+        unit_step(step, unit, state);
     }
 }
 
-/// `strike` of `battle_units.comp`.
-#[allow(clippy::too_many_arguments)]
-fn strike(
-    rules: &BattleRules,
-    step: u32,
-    unit: u32,
-    enemy: &LaneState,
-    parity: usize,
-    commands: &mut u32,
-    cooldown: &mut f32,
-    state: &mut BattleState,
-) {
-    state.counts.fighting += 1;
-    let target_unit = enemy.first_unit.wrapping_add(enemy.front);
-    if *cooldown > 0.0
-        || enemy.front >= enemy.unit_count
-        || target_unit >= state.combat.len() as u32
-    {
+/// The first record of the copy step `step` reads (`regiments_read` of
+/// `battle.glsl`), and of the copy it writes.
+fn copies(step: u32) -> (usize, usize) {
+    let read = (step & 1) * MAX_REGIMENTS;
+    let write = ((step + 1) & 1) * MAX_REGIMENTS;
+    (read as usize, write as usize)
+}
+
+/// Wheels the unit vector `facing` towards the unit vector `wanted` by at
+/// most the rules' turn step (`wheel` of `battle_regiments.comp`).
+fn wheel(rules: &BattleRules, facing: [f32; 2], wanted: [f32; 2]) -> [f32; 2] {
+    let dot = facing[0] * wanted[0] + facing[1] * wanted[1];
+    if dot >= rules.turn_cos {
+        return wanted;
+    }
+    let cross = facing[0] * wanted[1] - facing[1] * wanted[0];
+    let sine = if cross >= 0.0 {
+        rules.turn_sin
+    } else {
+        -rules.turn_sin
+    };
+    let turned = [
+        facing[0] * rules.turn_cos - facing[1] * sine,
+        facing[0] * sine + facing[1] * rules.turn_cos,
+    ];
+    let length = length_squared(turned).sqrt();
+    [turned[0] / length, turned[1] / length]
+}
+
+/// Wheels the regiment towards `goal` and, once it faces it and its units
+/// keep up, moves its anchor there at `speed` (`march` of
+/// `battle_regiments.comp`).
+fn march(rules: &BattleRules, regiment: &mut RegimentState, goal: [f32; 2], speed: f32) {
+    let to_goal = sub(goal, regiment.anchor);
+    let distance = length_squared(to_goal).sqrt();
+    if distance <= 0.01 {
         return;
     }
-    let dice = battle_dice(unit, step);
-    *commands = bump_serial(*commands, ANIM_COMMAND_ATTACK_SHIFT);
-    *commands = (*commands & !(ANIM_SERIAL_MASK << ANIM_COMMAND_VARIANT_SHIFT))
-        | ((dice & 1) << ANIM_COMMAND_VARIANT_SHIFT);
-    let jitter = (dice >> 8) as f32 * DICE_SCALE;
-    let spread = 0.8 + 0.4 * jitter;
-    *cooldown = rules.attack_seconds * spread;
-    let damage = rules.damage_min + (dice >> 1) % rules.damage_range.max(1);
-    let target = &mut state.combat[target_unit as usize].damage[parity];
-    *target = target.wrapping_add(damage);
-    state.counts.attacks += 1;
+    let wanted = [to_goal[0] / distance, to_goal[1] / distance];
+    regiment.facing = wheel(rules, regiment.facing, wanted);
+    let half_depth = regiment.depth * 0.5;
+    let expected = [
+        regiment.anchor[0] - regiment.facing[0] * half_depth,
+        regiment.anchor[1] - regiment.facing[1] * half_depth,
+    ];
+    let lag = length_squared(sub(regiment.mean_position, expected)).sqrt();
+    let aligned = regiment.facing[0] * wanted[0] + regiment.facing[1] * wanted[1];
+    if aligned > 0.85 && lag < rules.anchor_lead {
+        let stride = (speed * rules.step_seconds).min(distance);
+        regiment.anchor = [
+            regiment.anchor[0] + wanted[0] * stride,
+            regiment.anchor[1] + wanted[1] * stride,
+        ];
+    }
+}
+
+/// One thread of `battle_regiments.comp`.
+fn regiment_step(step: u32, index: u32, state: &mut BattleState) {
+    let rules = state.header.rules;
+    let (read, write) = copies(step);
+    // Units of step s tally into copy s & 1; this step reads last step's.
+    let tally_read = (((step & 1) ^ 1) * MAX_REGIMENTS) as usize;
+    let tally_write = ((step & 1) * MAX_REGIMENTS) as usize;
+    let mut regiment = state.regiments[read + index as usize];
+    let tally = state.tallies[tally_read + index as usize];
+    state.tallies[tally_write + index as usize] = RegimentTally::default();
+
+    if regiment.state != STATE_DESTROYED {
+        let lost = regiment.alive.saturating_sub(tally.alive);
+        regiment.alive = tally.alive;
+        if tally.alive == 0 {
+            regiment.state = STATE_DESTROYED;
+            regiment.target = NO_REGIMENT;
+        } else {
+            let scale = tally.alive as f32 * CENTROID_SCALE as f32;
+            regiment.mean_position = [
+                regiment.anchor[0] + tally.offset_sum[0] as f32 / scale,
+                regiment.anchor[1] + tally.offset_sum[1] as f32 / scale,
+            ];
+            let blows = lost as f32 * rules.morale_per_casualty
+                + tally.flank_hits as f32 * rules.morale_per_flank_hit
+                + tally.rear_hits as f32 * rules.morale_per_rear_hit;
+            regiment.morale -= blows / regiment.unit_count.max(1) as f32;
+            orders(&rules, index, &mut regiment, &tally, state, read);
+        }
+    }
+    let army = regiment.army.min(1) as usize;
+    state.header.counts.regiments[army][regiment.state.min(REGIMENT_STATES - 1) as usize] += 1;
+    if standing(regiment.state) {
+        state.header.counts.standing[army] += 1;
+    }
+    state.regiments[write + index as usize] = regiment;
+}
+
+/// What a regiment learns from the whole table (last step's copy).
+struct Surroundings {
+    /// The nearest standing enemy regiment and its squared distance.
+    nearest_standing: u32,
+    /// The nearest enemy regiment still on the field and its squared distance.
+    nearest_enemy: u32,
+    enemy_distance_squared: f32,
+    /// Its army's regiments and how many of them are broken.
+    friends: u32,
+    broken: u32,
+    /// Routing friends within `panic_distance`.
+    panicking: u32,
+    /// The first broken friend of the line (not a reserve), if any.
+    faltering: u32,
+}
+
+fn surroundings(
+    rules: &BattleRules,
+    index: u32,
+    regiment: &RegimentState,
+    state: &BattleState,
+    read: usize,
+) -> Surroundings {
+    let mut seen = Surroundings {
+        nearest_standing: NO_REGIMENT,
+        nearest_enemy: NO_REGIMENT,
+        enemy_distance_squared: 0.0,
+        friends: 0,
+        broken: 0,
+        panicking: 0,
+        faltering: NO_REGIMENT,
+    };
+    let mut standing_distance = 0.0f32;
+    let panic_squared = rules.panic_distance * rules.panic_distance;
+    for other in 0..state.regiment_count {
+        let them = &state.regiments[read + other as usize];
+        let distance = length_squared(sub(them.mean_position, regiment.mean_position));
+        if them.army == regiment.army {
+            seen.friends += 1;
+            if !standing(them.state) {
+                seen.broken += 1;
+                if seen.faltering == NO_REGIMENT && other != index && them.role != ROLE_RESERVE {
+                    seen.faltering = other;
+                }
+            }
+            if them.state == STATE_ROUTING && other != index && distance < panic_squared {
+                seen.panicking += 1;
+            }
+        } else {
+            if standing(them.state)
+                && (seen.nearest_standing == NO_REGIMENT || distance < standing_distance)
+            {
+                seen.nearest_standing = other;
+                standing_distance = distance;
+            }
+            if them.state != STATE_FLED
+                && them.state != STATE_DESTROYED
+                && (seen.nearest_enemy == NO_REGIMENT || distance < seen.enemy_distance_squared)
+            {
+                seen.nearest_enemy = other;
+                seen.enemy_distance_squared = distance;
+            }
+        }
+    }
+    seen
+}
+
+/// Morale, then the regiment's state machine (`orders` of
+/// `battle_regiments.comp`).
+fn orders(
+    rules: &BattleRules,
+    index: u32,
+    regiment: &mut RegimentState,
+    tally: &RegimentTally,
+    state: &mut BattleState,
+    read: usize,
+) {
+    let dt = rules.step_seconds;
+    let seen = surroundings(rules, index, regiment, state, read);
+    let in_melee = tally.fighting > 0;
+    let struck = tally.front_hits + tally.flank_hits + tally.rear_hits > 0;
+    regiment.state_seconds += dt;
+    if in_melee {
+        regiment.morale -= rules.morale_per_melee_second * dt;
+    }
+    regiment.morale -= seen.panicking.min(3) as f32 * rules.morale_per_panic_second * dt;
+    if !in_melee && !struck && standing(regiment.state) {
+        regiment.morale = (regiment.morale + rules.morale_recovery * dt).min(1.0);
+    }
+    let army_broken = seen.broken as f32 >= rules.army_break_fraction * seen.friends as f32;
+
+    if !standing(regiment.state) {
+        // Routing or fled: run from the nearest enemy.
+        if seen.nearest_enemy != NO_REGIMENT {
+            let enemy = state.regiments[read + seen.nearest_enemy as usize].mean_position;
+            let away = sub(regiment.mean_position, enemy);
+            let distance = length_squared(away).sqrt();
+            if distance > 0.01 {
+                regiment.facing = [away[0] / distance, away[1] / distance];
+            }
+        }
+        regiment.anchor = regiment.mean_position;
+        if regiment.state == STATE_ROUTING {
+            let far = seen.nearest_enemy == NO_REGIMENT
+                || seen.enemy_distance_squared > rules.flee_distance * rules.flee_distance;
+            let calm = seen.enemy_distance_squared > rules.rally_distance * rules.rally_distance;
+            if far {
+                regiment.state = STATE_FLED;
+                regiment.state_seconds = 0.0;
+            } else if calm {
+                regiment.morale += rules.morale_recovery * dt;
+                if regiment.morale >= rules.rally_morale && regiment.rallies == 0 && !army_broken {
+                    regiment.state = STATE_HOLDING;
+                    regiment.state_seconds = 0.0;
+                    regiment.rallies += 1;
+                    state.header.totals.rallies += 1;
+                }
+            }
+        }
+        return;
+    }
+    if regiment.morale <= 0.0 || army_broken {
+        regiment.state = STATE_ROUTING;
+        regiment.state_seconds = 0.0;
+        regiment.morale = regiment.morale.min(0.0);
+        regiment.anchor = regiment.mean_position;
+        state.header.totals.routs += 1;
+        return;
+    }
+    if seen.nearest_standing == NO_REGIMENT {
+        // No enemy stands: the battle is won.
+        regiment.state = STATE_HOLDING;
+        regiment.target = NO_REGIMENT;
+        return;
+    }
+    let target_standing = |target: u32| {
+        target < state.regiment_count && standing(state.regiments[read + target as usize].state)
+    };
+    let mut next = regiment.state;
+    match regiment.state {
+        STATE_HOLDING => {
+            regiment.target = seen.nearest_standing;
+            let commit = if regiment.role == ROLE_RESERVE {
+                seen.faltering != NO_REGIMENT || regiment.state_seconds > rules.reserve_seconds
+            } else {
+                regiment.state_seconds > 3.0
+            };
+            if commit {
+                if seen.faltering != NO_REGIMENT {
+                    // Commit where the line falters: against its enemy.
+                    let friend = state.regiments[read + seen.faltering as usize];
+                    if target_standing(friend.target) {
+                        regiment.target = friend.target;
+                    }
+                }
+                if regiment.role == ROLE_RESERVE {
+                    regiment.role = ROLE_CENTRE;
+                }
+                next = STATE_ADVANCING;
+            }
+        }
+        STATE_ADVANCING => {
+            if !target_standing(regiment.target) {
+                regiment.target = seen.nearest_standing;
+            }
+            let target = state.regiments[read + regiment.target as usize];
+            let mut goal = target.mean_position;
+            if regiment.role == ROLE_WING {
+                // March to a point beside the target's flank, on our side.
+                let side = [-target.facing[1], target.facing[0]];
+                let from = sub(regiment.mean_position, target.mean_position);
+                let sign = if from[0] * side[0] + from[1] * side[1] >= 0.0 {
+                    1.0
+                } else {
+                    -1.0
+                };
+                let out = target.width * 0.5 + rules.flank_offset;
+                goal = [
+                    target.mean_position[0] + side[0] * sign * out,
+                    target.mean_position[1] + side[1] * sign * out,
+                ];
+                let left = length_squared(sub(goal, regiment.mean_position));
+                if left < rules.flank_offset * rules.flank_offset {
+                    // Beside the flank: turn in and charge it.
+                    regiment.role = ROLE_CENTRE;
+                    next = STATE_CHARGING;
+                }
+            } else {
+                let reach = rules.charge_distance + (regiment.depth + target.depth) * 0.5;
+                if length_squared(sub(target.mean_position, regiment.mean_position)) < reach * reach
+                {
+                    next = STATE_CHARGING;
+                }
+            }
+            march(rules, regiment, goal, rules.walk_speed);
+            if in_melee {
+                next = STATE_ENGAGED;
+            }
+        }
+        STATE_CHARGING => {
+            if !target_standing(regiment.target) {
+                regiment.target = seen.nearest_standing;
+            }
+            let target = state.regiments[read + regiment.target as usize];
+            let ramp = (regiment.state_seconds / rules.charge_ramp_seconds).min(1.0);
+            let speed = rules.walk_speed + (rules.charge_speed - rules.walk_speed) * ramp;
+            march(rules, regiment, target.mean_position, speed);
+            if in_melee {
+                next = STATE_ENGAGED;
+            }
+        }
+        STATE_ENGAGED => {
+            let target = regiment.target;
+            let routing = target < state.regiment_count
+                && state.regiments[read + target as usize].state == STATE_ROUTING;
+            if routing {
+                next = STATE_PURSUING;
+            } else {
+                if !target_standing(target) {
+                    regiment.target = seen.nearest_standing;
+                }
+                if in_melee {
+                    regiment.state_seconds = 0.0;
+                } else if regiment.state_seconds > 3.0 {
+                    next = STATE_ADVANCING;
+                }
+                // Press on while few of its units reach the enemy; else hold
+                // the formation where the fight is.
+                if tally.fighting * 4 < tally.alive {
+                    let goal = state.regiments[read + regiment.target as usize].mean_position;
+                    march(rules, regiment, goal, rules.walk_speed * 0.5);
+                }
+            }
+        }
+        _ => {
+            // Pursuing: chase the routing target for a while.
+            let target = regiment.target;
+            let routing = target < state.regiment_count
+                && state.regiments[read + target as usize].state == STATE_ROUTING;
+            if !routing || regiment.state_seconds > rules.pursue_seconds {
+                regiment.target = seen.nearest_standing;
+                next = STATE_ADVANCING;
+            } else {
+                let goal = state.regiments[read + target as usize].mean_position;
+                march(rules, regiment, goal, rules.run_speed);
+            }
+        }
+    }
+    if next != regiment.state {
+        regiment.state = next;
+        regiment.state_seconds = 0.0;
+    }
+}
+
+/// The grid's dispatches: count (and each unit's `grid_position`), the
+/// three scans, scatter.
+pub fn build_grid(state: &mut BattleState) {
+    let rules = state.header.rules;
+    let layout = GridLayout::new(state.combat.len() as u32);
+    for unit in 0..state.combat.len() {
+        let fighter = &mut state.combat[unit];
+        if fighter.regiment >= state.regiment_count || fighter.health <= 0 {
+            continue;
+        }
+        let p = state.placements[unit].position;
+        fighter.grid_position = [p[0], p[2]];
+        let cell = bucket(
+            cell_coords(fighter.grid_position, rules.engage_radius),
+            layout.cells,
+        );
+        state.grid[layout.counts() + cell as usize] += 1;
+    }
+    prefix_sum(&layout, state.grid);
+    for unit in 0..state.combat.len() {
+        let fighter = state.combat[unit];
+        if fighter.regiment >= state.regiment_count || fighter.health <= 0 {
+            continue;
+        }
+        let cell = bucket(
+            cell_coords(fighter.grid_position, rules.engage_radius),
+            layout.cells,
+        );
+        let count = &mut state.grid[layout.counts() + cell as usize];
+        *count -= 1;
+        let slot =
+            layout.cell_start(state.grid, cell) + state.grid[layout.counts() + cell as usize];
+        state.grid[layout.entries() + slot as usize] = unit as u32;
+    }
+}
+
+/// The nearest enemy within the engage radius and the separation push, from
+/// the grid (`neighbourhood` of `battle_units.comp`).
+struct Neighbourhood {
+    nearest: u32,
+    nearest_distance_squared: f32,
+    push: [i32; 2],
+}
+
+fn neighbourhood(
+    rules: &BattleRules,
+    unit: u32,
+    regiment: &RegimentState,
+    position: [f32; 2],
+    state: &BattleState,
+    write: usize,
+) -> Neighbourhood {
+    let layout = GridLayout::new(state.combat.len() as u32);
+    let routing = !standing(regiment.state);
+    let separation_squared = rules.separation * rules.separation;
+    let engage_squared = rules.engage_radius * rules.engage_radius;
+    let mut found = Neighbourhood {
+        nearest: NO_REGIMENT,
+        nearest_distance_squared: 0.0,
+        push: [0; 2],
+    };
+    let (buckets, count) = neighbour_buckets(position, rules.engage_radius, layout.cells);
+    for &b in &buckets[..count] {
+        let start = layout.cell_start(state.grid, b);
+        let end = layout.cell_start(state.grid, b + 1);
+        for entry in start..end {
+            let other = state.grid[layout.entries() + entry as usize];
+            if other == unit {
+                continue;
+            }
+            let them = &state.combat[other as usize];
+            let their_regiment = &state.regiments[write + them.regiment as usize];
+            let to = sub(them.grid_position, position);
+            let distance_squared = length_squared(to);
+            let friend = their_regiment.army == regiment.army;
+            // Routing units slip through their own army's ranks.
+            let passes = friend && (routing || !standing(their_regiment.state));
+            if distance_squared < separation_squared && !passes {
+                let push = if distance_squared > 0.0 {
+                    let distance = distance_squared.sqrt();
+                    let share = (rules.separation - distance) * 0.5 / distance;
+                    [-to[0] * share, -to[1] * share]
+                } else if unit < other {
+                    [rules.separation * 0.5, 0.0]
+                } else {
+                    [-rules.separation * 0.5, 0.0]
+                };
+                let scale = SEPARATION_SCALE as f32;
+                found.push[0] += (push[0] * scale + 0.5).floor() as i32;
+                found.push[1] += (push[1] * scale + 0.5).floor() as i32;
+            }
+            if !friend
+                && distance_squared < engage_squared
+                && (found.nearest == NO_REGIMENT
+                    || distance_squared < found.nearest_distance_squared
+                    || (distance_squared == found.nearest_distance_squared
+                        && other < found.nearest))
+            {
+                found.nearest = other;
+                found.nearest_distance_squared = distance_squared;
+            }
+        }
+    }
+    found
 }
 
 /// One thread of `battle_units.comp`.
-fn unit_step(rules: &BattleRules, step: u32, unit: u32, next: usize, state: &mut BattleState) {
-    let lane_count = (state.lanes.len() / 2) as u32;
+fn unit_step(step: u32, unit: u32, state: &mut BattleState) {
+    let rules = state.header.rules;
     let fighter = state.combat[unit as usize];
-    if fighter.lane >= lane_count {
+    if fighter.regiment >= state.regiment_count {
         return;
     }
+    let (_, write) = copies(step);
+    let tally_write = ((step & 1) * MAX_REGIMENTS) as usize;
     let dt = rules.step_seconds;
     let parity = (step & 1) as usize;
     let incoming = fighter.damage[parity ^ 1];
     state.combat[unit as usize].damage[parity ^ 1] = 0;
-    let lane = state.lanes[next + fighter.lane as usize];
+    let regiment = state.regiments[write + fighter.regiment as usize];
     let mut placement = state.placements[unit as usize];
     let mut commands = state.motions[unit as usize].anim_commands;
     let mut health = fighter.health;
@@ -164,6 +605,7 @@ fn unit_step(rules: &BattleRules, step: u32, unit: u32, next: usize, state: &mut
     let mut velocity = [0.0f32; 2];
     let mut speed = 0.0f32;
 
+    // 1. Last step's blows land.
     if health > 0 && incoming > 0 {
         health -= incoming.min(health as u32) as i32;
         if health > 0 {
@@ -172,51 +614,70 @@ fn unit_step(rules: &BattleRules, step: u32, unit: u32, next: usize, state: &mut
     }
 
     if health <= 0 {
+        // 2a. The dead lie, then sink out of sight.
         commands |= ANIM_COMMAND_DEAD;
         dead_seconds += dt;
         let sunk = (dead_seconds - rules.corpse_seconds) * rules.sink_speed;
         placement.position[1] = -sunk.clamp(0.0, rules.sink_depth);
-    } else if lane.target == NO_LANE {
+    } else if regiment.target == NO_REGIMENT && standing(regiment.state) {
+        // 2b. No enemy stands: the survivors cheer where they are.
         commands |= ANIM_COMMAND_VICTORY;
     } else {
         let position = [placement.position[0], placement.position[2]];
         cooldown = (cooldown - dt).max(0.0);
         let mut heading = placement.heading;
-        let rank = unit - lane.first_unit;
-        if rank == lane.front {
-            let enemy = state.lanes[next + lane.target as usize];
-            let to_target = towards(position, enemy.front_position);
-            let distance = (to_target[0] * to_target[0] + to_target[1] * to_target[1]).sqrt();
-            if distance > rules.reach {
-                let limit = if distance > rules.charge_distance {
-                    rules.walk_speed
-                } else {
-                    rules.run_speed
-                };
-                speed = limit.min((distance - 0.75 * rules.reach) * rules.steering_gain);
-                let per_metre = speed / distance;
-                velocity = [to_target[0] * per_metre, to_target[1] * per_metre];
-            } else {
-                heading = to_target[0].atan2(to_target[1]);
+        let near = neighbourhood(&rules, unit, &regiment, position, state, write);
+        let reach_squared = rules.reach * rules.reach;
+        let routing = !standing(regiment.state);
+        if routing {
+            // 2c. Routing: run with the regiment, away from the enemy.
+            speed = rules.run_speed;
+            velocity = [regiment.facing[0] * speed, regiment.facing[1] * speed];
+        } else if near.nearest != NO_REGIMENT && near.nearest_distance_squared <= reach_squared {
+            // 2d. An enemy within reach: face it and strike on a cadence.
+            let enemy = state.combat[near.nearest as usize];
+            let to_enemy = sub(enemy.grid_position, position);
+            heading = to_enemy[0].atan2(to_enemy[1]);
+            state.header.counts.fighting += 1;
+            state.tallies[tally_write + fighter.regiment as usize].fighting += 1;
+            if cooldown <= 0.0 {
+                let distance = near.nearest_distance_squared.sqrt();
                 strike(
-                    rules,
+                    &rules,
                     step,
                     unit,
-                    &enemy,
-                    parity,
+                    fighter.regiment,
+                    &regiment,
+                    near.nearest,
+                    to_enemy,
+                    distance,
                     &mut commands,
                     &mut cooldown,
                     state,
                 );
             }
+        } else if near.nearest != NO_REGIMENT
+            && (STATE_CHARGING..=STATE_PURSUING).contains(&regiment.state)
+        {
+            // 2e. Charging, engaged or pursuing: go for the nearest enemy.
+            let enemy = state.combat[near.nearest as usize];
+            let to_enemy = sub(enemy.grid_position, position);
+            let distance = near.nearest_distance_squared.sqrt();
+            speed = rules
+                .run_speed
+                .min((distance - 0.75 * rules.reach) * rules.steering_gain);
+            let per_metre = speed / distance;
+            velocity = [to_enemy[0] * per_metre, to_enemy[1] * per_metre];
         } else {
-            let behind = (rank - lane.front) as f32 * rules.spacing;
-            let forward_x = if lane.army == 0 { 1.0 } else { -1.0 };
-            let slot_x = lane.front_position[0] - forward_x * behind;
-            let to_slot = [slot_x - position[0], lane.front_position[1] - position[1]];
-            let distance = (to_slot[0] * to_slot[0] + to_slot[1] * to_slot[1]).sqrt();
+            // 2f. Keep the slot in the formation.
+            let slot = slot_position(&regiment, unit - regiment.first_unit, rules.spacing);
+            let to_slot = sub(slot, position);
+            let distance = length_squared(to_slot).sqrt();
             if distance > 0.0 {
-                let limit = if distance > rules.catch_up_distance {
+                let limit = if regiment.state == STATE_CHARGING || regiment.state == STATE_PURSUING
+                {
+                    rules.charge_speed
+                } else if distance > 2.0 * rules.spacing {
                     rules.run_speed
                 } else {
                     rules.walk_speed
@@ -226,33 +687,32 @@ fn unit_step(rules: &BattleRules, step: u32, unit: u32, next: usize, state: &mut
                 velocity = [to_slot[0] * per_metre, to_slot[1] * per_metre];
             }
             if speed <= 0.25 * rules.walk_speed {
-                heading = if lane.army == 0 { HALF_PI } else { -HALF_PI };
-            }
-            if rank == lane.front + 1 {
-                let enemy = state.lanes[next + lane.target as usize];
-                let to_target = towards(position, enemy.front_position);
-                let reach = rules.reach + rules.spacing;
-                if to_target[0] * to_target[0] + to_target[1] * to_target[1] <= reach * reach {
-                    heading = to_target[0].atan2(to_target[1]);
-                    strike(
-                        rules,
-                        step,
-                        unit,
-                        &enemy,
-                        parity,
-                        &mut commands,
-                        &mut cooldown,
-                        state,
-                    );
-                }
+                heading = regiment.facing[0].atan2(regiment.facing[1]);
             }
         }
         if speed > 0.25 * rules.walk_speed {
             heading = velocity[0].atan2(velocity[1]);
         }
-        placement.position[0] = position[0] + velocity[0] * dt;
-        placement.position[2] = position[1] + velocity[1] * dt;
+        let scale = SEPARATION_SCALE as f32;
+        let moved = [
+            position[0] + velocity[0] * dt + near.push[0] as f32 / scale,
+            position[1] + velocity[1] * dt + near.push[1] as f32 / scale,
+        ];
+        placement.position[0] = moved[0];
+        placement.position[2] = moved[1];
         placement.heading = heading;
+        // 3. Report to the regiment: alive, and where (for its centroid).
+        let tally = &mut state.tallies[tally_write + fighter.regiment as usize];
+        let offset = sub(moved, regiment.anchor);
+        let centroid_scale = CENTROID_SCALE as f32;
+        tally.offset_sum[0] =
+            tally.offset_sum[0].wrapping_add((offset[0] * centroid_scale + 0.5).floor() as i32);
+        tally.offset_sum[1] =
+            tally.offset_sum[1].wrapping_add((offset[1] * centroid_scale + 0.5).floor() as i32);
+    }
+    if health > 0 {
+        state.tallies[tally_write + fighter.regiment as usize].alive += 1;
+        state.header.counts.alive[regiment.army.min(1) as usize] += 1;
     }
 
     let record = &mut state.combat[unit as usize];
@@ -265,4 +725,126 @@ fn unit_step(rules: &BattleRules, step: u32, unit: u32, next: usize, state: &mut
         speed,
         anim_commands: commands,
     };
+}
+
+/// `strike` of `battle_units.comp`: a swing at `enemy`, harder from a flank
+/// or in a charge and hardest from the rear of its formation.
+#[allow(clippy::too_many_arguments)]
+fn strike(
+    rules: &BattleRules,
+    step: u32,
+    unit: u32,
+    own: u32,
+    regiment: &RegimentState,
+    enemy: u32,
+    to_enemy: [f32; 2],
+    distance: f32,
+    commands: &mut u32,
+    cooldown: &mut f32,
+    state: &mut BattleState,
+) {
+    let (_, write) = copies(step);
+    let tally_write = ((step & 1) * MAX_REGIMENTS) as usize;
+    let dice = battle_dice(unit, step);
+    *commands = bump_serial(*commands, ANIM_COMMAND_ATTACK_SHIFT);
+    *commands = (*commands & !(ANIM_SERIAL_MASK << ANIM_COMMAND_VARIANT_SHIFT))
+        | ((dice & 1) << ANIM_COMMAND_VARIANT_SHIFT);
+    let jitter = (dice >> 8) as f32 * DICE_SCALE;
+    let spread = 0.8 + 0.4 * jitter;
+    *cooldown = rules.attack_seconds * spread;
+    let mut damage = rules.damage_min + (dice >> 1) % rules.damage_range.max(1);
+    let target_regiment = state.combat[enemy as usize].regiment;
+    let facing = state.regiments[write + target_regiment as usize].facing;
+    // Where the blow comes from, seen from the target's formation.
+    // Front: within 70° of its facing; rear: beyond 135°.
+    let along = -(to_enemy[0] * facing[0] + to_enemy[1] * facing[1]);
+    let front = 0.34 * distance;
+    let rear = -0.7 * distance;
+    let tally = &mut state.tallies[tally_write + target_regiment as usize];
+    if along <= rear {
+        damage *= 2;
+        tally.rear_hits += 1;
+        state.header.totals.rear_attacks += 1;
+    } else if along < front {
+        damage += damage / 2;
+        tally.flank_hits += 1;
+        state.header.totals.flank_attacks += 1;
+    } else {
+        if regiment.state == STATE_CHARGING {
+            damage += damage / 2;
+        }
+        tally.front_hits += 1;
+    }
+    let target = &mut state.combat[enemy as usize].damage[step as usize & 1];
+    *target = target.wrapping_add(damage);
+    state.tallies[tally_write + own as usize].attacks += 1;
+    state.header.counts.attacks += 1;
+}
+
+/// A whole battle on the CPU: the twin stepped over its own buffers, for
+/// tuning the rules and for tests of battles too long for lavapipe.
+#[derive(Clone, Debug)]
+pub struct CpuBattle {
+    pub header: BattleHeader,
+    pub tallies: Vec<RegimentTally>,
+    pub regiments: Vec<RegimentState>,
+    pub regiment_count: u32,
+    pub combat: Vec<UnitCombat>,
+    pub grid: Vec<u32>,
+    pub placements: Vec<UnitPlacement>,
+    pub motions: Vec<UnitMotion>,
+    /// Steps done.
+    pub step: u32,
+}
+
+impl CpuBattle {
+    /// The battle of `setup`, its units standing at `placements`
+    /// (`plan::BattlePlan::placements`).
+    pub fn new(
+        setup: &crate::BattleSetup,
+        placements: Vec<UnitPlacement>,
+    ) -> Result<CpuBattle, horde::Error> {
+        let units = placements.len() as u32;
+        let initial = setup.initial_state(units)?;
+        Ok(CpuBattle {
+            header: initial.header,
+            tallies: initial.tallies,
+            regiments: initial.regiments,
+            regiment_count: setup.regiments.len() as u32,
+            combat: initial.combat,
+            grid: vec![0; GridLayout::new(units).words()],
+            placements,
+            motions: vec![UnitMotion::default(); units as usize],
+            step: 0,
+        })
+    }
+
+    /// Runs one step.
+    pub fn step(&mut self) {
+        step(
+            self.step,
+            &mut BattleState {
+                header: &mut self.header,
+                tallies: &mut self.tallies,
+                regiments: &mut self.regiments,
+                regiment_count: self.regiment_count,
+                combat: &mut self.combat,
+                grid: &mut self.grid,
+                placements: &mut self.placements,
+                motions: &mut self.motions,
+            },
+        );
+        self.step += 1;
+    }
+
+    /// The regiment table the last step wrote.
+    pub fn regiment_table(&self) -> &[RegimentState] {
+        let copy = (self.step & 1) * MAX_REGIMENTS;
+        &self.regiments[copy as usize..(copy + self.regiment_count) as usize]
+    }
+
+    /// Seconds of battle so far.
+    pub fn seconds(&self) -> f32 {
+        self.step as f32 * self.header.rules.step_seconds
+    }
 }

@@ -1,0 +1,237 @@
+//! The battle plan: each army drawn up from the seed as a centre of line
+//! regiments in rows, a wing at each end of the front row, and a reserve
+//! behind. Army 0 stands on the −x side facing +x, army 1 on the +x side
+//! facing −x, [`GAP`] metres between the front rows.
+//!
+//! Sizes follow the unit count: a regiment holds about 1.4 √(units per
+//! army) units (20 to 1000; more where [`MAX_REGIMENTS`] would be exceeded),
+//! so regiments are about √units too, and the regiment step, which scans
+//! the table, costs about as much as the unit step. Of an army's
+//! regiments a sixth is the reserve, an eighth each wing, the rest the
+//! centre, in about √(centre / 8) rows of divisions of four regiments with
+//! gaps between them. Centre regiments stand in line
+//! (three files per rank of depth), the wing at the −z end in wedges and
+//! the one at the +z end in columns, the reserve in columns. The seed
+//! gives each regiment its starting morale (0.8 to 1.2), and each unit its
+//! hit points and a little jitter in its slot; the layout, and so the
+//! armies' extent, follows from the unit count alone. Units are laid out regiment by regiment, slot by
+//! slot: unit ids are army 0's regiments, then army 1's.
+
+use horde::gpu_types::UnitPlacement;
+
+use crate::config::{
+    FORMATION_COLUMN, FORMATION_LINE, FORMATION_WEDGE, MAX_REGIMENTS, ROLE_CENTRE, ROLE_RESERVE,
+    ROLE_WING,
+};
+use crate::reference::battle::{battle_hash, slot_position};
+use crate::{BattleRules, BattleSetup, RegimentSetup};
+
+/// Metres between the armies' front rows when the battle begins.
+pub const GAP: f32 = 80.0;
+/// Metres between regiments side by side, and between rows.
+const INTERVAL: f32 = 6.0;
+const ROW_GAP: f32 = 12.0;
+/// Metres between the centre's last row and the reserve.
+const RESERVE_GAP: f32 = 25.0;
+/// The centre's rows are divisions of this many regiments side by side,
+/// [`DIVISION_GAP`] metres apart: each meets the enemy as its own front.
+const DIVISION: u32 = 4;
+const DIVISION_GAP: f32 = 30.0;
+
+/// A unit as the plan places it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlannedUnit {
+    pub army: u32,
+    pub regiment: u32,
+    /// Ground position (x, z) and heading (radians, `atan2(x, z)` of its
+    /// facing).
+    pub position: [f32; 2],
+    pub heading: f32,
+}
+
+/// The armies drawn up: the battle's setup and where every unit stands.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BattlePlan {
+    pub setup: BattleSetup,
+    pub units: Vec<PlannedUnit>,
+    /// Half the extent (x, z) of the box the armies stand in, around the
+    /// origin.
+    pub half_extent: [f32; 2],
+}
+
+impl BattlePlan {
+    /// The units' placements as the plan stands them (on flat ground).
+    pub fn placements(&self) -> Vec<UnitPlacement> {
+        self.units
+            .iter()
+            .map(|unit| UnitPlacement {
+                position: [unit.position[0], 0.0, unit.position[1]],
+                heading: unit.heading,
+            })
+            .collect()
+    }
+}
+
+/// A small seeded generator (splitmix64).
+struct Dice(u64);
+
+impl Dice {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    /// Uniform in [0, 1).
+    fn unit(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+    fn below(&mut self, n: u32) -> u32 {
+        (self.next() % u64::from(n.max(1))) as u32
+    }
+}
+
+/// Units per regiment for an army of `count`.
+pub fn regiment_size(count: u32) -> u32 {
+    let by_root = ((count as f32).sqrt() * 1.4).round() as u32;
+    let by_limit = count.div_ceil(MAX_REGIMENTS / 2);
+    by_root.clamp(20, 1000).max(by_limit).max(1)
+}
+
+/// The regiments of `units` units (army 0 the odd one) at `spacing`, their
+/// morale from `dice`, and half the extent of the box they stand in.
+fn draw_up(units: u32, spacing: f32, dice: &mut Dice) -> (Vec<RegimentSetup>, [f32; 2]) {
+    let armies = [units.div_ceil(2), units / 2];
+    let mut regiments = Vec::new();
+    let mut first_unit = 0u32;
+    let mut half_extent = [0.0f32; 2];
+    for (army, &count) in armies.iter().enumerate() {
+        let army = army as u32;
+        if count == 0 {
+            continue;
+        }
+        let size = regiment_size(count);
+        let total = count.div_ceil(size);
+        let reserve = total / 6;
+        let per_wing = total / 8;
+        let centre = total - reserve - 2 * per_wing;
+        let rows = (((centre as f32) / 8.0).sqrt().round() as u32).clamp(1, centre.max(1));
+        let per_row = centre.div_ceil(rows);
+        let side = if army == 0 { -1.0 } else { 1.0 };
+        let facing = [-side, 0.0];
+        // Roles in order: centre row by row, the wings, then the reserve.
+        let mut roles = Vec::with_capacity(total as usize);
+        roles.extend((0..centre).map(|i| (ROLE_CENTRE, i)));
+        roles.extend((0..2 * per_wing).map(|i| (ROLE_WING, i)));
+        roles.extend((0..reserve).map(|i| (ROLE_RESERVE, i)));
+        let mut left = count;
+        for (index, &(role, within)) in roles.iter().enumerate() {
+            let unit_count = left.div_ceil(total - index as u32);
+            left -= unit_count;
+            let formation = match role {
+                ROLE_CENTRE => FORMATION_LINE,
+                ROLE_WING if within % 2 == 0 => FORMATION_WEDGE,
+                _ => FORMATION_COLUMN,
+            };
+            let files = match formation {
+                FORMATION_LINE => ((unit_count as f32 * 3.0).sqrt().ceil() as u32).max(1),
+                _ => ((unit_count as f32).sqrt().ceil() as u32 / 2).max(1),
+            };
+            let mut regiment = RegimentSetup {
+                army,
+                role,
+                formation,
+                files,
+                first_unit,
+                unit_count,
+                anchor: [0.0; 2],
+                facing,
+                morale: 0.8 + 0.4 * dice.unit(),
+            };
+            let [width, depth] = regiment.extent(spacing);
+            // The centre's line regiments set the row's pitch.
+            let line = RegimentSetup {
+                formation: FORMATION_LINE,
+                files: ((size as f32 * 3.0).sqrt().ceil() as u32).max(1),
+                unit_count: size,
+                ..regiment
+            };
+            let [line_width, line_depth] = line.extent(spacing);
+            let pitch = line_width + INTERVAL;
+            let row_depth = line_depth + ROW_GAP;
+            let front = GAP / 2.0;
+            let divisions = per_row.div_ceil(DIVISION);
+            let centre_half =
+                (per_row as f32 * pitch + (divisions - 1) as f32 * DIVISION_GAP) / 2.0;
+            let (x, z) = match role {
+                ROLE_CENTRE => {
+                    let (row, column) = (within / per_row, within % per_row);
+                    let in_row = per_row.min(centre - row * per_row);
+                    let (division, row_divisions) = (column / DIVISION, in_row.div_ceil(DIVISION));
+                    let z = (column as f32 - (in_row - 1) as f32 / 2.0) * pitch
+                        + (division as f32 - (row_divisions - 1) as f32 / 2.0) * DIVISION_GAP;
+                    (front + row as f32 * row_depth, z)
+                }
+                ROLE_WING => {
+                    let end = if within % 2 == 0 { -1.0 } else { 1.0 };
+                    let place = (within / 2) as f32;
+                    (
+                        front,
+                        end * (centre_half + INTERVAL + (place + 0.5) * (width + INTERVAL)),
+                    )
+                }
+                _ => {
+                    let z = (within as f32 - (reserve - 1) as f32 / 2.0) * pitch * 0.5;
+                    (front + rows as f32 * row_depth + RESERVE_GAP, z)
+                }
+            };
+            regiment.anchor = [side * x, z];
+            half_extent[0] = half_extent[0].max(x + depth);
+            half_extent[1] = half_extent[1].max(z.abs() + width / 2.0);
+            first_unit += unit_count;
+            regiments.push(regiment);
+        }
+    }
+    (regiments, half_extent)
+}
+
+/// Half the extent (x, z) of the box `units` units stand in at `spacing`.
+pub fn plan_extent(units: u32, spacing: f32) -> [f32; 2] {
+    draw_up(units, spacing, &mut Dice(0)).1
+}
+
+/// Draws up `units` units (army 0 the odd one) under `rules`, from `seed`.
+pub fn battle_plan(units: u32, seed: u64, rules: BattleRules) -> BattlePlan {
+    let mut dice = Dice(seed ^ u64::from(battle_hash(0x0ba7_71e5)));
+    let spacing = rules.spacing;
+    let (regiments, half_extent) = draw_up(units, spacing, &mut dice);
+    let mut placed = Vec::with_capacity(units as usize);
+    let mut health = Vec::with_capacity(units as usize);
+    for (index, regiment) in regiments.iter().enumerate() {
+        let state = regiment.state(spacing);
+        let heading = regiment.facing[0].atan2(regiment.facing[1]);
+        for slot in 0..regiment.unit_count {
+            let at = slot_position(&state, slot, spacing);
+            placed.push(PlannedUnit {
+                army: regiment.army,
+                regiment: index as u32,
+                position: [
+                    at[0] + (dice.unit() - 0.5) * 0.3,
+                    at[1] + (dice.unit() - 0.5) * 0.3,
+                ],
+                heading,
+            });
+            health.push(90 + dice.below(41) as i32);
+        }
+    }
+    BattlePlan {
+        setup: BattleSetup {
+            rules,
+            regiments,
+            health,
+        },
+        units: placed,
+        half_extent,
+    }
+}

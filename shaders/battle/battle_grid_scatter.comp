@@ -1,0 +1,32 @@
+#version 450
+// The grid, 5 of 5: one thread per unit. A binned unit takes an entry of its
+// cell by counting the cell's count down again, so the counts are zero when
+// the next step counts. The order within a cell follows the atomics: what
+// reads the grid does not depend on it.
+#include "battle.glsl"
+
+layout(local_size_x_id = 0) in;
+
+layout(set = 0, binding = 0, std430) readonly buffer Battle {
+    BattleHeader header;
+    RegimentTally tallies[2 * MAX_REGIMENTS];
+    RegimentState regiments[2 * MAX_REGIMENTS];
+    UnitCombat combat[];
+};
+layout(set = 0, binding = 1, std430) buffer Grid { uint grid[]; };
+
+#include "battle_grid.glsl"
+
+void main() {
+    uint unit = gl_GlobalInvocationID.x;
+    if (unit >= push.unit_count) {
+        return;
+    }
+    UnitCombat fighter = combat[unit];
+    if (fighter.regiment >= push.regiment_count || fighter.health <= 0) {
+        return;
+    }
+    uint cell = grid_bucket(grid_cell(fighter.grid_position, header.rules.engage_radius));
+    uint left = atomicAdd(grid[cell], 0xffffffffu) - 1u;
+    grid[grid_entries() + grid_cell_start(cell) + left] = unit;
+}
