@@ -631,6 +631,8 @@ fn exact_globals() -> CullGlobals {
         lod_hysteresis: 0.5,
         max_draw_distance: 256.0,
         far_field_px: 0.0,
+        impostor_threshold_px: 0.0,
+        impostor_band: 0.0,
     }
 }
 

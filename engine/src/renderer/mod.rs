@@ -385,7 +385,9 @@ impl Renderer {
     /// The budget steers the impostor threshold rather than the far-field
     /// size: the device has no far field, and impostors are on.
     fn budget_steers_impostors(&self) -> bool {
-        self.far_field.is_none() && self.impostor.is_some() && self.settings.impostors
+        self.impostor.is_some()
+            && self.settings.impostors
+            && (self.far_field.is_none() || self.settings.far_field_px <= 0.0)
     }
 
     /// With a frame budget, sets the far-field size (or, without the far
