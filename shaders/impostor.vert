@@ -1,6 +1,6 @@
 #version 450
-// Animated impostors: one camera-facing quad per unit, placed over the
-// unit's bounding sphere. Picks the four baked views nearest to the camera
+// Animated impostors: one camera-facing quad per unit, placed over the box
+// the type's cells frame. Picks the four baked views nearest to the camera
 // direction (hemi-octahedral grid, bilinear weights) and the frames around
 // the unit's clip time (two clips while crossfading); the fragment shader
 // blends them. engine/src/passes/impostor.rs explains the data layout.
@@ -16,6 +16,9 @@ layout(set = 0, binding = 4, std140) uniform ImpostorClips {
     ImpostorClip impostor_clips[MAX_CLIPS];
 };
 layout(set = 0, binding = 6, std430) readonly buffer AnimStates { AnimState anim_states[]; };
+layout(set = 0, binding = 8, std140) uniform ImpostorBoxes {
+    ImpostorBox impostor_boxes[MAX_TYPES];
+};
 
 layout(location = 0) out vec3 out_world_position;
 // The quad point in the cells of the four views: (u, v) of views 0 and 1,
@@ -52,12 +55,20 @@ void view_basis(vec3 direction, out vec3 right, out vec3 up) {
     up = cross(direction, right);
 }
 
-// Where `point` (model space, in sphere radii) falls in the cell of `view`.
-vec2 cell_uv(uvec2 grid, vec3 point) {
+// The half extents of the cell of a view with `right` and `up`: the box's
+// projection, as the bake's `cell_half_extent`.
+vec2 cell_half_extent(vec3 half_extent, vec3 right, vec3 up) {
+    return max(vec2(dot(abs(right), half_extent), dot(abs(up), half_extent)), vec2(1e-6));
+}
+
+// Where `point` (model space, from the box's centre) falls in the cell of
+// grid view `grid`.
+vec2 cell_uv(uvec2 grid, vec3 point, vec3 half_extent) {
     vec3 right;
     vec3 up;
     view_basis(view_direction(grid), right, up);
-    return vec2(dot(point, right) * 0.5 + 0.5, 0.5 - dot(point, up) * 0.5);
+    vec2 extent = cell_half_extent(half_extent, right, up);
+    return vec2(dot(point, right) / extent.x * 0.5 + 0.5, 0.5 - dot(point, up) / extent.y * 0.5);
 }
 
 // The first cells of the frames around `time` and the blend between them.
@@ -83,22 +94,25 @@ void main() {
     uint type_index = min(info.type_index, uint(MAX_TYPES) - 1u);
     float heading = placement.heading;
 
-    // The quad faces the camera, through the sphere's centre.
-    vec3 centre = rotate_y(types[type_index].sphere_center * info.scale, heading)
-                + placement.position;
-    float radius = types[type_index].sphere_radius * info.scale;
+    // The quad faces the camera through the box's centre and spans the
+    // box's projection (rotation about +Y turns the view's basis with it).
+    ImpostorBox box = impostor_boxes[type_index];
+    vec3 centre = rotate_y(box.center * info.scale, heading) + placement.position;
     vec3 to_eye = globals.camera_position - centre;
     vec3 direction = dot(to_eye, to_eye) > 0.0 ? normalize(to_eye) : vec3(0.0, 0.0, 1.0);
     vec3 right;
     vec3 up;
     view_basis(direction, right, up);
-    vec2 corner = vertex_uv() * 2.0 - 1.0;
-    vec2 offset = vec2(corner.x, -corner.y);
-    vec3 world = centre + (offset.x * right + offset.y * up) * radius;
-
-    // The camera direction and the quad point in model space (sphere radii).
     vec3 model_direction = rotate_y(direction, -heading);
-    vec3 point = offset.x * rotate_y(right, -heading) + offset.y * rotate_y(up, -heading);
+    vec3 model_right;
+    vec3 model_up;
+    view_basis(model_direction, model_right, model_up);
+    vec2 extent = cell_half_extent(box.half_extent, model_right, model_up);
+    vec2 corner = vertex_uv() * 2.0 - 1.0;
+    vec2 offset = vec2(corner.x, -corner.y) * extent;
+    vec3 world = centre + (offset.x * right + offset.y * up) * info.scale;
+    // The quad point in model space, from the box's centre.
+    vec3 point = offset.x * model_right + offset.y * model_up;
     // Below the horizon the horizon's views stand in.
     vec3 above = vec3(model_direction.x, max(model_direction.y, 0.0), model_direction.z);
     above /= max(abs(above.x) + above.y + abs(above.z), 1e-6);
@@ -116,8 +130,8 @@ void main() {
                       g11.y * side + g11.x);
     out_view_weights = vec4((1.0 - f.x) * (1.0 - f.y), f.x * (1.0 - f.y),
                             (1.0 - f.x) * f.y, f.x * f.y);
-    out_view_uv01 = vec4(cell_uv(g00, point), cell_uv(g10, point));
-    out_view_uv23 = vec4(cell_uv(g01, point), cell_uv(g11, point));
+    out_view_uv01 = vec4(cell_uv(g00, point, box.half_extent), cell_uv(g10, point, box.half_extent));
+    out_view_uv23 = vec4(cell_uv(g01, point, box.half_extent), cell_uv(g11, point, box.half_extent));
 
     // Frames of the current and the previous clip.
     uint first_clip = types[type_index].first_clip;
@@ -130,14 +144,20 @@ void main() {
     uvec2 current_frames = frames_at(impostor_clips[current], anim.time_current, current_blend);
     uvec2 previous_frames =
         frames_at(impostor_clips[previous], anim.time_previous, previous_blend);
-    out_frames = uvec4(current_frames, previous_frames);
+    // A bad clip table samples the type's own cells, never another's.
+    uint last_frame = box.first_cell + max(box.cell_count, VIEWS) - VIEWS;
+    out_frames = clamp(uvec4(current_frames, previous_frames), uvec4(box.first_cell),
+                       uvec4(last_frame));
     out_blends = vec3(current_blend, previous_blend,
                       clamp(unpackHalf2x16(anim.blend).x, 0.0, 1.0));
 
     out_world_position = world;
     out_tint = unpackUnorm4x8(info.tint);
     out_heading = heading;
-    out_impostor_fade = impostor_fade(centre, radius, types[type_index].routes[ROUTE_IMPOSTOR].error,
-                                      globals);
+    // The band follows the cull's sphere.
+    vec3 sphere_centre = rotate_y(types[type_index].sphere_center * info.scale, heading)
+                       + placement.position;
+    out_impostor_fade = impostor_fade(sphere_centre, types[type_index].sphere_radius * info.scale,
+                                      types[type_index].routes[ROUTE_IMPOSTOR].error, globals);
     gl_Position = globals.view_proj * vec4(world, 1.0);
 }

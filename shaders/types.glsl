@@ -134,6 +134,13 @@ struct CullGlobals {
     float impostor_band;
 };
 
+struct ImpostorBox {
+    vec3 center;
+    uint first_cell;
+    vec3 half_extent;
+    uint cell_count;
+};
+
 struct ImpostorClip {
     uint first_cell;
     uint frame_count;

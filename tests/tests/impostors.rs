@@ -19,13 +19,12 @@
 use glam::Vec3;
 use horde::asset::{self, Asset};
 use horde::camera::Camera;
-use horde::context::{Context, Tier};
 use horde::config::ROUTE_CODE_IMPOSTOR;
+use horde::context::{Context, Tier};
 use horde::gpu_types::{AnimParams, CullGlobals};
 use horde::passes::cull::cull_globals;
 use horde::reference::cull::{cull, ReferenceBatch, ReferenceOutput};
 use horde::scene::{rgba8, Scene};
-use horde::target::CLEAR_COLOR;
 use horde::world::types::type_table;
 use horde::world::UnitSpawn;
 use horde_bake::{self as bake, BakeOptions};
@@ -34,11 +33,13 @@ use horde_tests::{
 };
 
 /// The least intersection over union of a cell's silhouette (coverage at
-/// least one half) and the engine's render of the mesh, brought to the
-/// cell's 32 × 32 texels. The bake renders the same pose of the same LOD 0
-/// with the same projection, so what remains is sampling: a 1-texel fringe
-/// around a silhouette about 10 × 28 texels is about 0.8 of its area.
-const MIN_SILHOUETTE_IOU: f64 = 0.75;
+/// least one half) and the engine's render of the mesh from the same view
+/// and frame, sampled at the cell's 2 × 2 sample points. The bake renders
+/// the same pose of the same LOD 0 with the same projection, so what
+/// remains is the perspective of a camera 100 radii away and the edges'
+/// rounding: a one-texel fringe around a silhouette of 40 to 100 texels
+/// could cost up to 0.3; measured 0.93 to 0.96 on lavapipe.
+const MIN_SILHOUETTE_IOU: f64 = 0.85;
 
 /// The largest FLIP mean between a crowd drawn as impostors and as meshes
 /// at the switch distance, over the box around the crowd. A unit there is about
@@ -64,13 +65,19 @@ fn the_bake_is_deterministic_and_fits_the_mobile_atlas() {
     let impostor = knight.impostor.clone().expect("the knight has an impostor");
     assert_eq!(impostor.views_per_side, asset::IMPOSTOR_VIEWS_PER_SIDE);
     assert_eq!(impostor.cell_px, asset::IMPOSTOR_CELL_PX);
-    assert_eq!(impostor.frame_count, 40, "idle, walk, run, attack, die: 8 each");
+    assert_eq!(
+        impostor.frame_count, 40,
+        "idle, walk, run, attack, die: 8 each"
+    );
     let single = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
         .expect("thread pool")
         .install(|| bake::impostor::bake(&knight));
-    assert!(single.as_ref() == Some(&impostor), "one thread bakes other bytes");
+    assert!(
+        single.as_ref() == Some(&impostor),
+        "one thread bakes other bytes"
+    );
     // Six unit types (the generated armies) fit one mobile-tier image.
     let types = [&knight; 6];
     let atlas = horde::world::impostors::pack(&types, 4096).expect("six types fit 4096");
@@ -78,18 +85,21 @@ fn the_bake_is_deterministic_and_fits_the_mobile_atlas() {
     assert!(horde::world::impostors::pack(&[&knight; 7], 4096).is_err());
 }
 
-/// The camera of `view` (grid row, column) at `distance` from the knight's
-/// sphere, with the sphere spanning `size_px` of `height` pixels.
-fn view_camera(knight: &Asset, row: u32, column: u32, size_px: f32, height: u32) -> Camera {
-    let centre = Vec3::from(knight.bounds.sphere_center);
-    let radius = knight.bounds.sphere_radius;
+/// A camera 100 sphere radii from the knight's impostor box along grid view
+/// (`row`, `column`), looking at the box's centre, and its pixels per model
+/// unit there: the box's larger cell extent spans `span_px` of `height`.
+fn view_camera(knight: &Asset, row: u32, column: u32, span_px: f32, height: u32) -> (Camera, f32) {
+    let impostor = knight.impostor.as_ref().expect("impostor");
+    let centre = Vec3::from(impostor.box_center);
     let direction = bake::impostor::view_direction(row, column);
-    let distance = 100.0 * radius;
-    let pixels_per_unit = size_px * distance / (2.0 * radius);
+    let (right, up) = bake::impostor::view_basis(direction);
+    let extent = bake::impostor::cell_half_extent(Vec3::from(impostor.box_half_extent), right, up);
+    let distance = 100.0 * knight.bounds.sphere_radius;
+    let pixels_per_unit = span_px / (2.0 * extent.max_element());
     let mut camera = Camera::look_at(centre + direction * distance, centre);
-    camera.fov_y = 2.0 * (height as f32 / (2.0 * pixels_per_unit)).atan();
+    camera.fov_y = 2.0 * (height as f32 / (2.0 * pixels_per_unit * distance)).atan();
     camera.near = distance * 0.5;
-    camera
+    (camera, pixels_per_unit)
 }
 
 fn lone_knight(knight: &Asset) -> Scene {
@@ -119,11 +129,9 @@ fn a_knight_cell_matches_the_mesh_from_its_view() {
     let scene = lone_knight(&knight);
     let cell = asset::IMPOSTOR_CELL_PX;
     let side = asset::IMPOSTOR_VIEWS_PER_SIDE;
-    // Twice the cell's size, brought down 2 × 2 as the bake resolves.
-    let image_side = 2 * cell;
-    let background = CLEAR_COLOR.map(|c| (c * 255.0).round() as u8);
+    let image_side = 128;
     for (row, column) in [(3, 5), (0, 3), (7, 7)] {
-        let camera = view_camera(&knight, row, column, image_side as f32, image_side);
+        let (camera, pixels_per_unit) = view_camera(&knight, row, column, 120.0, image_side);
         let image = render_scene(
             &mut ctx,
             &scene,
@@ -141,6 +149,8 @@ fn a_knight_cell_matches_the_mesh_from_its_view() {
         image
             .save(output_dir().join(format!("impostor_view_{row}_{column}.mesh.png")))
             .expect("save");
+        // The clear colour, as the target stores it.
+        let background = image.get_pixel(0, 0).0;
         // Idle's frame 0, this view.
         let clip = &impostor.clips[0];
         let view = (row * side + column) as usize;
@@ -148,16 +158,37 @@ fn a_knight_cell_matches_the_mesh_from_its_view() {
             * (cell * cell) as usize
             * 4;
         let texels = &impostor.albedo[first..first + (cell * cell * 4) as usize];
+        image::RgbaImage::from_raw(cell, cell, texels.to_vec())
+            .expect("cell")
+            .save(output_dir().join(format!("impostor_view_{row}_{column}.cell.png")))
+            .expect("save");
+        let direction = bake::impostor::view_direction(row, column);
+        let (right, up) = bake::impostor::view_basis(direction);
+        let extent =
+            bake::impostor::cell_half_extent(Vec3::from(impostor.box_half_extent), right, up);
+        // Whether the mesh covers the image pixel under cell point (u, v).
+        let covered = |u: f32, v: f32| {
+            let x = (u * 2.0 - 1.0) * extent.x * pixels_per_unit + image_side as f32 / 2.0;
+            let y = (v * 2.0 - 1.0) * extent.y * pixels_per_unit + image_side as f32 / 2.0;
+            let (x, y) = (x.floor() as i64, y.floor() as i64);
+            let inside =
+                (0..i64::from(image_side)).contains(&x) && (0..i64::from(image_side)).contains(&y);
+            inside && {
+                let pixel = image.get_pixel(x as u32, y as u32);
+                (0..3).any(|c| pixel[c].abs_diff(background[c]) > 2)
+            }
+        };
         let (mut both, mut either) = (0u32, 0u32);
         for y in 0..cell {
             for x in 0..cell {
-                let covered_samples = (0..4)
+                let samples = (0..4)
                     .filter(|&s| {
-                        let pixel = image.get_pixel(2 * x + s % 2, 2 * y + s / 2);
-                        (0..3).any(|c| pixel[c].abs_diff(background[c]) > 2)
+                        let u = (x as f32 + 0.25 + 0.5 * (s % 2) as f32) / cell as f32;
+                        let v = (y as f32 + 0.25 + 0.5 * (s / 2) as f32) / cell as f32;
+                        covered(u, v)
                     })
                     .count();
-                let mesh = covered_samples >= 2;
+                let mesh = samples >= 2;
                 let baked = texels[((y * cell + x) * 4 + 3) as usize] >= 128;
                 both += u32::from(mesh && baked);
                 either += u32::from(mesh || baked);
@@ -165,7 +196,7 @@ fn a_knight_cell_matches_the_mesh_from_its_view() {
         }
         let iou = f64::from(both) / f64::from(either.max(1));
         println!("view ({row}, {column}): silhouette IoU {iou:.3} over {either} texels");
-        assert!(either > 50, "view ({row}, {column}): nothing drawn");
+        assert!(either > 16, "view ({row}, {column}): nothing drawn");
         assert!(
             iou >= MIN_SILHOUETTE_IOU,
             "view ({row}, {column}): IoU {iou:.3} below {MIN_SILHOUETTE_IOU}"
@@ -278,7 +309,11 @@ fn cull_matches_the_twin(tier: Option<Tier>) {
     );
     assert!(impostors > 50 && impostors < 390, "{impostors}");
     assert!(drawn > impostors, "no unit in the crossfade band");
-    assert_eq!(renderer.stats.units_impostor as usize, drawn, "{:?}", renderer.stats);
+    assert_eq!(
+        renderer.stats.units_impostor as usize, drawn,
+        "{:?}",
+        renderer.stats
+    );
     drop((renderer, target));
     finish(ctx);
 }
@@ -331,7 +366,7 @@ fn switch_scene(knight: &Asset, elevation: f32, walking: bool) -> (Scene, Camera
 /// FLIP mean over the box around the pixels where either image shows a
 /// unit, grown by 2 pixels.
 fn crowd_flip(mesh: &image::RgbaImage, impostor: &image::RgbaImage) -> f64 {
-    let background = CLEAR_COLOR.map(|c| (c * 255.0).round() as u8);
+    let background = mesh.get_pixel(0, 0).0;
     let is_unit = |image: &image::RgbaImage, x: u32, y: u32| {
         let pixel = image.get_pixel(x, y);
         (0..3).any(|c| pixel[c].abs_diff(background[c]) > 2)
@@ -350,9 +385,8 @@ fn crowd_flip(mesh: &image::RgbaImage, impostor: &image::RgbaImage) -> f64 {
     let y = low.1.saturating_sub(2);
     let width = (high.0 + 3).min(mesh.width()) - x;
     let height = (high.1 + 3).min(mesh.height()) - y;
-    let crop = |image: &image::RgbaImage| {
-        image::imageops::crop_imm(image, x, y, width, height).to_image()
-    };
+    let crop =
+        |image: &image::RgbaImage| image::imageops::crop_imm(image, x, y, width, height).to_image();
     horde_tools::quality::flip(&crop(mesh), &crop(impostor))
         .expect("flip")
         .mean
@@ -392,7 +426,10 @@ fn impostors_at_the_switch_distance_look_like_the_meshes() {
         println!("elevation {elevation}°, walking {walking}: FLIP mean {flip:.4} over the crowd");
         worst = worst.max(flip);
     }
-    assert!(worst <= MAX_SWITCH_FLIP, "FLIP {worst:.4} over {MAX_SWITCH_FLIP}");
+    assert!(
+        worst <= MAX_SWITCH_FLIP,
+        "FLIP {worst:.4} over {MAX_SWITCH_FLIP}"
+    );
     finish(ctx);
 }
 
@@ -498,7 +535,10 @@ fn a_broken_atlas_section_is_refused_with_a_clear_error() {
             .expect_err(what)
             .to_string();
         println!("{what}: {error}");
-        assert!(error.contains(&path.display().to_string()), "{what}: {error}");
+        assert!(
+            error.contains(&path.display().to_string()),
+            "{what}: {error}"
+        );
         assert!(
             error.contains("IMPO") || error.contains("impostor"),
             "{what}: {error}"

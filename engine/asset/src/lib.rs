@@ -57,14 +57,18 @@
 //!   ([`Impostor`]): views per side V (u32, [`IMPOSTOR_VIEWS_PER_SIDE`]), cell
 //!   side C in texels (u32, [`IMPOSTOR_CELL_PX`]), frame count F (u32,
 //!   1..=[`MAX_IMPOSTOR_FRAMES`]), projected error (f32, a fraction of the
-//!   bounding sphere's diameter, like a LOD's), clip count (u32, equal to
+//!   bounding sphere's diameter, like a LOD's), the box the cells frame
+//!   (centre, 3 f32; half extents, 3 f32, positive), clip count (u32, equal to
 //!   ANIM's), per clip (in ANIM order) first frame (u32), frame count (u32)
 //!   and looping (u8), then the albedo cells and the normal cells, each
 //!   `F * V * V * C * C * 4` bytes. Cell (frame f, view v) starts at texel
 //!   `(f * V * V + v) * C * C`, row-major, row 0 at the top. Albedo is sRGB
 //!   RGBA8 with the coverage in alpha; the normal cell holds the model-space
 //!   normal as `n * 0.5 + 0.5` in RGB (alpha 0). View v = (row, column) of
-//!   a hemi-octahedral grid over the upper hemisphere (module `impostor`).
+//!   a hemi-octahedral grid over the upper hemisphere (`horde-bake`'s
+//!   `impostor`); its cell is the orthographic projection of the box along
+//!   the view: right `r` and up `u` of the view span `±dot(|r|, half)` and
+//!   `±dot(|u|, half)` around the box's centre.
 //!   Every ANIM clip has frames: a clip the bake did not render points at
 //!   the frames of the clip that stands in for it.
 //!
@@ -444,6 +448,10 @@ pub struct Impostor {
     /// Projected error as a fraction of the bounding sphere's diameter: the
     /// cull compares it with the LOD threshold like a mesh LOD's error.
     pub error: f32,
+    /// Centre of the model-space box holding every baked frame.
+    pub box_center: [f32; 3],
+    /// Its half extents: each cell frames the box's projection.
+    pub box_half_extent: [f32; 3],
     /// One per ANIM clip, in order.
     pub clips: Vec<ImpostorClip>,
     /// sRGB RGBA8 cells, coverage in alpha.

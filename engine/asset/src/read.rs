@@ -365,6 +365,13 @@ fn impostor(bytes: &[u8]) -> Result<Impostor, AssetError> {
             "IMPO section: error {error} outside 0..=1"
         )));
     }
+    let box_center = cursor.f32s("impostor box centre")?;
+    let box_half_extent = cursor.f32s("impostor box half extent")?;
+    if box_half_extent.iter().any(|&h| h <= 0.0) {
+        return Err(invalid(format!(
+            "IMPO section: box half extents {box_half_extent:?} not all positive"
+        )));
+    }
     let clip_count = cursor.count("impostor clip count", 9)?;
     let clips = (0..clip_count)
         .map(|index| {
@@ -398,6 +405,8 @@ fn impostor(bytes: &[u8]) -> Result<Impostor, AssetError> {
         cell_px,
         frame_count,
         error,
+        box_center,
+        box_half_extent,
         clips,
         albedo,
         normal,

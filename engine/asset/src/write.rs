@@ -170,6 +170,8 @@ fn serialize(asset: &Asset) -> Vec<u8> {
         body.u32(impostor.cell_px);
         body.u32(impostor.frame_count);
         body.f32(impostor.error);
+        body.f32s(&impostor.box_center);
+        body.f32s(&impostor.box_half_extent);
         body.len_u32(impostor.clips.len());
         for clip in &impostor.clips {
             body.u32(clip.first_frame);

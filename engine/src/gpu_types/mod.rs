@@ -286,6 +286,24 @@ pub struct ImpostorClip {
 const _: () = assert!(size_of::<ImpostorClip>() == 16);
 const _: () = assert!(size_of::<ImpostorClip>() * MAX_CLIPS <= 16 * 1024);
 
+/// The box a unit type's impostor cells frame (uniform buffer
+/// `ImpostorBoxes`, `[type]`): each view's cell is the box's orthographic
+/// projection along it (see `passes/impostor.rs`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable, PartialEq)]
+pub struct ImpostorBox {
+    /// Model-space centre.
+    pub center: [f32; 3],
+    /// The type's first atlas cell: no clip of the type samples before it.
+    pub first_cell: u32,
+    /// Half extents, model units.
+    pub half_extent: [f32; 3],
+    /// Cells of the type: no clip samples at or past `first_cell + cell_count`.
+    pub cell_count: u32,
+}
+const _: () = assert!(size_of::<ImpostorBox>() == 32);
+const _: () = assert!(size_of::<ImpostorBox>() * MAX_TYPES <= 16 * 1024);
+
 /// One clip in the bone texture (uniform buffer `Clips`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable, PartialEq)]
@@ -584,6 +602,12 @@ pub fn layouts() -> Layouts {
             far_field_px,
             impostor_threshold_px,
             impostor_band
+        }),
+        layout!(ImpostorBox {
+            center,
+            first_cell,
+            half_extent,
+            cell_count
         }),
         layout!(ImpostorClip {
             first_cell,

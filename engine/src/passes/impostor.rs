@@ -23,13 +23,21 @@
 //!   indexed as the clip table): the first cell of the clip's frames, their
 //!   count, the clip's duration and whether they loop. Clips the bake did
 //!   not render point at a stand-in's frames.
+//! - `ImpostorBoxes` (uniform, [`crate::gpu_types::ImpostorBox`] per type):
+//!   the model-space box every cell of the type frames. View `v`'s cell is
+//!   the box's orthographic projection along `v`: with the view's right `r`
+//!   and up `u`, it spans `±dot(|r|, half)` by `±dot(|u|, half)` around the
+//!   box's centre (tighter than the cull's sphere, which holds every clip);
+//!   and the type's range of cells, which every lookup is clamped to.
 //! - Bindings: 0 `Globals`, 1 `Types`, 2 `Infos`, 3 `Placements` (storage),
-//!   4 `ImpostorClips`, 5 albedo, 6 `AnimStates` (storage), 7 normal: three
-//!   storage buffers in the vertex stage, within the mobile tier's four.
+//!   4 `ImpostorClips`, 5 albedo, 6 `AnimStates` (storage), 7 normal, 8
+//!   `ImpostorBoxes`: three storage buffers in the vertex stage, within the
+//!   mobile tier's four.
 //!
 //! # Algorithm
-//! 1. Vertex: the quad faces the camera through the sphere's centre and
-//!    spans its radius. The camera direction, in model space (the unit's
+//! 1. Vertex: the quad faces the camera through the box's centre and spans
+//!    the box's projection on the camera's right and up. The camera
+//!    direction, in model space (the unit's
 //!    heading undone) and clamped to the upper hemisphere, is mapped to the
 //!    hemi-octahedral square; the four grid views around it get bilinear
 //!    weights. Each view's cell is an orthographic projection along that
@@ -92,6 +100,7 @@ fn set_layout() -> Vec<vk::DescriptorSetLayoutBinding<'static>> {
         binding(5, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, fragment),
         binding(6, vk::DescriptorType::STORAGE_BUFFER, vertex),
         binding(7, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, fragment),
+        binding(8, vk::DescriptorType::UNIFORM_BUFFER, vertex),
     ]
 }
 
@@ -130,6 +139,7 @@ impl ExtraDraw for ImpostorPass {
         let b = &world.buffers;
         Ok(vec![
             uses(b.impostor_clips.raw, Access::VertexRead),
+            uses(b.impostor_boxes.raw, Access::VertexRead),
             uses(b.draw_lists.buffer.raw, Access::IndirectRead),
             uses(b.draw_lists.buffer.raw, Access::VertexInput),
         ])
@@ -150,6 +160,7 @@ impl ExtraDraw for ImpostorPass {
             Descriptor::Sampled(b.impostor_albedo.view, *self.sampler),
             Descriptor::Storage(b.anim_states.buffer.raw),
             Descriptor::Sampled(b.impostor_normal.view, *self.sampler),
+            Descriptor::Uniform(b.impostor_boxes.raw),
         ];
         let set = frame.descriptor_set(self.pipeline.set_layouts[0], &descriptors)?;
         let stride = std::mem::size_of::<DrawCommand>() as u64;

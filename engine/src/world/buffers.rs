@@ -121,6 +121,8 @@ pub struct WorldBuffers {
     pub atlas: Image,
     /// `ImpostorClip[MAX_CLIPS]`, indexed as the clip table.
     pub impostor_clips: Buffer,
+    /// `ImpostorBox[MAX_TYPES]`.
+    pub impostor_boxes: Buffer,
     /// The impostor atlas: albedo (sRGB) and normal cells (1 × 1 when no
     /// type has an impostor).
     pub impostor_albedo: Image,
@@ -272,6 +274,12 @@ impl WorldBuffers {
                 "impostor clips",
                 uniform,
                 bytemuck::cast_slice(&impostor_clips),
+            )?,
+            impostor_boxes: upload_buffer(
+                ctx,
+                "impostor boxes",
+                uniform,
+                bytemuck::cast_slice(&packed.impostors.boxes),
             )?,
             impostor_albedo: upload_image(
                 ctx,

@@ -14,10 +14,12 @@
 //!   local clip): the first cell of its frames, their count, the clip's own
 //!   duration and whether the frames loop. A type without an impostor has
 //!   zeroed entries and its impostor route stays closed.
+//! - [`ImpostorBox`] per type (`MAX_TYPES`, props zero): the box the type's
+//!   cells frame, and its range of cells.
 
 use crate::asset::{Asset, Impostor};
 use crate::config::{IMPOSTOR_ATLAS_WIDTH, IMPOSTOR_CELL_PX, IMPOSTOR_VIEWS_PER_SIDE};
-use crate::gpu_types::ImpostorClip;
+use crate::gpu_types::{ImpostorBox, ImpostorClip, MAX_TYPES};
 use crate::Error;
 
 const _: () = assert!(
@@ -39,6 +41,8 @@ pub struct ImpostorAtlas {
     pub clips: Vec<ImpostorClip>,
     /// Per unit type: its impostor's projected error, `None` without one.
     pub errors: Vec<Option<f32>>,
+    /// Per type, `MAX_TYPES` of them.
+    pub boxes: Vec<ImpostorBox>,
 }
 
 impl ImpostorAtlas {
@@ -53,9 +57,12 @@ impl ImpostorAtlas {
 pub fn pack(unit_types: &[&Asset], max_image: u32) -> Result<ImpostorAtlas, Error> {
     let views = IMPOSTOR_VIEWS_PER_SIDE * IMPOSTOR_VIEWS_PER_SIDE;
     let cell_texels = (IMPOSTOR_CELL_PX * IMPOSTOR_CELL_PX) as usize;
-    let mut atlas = ImpostorAtlas::default();
+    let mut atlas = ImpostorAtlas {
+        boxes: vec![ImpostorBox::default(); MAX_TYPES],
+        ..ImpostorAtlas::default()
+    };
     let mut cells = 0u32;
-    for asset in unit_types {
+    for (type_index, asset) in unit_types.iter().enumerate() {
         let clip_count = asset.animation.as_ref().map_or(0, |a| a.clips.len());
         match usable(asset) {
             Some(impostor) => {
@@ -71,6 +78,14 @@ pub fn pack(unit_types: &[&Asset], max_image: u32) -> Result<ImpostorAtlas, Erro
                 }
                 cells += impostor.frame_count * views;
                 atlas.errors.push(Some(impostor.error));
+                if let Some(slot) = atlas.boxes.get_mut(type_index) {
+                    *slot = ImpostorBox {
+                        center: impostor.box_center,
+                        first_cell,
+                        half_extent: impostor.box_half_extent,
+                        cell_count: impostor.frame_count * views,
+                    };
+                }
             }
             _ => {
                 atlas

@@ -17,9 +17,13 @@
 //! 32-pixel cell cannot show.
 //!
 //! # Cells and frames
-//! A cell is 32 × 32 texels framing the bounding sphere (conservative over
-//! every clip) by an orthographic projection along `d`, with screen right
-//! `cross(+Y, d)` (`+X` straight down) and up `cross(d, right)`. It is
+//! A cell is 32 × 32 texels framing the box that holds every baked frame,
+//! by an orthographic projection along `d`, with screen right `r =
+//! cross(+Y, d)` (`+X` straight down) and up `u = cross(d, r)`: the cell
+//! spans `±dot(|r|, half)` by `±dot(|u|, half)` around the box's centre,
+//! the box's own projection. The cull's sphere is conservative over every
+//! clip and would waste most of the cell (a standing knight fills a third
+//! of its height); the box fills it from the side and front. It is
 //! rendered at 2 × 2 samples per texel and resolved: alpha is the covered
 //! fraction, colour and normal the average of the covered samples (not
 //! premultiplied, so an alpha-tested edge keeps its colour). Albedo is the
@@ -38,10 +42,10 @@
 //!
 //! # Error
 //! The impostor's projected error, as a fraction of the sphere's diameter
-//! (the unit of a LOD's error): a texel, `1 / 32`, plus the view blend's
-//! displacement of half a radius at half the grid spacing, `0.25 ·
-//! sin(6.4°)`. Both are upper bounds for a humanoid, whose depth from the
-//! centre is under half its radius.
+//! (the unit of a LOD's error): a texel, at most `|half| / 32` over the
+//! sphere's diameter, plus the view blend's displacement of half a radius
+//! at half the grid spacing, `0.25 · sin(6.4°)`. Both are upper bounds for
+//! a humanoid, whose depth from the centre is under half its radius.
 //!
 //! Each cell is independent: cells render in parallel (rayon), and the
 //! result does not depend on the thread count.
@@ -91,10 +95,39 @@ pub fn view_basis(direction: Vec3) -> (Vec3, Vec3) {
     (right, direction.cross(right))
 }
 
-/// The impostor's projected error (see the module doc).
-pub fn projected_error() -> f32 {
+/// The impostor's projected error (see the module doc) for a box of
+/// `half_extent` and a sphere of `radius`.
+pub fn projected_error(half_extent: Vec3, radius: f32) -> f32 {
     let half_spacing = std::f32::consts::PI / (4.0 * (IMPOSTOR_VIEWS_PER_SIDE - 1) as f32);
-    1.0 / IMPOSTOR_CELL_PX as f32 + 0.25 * half_spacing.sin()
+    let texel = half_extent.length() / (IMPOSTOR_CELL_PX as f32 * radius.max(f32::MIN_POSITIVE));
+    (texel + 0.25 * half_spacing.sin()).min(1.0)
+}
+
+/// The half extents of a view's cell: the box's projection on its right
+/// and up.
+pub fn cell_half_extent(half_extent: Vec3, right: Vec3, up: Vec3) -> Vec2 {
+    Vec2::new(
+        right.abs().dot(half_extent).max(f32::MIN_POSITIVE),
+        up.abs().dot(half_extent).max(f32::MIN_POSITIVE),
+    )
+}
+
+/// The model-space box of every vertex of `frames`: centre and half extents.
+fn frame_box(frames: &[Vec<PosedTriangle>]) -> (Vec3, Vec3) {
+    let (mut low, mut high) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
+    for triangle in frames.iter().flatten() {
+        for p in triangle.positions {
+            low = low.min(p);
+            high = high.max(p);
+        }
+    }
+    if low.cmpgt(high).any() {
+        return (Vec3::ZERO, Vec3::ONE);
+    }
+    (
+        (low + high) * 0.5,
+        ((high - low) * 0.5).max(Vec3::splat(1e-6)),
+    )
 }
 
 /// Which clips get frames (indices into `clips`), and for every clip the
@@ -150,8 +183,8 @@ fn frame_times(clip: &Clip) -> Vec<f32> {
     (0..n).map(|i| i as f32 * step).collect()
 }
 
-/// A triangle ready to rasterize in one pose: model positions relative to
-/// the sphere's centre in radii, normals, UVs and its material.
+/// A triangle ready to rasterize in one pose: model positions, normals, UVs
+/// and its material.
 struct PosedTriangle {
     positions: [Vec3; 3],
     normals: [Vec3; 3],
@@ -220,15 +253,13 @@ pub fn linear_to_srgb(c: f32) -> f32 {
     }
 }
 
-/// The LOD 0 triangles in `pose`, relative to the sphere in radii.
+/// The LOD 0 triangles in `pose`, in model space.
 fn posed_triangles(
     lod: &MeshLod,
     animation: &Animation,
     bounds: &Bounds,
     pose: &[Mat4],
 ) -> Vec<PosedTriangle> {
-    let centre = Vec3::from(bounds.sphere_center);
-    let scale = 1.0 / bounds.sphere_radius.max(f32::MIN_POSITIVE);
     let vertices: Vec<(Vec3, Vec3, Vec2)> = lod
         .vertices
         .iter()
@@ -239,7 +270,7 @@ fn posed_triangles(
                 half::f16::from_bits(vertex.uv[0]).to_f32(),
                 half::f16::from_bits(vertex.uv[1]).to_f32(),
             );
-            ((position - centre) * scale, normal, uv)
+            (position, normal, uv)
         })
         .collect();
     let mut triangles = Vec::with_capacity(lod.indices.len() / 3);
@@ -279,18 +310,26 @@ pub struct Cell {
     pub normal: Vec<u8>,
 }
 
-/// Renders `triangles` seen along `direction` into one cell.
-fn render_cell(triangles: &[PosedTriangle], shading: &Shading, direction: Vec3) -> Cell {
+/// Renders `triangles` seen along `direction` into one cell framing the
+/// box (`centre`, `half_extent`).
+fn render_cell(
+    triangles: &[PosedTriangle],
+    shading: &Shading,
+    direction: Vec3,
+    (centre, half_extent): (Vec3, Vec3),
+) -> Cell {
     let (right, up) = view_basis(direction);
+    let extent = cell_half_extent(half_extent, right, up);
     let side = IMPOSTOR_CELL_PX * SUPERSAMPLING;
     let samples = (side * side) as usize;
     let mut depth = vec![f32::NEG_INFINITY; samples];
     let mut colour = vec![Vec4::ZERO; samples];
     let mut normal = vec![Vec3::ZERO; samples];
     let to_screen = |p: Vec3| {
+        let p = p - centre;
         Vec3::new(
-            (p.dot(right) * 0.5 + 0.5) * side as f32,
-            (0.5 - p.dot(up) * 0.5) * side as f32,
+            (p.dot(right) / extent.x * 0.5 + 0.5) * side as f32,
+            (0.5 - p.dot(up) / extent.y * 0.5) * side as f32,
             p.dot(direction),
         )
     };
@@ -431,6 +470,7 @@ pub fn bake(asset: &Asset) -> Option<Impostor> {
         .par_iter()
         .map(|pose| posed_triangles(lod, animation, &asset.bounds, pose))
         .collect();
+    let frame_box = frame_box(&frames);
     let cells: Vec<Cell> = (0..frames.len() as u32 * views)
         .into_par_iter()
         .map(|cell| {
@@ -439,7 +479,12 @@ pub fn bake(asset: &Asset) -> Option<Impostor> {
                 view / IMPOSTOR_VIEWS_PER_SIDE,
                 view % IMPOSTOR_VIEWS_PER_SIDE,
             );
-            render_cell(&frames[(cell / views) as usize], &shading, direction)
+            render_cell(
+                &frames[(cell / views) as usize],
+                &shading,
+                direction,
+                frame_box,
+            )
         })
         .collect();
     let mut albedo = Vec::with_capacity(cells.len() * cells[0].albedo.len());
@@ -452,20 +497,11 @@ pub fn bake(asset: &Asset) -> Option<Impostor> {
         views_per_side: IMPOSTOR_VIEWS_PER_SIDE,
         cell_px: IMPOSTOR_CELL_PX,
         frame_count: poses.len() as u32,
-        error: projected_error(),
+        error: projected_error(frame_box.1, asset.bounds.sphere_radius),
+        box_center: frame_box.0.to_array(),
+        box_half_extent: frame_box.1.to_array(),
         clips,
         albedo,
         normal,
     })
-}
-
-/// Renders one cell of `asset` at `clip`'s `time` along `direction`, as the
-/// bake does: for tests that compare a baked cell with a render of the mesh.
-pub fn render_view(asset: &Asset, clip: usize, time: f32, direction: Vec3) -> Option<Cell> {
-    let animation = asset.animation.as_ref()?;
-    let lod = asset.lods.first()?;
-    let clip = animation.clips.get(clip)?;
-    let pose = sample_pose(animation, &texels_f32(animation), clip, time);
-    let triangles = posed_triangles(lod, animation, &asset.bounds, &pose);
-    Some(render_cell(&triangles, &Shading { asset }, direction))
 }
