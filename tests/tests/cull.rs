@@ -961,7 +961,10 @@ fn camera_planes_bound_the_view() {
     assert_eq!(globals.max_draw_distance, 100.0);
     assert_eq!(globals.camera_position, [1.0, 2.0, 3.0]);
     assert_eq!(globals.far_field_px, 0.0, "the far field is off by default");
-    assert_eq!(globals.impostor_threshold_px, 0.0, "impostors are off by default");
+    assert_eq!(
+        globals.impostor_threshold_px, 0.0,
+        "impostors are off by default"
+    );
     assert_eq!(size_of::<CullGlobals>(), 136);
 }
 

@@ -256,7 +256,7 @@ fn impostor_globals(camera: &Camera, threshold: f32, band: f32) -> CullGlobals {
 
 fn cull_matches_the_twin(tier: Option<Tier>) {
     let knight = knight();
-    let mut ctx = gpu_context(tier);
+    let ctx = gpu_context(tier);
     let scene = receding_crowd(&knight, 400, 4.0, 300.0);
     let camera = Camera::look_at(Vec3::ZERO, Vec3::NEG_Z);
     let extent = ash::vk::Extent2D {
@@ -264,7 +264,7 @@ fn cull_matches_the_twin(tier: Option<Tier>) {
         height: HEIGHT,
     };
     let (mut renderer, target) =
-        horde::renderer::Renderer::new_offscreen(&mut ctx, &scene, extent).expect("renderer");
+        horde::renderer::Renderer::new_offscreen(&ctx, &scene, extent).expect("renderer");
     renderer.settings.impostors = true;
     renderer.settings.far_field_px = 0.0;
     let frames = 5;
@@ -462,7 +462,7 @@ fn an_impostor_crowd_matches_its_golden_image() {
 #[test]
 fn the_mobile_tier_draws_ten_thousand_impostors_cleanly() {
     let knight = knight();
-    let mut ctx = gpu_context(Some(Tier::Mobile));
+    let ctx = gpu_context(Some(Tier::Mobile));
     let scene = receding_crowd(&knight, 10_000, 20.0, 600.0);
     let camera = Camera::look_at(Vec3::new(0.0, 2.0, 0.0), Vec3::new(0.0, 0.0, -100.0));
     let extent = ash::vk::Extent2D {
@@ -470,7 +470,7 @@ fn the_mobile_tier_draws_ten_thousand_impostors_cleanly() {
         height: HEIGHT,
     };
     let (mut renderer, target) =
-        horde::renderer::Renderer::new_offscreen(&mut ctx, &scene, extent).expect("renderer");
+        horde::renderer::Renderer::new_offscreen(&ctx, &scene, extent).expect("renderer");
     assert!(!renderer.has_far_field());
     assert!(
         renderer.settings.impostors,
@@ -556,4 +556,51 @@ fn a_broken_atlas_section_is_refused_with_a_clear_error() {
         reseal(&mut truncated);
         assert!(asset::read(&truncated).is_err(), "cut at {cut}");
     }
+}
+
+/// The frame cost the budget test models: a mesh costs ten impostors.
+fn modelled_cost(stats: &horde::renderer::DrawStats) -> f32 {
+    let meshes: u32 = stats.units_per_lod.iter().sum();
+    meshes as f32 * 0.01 + stats.units_impostor as f32 * 0.001
+}
+
+#[test]
+fn the_mobile_budget_moves_the_impostor_switch() {
+    let knight = knight();
+    let ctx = gpu_context(Some(Tier::Mobile));
+    let scene = receding_crowd(&knight, 1000, 3.0, 150.0);
+    let camera = Camera::look_at(Vec3::new(0.0, 2.0, 0.0), Vec3::new(0.0, 0.0, -100.0));
+    let extent = ash::vk::Extent2D {
+        width: WIDTH,
+        height: HEIGHT,
+    };
+    let (mut renderer, target) =
+        horde::renderer::Renderer::new_offscreen(&ctx, &scene, extent).expect("renderer");
+    let budget_ms = 3.0;
+    renderer.settings.budget_ms = Some(budget_ms);
+    renderer.settings.budget_source = horde::renderer::BudgetSource::Model(modelled_cost);
+    let start_threshold = renderer.settings.impostor_threshold_px;
+    let mut first_cost = None;
+    for _ in 0..60 {
+        renderer
+            .render_offscreen(&ctx, &target, &camera, 0.0, false)
+            .expect("render");
+        if first_cost.is_none() && !renderer.stats.units_per_lod.is_empty() {
+            first_cost = Some(modelled_cost(&renderer.stats));
+        }
+    }
+    let stats = renderer.finish(&ctx).expect("finish");
+    let cost = modelled_cost(&stats);
+    let status = renderer.budget().expect("the budget steers the frame");
+    println!(
+        "budget {budget_ms} ms: modelled cost {first_cost:?} -> {cost:.2} ms, impostor threshold \
+         {start_threshold} -> {} px, {stats:?}",
+        renderer.settings.impostor_threshold_px
+    );
+    assert!(first_cost.is_some_and(|c| c > budget_ms), "{first_cost:?}");
+    assert!(renderer.settings.impostor_threshold_px > start_threshold);
+    assert_eq!(status.far_field_px, renderer.settings.impostor_threshold_px);
+    assert!(cost <= budget_ms, "{cost} over {budget_ms}");
+    drop((renderer, target));
+    finish(ctx);
 }
