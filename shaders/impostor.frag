@@ -21,6 +21,7 @@ layout(location = 6) flat in vec3 in_blends;
 layout(location = 7) flat in vec4 in_tint;
 layout(location = 8) flat in float in_heading;
 layout(location = 9) flat in float in_impostor_fade;
+layout(location = 10) flat in float in_lod;
 
 layout(location = 0) out vec4 out_color;
 
@@ -28,12 +29,14 @@ const uint CELLS_PER_ROW = IMPOSTOR_ATLAS_WIDTH / IMPOSTOR_CELL_PX;
 // Coverage below this is outside the silhouette (half a texel's samples).
 const float ALPHA_CUTOFF = 0.5;
 
-// The atlas coordinate of `uv` in cell `cell`, kept half a texel inside it
-// so that bilinear filtering never reads a neighbour.
+// The atlas coordinate of `uv` in cell `cell`, kept half a texel of the
+// coarser level sampled inside it, so that filtering never reads a
+// neighbour.
 vec2 atlas_uv(uint cell, vec2 uv) {
     float side = float(IMPOSTOR_CELL_PX);
+    float margin = 0.5 * exp2(ceil(in_lod));
     vec2 origin = vec2(cell % CELLS_PER_ROW, cell / CELLS_PER_ROW) * side;
-    vec2 texel = origin + clamp(uv * side, vec2(0.5), vec2(side - 0.5));
+    vec2 texel = origin + clamp(uv * side, vec2(margin), vec2(side - margin));
     return texel / vec2(textureSize(impostor_albedo, 0));
 }
 
@@ -59,10 +62,10 @@ void main() {
         }
         vec2 first = atlas_uv(frames.x + in_views[view], uvs[view]);
         vec2 second = atlas_uv(frames.y + in_views[view], uvs[view]);
-        vec4 albedo = mix(texture(impostor_albedo, first), texture(impostor_albedo, second),
-                          frame_blend);
-        vec3 n = mix(texture(impostor_normal, first).rgb, texture(impostor_normal, second).rgb,
-                     frame_blend);
+        vec4 albedo = mix(textureLod(impostor_albedo, first, in_lod),
+                          textureLod(impostor_albedo, second, in_lod), frame_blend);
+        vec3 n = mix(textureLod(impostor_normal, first, in_lod).rgb,
+                     textureLod(impostor_normal, second, in_lod).rgb, frame_blend);
         // Colour and normal weighted by coverage, so edges do not darken.
         colour += albedo.rgb * albedo.a * weight;
         normal += (n * 2.0 - 1.0) * albedo.a * weight;

@@ -36,6 +36,9 @@ layout(location = 6) flat out vec3 out_blends;
 layout(location = 7) flat out vec4 out_tint;
 layout(location = 8) flat out float out_heading;
 layout(location = 9) flat out float out_impostor_fade;
+// The atlas mip level: texels of a cell per pixel of the quad, on the
+// denser axis.
+layout(location = 10) flat out float out_lod;
 
 const uint VIEWS = IMPOSTOR_VIEWS_PER_SIDE * IMPOSTOR_VIEWS_PER_SIDE;
 
@@ -151,6 +154,10 @@ void main() {
     out_blends = vec3(current_blend, previous_blend,
                       clamp(unpackHalf2x16(anim.blend).x, 0.0, 1.0));
 
+    float distance_to_eye = max(length(to_eye), 1e-3);
+    vec2 quad_px = 2.0 * extent * info.scale * globals.pixels_per_unit / distance_to_eye;
+    float texels_per_pixel = float(IMPOSTOR_CELL_PX) / max(min(quad_px.x, quad_px.y), 1e-3);
+    out_lod = clamp(log2(texels_per_pixel), 0.0, float(IMPOSTOR_MIP_LEVELS - 1u));
     out_world_position = world;
     out_tint = unpackUnorm4x8(info.tint);
     out_heading = heading;

@@ -40,6 +40,10 @@ pub const MAX_DRAW_COMMANDS: u32 = MAX_TYPES * MAX_ROUTES + 1;
 pub const IMPOSTOR_VIEWS_PER_SIDE: u32 = 8;
 /// Impostor cell side in texels; equal to the asset format's.
 pub const IMPOSTOR_CELL_PX: u32 = 32;
+/// Mip levels of the impostor atlas (cells of 32, 16, 8 and 4 texels):
+/// distant impostors, a few pixels tall, sample a level near their size
+/// instead of aliasing over a 32-texel cell.
+pub const IMPOSTOR_MIP_LEVELS: u32 = 4;
 /// Width of the runtime impostor atlas in texels (cells side by side, row
 /// after row); its height is what the cells need, at most the tier's
 /// largest image (4096 on the mobile tier).
@@ -203,6 +207,7 @@ pub const SHADER_CONSTANTS: &[(&str, ShaderValue)] = &[
         ShaderValue::U32(IMPOSTOR_VIEWS_PER_SIDE),
     ),
     ("IMPOSTOR_CELL_PX", ShaderValue::U32(IMPOSTOR_CELL_PX)),
+    ("IMPOSTOR_MIP_LEVELS", ShaderValue::U32(IMPOSTOR_MIP_LEVELS)),
     (
         "IMPOSTOR_ATLAS_WIDTH",
         ShaderValue::U32(IMPOSTOR_ATLAS_WIDTH),

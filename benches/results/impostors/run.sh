@@ -15,7 +15,7 @@
 # commit to measure in .bench/impostors/battle.xz:
 #   cargo build --release --bin battle && strip -o /tmp/battle target/release/battle
 #   mkdir -p .bench/impostors && xz -c /tmp/battle > .bench/impostors/battle.xz
-# 300 steps, every third rendered (100 frames, the first 40 left out while
+# 450 steps, every third rendered (150 frames, the first 70 left out while
 # the budget settles): about 6 minutes on an H100, most of it the 1M mobile
 # frames without impostors (about 0.3 s each).
 set -euo pipefail
@@ -31,7 +31,7 @@ run() {
   shift
   local start=$SECONDS
   /tmp/bin/battle --headless --quality --camera front --width 1920 --height 1080 \
-    --frames 300 --render-every 3 --warmup 40 --report "$OUT/$name.json" "$@" \
+    --frames 450 --render-every 3 --warmup 70 --report "$OUT/$name.json" "$@" \
     > "$OUT/$name.log" 2>&1 || { echo "== $name failed"; tail -5 "$OUT/$name.log"; return 0; }
   python3 - "$OUT/$name.json" "$name" $((SECONDS - start)) <<'PY'
 import json, sys

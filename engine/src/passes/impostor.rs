@@ -48,7 +48,9 @@
 //!    texture's are, and the crossfade weight passed on.
 //! 2. Fragment: one of the two clips per pixel by an ordered dither in
 //!    proportion to the crossfade; for it, the four views × two frames of
-//!    albedo and normal, blended by view weight and frame blend, colour and
+//!    albedo and normal at the mip level of the quad's size on screen (the
+//!    vertex shader's, trilinear; coverage-preserving levels, see
+//!    `world/impostors.rs`), blended by view weight and frame blend, colour and
 //!    normal weighted by coverage. Coverage under 0.5 is discarded (alpha
 //!    test); the rest is tinted, lit with the normal turned by the heading
 //!    and fogged by `shade`, as meshes are. Depth is the quad's, written.
@@ -65,12 +67,13 @@
 use ash::vk;
 
 use crate::barriers::{uses, Access, BufferUse};
+use crate::config::IMPOSTOR_MIP_LEVELS;
 use crate::context::Context;
 use crate::frame::Frame;
 use crate::frames::Descriptor;
 use crate::gpu_types::{mesh_vertex_attributes, mesh_vertex_bindings, DrawCommand};
-use crate::owned::Sampler;
-use crate::passes::draw::{create_sampler, ExtraDraw, MeshDescriptors};
+use crate::owned::{Owned, Sampler};
+use crate::passes::draw::{ExtraDraw, MeshDescriptors};
 use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, Pipeline};
 use crate::world::buffers::DRAW_COMMANDS_BYTES;
 use crate::world::World;
@@ -129,7 +132,17 @@ impl ImpostorPass {
             },
             &[],
         )?;
-        let sampler = create_sampler(ctx, vk::Filter::LINEAR, "impostor atlas sampler")?;
+        let info = vk::SamplerCreateInfo::default()
+            .mag_filter(vk::Filter::LINEAR)
+            .min_filter(vk::Filter::LINEAR)
+            .mipmap_mode(vk::SamplerMipmapMode::LINEAR)
+            .address_mode_u(vk::SamplerAddressMode::CLAMP_TO_EDGE)
+            .address_mode_v(vk::SamplerAddressMode::CLAMP_TO_EDGE)
+            .address_mode_w(vk::SamplerAddressMode::CLAMP_TO_EDGE)
+            .max_lod((IMPOSTOR_MIP_LEVELS - 1) as f32);
+        // SAFETY: valid create info.
+        let sampler = unsafe { ctx.device.create_sampler(&info, None) }?;
+        let sampler = Owned::new(ctx, sampler, "impostor atlas sampler");
         Ok(ImpostorPass { pipeline, sampler })
     }
 }

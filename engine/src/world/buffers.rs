@@ -26,7 +26,7 @@ use crate::gpu_types::{
     AnimState, AnimStateDef, ClipInfo, DrawCommand, ImpostorClip, MaterialInfo, UnitInfo,
     UnitMotion, UnitPlacement, MAX_CLIPS, MAX_MATERIALS,
 };
-use crate::memory::{upload_buffer, upload_image, Buffer, Image};
+use crate::memory::{upload_buffer, upload_image, upload_image_levels, Buffer, Image};
 use crate::world::types::{command_template, type_table, PackedTypes};
 use crate::Error;
 
@@ -106,6 +106,13 @@ impl Growable {
             old,
         }))
     }
+}
+
+/// An image's levels: the first, then its mips.
+fn mip_chain<'a>(first: &'a [u8], mips: &'a [Vec<u8>]) -> Vec<&'a [u8]> {
+    std::iter::once(first)
+        .chain(mips.iter().map(Vec::as_slice))
+        .collect()
 }
 
 /// Every GPU resource of the world, in creation order.
@@ -220,13 +227,17 @@ impl WorldBuffers {
                 width: 1,
                 height: 1,
             };
-            (one, &EMPTY_TEXEL[..], &EMPTY_TEXEL[..])
+            (one, vec![&EMPTY_TEXEL[..]], vec![&EMPTY_TEXEL[..]])
         } else {
             let extent = vk::Extent2D {
                 width: crate::config::IMPOSTOR_ATLAS_WIDTH,
                 height: impostors.height,
             };
-            (extent, &impostors.albedo[..], &impostors.normal[..])
+            (
+                extent,
+                mip_chain(&impostors.albedo, &impostors.albedo_mips),
+                mip_chain(&impostors.normal, &impostors.normal_mips),
+            )
         };
         let record = |bytes: usize| bytes as u64;
         let per_record = storage | transfer;
@@ -281,19 +292,19 @@ impl WorldBuffers {
                 uniform,
                 bytemuck::cast_slice(&packed.impostors.boxes),
             )?,
-            impostor_albedo: upload_image(
+            impostor_albedo: upload_image_levels(
                 ctx,
                 "impostor albedo atlas",
                 impostor_extent,
                 vk::Format::R8G8B8A8_SRGB,
-                impostor_albedo,
+                &impostor_albedo,
             )?,
-            impostor_normal: upload_image(
+            impostor_normal: upload_image_levels(
                 ctx,
                 "impostor normal atlas",
                 impostor_extent,
                 vk::Format::R8G8B8A8_UNORM,
-                impostor_normal,
+                &impostor_normal,
             )?,
             command_template: upload_buffer(
                 ctx,
