@@ -237,20 +237,16 @@ fn mip_cell(atlas: &mut ImpostorAtlas, cell: u32) {
             let at = ((ly + i / side) * level_stride + lx + i % side) * 4;
             let albedo = &mut atlas.albedo_mips[level - 1][at..at + 4];
             if t.coverage > 0.0 {
-                for c in 0..3 {
-                    albedo[c] = linear_to_srgb(t.colour[c] / t.coverage);
+                for (channel, colour) in albedo.iter_mut().zip(t.colour) {
+                    *channel = linear_to_srgb(colour / t.coverage);
                 }
             }
             albedo[3] = unorm(t.coverage * scale);
             let length = t.normal.iter().map(|n| n * n).sum::<f32>().sqrt();
             let normal = &mut atlas.normal_mips[level - 1][at..at + 4];
-            for c in 0..3 {
-                let n = if length > 0.0 {
-                    t.normal[c] / length
-                } else {
-                    0.0
-                };
-                normal[c] = unorm(n * 0.5 + 0.5);
+            for (channel, n) in normal.iter_mut().zip(t.normal) {
+                let unit = if length > 0.0 { n / length } else { 0.0 };
+                *channel = unorm(unit * 0.5 + 0.5);
             }
             normal[3] = 0;
         }
