@@ -12,7 +12,7 @@
 //!   at most [`MAX_SWITCH_FLIP`] (FLIP mean over the crowd's box), for
 //!   three camera elevations and two clips, and is no further from the
 //!   2 × 2 supersampled LOD 0 reference than the mesh (plus a slack).
-//! - A crowd of impostors matches its golden image.
+//! - A crowd of impostors matches its golden image, on both tiers.
 //! - The mobile tier draws 10k units with impostors, validation clean.
 //! - A `.horde` file with a broken `IMPO` section is refused with an error
 //!   that names the file and the section.
@@ -459,10 +459,10 @@ fn impostors_at_the_switch_distance_look_like_the_meshes() {
     finish(ctx);
 }
 
-#[test]
-fn an_impostor_crowd_matches_its_golden_image() {
+/// A crowd of 200 knights, every one an impostor, on `tier`.
+fn impostor_crowd(tier: Option<Tier>) -> image::RgbaImage {
     let knight = knight();
-    let mut ctx = gpu_context(None);
+    let mut ctx = gpu_context(tier);
     let scene = receding_crowd(&knight, 200, 10.0, 120.0);
     let camera = Camera::look_at(Vec3::new(0.0, 3.0, 0.0), Vec3::new(0.0, 0.0, -40.0));
     let image = render_scene(
@@ -480,8 +480,18 @@ fn an_impostor_crowd_matches_its_golden_image() {
         6,
         1.0 / 30.0,
     );
-    compare_with_reference_by_flip("impostor_crowd", &image, 0.02);
     finish(ctx);
+    image
+}
+
+#[test]
+fn an_impostor_crowd_matches_its_golden_image() {
+    compare_with_reference_by_flip("impostor_crowd", &impostor_crowd(None), 0.02);
+}
+
+#[test]
+fn the_mobile_tier_draws_the_same_impostor_crowd() {
+    compare_with_reference_by_flip("impostor_crowd", &impostor_crowd(Some(Tier::Mobile)), 0.02);
 }
 
 #[test]
