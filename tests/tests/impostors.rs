@@ -36,24 +36,25 @@ use horde_tests::{
 /// The least intersection over union of a cell's silhouette (coverage at
 /// least one half) and the engine's render of the mesh from the same view
 /// and frame, sampled at the cell's 2 × 2 sample points. The bake renders
-/// the same pose of the same LOD 0 with the same projection, so what
-/// remains is the perspective of a camera 100 radii away and the edges'
-/// rounding: a one-texel fringe around a silhouette of 40 to 100 texels
-/// could cost up to 0.3; measured 0.93 to 0.96 on lavapipe.
-const MIN_SILHOUETTE_IOU: f64 = 0.85;
+/// the same pose of the same LOD 0 with the same projection, but its
+/// coverage is conservative (a texel any of its four samples covers is
+/// inside, so that parts thinner than a texel survive the alpha test):
+/// a fringe of about half a texel around a silhouette of 40 to 100 texels
+/// costs up to 0.25. Measured 0.82 to 0.92 on lavapipe.
+const MIN_SILHOUETTE_IOU: f64 = 0.75;
 
 /// The largest FLIP mean between a crowd drawn as impostors and as meshes
 /// at the switch distance, over the box around the crowd. A unit there is
 /// about 7 pixels tall (the impostor's error, 0.055 of the sphere's
 /// diameter, reaches the 1-pixel threshold at an 18-pixel sphere); the
 /// impostor samples its atlas's mip level for that size, smoother than the
-/// single-sample mesh. Measured 0.083 to 0.093 on lavapipe for the three
-/// views; a missing, mis-posed or mis-lit unit scores 0.3 and more over its
-/// box. Against the 2 × 2 supersampled LOD 0 reference the impostor must
-/// also be no further than the mesh it replaces, plus
-/// [`SWITCH_FLIP_SLACK`] (measured: impostor 0.062 to 0.071, mesh 0.069 to
-/// 0.087).
-const MAX_SWITCH_FLIP: f64 = 0.12;
+/// single-sample mesh, and its conservative coverage is a little fatter.
+/// Measured 0.084 to 0.113 on lavapipe for the three views; a missing,
+/// mis-posed or mis-lit unit scores 0.3 and more over its box. Against the
+/// 2 × 2 supersampled LOD 0 reference the impostor must also be no further
+/// than the mesh it replaces, plus [`SWITCH_FLIP_SLACK`] (measured:
+/// impostor 0.072 to 0.082, mesh 0.069 to 0.087).
+const MAX_SWITCH_FLIP: f64 = 0.14;
 /// See [`MAX_SWITCH_FLIP`].
 const SWITCH_FLIP_SLACK: f64 = 0.02;
 

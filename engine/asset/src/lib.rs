@@ -63,7 +63,7 @@
 //!   and looping (u8), then the albedo cells and the normal cells, each
 //!   `F * V * V * C * C * 4` bytes. Cell (frame f, view v) starts at texel
 //!   `(f * V * V + v) * C * C`, row-major, row 0 at the top. Albedo is sRGB
-//!   RGBA8 with the coverage in alpha; the normal cell holds the model-space
+//!   RGBA8 with the (conservative) coverage in alpha; the normal cell holds the model-space
 //!   normal as `n * 0.5 + 0.5` in RGB (alpha 0). View v = (row, column) of
 //!   a hemi-octahedral grid over the upper hemisphere (`horde-bake`'s
 //!   `impostor`); its cell is the orthographic projection of the box along
@@ -454,7 +454,8 @@ pub struct Impostor {
     pub box_half_extent: [f32; 3],
     /// One per ANIM clip, in order.
     pub clips: Vec<ImpostorClip>,
-    /// sRGB RGBA8 cells, coverage in alpha.
+    /// sRGB RGBA8 cells, conservative coverage in alpha (any sample of a
+    /// texel covered: 255).
     pub albedo: Vec<u8>,
     /// RGBA8 cells: model-space normal `n * 0.5 + 0.5`, alpha 0.
     pub normal: Vec<u8>,

@@ -24,9 +24,10 @@
 //! the box's own projection. The cull's sphere is conservative over every
 //! clip and would waste most of the cell (a standing knight fills a third
 //! of its height); the box fills it from the side and front. It is
-//! rendered at 2 × 2 samples per texel and resolved: alpha is the covered
-//! fraction, colour and normal the average of the covered samples (not
-//! premultiplied, so an alpha-tested edge keeps its colour). Albedo is the
+//! rendered at 2 × 2 samples per texel and resolved: alpha is 1 where any
+//! sample is covered (conservative, so parts thinner than a texel survive
+//! the alpha test), colour and normal the average of the covered samples
+//! (not premultiplied, so an alpha-tested edge keeps its colour). Albedo is the
 //! material's base colour × texture (nearest texel, linear, then sRGB);
 //! emission is not stored. The pose is the runtime's: the bone texture
 //! blended between stored frames ([`horde_asset::skinning`]), the two-bone
@@ -410,7 +411,10 @@ fn resolve(depth: &[f32], colour: &[Vec4], normal: &[Vec3], side: u32) -> Cell {
                 continue;
             }
             let mean = sum_colour / covered as f32;
-            let alpha = covered as f32 / (SUPERSAMPLING * SUPERSAMPLING) as f32;
+            // Conservative: a texel any sample covers is inside, so a bone
+            // or a sword thinner than a texel survives the runtime's alpha
+            // test (the skeleton's limbs are about one texel wide).
+            let alpha = 1.0;
             cell.albedo.extend_from_slice(&[
                 unorm(linear_to_srgb(mean.x)),
                 unorm(linear_to_srgb(mean.y)),
