@@ -143,7 +143,28 @@ impl Image {
         format: vk::Format,
         usage: vk::ImageUsageFlags,
     ) -> Result<Image, Error> {
-        Image::with_levels(ctx, name, extent, format, usage, 1)
+        Image::create(
+            ctx,
+            name,
+            extent,
+            format,
+            usage,
+            vk::SampleCountFlags::TYPE_1,
+            1,
+        )
+    }
+
+    /// Creates a device-local 2D image of `samples` samples per pixel and a
+    /// view of it.
+    pub fn multisampled(
+        ctx: &Context,
+        name: &str,
+        extent: vk::Extent2D,
+        format: vk::Format,
+        usage: vk::ImageUsageFlags,
+        samples: vk::SampleCountFlags,
+    ) -> Result<Image, Error> {
+        Image::create(ctx, name, extent, format, usage, samples, 1)
     }
 
     /// As [`Image::new`], with `levels` mip levels (the view sees them all).
@@ -153,6 +174,27 @@ impl Image {
         extent: vk::Extent2D,
         format: vk::Format,
         usage: vk::ImageUsageFlags,
+        levels: u32,
+    ) -> Result<Image, Error> {
+        Image::create(
+            ctx,
+            name,
+            extent,
+            format,
+            usage,
+            vk::SampleCountFlags::TYPE_1,
+            levels,
+        )
+    }
+
+    /// The one constructor behind the three above.
+    fn create(
+        ctx: &Context,
+        name: &str,
+        extent: vk::Extent2D,
+        format: vk::Format,
+        usage: vk::ImageUsageFlags,
+        samples: vk::SampleCountFlags,
         levels: u32,
     ) -> Result<Image, Error> {
         let max = ctx.limits.max_image_dimension_2d;
@@ -172,7 +214,7 @@ impl Image {
             })
             .mip_levels(levels.max(1))
             .array_layers(1)
-            .samples(vk::SampleCountFlags::TYPE_1)
+            .samples(samples)
             .tiling(vk::ImageTiling::OPTIMAL)
             .usage(usage)
             .sharing_mode(vk::SharingMode::EXCLUSIVE)

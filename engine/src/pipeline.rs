@@ -287,11 +287,18 @@ fn used_attributes(
         .collect()
 }
 
+/// The render pass a graphics pipeline draws in, and its samples per pixel.
+#[derive(Clone, Copy, Debug)]
+pub struct PassTarget {
+    pub render_pass: vk::RenderPass,
+    pub samples: vk::SampleCountFlags,
+}
+
 /// Fixed-function state of a graphics pipeline. Viewport and scissor are dynamic.
 pub struct GraphicsDesc<'a> {
     pub vertex_bindings: &'a [vk::VertexInputBindingDescription],
     pub vertex_attributes: &'a [vk::VertexInputAttributeDescription],
-    pub render_pass: vk::RenderPass,
+    pub target: PassTarget,
     pub cull_mode: vk::CullModeFlags,
     /// Reverse-Z: GREATER passes nearer fragments.
     pub depth_compare: vk::CompareOp,
@@ -345,7 +352,7 @@ pub fn graphics_pipeline(
         .front_face(vk::FrontFace::COUNTER_CLOCKWISE)
         .line_width(1.0);
     let multisample = vk::PipelineMultisampleStateCreateInfo::default()
-        .rasterization_samples(vk::SampleCountFlags::TYPE_1);
+        .rasterization_samples(state.target.samples);
     let depth = vk::PipelineDepthStencilStateCreateInfo::default()
         .depth_test_enable(true)
         .depth_write_enable(state.depth_write)
@@ -374,7 +381,7 @@ pub fn graphics_pipeline(
         .color_blend_state(&blend)
         .dynamic_state(&dynamic)
         .layout(pipeline.layout)
-        .render_pass(state.render_pass)
+        .render_pass(state.target.render_pass)
         .subpass(0);
     // SAFETY: valid create info; the modules may go once the pipeline
     // exists.

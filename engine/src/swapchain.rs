@@ -27,9 +27,8 @@ use ash::vk;
 use raw_window_handle::{RawDisplayHandle, RawWindowHandle};
 
 use crate::context::{Context, InjectedFailure};
-use crate::memory::Image;
-use crate::owned::{Framebuffer, ImageView, Owned, Semaphore, Surface, SwapchainKhr};
-use crate::target::{create_framebuffer, DEPTH_FORMAT};
+use crate::owned::{ImageView, Owned, Semaphore, Surface, SwapchainKhr};
+use crate::target::{Framebuffers, SampleImages, TargetPasses};
 use crate::Error;
 
 /// The surface functions, present when the instance has the window system's
@@ -86,14 +85,14 @@ pub fn choose_format(
 }
 
 /// A swapchain and what each of its images needs. Fields that own objects are
-/// declared in the order they must drop: per-image objects, the depth image,
-/// the swapchain, the surface.
+/// declared in the order they must drop: per-image objects, the shared
+/// depth (and multisampled colour), the swapchain, the surface.
 pub struct Swapchain {
     pub render_finished: Vec<Semaphore>,
-    pub framebuffers: Vec<Framebuffer>,
+    pub framebuffers: Vec<Framebuffers>,
     pub views: Vec<ImageView>,
     pub images: Vec<vk::Image>,
-    pub depth: Option<Image>,
+    pub sample_images: Option<SampleImages>,
     /// `None` while the window is minimized.
     raw: Option<SwapchainKhr>,
     pub surface: Surface,
@@ -102,7 +101,7 @@ pub struct Swapchain {
     pub format: vk::SurfaceFormatKHR,
     pub present_mode: vk::PresentModeKHR,
     pub extent: vk::Extent2D,
-    render_pass: vk::RenderPass,
+    passes: TargetPasses,
     /// Times the swapchain was (re)created with a non-zero size.
     pub generation: u32,
 }
@@ -134,7 +133,7 @@ impl Swapchain {
         ctx: &Context,
         surface: Surface,
         format: vk::SurfaceFormatKHR,
-        render_pass: vk::RenderPass,
+        passes: TargetPasses,
         present_mode: vk::PresentModeKHR,
         extent: vk::Extent2D,
     ) -> Result<Swapchain, Error> {
@@ -157,7 +156,7 @@ impl Swapchain {
             framebuffers: Vec::new(),
             views: Vec::new(),
             images: Vec::new(),
-            depth: None,
+            sample_images: None,
             raw: None,
             surface,
             surface_loader,
@@ -165,7 +164,7 @@ impl Swapchain {
             format,
             present_mode,
             extent: vk::Extent2D::default(),
-            render_pass,
+            passes,
             generation: 0,
         };
         swapchain.recreate(ctx, extent)?;
@@ -266,13 +265,9 @@ impl Swapchain {
     }
 
     fn create_image_objects(&mut self, ctx: &Context) -> Result<(), Error> {
-        let depth = self.depth.insert(Image::new(
-            ctx,
-            "swapchain depth",
-            self.extent,
-            DEPTH_FORMAT,
-            vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
-        )?);
+        let sample_images =
+            self.sample_images
+                .insert(SampleImages::new(ctx, &self.passes, self.extent)?);
         for (index, &image) in self.images.iter().enumerate() {
             let view_info = vk::ImageViewCreateInfo::default()
                 .image(image)
@@ -284,7 +279,7 @@ impl Swapchain {
             let view = Owned::new(ctx, view, &format!("swapchain image {index}"));
             let name = format!("swapchain framebuffer {index}");
             let framebuffer =
-                create_framebuffer(ctx, self.render_pass, *view, depth.view, self.extent, &name)?;
+                Framebuffers::new(ctx, &self.passes, sample_images, *view, self.extent, &name)?;
             self.views.push(view);
             self.framebuffers.push(framebuffer);
             // SAFETY: valid create info.
@@ -304,7 +299,7 @@ impl Swapchain {
         self.framebuffers.clear();
         self.views.clear();
         self.images.clear();
-        self.depth = None;
+        self.sample_images = None;
     }
 
     /// Acquires the next image, signalling `semaphore` when it is ready.

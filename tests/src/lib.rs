@@ -253,7 +253,10 @@ pub fn compare_with_reference_by_flip(name: &str, image: &image::RgbaImage, max_
     }
 }
 
-/// A renderer for `scene` and an offscreen target of `width` x `height`.
+/// A renderer for `scene` and an offscreen target of `width` x `height`,
+/// one sample per pixel: lavapipe rasterizes every sample on the CPU, and
+/// most tests check what is drawn, not how edges are filtered (MSAA's own
+/// tests, the headless runs and the windows use the default 4×).
 pub fn offscreen_renderer(
     ctx: &mut Context,
     scene: &horde::scene::Scene,
@@ -261,7 +264,7 @@ pub fn offscreen_renderer(
     height: u32,
 ) -> (horde::renderer::Renderer, horde::target::Offscreen) {
     let extent = ash::vk::Extent2D { width, height };
-    horde::renderer::Renderer::new_offscreen(ctx, scene, extent)
+    horde::renderer::Renderer::new_offscreen(ctx, scene, extent, horde::target::Msaa::Off)
         .expect("create renderer and target")
 }
 
@@ -423,6 +426,7 @@ pub fn window_battle(
         script,
         on_frame: None,
         budget_ms: None,
+        msaa: Default::default(),
     }
 }
 

@@ -26,6 +26,7 @@ use horde::gpu_types::{AnimParams, CullGlobals};
 use horde::passes::cull::cull_globals;
 use horde::reference::cull::{cull, ReferenceBatch, ReferenceOutput};
 use horde::scene::{rgba8, Scene};
+use horde::target::Msaa;
 use horde::world::types::type_table;
 use horde::world::UnitSpawn;
 use horde_bake::{self as bake, BakeOptions};
@@ -271,7 +272,8 @@ fn cull_matches_the_twin(tier: Option<Tier>) {
         height: HEIGHT,
     };
     let (mut renderer, target) =
-        horde::renderer::Renderer::new_offscreen(&ctx, &scene, extent).expect("renderer");
+        horde::renderer::Renderer::new_offscreen(&ctx, &scene, extent, Msaa::Off)
+            .expect("renderer");
     renderer.settings.impostors = true;
     renderer.settings.far_field_px = 0.0;
     let frames = 5;
@@ -495,6 +497,8 @@ fn the_mobile_tier_draws_the_same_impostor_crowd() {
     compare_with_reference_by_flip("impostor_crowd", &impostor_crowd(Some(Tier::Mobile)), 0.02);
 }
 
+/// With the renderer's default 4x MSAA: the impostor pipeline follows the
+/// main pass's sample count.
 #[test]
 fn the_mobile_tier_draws_ten_thousand_impostors_cleanly() {
     let knight = knight();
@@ -506,7 +510,7 @@ fn the_mobile_tier_draws_ten_thousand_impostors_cleanly() {
         height: HEIGHT,
     };
     let (mut renderer, target) =
-        horde::renderer::Renderer::new_offscreen(&ctx, &scene, extent).expect("renderer");
+        horde::renderer::Renderer::new_offscreen(&ctx, &scene, extent, Msaa::X4).expect("renderer");
     assert!(!renderer.has_far_field());
     assert!(
         renderer.settings.impostors,
@@ -611,7 +615,8 @@ fn the_mobile_budget_moves_the_impostor_switch() {
         height: HEIGHT,
     };
     let (mut renderer, target) =
-        horde::renderer::Renderer::new_offscreen(&ctx, &scene, extent).expect("renderer");
+        horde::renderer::Renderer::new_offscreen(&ctx, &scene, extent, Msaa::Off)
+            .expect("renderer");
     let budget_ms = 3.0;
     renderer.settings.budget_ms = Some(budget_ms);
     renderer.settings.budget_source = horde::renderer::BudgetSource::Model(modelled_cost);

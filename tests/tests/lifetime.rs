@@ -88,7 +88,7 @@ fn failed_target_drops_the_renderer_made_before_it() {
         width: ctx.limits.max_image_dimension_2d + 1,
         height: 16,
     };
-    let err = Renderer::new_offscreen(&ctx, &first_scene(64), too_large)
+    let err = Renderer::new_offscreen(&ctx, &first_scene(64), too_large, Default::default())
         .err()
         .expect("the target exceeds the device's image size");
     assert!(err.to_string().contains("offscreen colour"), "{err}");

@@ -184,7 +184,7 @@ fn run_battle(
         horde_tests::offscreen_renderer(&mut ctx, &battle.scene, WIDTH, HEIGHT);
     let reference_target = Offscreen::new(
         &ctx,
-        *renderer.render_pass,
+        &renderer.target_passes(),
         ash::vk::Extent2D {
             width: 2 * WIDTH,
             height: 2 * HEIGHT,

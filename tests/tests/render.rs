@@ -240,3 +240,84 @@ fn double_sided_and_emissive_materials() {
         );
     }
 }
+
+/// 4× MSAA resolves a slanted edge into the blends between the colours
+/// either side, where one sample per pixel gives only the two colours; the
+/// rest of the picture is the same. A lit plane's corner seen from above,
+/// exact colours (no fog, sun + ambient = 1), on both tiers.
+#[test]
+fn msaa_blends_edges_and_only_edges() {
+    use horde::renderer::Renderer;
+    use horde::target::Msaa;
+    let environment = Environment {
+        sun_direction: Vec3::Y,
+        sun_color: Vec3::splat(0.5),
+        ambient: 0.5,
+        fog_color: Vec3::ZERO,
+        fog_density: 0.0,
+    };
+    let scene = Scene {
+        prop_types: vec![static_asset("ground", &ground(10.0, 1))],
+        props: vec![PropPlacement {
+            prop_type: 0,
+            position: Vec3::ZERO,
+            heading: 0.3,
+            scale: 1.0,
+            tint: rgba8(Vec3::new(0.8, 0.1, 0.1)),
+        }],
+        ..Scene::default()
+    };
+    let camera = Camera::look_at(Vec3::new(6.0, 12.0, 6.5), Vec3::new(4.0, 0.0, 4.5));
+    let sky = [0, 1, 2].map(|c| srgb_encode(CLEAR_COLOR[c]));
+    for tier in [None, Some(Tier::Mobile)] {
+        let ctx = gpu_context(tier);
+        let render = |msaa: Msaa| {
+            let extent = ash::vk::Extent2D {
+                width: 96,
+                height: 64,
+            };
+            let (mut renderer, target) =
+                Renderer::new_offscreen(&ctx, &scene, extent, msaa).expect("renderer");
+            renderer.environment = environment;
+            renderer
+                .render_offscreen(&ctx, &target, &camera, 0.0, true)
+                .expect("render");
+            target.read_rgba().expect("read back")
+        };
+        let single = render(Msaa::Off);
+        let multi = render(Msaa::X4);
+        finish(ctx);
+        let plane = single
+            .pixels()
+            .map(|p| [p[0], p[1], p[2]])
+            .find(|&p| p != sky)
+            .expect("the plane is in view");
+        let blends = |image: &image::RgbaImage| {
+            image
+                .pixels()
+                .filter(|p| {
+                    let rgb = [p[0], p[1], p[2]];
+                    rgb.iter().zip(&sky).any(|(a, b)| a.abs_diff(*b) > 1)
+                        && rgb.iter().zip(&plane).any(|(a, b)| a.abs_diff(*b) > 1)
+                })
+                .count()
+        };
+        assert_eq!(blends(&single), 0, "{tier:?}: one sample, two colours");
+        assert!(
+            blends(&multi) > 20,
+            "{tier:?}: {} edge blends",
+            blends(&multi)
+        );
+        let flip = horde_tools::quality::flip(&single, &multi).expect("flip");
+        assert!(flip.mean < 0.05, "{tier:?}: {}", flip.mean);
+        let differing = single
+            .pixels()
+            .zip(multi.pixels())
+            .filter(|(a, b)| a != b)
+            .count();
+        assert!(
+            differing < single.len() / 4 / 10,
+            "{tier:?}: {differing} pixels differ"
+        );
+    }
+}

@@ -6,6 +6,7 @@ use ash::vk;
 use horde::asset::BoneEncoding;
 use horde::context::{Context, Tier};
 use horde::renderer::Strategy;
+use horde::target::Msaa;
 
 /// `--present-mode`: the swapchain's present mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -72,6 +73,15 @@ pub enum OnOff {
 impl OnOff {
     pub fn on(self) -> bool {
         self == OnOff::On
+    }
+
+    /// `--msaa`: 4× or none.
+    pub fn msaa(self) -> Msaa {
+        if self.on() {
+            Msaa::X4
+        } else {
+            Msaa::Off
+        }
     }
 }
 

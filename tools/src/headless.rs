@@ -29,6 +29,7 @@ use horde::context::{Context, MemoryUsage};
 use horde::frame_graph::FrameGraph;
 use horde::profiler::{percentile, ScopeStats};
 use horde::renderer::{DrawStats, Renderer, Strategy};
+use horde::target::Msaa;
 use horde_battle::{Battle, BattleCounts, BattleRules};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -99,6 +100,8 @@ pub struct HeadlessOptions {
     /// Draw distant units as animated impostors (`None`: the renderer's
     /// default, on where the device has no far field).
     pub impostors: Option<bool>,
+    /// The raster path's anti-aliasing.
+    pub msaa: Msaa,
     /// GPU frame budget the far-field size (or, without the far field, the
     /// impostor threshold) adapts to.
     pub budget_ms: Option<f32>,
@@ -136,6 +139,7 @@ impl Default for HeadlessOptions {
             far_field_px: None,
             far_field_supersampling: true,
             impostors: None,
+            msaa: Msaa::default(),
             budget_ms: None,
             strategy: Strategy::GpuDriven,
             progress: false,
@@ -190,6 +194,8 @@ pub struct Report {
     /// Whether distant units were drawn as impostors, and their threshold
     /// (at the end of the run, after any budget adaptation).
     pub impostors: String,
+    /// The raster path's anti-aliasing: `4x` or `off`.
+    pub msaa: String,
     /// The frame budget, its filtered cost and the far-field size (or the
     /// impostor threshold) and LOD threshold it chose, at the end of the
     /// run; none without a budget.
@@ -328,7 +334,7 @@ pub fn run_headless(
         height: options.height,
     };
     let camera = battle.camera(options.camera, options.width, options.height);
-    let (mut renderer, target) = Renderer::new_offscreen(ctx, &battle.scene, extent)?;
+    let (mut renderer, target) = Renderer::new_offscreen(ctx, &battle.scene, extent, options.msaa)?;
     battle.stage.apply(&mut renderer);
     renderer.settings.color_by_lod = options.color_by_lod;
     renderer.settings.lod_bias = options.lod_bias;
@@ -440,6 +446,11 @@ pub fn run_headless(
         } else {
             "off".to_owned()
         },
+        msaa: match renderer.msaa {
+            Msaa::X4 => "4x",
+            Msaa::Off => "off",
+        }
+        .to_owned(),
         budget: renderer.budget().map(|status| BudgetReport {
             budget_ms: status.budget_ms,
             measured_ms: status.measured_ms,

@@ -21,9 +21,11 @@
 //!
 //! # Coverage
 //! The frame and the reference are replayed once more in the unit mask
-//! view (units white, everything else black, unlit). [`unit_pixels`]
-//! counts a frame's white pixels; the reference's count over 4 is its
-//! coverage at the frame's resolution (the sum of its box-filtered mask).
+//! view (units white, everything else and the sky black, unlit).
+//! [`unit_pixels`] sums a mask's pixels in linear light, so a pixel the
+//! supersampled far field covers in part counts in part; the reference's
+//! sum over 4 is its coverage at the frame's resolution (the sum of its
+//! box-filtered mask).
 //! The ratio is below 1 where distant crowds thin out, above 1 where they
 //! fatten.
 //!
@@ -49,9 +51,6 @@ use image::{RgbImage, RgbaImage};
 pub const STILL_DT: f32 = 1.0 / 60.0;
 /// Frames of the still-camera sequence (so 7 consecutive pairs).
 pub const STILL_FRAMES: u32 = 8;
-/// A mask pixel is a unit's when every colour channel is at least this: the
-/// mask draws units exactly white and everything else black or the sky.
-const MASK_WHITE: u8 = 250;
 
 /// A FLIP comparison.
 #[derive(Clone, Debug)]
@@ -160,20 +159,24 @@ pub fn box_downsample_2x2(image: &RgbaImage) -> Result<RgbaImage> {
     }))
 }
 
-/// The unit pixels of a unit mask (white).
-pub fn unit_pixels(mask: &RgbaImage) -> u64 {
+/// The unit pixels of a unit mask: the mask draws units white over black
+/// (sky included), so a pixel's linear value is the fraction of it that
+/// units cover, whole for the raster's pixels and partial where the
+/// supersampled far field resolves a unit's edge. The sum of those fractions.
+pub fn unit_pixels(mask: &RgbaImage) -> f64 {
+    let linear: Vec<f64> = (0..=255u8).map(|b| f64::from(srgb_to_linear(b))).collect();
     mask.pixels()
-        .filter(|p| p[0] >= MASK_WHITE && p[1] >= MASK_WHITE && p[2] >= MASK_WHITE)
-        .count() as u64
+        .map(|p| linear[usize::from(p[0].min(p[1]).min(p[2]))])
+        .sum()
 }
 
 /// The frame's unit pixels over the reference's at the frame's resolution:
-/// `reference_mask` is the 2×2 supersampled reference's mask, whose count
+/// `reference_mask` is the 2×2 supersampled reference's mask, whose sum
 /// over 4 is its box-filtered coverage. None when the reference shows no
 /// unit.
 pub fn coverage_ratio(frame_mask: &RgbaImage, reference_mask: &RgbaImage) -> Option<f64> {
-    let reference = unit_pixels(reference_mask) as f64 / 4.0;
-    (reference > 0.0).then(|| unit_pixels(frame_mask) as f64 / reference)
+    let reference = unit_pixels(reference_mask) / 4.0;
+    (reference > 0.0).then(|| unit_pixels(frame_mask) / reference)
 }
 
 /// The mean of consecutive pairs' FLIP means; 0 for fewer than two images.
@@ -204,7 +207,7 @@ fn reference_target(ctx: &Context, renderer: &Renderer, extent: vk::Extent2D) ->
         width: extent.width * 2,
         height: extent.height * 2,
     };
-    Offscreen::new(ctx, *renderer.render_pass, doubled).with_context(|| {
+    Offscreen::new(ctx, &renderer.target_passes(), doubled).with_context(|| {
         format!(
             "a {}x{} target for the 2×2 supersampled reference",
             doubled.width, doubled.height
@@ -347,12 +350,15 @@ mod tests {
     fn unit_coverage_counts_the_reference_at_the_frame_resolution() {
         let mut frame = uniform(2, 2, [0, 0, 0]);
         frame.put_pixel(0, 0, image::Rgba([255, 255, 255, 255]));
-        let mut reference = uniform(4, 4, [133, 158, 184]);
+        // Half covered: linear 0.5 is sRGB 188.
+        frame.put_pixel(1, 1, image::Rgba([188, 188, 188, 255]));
+        let mut reference = uniform(4, 4, [0, 0, 0]);
         for (x, y) in [(0, 0), (1, 0), (0, 1), (1, 1), (2, 2), (3, 3)] {
             reference.put_pixel(x, y, image::Rgba([255, 255, 255, 255]));
         }
-        assert_eq!(unit_pixels(&reference), 6);
-        assert_eq!(coverage_ratio(&frame, &reference), Some(1.0 / 1.5));
+        assert_eq!(unit_pixels(&reference), 6.0);
+        let ratio = coverage_ratio(&frame, &reference).expect("the reference shows units");
+        assert!((ratio - 1.5 / 1.5).abs() < 0.01, "{ratio}");
         assert_eq!(coverage_ratio(&frame, &uniform(4, 4, [0, 0, 0])), None);
     }
 }

@@ -193,7 +193,7 @@ fn measure(
         width: args.width,
         height: args.height,
     };
-    let (mut renderer, target) = Renderer::new_offscreen(ctx, &scene, extent)?;
+    let (mut renderer, target) = Renderer::new_offscreen(ctx, &scene, extent, Default::default())?;
     let result = (|| -> Result<Vec<Measurement>> {
         let dt = 1.0 / 60.0;
         let mut measurements = Vec::new();

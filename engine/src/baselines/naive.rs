@@ -58,7 +58,7 @@ use crate::memory::{Buffer, Released};
 use crate::mesh::{octahedral_decode, octahedral_encode};
 use crate::passes::draw::{set_layout, ExtraDraw, MeshDescriptors};
 use crate::passes::statistics::DrawStats;
-use crate::pipeline::{graphics_pipeline, GraphicsDesc, LayoutDesc, Pipeline};
+use crate::pipeline::{graphics_pipeline, GraphicsDesc, LayoutDesc, PassTarget, Pipeline};
 use crate::reference::animate::{step_unit, AnimTables};
 use crate::world::World;
 use crate::{shaders, Error};
@@ -298,11 +298,11 @@ fn vertex_input() -> (
 }
 
 impl NaivePass {
-    /// Creates the pipelines for `render_pass` and the skinning sources of
+    /// Creates the pipelines for `target` and the skinning sources of
     /// `unit_types` (the world's unit types, in order).
     pub fn new(
         ctx: &Context,
-        render_pass: vk::RenderPass,
+        target: PassTarget,
         unit_types: &[&Asset],
     ) -> Result<NaivePass, Error> {
         let set0 = set_layout(false);
@@ -320,7 +320,7 @@ impl NaivePass {
                 &GraphicsDesc {
                     vertex_bindings: &bindings,
                     vertex_attributes: &attributes,
-                    render_pass,
+                    target,
                     cull_mode,
                     depth_compare: vk::CompareOp::GREATER,
                     depth_write: true,

@@ -20,7 +20,7 @@ use crate::gpu_types::DrawCommand;
 use crate::passes::draw::{
     draw_commands, mesh_pipeline, DrawnCommands, ExtraDraw, MeshDescriptors, MeshState,
 };
-use crate::pipeline::Pipeline;
+use crate::pipeline::{PassTarget, Pipeline};
 use crate::world::World;
 use crate::{shaders, Error};
 
@@ -30,14 +30,14 @@ pub struct BoundsPass {
 }
 
 impl BoundsPass {
-    pub fn new(ctx: &Context, render_pass: vk::RenderPass) -> Result<BoundsPass, Error> {
+    pub fn new(ctx: &Context, target: PassTarget) -> Result<BoundsPass, Error> {
         let state = MeshState {
             cull_mode: vk::CullModeFlags::NONE,
             depth_write: false,
             alpha_blend: true,
         };
         let shaders = (&shaders::BOUNDS_VERT, &shaders::BOUNDS_FRAG);
-        let pipeline = mesh_pipeline(ctx, "draw bounds", render_pass, shaders, false, state, &[])?;
+        let pipeline = mesh_pipeline(ctx, "draw bounds", target, shaders, false, state, &[])?;
         Ok(BoundsPass { pipeline })
     }
 

@@ -47,8 +47,7 @@ use crate::frames::Descriptor;
 use crate::gpu_types::{mesh_vertex_attributes, mesh_vertex_bindings, DrawCommand};
 use crate::memory::Buffer;
 use crate::owned::{Owned, Sampler};
-use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, Pipeline};
-use crate::target::CLEAR_COLOR;
+use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, PassTarget, Pipeline};
 use crate::world::buffers::DRAW_COMMANDS_BYTES;
 use crate::world::{BoneShape, World};
 use crate::{shaders, Error, Spirv};
@@ -74,6 +73,9 @@ pub struct DrawTarget {
     pub extent: vk::Extent2D,
     /// Uniform `FrameGlobals` of this frame.
     pub globals: vk::Buffer,
+    /// Linear colour where nothing is drawn: the sky, or black for the unit
+    /// mask (so a mask pixel's value is the units' coverage of it).
+    pub clear_color: [f32; 4],
 }
 
 /// Per-frame choices of the draw pass.
@@ -180,7 +182,7 @@ const OPAQUE: MeshState = MeshState {
 pub fn mesh_pipeline(
     ctx: &Context,
     name: &str,
-    render_pass: vk::RenderPass,
+    target: PassTarget,
     (vertex, fragment): (&Spirv, &Spirv),
     skinned: bool,
     state: MeshState,
@@ -201,7 +203,7 @@ pub fn mesh_pipeline(
         &GraphicsDesc {
             vertex_bindings: &bindings,
             vertex_attributes: &attributes,
-            render_pass,
+            target,
             cull_mode: state.cull_mode,
             depth_compare: vk::CompareOp::GREATER,
             depth_write: state.depth_write,
@@ -212,10 +214,10 @@ pub fn mesh_pipeline(
 }
 
 impl DrawPass {
-    /// Creates both pipelines for `render_pass` and the world's bone encoding.
+    /// Creates the pipelines for `target` and the world's bone encoding.
     pub fn new(
         ctx: &Context,
-        render_pass: vk::RenderPass,
+        target: PassTarget,
         encoding: BoneEncoding,
         bone_shape: BoneShape,
     ) -> Result<DrawPass, Error> {
@@ -237,7 +239,7 @@ impl DrawPass {
         let props = (&shaders::MESH_VERT, &shaders::MESH_FRAG);
         let units = (&shaders::UNIT_VERT, &shaders::MESH_FRAG);
         let pipeline = |name, shaders, skinned, state, constants: &[u32]| {
-            mesh_pipeline(ctx, name, render_pass, shaders, skinned, state, constants)
+            mesh_pipeline(ctx, name, target, shaders, skinned, state, constants)
         };
         let prop_pipeline = pipeline("draw props", props, false, OPAQUE, &single_props)?;
         let unit_pipeline = pipeline("draw units", units, true, OPAQUE, &single_units)?;
@@ -409,19 +411,21 @@ fn mesh_descriptors(
 /// Begins the main render pass: clear colour and reverse-Z depth (far is 0),
 /// full-target viewport and scissor.
 fn begin_render_pass(frame: &Frame, target: &DrawTarget) {
-    let clear = [
-        vk::ClearValue {
-            color: vk::ClearColorValue {
-                float32: CLEAR_COLOR,
-            },
+    let color = vk::ClearValue {
+        color: vk::ClearColorValue {
+            float32: target.clear_color,
         },
-        vk::ClearValue {
-            depth_stencil: vk::ClearDepthStencilValue {
-                depth: 0.0,
-                stencil: 0,
-            },
+    };
+    let depth = vk::ClearValue {
+        depth_stencil: vk::ClearDepthStencilValue {
+            depth: 0.0,
+            stencil: 0,
         },
-    ];
+    };
+    // Indexed by attachment: the target's image, the depth, and with MSAA
+    // the multisampled colour (`target.rs`); a pass without the third
+    // ignores its value.
+    let clear = [color, depth, color];
     let area = vk::Rect2D {
         offset: vk::Offset2D::default(),
         extent: target.extent,

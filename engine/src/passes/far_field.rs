@@ -83,7 +83,9 @@
 //! pass: it writes `gl_FragDepth` = the far field's nearest depth in the
 //! pixel and the colour, with depth test GREATER against the raster's depth,
 //! so meshes in front hide far units and far units hide what is behind
-//! them. No depth sampling and no extra render pass.
+//! them. No depth sampling and no extra render pass. Nothing draws after
+//! it, so it tests depth without writing it: with 4× MSAA each write is
+//! four samples' through the few ROPs of a compute GPU.
 //!
 //! # Supersampling
 //! A unit a few pixels tall is a handful of triangles thinner than a pixel:
@@ -134,7 +136,7 @@ use crate::gpu_types::{FarFieldMesh, MAX_TYPES};
 use crate::memory::{Buffer, Released};
 use crate::owned::Sampler;
 use crate::passes::draw::{create_bone_sampler, create_sampler, ExtraDraw, MeshDescriptors};
-use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, Pipeline};
+use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, PassTarget, Pipeline};
 use crate::world::World;
 use crate::{shaders, Error};
 
@@ -189,13 +191,9 @@ pub fn far_field_meshes(world: &World) -> Vec<FarFieldMesh> {
 }
 
 impl FarFieldPass {
-    /// Creates the pipelines for `render_pass` and the world's types and
-    /// bone encoding. Only on devices with the far field's features.
-    pub fn new(
-        ctx: &Context,
-        render_pass: vk::RenderPass,
-        world: &World,
-    ) -> Result<FarFieldPass, Error> {
+    /// Creates the pipelines for `target` and the world's types and bone
+    /// encoding. Only on devices with the far field's features.
+    pub fn new(ctx: &Context, target: PassTarget, world: &World) -> Result<FarFieldPass, Error> {
         if !ctx.far_field_supported {
             return Err(Error::Config(format!(
                 "{}: the far field needs the desktop tier, shaderInt64 and \
@@ -238,10 +236,10 @@ impl FarFieldPass {
             &GraphicsDesc {
                 vertex_bindings: &[],
                 vertex_attributes: &[],
-                render_pass,
+                target,
                 cull_mode: vk::CullModeFlags::NONE,
                 depth_compare: vk::CompareOp::GREATER,
-                depth_write: true,
+                depth_write: false,
                 alpha_blend: true,
             },
             &[],

@@ -43,7 +43,7 @@ use crate::frame::Frame;
 use crate::frames::Descriptor;
 use crate::memory::{full_range, Buffer, Image, Released};
 use crate::owned::{Owned, Sampler};
-use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, Pipeline};
+use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, PassTarget, Pipeline};
 use crate::{shaders, Error};
 
 /// Format of the HUD's textures: egui's colours are sRGB-encoded.
@@ -136,7 +136,10 @@ impl HudPass {
             &GraphicsDesc {
                 vertex_bindings: &vertex_bindings,
                 vertex_attributes: &vertex_attributes,
-                render_pass: overlay_render_pass,
+                target: PassTarget {
+                    render_pass: overlay_render_pass,
+                    samples: vk::SampleCountFlags::TYPE_1,
+                },
                 cull_mode: vk::CullModeFlags::NONE,
                 depth_compare: vk::CompareOp::ALWAYS,
                 depth_write: false,

@@ -74,7 +74,7 @@ use crate::frames::Descriptor;
 use crate::gpu_types::{mesh_vertex_attributes, mesh_vertex_bindings, DrawCommand};
 use crate::owned::{Owned, Sampler};
 use crate::passes::draw::{ExtraDraw, MeshDescriptors};
-use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, Pipeline};
+use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, PassTarget, Pipeline};
 use crate::world::buffers::DRAW_COMMANDS_BYTES;
 use crate::world::World;
 use crate::{shaders, Error};
@@ -108,7 +108,7 @@ fn set_layout() -> Vec<vk::DescriptorSetLayoutBinding<'static>> {
 }
 
 impl ImpostorPass {
-    pub fn new(ctx: &Context, render_pass: vk::RenderPass) -> Result<ImpostorPass, Error> {
+    pub fn new(ctx: &Context, target: PassTarget) -> Result<ImpostorPass, Error> {
         let set0 = set_layout();
         let bindings = mesh_vertex_bindings();
         let attributes = mesh_vertex_attributes();
@@ -124,7 +124,7 @@ impl ImpostorPass {
             &GraphicsDesc {
                 vertex_bindings: &bindings,
                 vertex_attributes: &attributes,
-                render_pass,
+                target,
                 cull_mode: vk::CullModeFlags::NONE,
                 depth_compare: vk::CompareOp::GREATER,
                 depth_write: true,

@@ -90,11 +90,15 @@ use crate::passes::impostor::ImpostorPass;
 use crate::passes::simulate::SimulatePass;
 use crate::passes::statistics::StatisticsPass;
 use crate::passes::upload::UploadPass;
+use crate::pipeline::PassTarget;
 use crate::profiler::Profiler;
 use crate::scene::Scene;
 use crate::simulation::Simulation;
 use crate::swapchain::{Acquired, Presented, Swapchain};
-use crate::target::{create_overlay_render_pass, create_render_pass, Offscreen, OFFSCREEN_FORMAT};
+use crate::target::{
+    create_overlay_render_pass, create_render_pass, FramebufferHandles, Msaa, Offscreen,
+    TargetPasses, CLEAR_COLOR, OFFSCREEN_FORMAT,
+};
 use crate::world::World;
 use crate::Error;
 use std::sync::Arc;
@@ -162,8 +166,11 @@ pub struct Renderer {
     upload: UploadPass,
     globals: Vec<Buffer>,
     pub render_pass: RenderPass,
-    /// Draws the HUD over what `render_pass` drew, into the same framebuffers.
+    /// Draws the HUD over what `render_pass` left in the target's image.
     pub overlay_render_pass: RenderPass,
+    color_format: vk::Format,
+    /// The raster path's samples per pixel, fixed for the renderer's life.
+    pub msaa: Msaa,
     pub world: World,
     tracker: Tracker,
     pub environment: Environment,
@@ -186,11 +193,13 @@ pub struct Renderer {
 impl Renderer {
     /// Creates the renderer for targets of `color_format` whose colour ends in
     /// `color_final_layout` (`TRANSFER_SRC_OPTIMAL` offscreen, `PRESENT_SRC_KHR`
-    /// for a window), loads the scene's types and places its units and props.
+    /// for a window), drawn with `msaa`, loads the scene's types and places
+    /// its units and props.
     pub fn new(
         ctx: &Context,
         color_format: vk::Format,
         color_final_layout: vk::ImageLayout,
+        msaa: Msaa,
         scene: &Scene,
     ) -> Result<Renderer, Error> {
         let unit_types: Vec<&crate::asset::Asset> = scene.unit_types.iter().collect();
@@ -212,16 +221,20 @@ impl Renderer {
             None => None,
         };
         world.simulated = simulation.is_some();
-        let render_pass = create_render_pass(ctx, color_format, color_final_layout)?;
+        let render_pass = create_render_pass(ctx, color_format, color_final_layout, msaa)?;
+        let pass_target = PassTarget {
+            render_pass: *render_pass,
+            samples: msaa.samples(),
+        };
         let overlay_render_pass =
             create_overlay_render_pass(ctx, color_format, color_final_layout)?;
         let far_field = if ctx.far_field_supported {
-            Some(FarFieldPass::new(ctx, *render_pass, &world)?)
+            Some(FarFieldPass::new(ctx, pass_target, &world)?)
         } else {
             None
         };
         let impostor = if world.has_impostors() {
-            Some(ImpostorPass::new(ctx, *render_pass)?)
+            Some(ImpostorPass::new(ctx, pass_target)?)
         } else {
             None
         };
@@ -255,13 +268,13 @@ impl Renderer {
             animate: AnimatePass::new(ctx)?,
             cull: CullPass::new(ctx)?,
             statistics: StatisticsPass::new(ctx)?,
-            bounds: BoundsPass::new(ctx, *render_pass)?,
-            draw: DrawPass::new(ctx, *render_pass, world.encoding, world.bone_shape)?,
+            bounds: BoundsPass::new(ctx, pass_target)?,
+            draw: DrawPass::new(ctx, pass_target, world.encoding, world.bone_shape)?,
             hud: HudPass::new(ctx, *overlay_render_pass)?,
             hud_draw: None,
             instanced: InstancedPass::new(),
             cpu_cull: CpuCullPass::new(),
-            naive: NaivePass::new(ctx, *render_pass, &unit_types)?,
+            naive: NaivePass::new(ctx, pass_target, &unit_types)?,
             far_field,
             impostor,
             frames: Frames::new(ctx)?,
@@ -270,6 +283,8 @@ impl Renderer {
             world,
             render_pass,
             overlay_render_pass,
+            color_format,
+            msaa,
             globals,
             deferred: DeferredRelease::default(),
             environment: Environment::default(),
@@ -454,13 +469,23 @@ impl Renderer {
         })
     }
 
-    /// The frame: every pass, in order, into `framebuffer`.
+    /// The render passes its targets must be made for.
+    pub fn target_passes(&self) -> TargetPasses {
+        TargetPasses {
+            main: *self.render_pass,
+            overlay: *self.overlay_render_pass,
+            color_format: self.color_format,
+            msaa: self.msaa,
+        }
+    }
+
+    /// The frame: every pass, in order, into `framebuffers`.
     #[allow(clippy::too_many_arguments)]
     fn record(
         &mut self,
         ctx: &Context,
         start: &FrameStart,
-        framebuffer: vk::Framebuffer,
+        framebuffers: FramebufferHandles,
         extent: vk::Extent2D,
         camera: &Camera,
         kind: FrameKind,
@@ -523,9 +548,14 @@ impl Renderer {
         }
         let target = DrawTarget {
             render_pass: *self.render_pass,
-            framebuffer,
+            framebuffer: framebuffers.main,
             extent,
             globals: self.write_globals(start.slot, camera, extent, debug_view, &cull)?,
+            clear_color: if debug_view == DEBUG_VIEW_UNIT_MASK {
+                [0.0, 0.0, 0.0, 1.0]
+            } else {
+                CLEAR_COLOR
+            },
         };
         let mut far_field = self.far_field.as_mut().filter(|_| far_field_on);
         let impostor = self.impostor.as_ref().filter(|_| impostors_on);
@@ -541,7 +571,7 @@ impl Renderer {
         let world = &mut self.world;
         let hud_target = HudTarget {
             render_pass: *self.overlay_render_pass,
-            framebuffer,
+            framebuffer: framebuffers.overlay,
             extent,
         };
         // A replay leaves the HUD for the next frame.
@@ -674,7 +704,7 @@ impl Renderer {
             self.record(
                 ctx,
                 &start,
-                *target.framebuffer,
+                target.framebuffers.handles(),
                 target.extent,
                 camera,
                 step,
@@ -699,7 +729,7 @@ impl Renderer {
     /// budget, the animation clock or the profiler's times. What the
     /// application queued since the last frame (spawns, orders) is not
     /// shown: the next frame uploads it. `target` may be of any size (the
-    /// reference's is twice the frame's) but must use [`Renderer::render_pass`].
+    /// reference's is twice the frame's) but must be made for [`Renderer::target_passes`].
     pub fn replay_offscreen(
         &mut self,
         ctx: &Context,
@@ -722,7 +752,7 @@ impl Renderer {
             self.record(
                 ctx,
                 &start,
-                *target.framebuffer,
+                target.framebuffers.handles(),
                 target.extent,
                 camera,
                 kind,
@@ -765,10 +795,10 @@ impl Renderer {
                     return Ok(outcome);
                 }
             };
-            let framebuffer = *swapchain.framebuffers[index as usize];
+            let framebuffers = swapchain.framebuffers[index as usize].handles();
             let cpu_start = std::time::Instant::now();
             let step = FrameKind::Step { dt };
-            self.record(ctx, &start, framebuffer, swapchain.extent, camera, step)?;
+            self.record(ctx, &start, framebuffers, swapchain.extent, camera, step)?;
             let signal = [*swapchain.render_finished[index as usize]];
             self.frames
                 .submit(ctx, &start, &[acquire_semaphore], &signal)?;
@@ -820,20 +850,22 @@ impl Renderer {
         }
     }
 
-    /// A renderer for `scene` and an offscreen target of `extent` to draw it
-    /// into; on failure nothing is left behind.
+    /// A renderer for `scene` drawn with `msaa` and an offscreen target of
+    /// `extent` to draw it into; on failure nothing is left behind.
     pub fn new_offscreen(
         ctx: &Context,
         scene: &Scene,
         extent: vk::Extent2D,
+        msaa: Msaa,
     ) -> Result<(Renderer, Offscreen), Error> {
         let renderer = Renderer::new(
             ctx,
             OFFSCREEN_FORMAT,
             vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+            msaa,
             scene,
         )?;
-        let target = Offscreen::new(ctx, *renderer.render_pass, extent)?;
+        let target = Offscreen::new(ctx, &renderer.target_passes(), extent)?;
         Ok((renderer, target))
     }
 }

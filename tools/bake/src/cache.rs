@@ -2,7 +2,7 @@
 //! is baked on first use and kept here.
 //!
 //! - Key: SHA-256 over the cache layout version, the `.horde` format version,
-//!   this crate's version, the asset kind, the resolved asset name, the bake
+//!   this crate's version, the bake's recipe version, the asset kind, the resolved asset name, the bake
 //!   options (their `Debug` text, which names every field), and the content of
 //!   every input file: the glTF, the files its buffers and images refer to, and
 //!   the animation libraries with theirs. Paths and timestamps play no part, so
@@ -27,6 +27,11 @@ use std::path::{Path, PathBuf};
 
 /// Bumped when the key's recipe changes, so old entries are never misread.
 const CACHE_LAYOUT: u32 = 1;
+/// Bumped when the bake makes something else of the same input and options
+/// (2: the coarsest LOD of a unit is fitted to its silhouette; 3: units get
+/// an animated impostor with conservative coverage), so entries of an older
+/// bake are rebaked rather than served.
+const BAKE_RECIPE: u32 = 3;
 
 /// Whether and where to cache.
 #[derive(Clone, Debug)]
@@ -212,6 +217,7 @@ pub fn entry_key(
     field(&CACHE_LAYOUT.to_le_bytes());
     field(&horde_asset::VERSION.to_le_bytes());
     field(env!("CARGO_PKG_VERSION").as_bytes());
+    field(&BAKE_RECIPE.to_le_bytes());
     field(format!("{kind:?}").as_bytes());
     field(asset_name(options, path).as_bytes());
     field(format!("{options:?}").as_bytes());

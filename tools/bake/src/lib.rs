@@ -42,6 +42,7 @@ mod options;
 pub mod output;
 pub mod report;
 pub mod sample;
+pub mod silhouette;
 pub mod source;
 pub mod two_bone;
 
@@ -385,7 +386,7 @@ fn bake_unit_unguarded(
 
     progress("building LODs");
     let displacements = extreme_displacements(&model, stored, &frames);
-    let lods = lod::build(
+    let mut lods = lod::build(
         &model,
         stored,
         &bounds,
@@ -393,6 +394,10 @@ fn bake_unit_unguarded(
         options.lod_target_error,
         &displacements,
     );
+    progress("fitting the coarsest LOD to the silhouette");
+    if let Some(coverage) = lod::fit_coarsest_to_silhouette(&mut lods, &model, stored, &bounds) {
+        log::info!("coarsest LOD: {coverage:.3} of the source's silhouette");
+    }
 
     progress("encoding bone texture");
     let bone_count = model.skeleton.joints.len() as u32;

@@ -14,6 +14,7 @@
 //!   snorm16, UV f16, two 8-bit bone indices and an 8-bit weight.
 
 use crate::import::SourceModel;
+use crate::silhouette;
 use crate::two_bone::TwoBone;
 use glam::{Vec2, Vec3};
 use horde_asset::{Bounds, MeshLod, PackedVertex, Submesh};
@@ -43,24 +44,172 @@ pub fn octahedral(normal: Vec3) -> [i16; 2] {
     [folded.x, folded.y].map(|c| (c.clamp(-1.0, 1.0) * 32767.0).round() as i16)
 }
 
-/// Packs a source vertex.
-fn pack(model: &SourceModel, skin: &[TwoBone], bounds: &Bounds, vertex: usize) -> PackedVertex {
+/// Packs a vertex's attributes.
+fn pack_vertex(
+    bounds: &Bounds,
+    position: Vec3,
+    normal: Vec3,
+    uv: Vec2,
+    two_bone: TwoBone,
+) -> PackedVertex {
     let min = Vec3::from(bounds.quant_min);
     let extent = (Vec3::from(bounds.quant_max) - min).max(Vec3::splat(f32::MIN_POSITIVE));
-    let unorm = ((model.positions[vertex] - min) / extent).clamp(Vec3::ZERO, Vec3::ONE);
+    let unorm = ((position - min) / extent).clamp(Vec3::ZERO, Vec3::ONE);
     let position = unorm.to_array().map(|c| (c * 65535.0).round() as u16);
-    let uv = model.uvs[vertex]
-        .to_array()
-        .map(|c| half::f16::from_f32(c).to_bits());
-    let two_bone = skin[vertex];
+    let uv = uv.to_array().map(|c| half::f16::from_f32(c).to_bits());
     PackedVertex {
         position: [position[0], position[1], position[2], 0],
-        normal: octahedral(model.normals[vertex]),
+        normal: octahedral(normal),
         uv,
         bones: two_bone.bones.map(|bone| bone as u8),
         weight: two_bone.weight,
         pad: 0,
     }
+}
+
+/// Packs a source vertex.
+fn pack(model: &SourceModel, skin: &[TwoBone], bounds: &Bounds, vertex: usize) -> PackedVertex {
+    pack_vertex(
+        bounds,
+        model.positions[vertex],
+        model.normals[vertex],
+        model.uvs[vertex],
+        skin[vertex],
+    )
+}
+
+/// Silhouette coverage (`silhouette.rs`) below which the coarsest LOD of a
+/// skinned unit is replaced by the box-per-bone proxy.
+pub const MIN_SILHOUETTE_COVERAGE: f32 = 0.95;
+/// Silhouette coverage below which a unit's coarsest LOD that no cheaper
+/// proxy can replace (a low-poly model with many bones) is dropped: the
+/// LOD before it, drawn where it would have been, thins the crowd less.
+pub const MIN_KEPT_COVERAGE: f32 = 0.9;
+
+/// The silhouette coverage of `lod` (packed) over the source's.
+pub fn silhouette_coverage(model: &SourceModel, bounds: &Bounds, lod: &BuiltLod) -> f32 {
+    let positions: Vec<Vec3> = lod
+        .source_vertex
+        .iter()
+        .map(|&v| model.positions[v as usize])
+        .collect();
+    let source_indices: Vec<u32> = model
+        .groups
+        .iter()
+        .flat_map(|group| group.indices.iter().copied())
+        .collect();
+    silhouette::coverage_ratio(
+        silhouette::Shape {
+            positions: &positions,
+            indices: &lod.lod.indices,
+        },
+        silhouette::Shape {
+            positions: &model.positions,
+            indices: &source_indices,
+        },
+        Vec3::from(bounds.sphere_center),
+        bounds.sphere_radius,
+    )
+}
+
+/// Fits the coarsest LODs of a skinned unit to its silhouette
+/// (`silhouette.rs`). When meshopt's coarsest of several LODs covers less
+/// than [`MIN_SILHOUETTE_COVERAGE`] of the source's silhouette, the
+/// box-per-bone proxy replaces it if it has fewer vertices than the LOD
+/// before it; otherwise coarsest LODs under [`MIN_KEPT_COVERAGE`] are
+/// dropped (LOD 0 stays). Returns the coarsest LOD's coverage.
+pub fn fit_coarsest_to_silhouette(
+    lods: &mut Vec<BuiltLod>,
+    model: &SourceModel,
+    skin: &[TwoBone],
+    bounds: &Bounds,
+) -> Option<f32> {
+    let coverage = replace_coarsest_with_proxy(lods, model, skin, bounds)?;
+    if coverage >= MIN_KEPT_COVERAGE {
+        return Some(coverage);
+    }
+    let mut coverage = coverage;
+    while lods.len() > 1 && coverage < MIN_KEPT_COVERAGE {
+        lods.pop();
+        coverage = silhouette_coverage(model, bounds, lods.last()?);
+    }
+    Some(coverage)
+}
+
+/// Replaces the coarsest of several LODs of a skinned unit with the
+/// box-per-bone proxy (`silhouette.rs`) when meshopt's covers less than
+/// [`MIN_SILHOUETTE_COVERAGE`] of the source's silhouette and the proxy has
+/// fewer vertices than the LOD before it. Its error is the larger of twice
+/// the LOD before it's (the bound each meshopt LOD may double) and the RMS
+/// distance of its corners from the source vertices they take their UVs
+/// from, relative to the model's size like meshopt's, so the cull picks it
+/// only where the meshopt LOD it replaces would have been picked. Returns
+/// the coarsest LOD's coverage, kept or replaced.
+fn replace_coarsest_with_proxy(
+    lods: &mut [BuiltLod],
+    model: &SourceModel,
+    skin: &[TwoBone],
+    bounds: &Bounds,
+) -> Option<f32> {
+    let [.., before, coarsest] = lods else {
+        return None;
+    };
+    let coverage = silhouette_coverage(model, bounds, coarsest);
+    if coverage >= MIN_SILHOUETTE_COVERAGE {
+        return Some(coverage);
+    }
+    let center = Vec3::from(bounds.sphere_center);
+    let Some(proxy) = silhouette::bone_boxes(model, skin, center, bounds.sphere_radius) else {
+        return Some(coverage);
+    };
+    if proxy.positions.len() >= before.lod.vertices.len() {
+        return Some(coverage);
+    }
+    let scale = (Vec3::from(bounds.quant_max) - Vec3::from(bounds.quant_min))
+        .max_element()
+        .max(1e-6);
+    let squared: f32 = proxy
+        .positions
+        .iter()
+        .zip(&proxy.nearest)
+        .map(|(p, &v)| p.distance_squared(model.positions[v as usize]))
+        .sum();
+    let rms = (squared / proxy.positions.len().max(1) as f32).sqrt() / scale;
+    let mut indices = Vec::new();
+    let mut submeshes = Vec::new();
+    for (material, group) in &proxy.groups {
+        submeshes.push(Submesh {
+            first_index: indices.len() as u32,
+            index_count: group.len() as u32,
+            material: *material,
+        });
+        indices.extend(group);
+    }
+    let vertices = (0..proxy.positions.len())
+        .map(|v| {
+            let two_bone = TwoBone {
+                bones: [proxy.bones[v]; 2],
+                weight: 255,
+            };
+            pack_vertex(
+                bounds,
+                proxy.positions[v],
+                proxy.normals[v],
+                proxy.uvs[v],
+                two_bone,
+            )
+        })
+        .collect();
+    *coarsest = BuiltLod {
+        lod: MeshLod {
+            vertices,
+            indices,
+            submeshes,
+            error: (2.0 * before.lod.error).max(rms),
+        },
+        source_vertex: proxy.nearest.clone(),
+    };
+    Some(proxy.coverage)
 }
 
 /// Simplification attributes of every vertex: normal, UV, displacements.

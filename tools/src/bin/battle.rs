@@ -147,6 +147,10 @@ struct Args {
     /// averages (antialiased distant units); off: one sample per pixel.
     #[arg(long, value_enum, default_value_t = OnOff::On)]
     far_field_aa: OnOff,
+    /// The raster path's anti-aliasing: 4× MSAA (on) or one sample per
+    /// pixel (off).
+    #[arg(long, value_enum, default_value_t = OnOff::On)]
+    msaa: OnOff,
     /// Headless: the GPU-driven frame (gpu-driven) or a baseline drawing the
     /// same battle (instanced). The CPU baselines (naive, cpu-culled) draw
     /// the CPU's copy of the units and cannot follow a battle the GPU
@@ -275,6 +279,7 @@ fn headless(args: &Args) -> Result<()> {
         far_field_px: args.far_field_px,
         far_field_supersampling: args.far_field_aa.on(),
         impostors: args.impostors.map(OnOff::on),
+        msaa: args.msaa.msaa(),
         budget_ms: args.budget_ms(),
         progress: true,
         memory_every: args.memory_every,
@@ -442,6 +447,7 @@ fn main() -> Result<()> {
             battle_hud(renderer, dt, &armies)
         })),
         budget_ms: args.budget_ms(),
+        msaa: args.msaa.msaa(),
     })
     .context("window run failed")?;
     log::info!(

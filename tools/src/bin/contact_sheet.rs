@@ -24,6 +24,7 @@ use horde::context::{Context, ContextDesc};
 use horde::gpu_types::{AnimParams, AnimStateDef};
 use horde::renderer::Renderer;
 use horde::scene::{rgba8, Scene};
+use horde::target::Msaa;
 use horde::world::UnitSpawn;
 use horde_tools::crowd::{unit_types, CrowdOptions};
 
@@ -164,7 +165,7 @@ fn main() -> Result<()> {
     let sheet_height = tile.height * rows as u32;
     let mut sheet = image::RgbaImage::new(sheet_width, sheet_height);
     let result = (|| -> Result<()> {
-        let (mut renderer, target) = Renderer::new_offscreen(&ctx, &scene, tile)?;
+        let (mut renderer, target) = Renderer::new_offscreen(&ctx, &scene, tile, Msaa::default())?;
         let ids: Vec<_> = (0..renderer.world.unit_count())
             .map(horde::world::UnitId)
             .collect();

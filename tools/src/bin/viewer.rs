@@ -17,6 +17,7 @@ use clap::Parser;
 use horde::context::{Context, ContextDesc, Tier};
 use horde::profiler::percentile;
 use horde::renderer::{DrawStats, Renderer};
+use horde::target::Msaa;
 use horde_tools::camera_rig::SceneBounds;
 use horde_tools::cli::{close_context, Encoding, OnOff, PresentMode};
 use horde_tools::crowd::{crowd_camera, crowd_scene, Battle, CameraPreset, CrowdOptions};
@@ -202,7 +203,8 @@ fn run_headless(args: &Args) -> Result<()> {
         height: args.height,
     };
     let result = (|| -> Result<()> {
-        let (mut renderer, target) = Renderer::new_offscreen(&ctx, &scene, extent)?;
+        let (mut renderer, target) =
+            Renderer::new_offscreen(&ctx, &scene, extent, Msaa::default())?;
         renderer.settings.color_by_lod = args.color_by_lod;
         renderer.settings.lod_bias = args.lod_bias;
         renderer.settings.max_draw_distance = args.max_distance;
@@ -309,6 +311,7 @@ fn main() -> Result<()> {
     let scene_bounds = SceneBounds::of_scene(&scene);
     let mut battle = Battle::new(args.seed, &scene);
     let report = run_window(WindowOptions {
+        msaa: Msaa::default(),
         title: "horde".to_owned(),
         width: args.width,
         height: args.height,

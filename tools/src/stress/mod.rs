@@ -46,6 +46,7 @@ use horde::context::{Context, ContextDesc, Tier};
 use horde::profiler::{percentile, ScopeStats};
 use horde::renderer::{DrawStats, Renderer, Strategy};
 use horde::scene::Scene;
+use horde::target::Msaa;
 use horde::target::Offscreen;
 use horde_bake::cache::CacheOptions;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -653,18 +654,18 @@ pub fn run_sweep(options: &SweepOptions, command: String) -> Result<Report> {
                         width: options.width,
                         height: options.height,
                     };
-                    let (mut renderer, target) = match Renderer::new_offscreen(&ctx, &scene, extent)
-                    {
-                        Ok(created) => created,
-                        Err(err) => {
-                            for camera in cameras {
-                                let reason = format!("renderer not created: {err}");
-                                skipped.push(key(strategy, camera).skipped(reason));
-                                bar.inc(1);
+                    let (mut renderer, target) =
+                        match Renderer::new_offscreen(&ctx, &scene, extent, Msaa::default()) {
+                            Ok(created) => created,
+                            Err(err) => {
+                                for camera in cameras {
+                                    let reason = format!("renderer not created: {err}");
+                                    skipped.push(key(strategy, camera).skipped(reason));
+                                    bar.inc(1);
+                                }
+                                continue;
                             }
-                            continue;
-                        }
-                    };
+                        };
                     renderer.settings.strategy = strategy;
                     if !options.far_field {
                         renderer.settings.far_field_px = 0.0;

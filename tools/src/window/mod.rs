@@ -177,6 +177,7 @@ impl App {
             &ctx,
             format.format,
             vk::ImageLayout::PRESENT_SRC_KHR,
+            self.options.msaa,
             &self.options.scene,
         )?;
         renderer.settings.budget_ms = self.options.budget_ms;
@@ -188,7 +189,7 @@ impl App {
             &ctx,
             surface,
             format,
-            *renderer.render_pass,
+            renderer.target_passes(),
             self.options.present_mode,
             window_extent,
         )?;

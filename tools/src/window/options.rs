@@ -7,6 +7,7 @@ use horde::context::ContextDesc;
 use horde::renderer::RenderSettings;
 use horde::renderer::Renderer;
 use horde::scene::Scene;
+use horde::target::Msaa;
 
 use super::{KeyCode, MouseButton};
 use crate::camera_rig::SceneBounds;
@@ -86,6 +87,8 @@ pub struct WindowOptions {
     /// A GPU frame budget (ms) the far field and LOD threshold adapt to
     /// (`RenderSettings::budget_ms`); the HUD shows what it chose.
     pub budget_ms: Option<f32>,
+    /// The raster path's anti-aliasing.
+    pub msaa: Msaa,
 }
 
 /// What a window run did, for tests and logs.
