@@ -35,11 +35,38 @@ vec3 shade(vec3 albedo, vec3 emitted, vec3 normal, vec3 world_position, FrameGlo
 }
 
 // The debug colour of a route: LOD 0 green, 1 yellow, 2 red, 3 and finer
-// LODs purple, the far field cyan.
+// LODs purple, the far field cyan, the impostor pink.
 vec3 route_color(uint route) {
     const vec3 LOD_COLORS[4] = vec3[4](vec3(0.1, 0.8, 0.2), vec3(0.95, 0.8, 0.1),
                                        vec3(0.9, 0.2, 0.1), vec3(0.6, 0.2, 0.9));
+    if (route == ROUTE_IMPOSTOR) {
+        return vec3(1.0, 0.4, 0.7);
+    }
     return route == ROUTE_FAR_FIELD ? vec3(0.1, 0.8, 0.9) : LOD_COLORS[min(route, 3u)];
+}
+
+// A 4x4 ordered dither threshold in (0, 1) for a pixel.
+float dither_threshold(vec2 pixel) {
+    const uint BAYER[16] = uint[16](0u, 8u, 2u, 10u, 12u, 4u, 14u, 6u,
+                                    3u, 11u, 1u, 9u, 15u, 7u, 13u, 5u);
+    uvec2 p = uvec2(pixel) & 3u;
+    return (float(BAYER[p.y * 4u + p.x]) + 0.5) / 16.0;
+}
+
+// The impostor's share of a unit in the crossfade band: 0 where the mesh
+// alone is drawn, 1 where the impostor alone is, linear in the impostor's
+// projected error between `impostor_threshold_px * (1 + band)` and
+// `impostor_threshold_px` (the cull's band, `passes/impostor.rs`). The mesh
+// keeps the pixels whose dither threshold is at least the share, the
+// impostor the others, so the two never both cover a pixel.
+float impostor_fade(vec3 centre, float radius, float impostor_error, FrameGlobals g) {
+    if (g.impostor_threshold_px <= 0.0 || impostor_error <= 0.0) {
+        return 0.0;
+    }
+    float distance_to_camera = max(length(centre - g.camera_position), 1.0 / 1024.0);
+    float ratio = impostor_error * (2.0 * radius * g.pixels_per_unit)
+                / (distance_to_camera * g.impostor_threshold_px);
+    return clamp((1.0 + g.impostor_band - ratio) / max(g.impostor_band, 1e-6), 0.0, 1.0);
 }
 
 // The far field's colour payload: sqrt of linear colour (more steps in the

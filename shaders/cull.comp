@@ -164,11 +164,35 @@ void append(bool drawn, uint command, uint list_base, uint capacity, uint entry)
     }
 }
 
+// Where an instance is appended: a command, its list region and the entry.
+struct Append {
+    uint command;
+    uint list_base;
+    uint capacity;
+    uint entry;
+};
+
+// The append of `entry` to `target`, its region clamped to the list buffer.
+// A command or region outside its buffer takes nothing, so a bad type table
+// can never write out of bounds.
+Append append_to(RouteInfo target, uint entry) {
+    uint list_length = uint(entries.length());
+    Append result;
+    result.command = target.command;
+    result.list_base = min(target.list_base, list_length);
+    result.capacity = min(target.capacity, list_length - result.list_base);
+    result.entry = entry;
+    return result;
+}
+
 // Culls and routes instance `index`: false when it is not drawn (past the
-// count, inactive, outside the frustum, or routed to no command); else its
-// command, list region and entry.
-bool route_instance(uint index, out uint command, out uint list_base, out uint capacity,
-                    out uint entry) {
+// count, inactive, outside the frustum, or routed to no command); else where
+// it goes. `banded`: it is also drawn as an impostor (`band`), in the
+// crossfade band.
+bool route_instance(uint index, out Append primary, out bool banded, out Append band) {
+    primary = Append(0u, 0u, 0u, 0u);
+    band = primary;
+    banded = false;
     if (index >= dispatch.instance_count || index >= uint(infos.length())
         || index >= uint(placements.length()) || index >= uint(routes.length())) {
         return false;
@@ -232,28 +256,43 @@ bool route_instance(uint index, out uint command, out uint list_base, out uint c
             ? cull.far_field_px : cull.far_field_px * (1.0 - cull.lod_hysteresis);
         far = projects_within(size_px, distance_squared, far_limit);
     }
-    uint code = far ? ROUTE_FAR_FIELD + lod : lod;
+    // The impostor, the type's last LOD, outside the far field: taken where
+    // its projected error fits `impostor_threshold_px` (no hysteresis: the
+    // band dithers the switch); within `impostor_threshold_px * (1 + band)`
+    // a mesh-drawn unit is drawn as an impostor too, and both dither by
+    // distance (`impostor_fade` in common.glsl), so the switch does not pop.
+    RouteInfo impostor_route = types[type_index].routes[ROUTE_IMPOSTOR];
+    bool impostor = false;
+    if (!far && cull.impostor_threshold_px > 0.0 && impostor_route.capacity > 0u) {
+        impostor = error_fits(impostor_route.error, size_px, distance_squared,
+                              cull.impostor_threshold_px);
+        precise float band_threshold = cull.impostor_threshold_px * (1.0 + cull.impostor_band);
+        banded = !impostor && error_fits(impostor_route.error, size_px, distance_squared,
+                                         band_threshold);
+    }
+    uint code = far ? ROUTE_FAR_FIELD + lod : (impostor ? ROUTE_CODE_IMPOSTOR : lod);
     if (code != previous_code) {
         routes[index] = code;
     }
-    uint route = far ? ROUTE_FAR_FIELD : lod;
+    uint route = far ? ROUTE_FAR_FIELD : (impostor ? ROUTE_IMPOSTOR : lod);
 
-    // Append to the (type, route) region. A command or region outside its
-    // buffer takes nothing, so a bad type table can never write out of bounds.
-    RouteInfo target = types[type_index].routes[route];
-    uint list_length = uint(entries.length());
-    command = target.command;
-    list_base = min(target.list_base, list_length);
-    capacity = min(target.capacity, list_length - list_base);
-    entry = index | (code << ENTRY_INDEX_BITS);
-    return command < uint(MAX_DRAW_COMMANDS);
+    // Impostor entries carry the mesh LOD the unit would take.
+    uint lod_entry = index | (lod << ENTRY_INDEX_BITS);
+    uint entry = impostor ? lod_entry : index | (code << ENTRY_INDEX_BITS);
+    primary = append_to(types[type_index].routes[route], entry);
+    band = append_to(impostor_route, lod_entry);
+    banded = banded && band.command < uint(MAX_DRAW_COMMANDS);
+    return primary.command < uint(MAX_DRAW_COMMANDS);
 }
 
 void main() {
-    uint command = 0u;
-    uint list_base = 0u;
-    uint capacity = 0u;
-    uint entry = 0u;
-    bool drawn = route_instance(gl_GlobalInvocationID.x, command, list_base, capacity, entry);
-    append(drawn, command, list_base, capacity, entry);
+    Append primary;
+    Append band;
+    bool banded = false;
+    bool drawn = route_instance(gl_GlobalInvocationID.x, primary, banded, band);
+    append(drawn, primary.command, primary.list_base, primary.capacity, primary.entry);
+    // The condition is uniform, as the barriers in append() need.
+    if (cull.impostor_threshold_px > 0.0) {
+        append(banded, band.command, band.list_base, band.capacity, band.entry);
+    }
 }

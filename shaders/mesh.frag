@@ -4,7 +4,9 @@
 // the base colour by the route's colour; the unit mask view draws units white
 // and props black, unlit. In the pipelines that rasterize back
 // faces (types with a double-sided material), single-sided materials discard
-// theirs and double-sided ones are lit with the flipped normal.
+// theirs and double-sided ones are lit with the flipped normal. In the
+// impostor crossfade band a unit gives the impostor the pixels its dither
+// assigns it.
 #include "types.glsl"
 #include "common.glsl"
 
@@ -18,6 +20,8 @@ layout(location = 2) in vec2 in_uv;
 layout(location = 3) in vec4 in_tint;
 layout(location = 4) flat in uint in_material;
 layout(location = 5) flat in uint in_route;
+// The impostor's share in the crossfade band (0 outside it).
+layout(location = 6) flat in float in_impostor_fade;
 
 layout(location = 0) out vec4 out_color;
 
@@ -31,6 +35,9 @@ vec3 atlas_texel(vec4 rect) {
 }
 
 void main() {
+    if (dither_threshold(gl_FragCoord.xy) < in_impostor_fade) {
+        discard;
+    }
     MaterialInfo material = materials[in_material];
     bool back_face = BACK_FACES_RASTERIZED == 1u && !gl_FrontFacing;
     if (back_face && material.double_sided == 0u) {

@@ -16,6 +16,7 @@ layout(location = 2) out vec2 out_uv;
 layout(location = 3) out vec4 out_tint;
 layout(location = 4) flat out uint out_material;
 layout(location = 5) flat out uint out_route;
+layout(location = 6) flat out float out_impostor_fade;
 
 void main() {
     uint index = in_instance & ENTRY_INDEX_MASK;
@@ -30,5 +31,6 @@ void main() {
     out_tint = unpackUnorm4x8(info.tint);
     out_material = type_info.first_material + in_skin.w;
     out_route = in_instance >> ENTRY_INDEX_BITS;
+    out_impostor_fade = 0.0;
     gl_Position = globals.view_proj * vec4(world, 1.0);
 }

@@ -27,6 +27,7 @@ layout(location = 2) out vec2 out_uv;
 layout(location = 3) out vec4 out_tint;
 layout(location = 4) flat out uint out_material;
 layout(location = 5) flat out uint out_route;
+layout(location = 6) flat out float out_impostor_fade;
 
 void main() {
     out_world_position = in_position;
@@ -36,5 +37,6 @@ void main() {
     out_material = draw.first_material + in_skin.w;
     // Every unit is drawn at LOD 0.
     out_route = 0u;
+    out_impostor_fade = 0.0;
     gl_Position = globals.view_proj * vec4(in_position, 1.0);
 }

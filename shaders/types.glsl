@@ -17,6 +17,9 @@ struct FrameGlobals {
     float time;
     vec2 viewport_size;
     vec2 inverse_viewport_size;
+    float pixels_per_unit;
+    float impostor_threshold_px;
+    float impostor_band;
 };
 
 struct UnitInfo {
@@ -127,6 +130,22 @@ struct CullGlobals {
     float lod_hysteresis;
     float max_draw_distance;
     float far_field_px;
+    float impostor_threshold_px;
+    float impostor_band;
+};
+
+struct ImpostorBox {
+    vec3 center;
+    uint first_cell;
+    vec3 half_extent;
+    uint cell_count;
+};
+
+struct ImpostorClip {
+    uint first_cell;
+    uint frame_count;
+    float duration;
+    uint looping;
 };
 
 #endif

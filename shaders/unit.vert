@@ -23,6 +23,7 @@ layout(location = 2) out vec2 out_uv;
 layout(location = 3) out vec4 out_tint;
 layout(location = 4) flat out uint out_material;
 layout(location = 5) flat out uint out_route;
+layout(location = 6) flat out float out_impostor_fade;
 
 void main() {
     uint index = in_instance & ENTRY_INDEX_MASK;
@@ -50,5 +51,12 @@ void main() {
     out_tint = unpackUnorm4x8(info.tint);
     out_material = type_info.first_material + in_skin.w;
     out_route = in_instance >> ENTRY_INDEX_BITS;
+    // The far field's hand-backs are never banded.
+    vec3 centre = rotate_y(type_info.sphere_center * info.scale, placement.heading)
+                + placement.position;
+    out_impostor_fade = out_route >= ROUTE_FAR_FIELD
+        ? 0.0
+        : impostor_fade(centre, type_info.sphere_radius * info.scale,
+                        type_info.routes[ROUTE_IMPOSTOR].error, globals);
     gl_Position = globals.view_proj * vec4(world, 1.0);
 }

@@ -23,10 +23,31 @@ pub const MAX_LODS: u32 = 8;
 /// The route of the far field: a visible unit goes to one of its type's mesh
 /// LODs (routes `0..lod_count`) or, below the far-field size, here.
 pub const ROUTE_FAR_FIELD: u32 = MAX_LODS;
-/// Routes per type: every mesh LOD and the far field.
-pub const MAX_ROUTES: u32 = MAX_LODS + 1;
-/// Draw commands at the head of the draw-list buffer: one per (type, route).
-pub const MAX_DRAW_COMMANDS: u32 = MAX_TYPES * MAX_ROUTES;
+/// The route of the animated impostor, a unit type's last LOD (one quad per
+/// unit sampling baked views, `passes/impostor.rs`).
+pub const ROUTE_IMPOSTOR: u32 = MAX_LODS + 1;
+/// Routes per type: every mesh LOD, the far field and the impostor.
+pub const MAX_ROUTES: u32 = MAX_LODS + 2;
+/// The route code the cull stores for a unit drawn as an impostor (mesh
+/// LODs are `0..MAX_LODS`, the far field `ROUTE_FAR_FIELD + lod`).
+pub const ROUTE_CODE_IMPOSTOR: u32 = 2 * MAX_LODS;
+/// Draw commands at the head of the draw-list buffer: one per (type, route),
+/// then the one all impostors share (right after the last type's, see
+/// `world/types.rs`).
+pub const MAX_DRAW_COMMANDS: u32 = MAX_TYPES * MAX_ROUTES + 1;
+/// Impostor views per side of the hemi-octahedral grid; equal to the asset
+/// format's `IMPOSTOR_VIEWS_PER_SIDE` (asserted in `world/impostors.rs`).
+pub const IMPOSTOR_VIEWS_PER_SIDE: u32 = 8;
+/// Impostor cell side in texels; equal to the asset format's.
+pub const IMPOSTOR_CELL_PX: u32 = 32;
+/// Mip levels of the impostor atlas (cells of 32, 16, 8 and 4 texels):
+/// distant impostors, a few pixels tall, sample a level near their size
+/// instead of aliasing over a 32-texel cell.
+pub const IMPOSTOR_MIP_LEVELS: u32 = 4;
+/// Width of the runtime impostor atlas in texels (cells side by side, row
+/// after row); its height is what the cells need, at most the tier's
+/// largest image (4096 on the mobile tier).
+pub const IMPOSTOR_ATLAS_WIDTH: u32 = 4096;
 /// An instance-list entry holds the unit's index in its low bits and the
 /// route above them.
 pub const ENTRY_INDEX_BITS: u32 = 28;
@@ -179,6 +200,18 @@ pub const SHADER_CONSTANTS: &[(&str, ShaderValue)] = &[
     ("MAX_LODS", ShaderValue::U32(MAX_LODS)),
     ("ROUTE_FAR_FIELD", ShaderValue::U32(ROUTE_FAR_FIELD)),
     ("MAX_ROUTES", ShaderValue::U32(MAX_ROUTES)),
+    ("ROUTE_IMPOSTOR", ShaderValue::U32(ROUTE_IMPOSTOR)),
+    ("ROUTE_CODE_IMPOSTOR", ShaderValue::U32(ROUTE_CODE_IMPOSTOR)),
+    (
+        "IMPOSTOR_VIEWS_PER_SIDE",
+        ShaderValue::U32(IMPOSTOR_VIEWS_PER_SIDE),
+    ),
+    ("IMPOSTOR_CELL_PX", ShaderValue::U32(IMPOSTOR_CELL_PX)),
+    ("IMPOSTOR_MIP_LEVELS", ShaderValue::U32(IMPOSTOR_MIP_LEVELS)),
+    (
+        "IMPOSTOR_ATLAS_WIDTH",
+        ShaderValue::U32(IMPOSTOR_ATLAS_WIDTH),
+    ),
     ("MAX_DRAW_COMMANDS", ShaderValue::U32(MAX_DRAW_COMMANDS)),
     ("ENTRY_INDEX_BITS", ShaderValue::U32(ENTRY_INDEX_BITS)),
     ("ENTRY_INDEX_MASK", ShaderValue::U32(ENTRY_INDEX_MASK)),

@@ -143,13 +143,14 @@ impl Image {
         format: vk::Format,
         usage: vk::ImageUsageFlags,
     ) -> Result<Image, Error> {
-        Image::multisampled(
+        Image::create(
             ctx,
             name,
             extent,
             format,
             usage,
             vk::SampleCountFlags::TYPE_1,
+            1,
         )
     }
 
@@ -162,6 +163,39 @@ impl Image {
         format: vk::Format,
         usage: vk::ImageUsageFlags,
         samples: vk::SampleCountFlags,
+    ) -> Result<Image, Error> {
+        Image::create(ctx, name, extent, format, usage, samples, 1)
+    }
+
+    /// As [`Image::new`], with `levels` mip levels (the view sees them all).
+    pub fn with_levels(
+        ctx: &Context,
+        name: &str,
+        extent: vk::Extent2D,
+        format: vk::Format,
+        usage: vk::ImageUsageFlags,
+        levels: u32,
+    ) -> Result<Image, Error> {
+        Image::create(
+            ctx,
+            name,
+            extent,
+            format,
+            usage,
+            vk::SampleCountFlags::TYPE_1,
+            levels,
+        )
+    }
+
+    /// The one constructor behind the three above.
+    fn create(
+        ctx: &Context,
+        name: &str,
+        extent: vk::Extent2D,
+        format: vk::Format,
+        usage: vk::ImageUsageFlags,
+        samples: vk::SampleCountFlags,
+        levels: u32,
     ) -> Result<Image, Error> {
         let max = ctx.limits.max_image_dimension_2d;
         if extent.width == 0 || extent.height == 0 || extent.width > max || extent.height > max {
@@ -178,7 +212,7 @@ impl Image {
                 height: extent.height,
                 depth: 1,
             })
-            .mip_levels(1)
+            .mip_levels(levels.max(1))
             .array_layers(1)
             .samples(samples)
             .tiling(vk::ImageTiling::OPTIMAL)
@@ -218,7 +252,10 @@ impl Image {
             .image(raw)
             .view_type(vk::ImageViewType::TYPE_2D)
             .format(format)
-            .subresource_range(full_range(aspect_of(format)));
+            .subresource_range(vk::ImageSubresourceRange {
+                level_count: levels.max(1),
+                ..full_range(aspect_of(format))
+            });
         // SAFETY: the image is bound to memory.
         image.view = unsafe { ctx.device.create_image_view(&view_info, None) }?;
         ctx.set_name(raw, name);
@@ -388,15 +425,54 @@ pub fn upload_image(
     format: vk::Format,
     data: &[u8],
 ) -> Result<Image, Error> {
-    let image = Image::new(
+    upload_image_levels(ctx, name, extent, format, &[data])
+}
+
+/// As [`upload_image`], with mip levels: `levels[0]` is the image, each
+/// further one half the size of the one before (rounded down, at least 1).
+pub fn upload_image_levels(
+    ctx: &Context,
+    name: &str,
+    extent: vk::Extent2D,
+    format: vk::Format,
+    levels: &[&[u8]],
+) -> Result<Image, Error> {
+    let level_count = levels.len().max(1) as u32;
+    let image = Image::with_levels(
         ctx,
         name,
         extent,
         format,
         vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST,
+        level_count,
     )?;
-    let staging = staging_with(ctx, name, data)?;
-    let range = full_range(vk::ImageAspectFlags::COLOR);
+    let staging = staging_with(ctx, name, &levels.concat())?;
+    let range = vk::ImageSubresourceRange {
+        level_count,
+        ..full_range(vk::ImageAspectFlags::COLOR)
+    };
+    let mut offset = 0u64;
+    let regions: Vec<vk::BufferImageCopy> = levels
+        .iter()
+        .enumerate()
+        .map(|(level, data)| {
+            let region = vk::BufferImageCopy::default()
+                .buffer_offset(offset)
+                .image_subresource(vk::ImageSubresourceLayers {
+                    aspect_mask: vk::ImageAspectFlags::COLOR,
+                    mip_level: level as u32,
+                    base_array_layer: 0,
+                    layer_count: 1,
+                })
+                .image_extent(vk::Extent3D {
+                    width: (extent.width >> level).max(1),
+                    height: (extent.height >> level).max(1),
+                    depth: 1,
+                });
+            offset += data.len() as u64;
+            region
+        })
+        .collect();
     submit_and_wait(ctx, |cmd| {
         let to_transfer = vk::ImageMemoryBarrier::default()
             .src_access_mask(vk::AccessFlags::empty())
@@ -407,18 +483,6 @@ pub fn upload_image(
             .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
             .image(image.raw)
             .subresource_range(range);
-        let region = vk::BufferImageCopy::default()
-            .image_subresource(vk::ImageSubresourceLayers {
-                aspect_mask: vk::ImageAspectFlags::COLOR,
-                mip_level: 0,
-                base_array_layer: 0,
-                layer_count: 1,
-            })
-            .image_extent(vk::Extent3D {
-                width: extent.width,
-                height: extent.height,
-                depth: 1,
-            });
         let to_shader = vk::ImageMemoryBarrier::default()
             .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
             .dst_access_mask(vk::AccessFlags::SHADER_READ)
@@ -444,7 +508,7 @@ pub fn upload_image(
                 staging.raw,
                 image.raw,
                 vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                &[region],
+                &regions,
             );
             ctx.device.cmd_pipeline_barrier(
                 cmd,

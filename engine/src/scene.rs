@@ -99,5 +99,6 @@ pub fn static_asset(name: &str, mesh: &MeshData) -> Asset {
             height: quant.extent.y,
         },
         report: ErrorReport::default(),
+        impostor: None,
     }
 }

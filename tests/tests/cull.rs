@@ -631,6 +631,8 @@ fn exact_globals() -> CullGlobals {
         lod_hysteresis: 0.5,
         max_draw_distance: 256.0,
         far_field_px: 0.0,
+        impostor_threshold_px: 0.0,
+        impostor_band: 0.0,
     }
 }
 
@@ -959,7 +961,11 @@ fn camera_planes_bound_the_view() {
     assert_eq!(globals.max_draw_distance, 100.0);
     assert_eq!(globals.camera_position, [1.0, 2.0, 3.0]);
     assert_eq!(globals.far_field_px, 0.0, "the far field is off by default");
-    assert_eq!(size_of::<CullGlobals>(), 128);
+    assert_eq!(
+        globals.impostor_threshold_px, 0.0,
+        "impostors are off by default"
+    );
+    assert_eq!(size_of::<CullGlobals>(), 136);
 }
 
 /// How far-field routes changed over one frame, for the visible instances.

@@ -29,6 +29,7 @@ fn tiny_sweep(max_frame_ms: f64) -> SweepOptions {
         static_compare: true,
         quality: true,
         far_field: false,
+        impostors: None,
         device: None,
         validation: true,
         cache: CacheOptions {

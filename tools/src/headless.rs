@@ -99,9 +99,13 @@ pub struct HeadlessOptions {
     /// The far field samples each pixel on a 2×2 grid
     /// (`RenderSettings::far_field_supersampling`).
     pub far_field_supersampling: bool,
+    /// Draw distant units as animated impostors (`None`: the renderer's
+    /// default, on where the device has no far field).
+    pub impostors: Option<bool>,
     /// The raster path's anti-aliasing.
     pub msaa: Msaa,
-    /// GPU frame budget the far-field size adapts to.
+    /// GPU frame budget the far-field size (or, without the far field, the
+    /// impostor threshold) adapts to.
     pub budget_ms: Option<f32>,
     /// The GPU-driven frame or a baseline.
     pub strategy: Strategy,
@@ -136,6 +140,7 @@ impl Default for HeadlessOptions {
             far_field: true,
             far_field_px: None,
             far_field_supersampling: true,
+            impostors: None,
             msaa: Msaa::default(),
             budget_ms: None,
             strategy: Strategy::GpuDriven,
@@ -203,10 +208,14 @@ pub struct Report {
     /// Whether the far field drew the distant units, and below how many
     /// pixels (at the end of the run, after any budget adaptation).
     pub far_field: String,
+    /// Whether distant units were drawn as impostors, and their threshold
+    /// (at the end of the run, after any budget adaptation).
+    pub impostors: String,
     /// The raster path's anti-aliasing: `4x` or `off`.
     pub msaa: String,
-    /// The frame budget, its filtered cost and the far-field size and LOD
-    /// threshold it chose, at the end of the run; none without a budget.
+    /// The frame budget, its filtered cost and the far-field size (or the
+    /// impostor threshold) and LOD threshold it chose, at the end of the
+    /// run; none without a budget.
     pub budget: Option<BudgetReport>,
     /// GPU milliseconds per pass over the frames after warm-up.
     pub gpu_ms: Vec<ScopeStats>,
@@ -390,10 +399,14 @@ pub fn run_headless(
     if let Some(px) = options.far_field_px {
         renderer.settings.far_field_px = px;
     }
-    if options.far_field {
-        renderer.settings.budget_ms = options.budget_ms;
-    } else {
+    if let Some(impostors) = options.impostors {
+        renderer.settings.impostors = impostors;
+    }
+    if !options.far_field {
         renderer.settings.far_field_px = 0.0;
+    }
+    if options.far_field || (renderer.settings.impostors && renderer.has_impostors()) {
+        renderer.settings.budget_ms = options.budget_ms;
     }
     let rules = battle.rules;
     let render_every = options.render_every.max(1);
@@ -478,6 +491,16 @@ pub fn run_headless(
                 "1 sample per pixel"
             };
             format!("on, below {} px, {samples}", renderer.settings.far_field_px)
+        } else {
+            "off".to_owned()
+        },
+        impostors: if !renderer.has_impostors() {
+            "off (no unit type has an impostor)".to_owned()
+        } else if renderer.settings.impostors {
+            format!(
+                "on, error below {} px, band {}",
+                renderer.settings.impostor_threshold_px, renderer.settings.impostor_band
+            )
         } else {
             "off".to_owned()
         },

@@ -4,12 +4,12 @@
 //! `horde-bake` writes it; the renderer reads it with [`read_file`] and uploads
 //! the vertex, index and bone-texture data as they are.
 //!
-//! # Layout (version 3, every integer and float little-endian)
+//! # Layout (version 4, every integer and float little-endian)
 //!
 //! ```text
 //! offset size  field
 //! 0      8     magic "HORDEAST"
-//! 8      4     version (u32) = 3
+//! 8      4     version (u32) = 4
 //! 12     4     section count S (u32), 1..=64
 //! 16     8     file length in bytes (u64), equal to the real length
 //! 24     4     checksum (u32): FNV-1a 32 of bytes [32, file length)
@@ -53,6 +53,24 @@
 //! - `REPT` (once): the [`ErrorReport`]: model height, sample rate (f32), sample
 //!   count (u32), then eight (max, rms) f32 pairs in field order, then a warning
 //!   count (u32, at most 1024) and the warnings (strings).
+//! - `IMPO` (units only, at most once; version 4): the animated impostor
+//!   ([`Impostor`]): views per side V (u32, [`IMPOSTOR_VIEWS_PER_SIDE`]), cell
+//!   side C in texels (u32, [`IMPOSTOR_CELL_PX`]), frame count F (u32,
+//!   1..=[`MAX_IMPOSTOR_FRAMES`]), projected error (f32, a fraction of the
+//!   bounding sphere's diameter, like a LOD's), the box the cells frame
+//!   (centre, 3 f32; half extents, 3 f32, positive), clip count (u32, equal to
+//!   ANIM's), per clip (in ANIM order) first frame (u32), frame count (u32)
+//!   and looping (u8), then the albedo cells and the normal cells, each
+//!   `F * V * V * C * C * 4` bytes. Cell (frame f, view v) starts at texel
+//!   `(f * V * V + v) * C * C`, row-major, row 0 at the top. Albedo is sRGB
+//!   RGBA8 with the (conservative) coverage in alpha; the normal cell holds the model-space
+//!   normal as `n * 0.5 + 0.5` in RGB (alpha 0). View v = (row, column) of
+//!   a hemi-octahedral grid over the upper hemisphere (`horde-bake`'s
+//!   `impostor`); its cell is the orthographic projection of the box along
+//!   the view: right `r` and up `u` of the view span `±dot(|r|, half)` and
+//!   `±dot(|u|, half)` around the box's centre.
+//!   Every ANIM clip has frames: a clip the bake did not render points at
+//!   the frames of the clip that stands in for it.
 //!
 //! # Bone texture
 //!
@@ -85,7 +103,7 @@ pub use write::write;
 /// File signature, the first eight bytes of every `.horde` file.
 pub const MAGIC: [u8; 8] = *b"HORDEAST";
 /// Format version this crate reads and writes.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 /// Bytes of the fixed header before the section table.
 pub const HEADER_SIZE: usize = 32;
 /// Bytes of one section table entry.
@@ -109,6 +127,12 @@ pub const DEFAULT_BONE_TEXTURE_WIDTH: u32 = 1024;
 /// Fastest clip ground speed the reader accepts, in model heights per second
 /// (a sprinting human covers about 5): anything faster is corrupt data.
 pub const MAX_GROUND_SPEED_PER_HEIGHT: f32 = 50.0;
+/// Impostor views per side of the hemi-octahedral grid (V * V views).
+pub const IMPOSTOR_VIEWS_PER_SIDE: u32 = 8;
+/// Impostor cell side in texels.
+pub const IMPOSTOR_CELL_PX: u32 = 32;
+/// Most impostor frames (over all clips) a file may hold.
+pub const MAX_IMPOSTOR_FRAMES: u32 = 256;
 /// Material texture index meaning "no texture".
 pub const NO_TEXTURE: u32 = u32::MAX;
 
@@ -120,6 +144,7 @@ pub(crate) mod tag {
     pub const ANIMATION: [u8; 4] = *b"ANIM";
     pub const LOD: [u8; 4] = *b"LOD_";
     pub const REPORT: [u8; 4] = *b"REPT";
+    pub const IMPOSTOR: [u8; 4] = *b"IMPO";
 }
 
 /// What an asset is drawn as.
@@ -400,6 +425,51 @@ pub struct ErrorReport {
     pub warnings: Vec<String>,
 }
 
+/// Where one clip's impostor frames are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImpostorClip {
+    /// First frame of the clip in the impostor's frames.
+    pub first_frame: u32,
+    /// Frames of the clip (at least 1).
+    pub frame_count: u32,
+    /// Looping clips store frames at `i * D / N` (the end is the start);
+    /// the others at `i * D / (N - 1)`, both ends included.
+    pub looping: bool,
+}
+
+/// The animated impostor: the unit pre-rendered from `views_per_side²`
+/// directions over the upper hemisphere at every frame (layout in the
+/// module doc, `IMPO`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Impostor {
+    pub views_per_side: u32,
+    pub cell_px: u32,
+    pub frame_count: u32,
+    /// Projected error as a fraction of the bounding sphere's diameter: the
+    /// cull compares it with the LOD threshold like a mesh LOD's error.
+    pub error: f32,
+    /// Centre of the model-space box holding every baked frame.
+    pub box_center: [f32; 3],
+    /// Its half extents: each cell frames the box's projection.
+    pub box_half_extent: [f32; 3],
+    /// One per ANIM clip, in order.
+    pub clips: Vec<ImpostorClip>,
+    /// sRGB RGBA8 cells, conservative coverage in alpha (any sample of a
+    /// texel covered: 255).
+    pub albedo: Vec<u8>,
+    /// RGBA8 cells: model-space normal `n * 0.5 + 0.5`, alpha 0.
+    pub normal: Vec<u8>,
+}
+
+impl Impostor {
+    /// Bytes of one channel's cells.
+    pub fn channel_bytes(&self) -> usize {
+        let side = self.views_per_side as usize;
+        let cell = self.cell_px as usize;
+        self.frame_count as usize * side * side * cell * cell * 4
+    }
+}
+
 /// A whole baked unit type or prop.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Asset {
@@ -421,6 +491,8 @@ pub struct Asset {
     pub bounds: Bounds,
     /// The bake's error report.
     pub report: ErrorReport,
+    /// The animated impostor (units only; `None` when not baked).
+    pub impostor: Option<Impostor>,
 }
 
 /// Why a `.horde` file was rejected.

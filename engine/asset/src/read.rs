@@ -8,9 +8,10 @@
 
 use super::{
     fnv1a32, tag, Animation, Asset, AssetError, AssetKind, BoneEncoding, Bounds, Clip, ErrorReport,
-    ErrorStat, Material, MeshLod, PackedVertex, Submesh, Texture, HEADER_SIZE, MAGIC, MAX_BONES,
-    MAX_GROUND_SPEED_PER_HEIGHT, MAX_LODS, MAX_SECTIONS, MAX_STRING_LEN, MAX_TEXTURE_SIDE,
-    MAX_WARNINGS, NO_TEXTURE, SECTION_ENTRY_SIZE, VERSION,
+    ErrorStat, Impostor, ImpostorClip, Material, MeshLod, PackedVertex, Submesh, Texture,
+    HEADER_SIZE, IMPOSTOR_CELL_PX, IMPOSTOR_VIEWS_PER_SIDE, MAGIC, MAX_BONES,
+    MAX_GROUND_SPEED_PER_HEIGHT, MAX_IMPOSTOR_FRAMES, MAX_LODS, MAX_SECTIONS, MAX_STRING_LEN,
+    MAX_TEXTURE_SIDE, MAX_WARNINGS, NO_TEXTURE, SECTION_ENTRY_SIZE, VERSION,
 };
 use std::path::Path;
 
@@ -342,6 +343,76 @@ fn report(bytes: &[u8]) -> Result<ErrorReport, AssetError> {
     })
 }
 
+fn impostor(bytes: &[u8]) -> Result<Impostor, AssetError> {
+    let mut cursor = Cursor::new("IMPO", bytes);
+    let views_per_side = cursor.u32("impostor views per side")?;
+    let cell_px = cursor.u32("impostor cell size")?;
+    if views_per_side != IMPOSTOR_VIEWS_PER_SIDE || cell_px != IMPOSTOR_CELL_PX {
+        return Err(invalid(format!(
+            "IMPO section: {views_per_side} views per side of {cell_px}-texel cells (this \
+             reader reads {IMPOSTOR_VIEWS_PER_SIDE} of {IMPOSTOR_CELL_PX})"
+        )));
+    }
+    let frame_count = cursor.u32("impostor frame count")?;
+    if frame_count == 0 || frame_count > MAX_IMPOSTOR_FRAMES {
+        return Err(invalid(format!(
+            "IMPO section: frame count {frame_count} (expected 1..={MAX_IMPOSTOR_FRAMES})"
+        )));
+    }
+    let error = cursor.f32("impostor error")?;
+    if !(0.0..=1.0).contains(&error) {
+        return Err(invalid(format!(
+            "IMPO section: error {error} outside 0..=1"
+        )));
+    }
+    let box_center = cursor.f32s("impostor box centre")?;
+    let box_half_extent = cursor.f32s("impostor box half extent")?;
+    if box_half_extent.iter().any(|&h| h <= 0.0) {
+        return Err(invalid(format!(
+            "IMPO section: box half extents {box_half_extent:?} not all positive"
+        )));
+    }
+    let clip_count = cursor.count("impostor clip count", 9)?;
+    let clips = (0..clip_count)
+        .map(|index| {
+            let clip = ImpostorClip {
+                first_frame: cursor.u32("impostor clip first frame")?,
+                frame_count: cursor.u32("impostor clip frame count")?,
+                looping: match cursor.u8("impostor clip looping flag")? {
+                    0 => false,
+                    1 => true,
+                    other => return Err(invalid(format!("IMPO section: looping flag {other}"))),
+                },
+            };
+            let end = u64::from(clip.first_frame) + u64::from(clip.frame_count);
+            if clip.frame_count == 0 || end > u64::from(frame_count) {
+                return Err(invalid(format!(
+                    "IMPO section: clip {index} frames {}..{end} outside the {frame_count} frames",
+                    clip.first_frame
+                )));
+            }
+            Ok(clip)
+        })
+        .collect::<Result<Vec<_>, AssetError>>()?;
+    let side = views_per_side as usize;
+    let cell = cell_px as usize;
+    let channel = frame_count as usize * side * side * cell * cell * 4;
+    let albedo = cursor.take(channel, "impostor albedo cells")?.to_vec();
+    let normal = cursor.take(channel, "impostor normal cells")?.to_vec();
+    cursor.finish()?;
+    Ok(Impostor {
+        views_per_side,
+        cell_px,
+        frame_count,
+        error,
+        box_center,
+        box_half_extent,
+        clips,
+        albedo,
+        normal,
+    })
+}
+
 /// Section bodies by tag, after the table has been validated.
 #[derive(Default)]
 struct SectionBodies<'a> {
@@ -351,6 +422,7 @@ struct SectionBodies<'a> {
     animation: Option<&'a [u8]>,
     lods: Vec<&'a [u8]>,
     report: Option<&'a [u8]>,
+    impostor: Option<&'a [u8]>,
 }
 
 fn header_u32(bytes: &[u8], offset: usize) -> u32 {
@@ -470,6 +542,7 @@ fn sections(bytes: &[u8]) -> Result<SectionBodies<'_>, AssetError> {
             tag::TEXTURES => &mut bodies.textures,
             tag::ANIMATION => &mut bodies.animation,
             tag::REPORT => &mut bodies.report,
+            tag::IMPOSTOR => &mut bodies.impostor,
             tag::LOD => {
                 if bodies.lods.len() == MAX_LODS {
                     return Err(AssetError::BadSection(format!("more than {MAX_LODS} LODs")));
@@ -511,6 +584,7 @@ pub fn read(bytes: &[u8]) -> Result<Asset, AssetError> {
     let textures = textures(required(bodies.textures, "TEXR")?)?;
     let report = report(required(bodies.report, "REPT")?)?;
     let animation = bodies.animation.map(animation).transpose()?;
+    let impostor = bodies.impostor.map(impostor).transpose()?;
     if bodies.lods.is_empty() {
         return Err(AssetError::BadSection("missing LOD_ section".into()));
     }
@@ -529,6 +603,7 @@ pub fn read(bytes: &[u8]) -> Result<Asset, AssetError> {
         textures,
         bounds,
         report,
+        impostor,
     };
     validate(&asset)?;
     Ok(asset)
@@ -567,6 +642,16 @@ fn validate(asset: &Asset) -> Result<(), AssetError> {
     }
     for (level, lod) in asset.lods.iter().enumerate() {
         validate_lod(lod, level, bone_limit, asset.materials.len())?;
+    }
+    if let Some(impostor) = &asset.impostor {
+        let clip_count = asset.animation.as_ref().map_or(0, |a| a.clips.len());
+        if asset.kind != AssetKind::Unit || impostor.clips.len() != clip_count {
+            return Err(invalid(format!(
+                "IMPO section: {} impostor clips for a {:?} with {clip_count} clips",
+                impostor.clips.len(),
+                asset.kind
+            )));
+        }
     }
     Ok(())
 }

@@ -164,6 +164,24 @@ fn serialize(asset: &Asset) -> Vec<u8> {
     }
     sections.extend(asset.lods.iter().map(|level| (tag::LOD, lod(level))));
     sections.push((tag::REPORT, report(&asset.report)));
+    if let Some(impostor) = &asset.impostor {
+        let mut body = Body::default();
+        body.u32(impostor.views_per_side);
+        body.u32(impostor.cell_px);
+        body.u32(impostor.frame_count);
+        body.f32(impostor.error);
+        body.f32s(&impostor.box_center);
+        body.f32s(&impostor.box_half_extent);
+        body.len_u32(impostor.clips.len());
+        for clip in &impostor.clips {
+            body.u32(clip.first_frame);
+            body.u32(clip.frame_count);
+            body.u8(u8::from(clip.looping));
+        }
+        body.0.extend_from_slice(&impostor.albedo);
+        body.0.extend_from_slice(&impostor.normal);
+        sections.push((tag::IMPOSTOR, body.0));
+    }
 
     let table_end = HEADER_SIZE + SECTION_ENTRY_SIZE * sections.len();
     let total = table_end + sections.iter().map(|(_, body)| body.len()).sum::<usize>();

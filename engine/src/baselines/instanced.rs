@@ -112,8 +112,12 @@ pub fn write_lists<'e>(
     world: &World,
     entries: impl Fn(usize) -> Vec<&'e [u32]>,
 ) -> Result<(), Error> {
-    let mut commands =
-        command_template(&world.types, ctx.limits.draw_indirect_first_instance, None);
+    let mut commands = command_template(
+        &world.types,
+        ctx.limits.draw_indirect_first_instance,
+        None,
+        world.impostor_quad,
+    );
     let name = buffer.name.clone();
     let mapped = buffer
         .allocation

@@ -68,8 +68,16 @@ pub struct FrameGlobals {
     pub viewport_size: [f32; 2],
     /// 1 / width, 1 / height.
     pub inverse_viewport_size: [f32; 2],
+    /// Pixels per unit of size at distance 1 (as `CullGlobals`).
+    pub pixels_per_unit: f32,
+    /// The cull's `impostor_threshold_px` (0: no impostors), so that the
+    /// mesh and the impostor dither the same band (`impostor_fade` in
+    /// common.glsl).
+    pub impostor_threshold_px: f32,
+    /// The cull's `impostor_band`.
+    pub impostor_band: f32,
 }
-const _: () = assert!(size_of::<FrameGlobals>() == 144);
+const _: () = assert!(size_of::<FrameGlobals>() == 156);
 
 /// What the CPU writes once when a unit spawns or a prop is placed (16 bytes).
 #[repr(C)]
@@ -222,7 +230,8 @@ pub struct TypeInfo {
     /// First any-state transition (global) and their count.
     pub first_any_transition: u32,
     pub any_transition_count: u32,
-    /// Routes `0..lod_count` are the mesh LODs; `ROUTE_FAR_FIELD` the far field.
+    /// Routes `0..lod_count` are the mesh LODs; `ROUTE_FAR_FIELD` the far
+    /// field; `ROUTE_IMPOSTOR` the impostor.
     pub routes: [RouteInfo; MAX_ROUTES as usize],
 }
 const _: () = assert!(size_of::<TypeInfo>() == 80 + 16 * MAX_ROUTES as usize);
@@ -258,6 +267,42 @@ pub struct FarFieldMesh {
     pub vertex_count: u32,
 }
 const _: () = assert!(size_of::<FarFieldMesh>() == 16);
+
+/// One clip's impostor frames (uniform buffer `ImpostorClips`, indexed as
+/// `Clips`; see `passes/impostor.rs`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable, PartialEq)]
+pub struct ImpostorClip {
+    /// Atlas cell of frame 0, view 0; a frame's views follow one another.
+    pub first_cell: u32,
+    /// Frames of the clip; 0 for a type without an impostor.
+    pub frame_count: u32,
+    /// The clip's duration in seconds (its frames may be another clip's,
+    /// standing in for it).
+    pub duration: f32,
+    /// 1 when the frames loop (stored at `i * D / N`).
+    pub looping: u32,
+}
+const _: () = assert!(size_of::<ImpostorClip>() == 16);
+const _: () = assert!(size_of::<ImpostorClip>() * MAX_CLIPS <= 16 * 1024);
+
+/// The box a unit type's impostor cells frame (uniform buffer
+/// `ImpostorBoxes`, `[type]`): each view's cell is the box's orthographic
+/// projection along it (see `passes/impostor.rs`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable, PartialEq)]
+pub struct ImpostorBox {
+    /// Model-space centre.
+    pub center: [f32; 3],
+    /// The type's first atlas cell: no clip of the type samples before it.
+    pub first_cell: u32,
+    /// Half extents, model units.
+    pub half_extent: [f32; 3],
+    /// Cells of the type: no clip samples at or past `first_cell + cell_count`.
+    pub cell_count: u32,
+}
+const _: () = assert!(size_of::<ImpostorBox>() == 32);
+const _: () = assert!(size_of::<ImpostorBox>() * MAX_TYPES <= 16 * 1024);
 
 /// One clip in the bone texture (uniform buffer `Clips`).
 #[repr(C)]
@@ -359,8 +404,16 @@ pub struct CullGlobals {
     /// Units whose bounding sphere projects smaller than this many pixels go
     /// to the far field, where their type has one; 0 disables the far field.
     pub far_field_px: f32,
+    /// A unit type's impostor (route `ROUTE_IMPOSTOR`) is taken where its
+    /// projected error is at most this many pixels, as a mesh LOD's is
+    /// against `lod_threshold_px`; 0 disables impostors.
+    pub impostor_threshold_px: f32,
+    /// The crossfade band: where the impostor's projected error is within
+    /// `impostor_threshold_px * (1 + impostor_band)` a mesh-drawn unit is
+    /// also drawn as an impostor, the two dithered.
+    pub impostor_band: f32,
 }
-const _: () = assert!(size_of::<CullGlobals>() == 128);
+const _: () = assert!(size_of::<CullGlobals>() == 136);
 
 // The vertex is read as two attributes: position, normal and UV as four
 // words, then bones, weight and material as four bytes.
@@ -449,7 +502,10 @@ pub fn layouts() -> Layouts {
             fog_color,
             time,
             viewport_size,
-            inverse_viewport_size
+            inverse_viewport_size,
+            pixels_per_unit,
+            impostor_threshold_px,
+            impostor_band
         }),
         layout!(UnitInfo {
             type_index,
@@ -543,7 +599,21 @@ pub fn layouts() -> Layouts {
             lod_threshold_px,
             lod_hysteresis,
             max_draw_distance,
-            far_field_px
+            far_field_px,
+            impostor_threshold_px,
+            impostor_band
+        }),
+        layout!(ImpostorBox {
+            center,
+            first_cell,
+            half_extent,
+            cell_count
+        }),
+        layout!(ImpostorClip {
+            first_cell,
+            frame_count,
+            duration,
+            looping
         }),
     ]
 }

@@ -346,5 +346,7 @@ pub fn cull_globals(
         lod_hysteresis: hysteresis.clamp(0.0, 1.0),
         max_draw_distance: max_distance,
         far_field_px: 0.0,
+        impostor_threshold_px: 0.0,
+        impostor_band: 0.0,
     }
 }

@@ -1,8 +1,8 @@
 //! The production frame's GPU passes, one file each. The frame runs them in
 //! this order (see `Renderer::record`): upload, the simulation slot (an
 //! application's simulation, `simulation.rs`, or else simulate), animate,
-//! cull, far field, statistics, bounds (debug), draw (with the far field's
-//! resolve last), and the HUD over the result when the application gives
+//! cull, far field, statistics, bounds (debug), draw (with the impostors,
+//! then the far field's resolve, last), and the HUD over the result when the application gives
 //! one. Each pass's CPU twin is `reference/` under the same name; the
 //! baselines that stand in for cull are in `baselines/`, which these passes
 //! never name.
@@ -13,6 +13,7 @@ pub mod cull;
 pub mod draw;
 pub mod far_field;
 pub mod hud;
+pub mod impostor;
 pub mod simulate;
 pub mod statistics;
 pub mod upload;

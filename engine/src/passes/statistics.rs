@@ -30,12 +30,18 @@ pub struct DrawStats {
     /// field hands back to the raster (a triangle across the near plane or
     /// too large) is counted here and in the LOD that draws it.
     pub units_far_field: u32,
+    /// Impostors drawn: units routed to their impostor, and mesh-drawn
+    /// units in the crossfade band (counted in their LOD too).
+    #[serde(default)]
+    pub units_impostor: u32,
     pub props_per_lod: Vec<u32>,
 }
 
 impl DrawStats {
+    /// Units drawn one way or another (a unit in the impostor crossfade
+    /// band counts twice).
     pub fn units_visible(&self) -> u32 {
-        self.units_per_lod.iter().sum::<u32>() + self.units_far_field
+        self.units_per_lod.iter().sum::<u32>() + self.units_far_field + self.units_impostor
     }
     pub fn props_visible(&self) -> u32 {
         self.props_per_lod.iter().sum()
@@ -80,8 +86,13 @@ impl StatisticsPass {
             props_per_lod: vec![0; max_lods],
             ..DrawStats::default()
         };
+        let impostor_command = world.impostor_command();
         for (index, command) in commands.iter().enumerate() {
             let index = index as u32;
+            if index == impostor_command {
+                stats.units_impostor = command.instance_count;
+                continue;
+            }
             let route = index % MAX_ROUTES;
             let count = command.instance_count;
             if world.unit_commands().contains(&index) {

@@ -193,7 +193,7 @@ impl UploadPass {
         let writes = &world.units.writes;
         let tables = world.tables_dirty;
         let table_bytes = if tables {
-            (world.types.len() as u64 * crate::config::MAX_ROUTES as u64)
+            (world.types.len() as u64 * crate::config::MAX_ROUTES as u64 + 1)
                 * size_of::<DrawCommand>() as u64
                 * 2
                 + (crate::gpu_types::MAX_TYPES * size_of::<TypeInfo>()) as u64
@@ -222,8 +222,10 @@ impl UploadPass {
         let b = &world.buffers;
         if tables {
             let first_instance = frame.ctx.limits.draw_indirect_first_instance;
-            let template = command_template(&world.types, first_instance, None);
-            let bounds = command_template(&world.types, first_instance, Some(world.bounds_mesh));
+            let quad = world.impostor_quad;
+            let template = command_template(&world.types, first_instance, None, quad);
+            let bounds =
+                command_template(&world.types, first_instance, Some(world.bounds_mesh), quad);
             staged.copy(
                 bytemuck::cast_slice(&type_table(&world.types)),
                 b.type_table.raw,

@@ -14,7 +14,7 @@
 //!
 //! See [`crate::passes::cull`] for the algorithm and the data layout.
 
-use crate::config::{MAX_LODS, ROUTE_FAR_FIELD};
+use crate::config::{MAX_LODS, ROUTE_CODE_IMPOSTOR, ROUTE_FAR_FIELD, ROUTE_IMPOSTOR};
 use crate::gpu_types::{
     CullGlobals, TypeInfo, UnitInfo, UnitPlacement, ENTRY_INDEX_BITS, MAX_TYPES,
 };
@@ -132,8 +132,22 @@ fn coarsest_fitting(
         .unwrap_or(floor)
 }
 
+/// Where a visible instance goes this frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RouteDecision {
+    /// The route code stored for next frame's hysteresis (see
+    /// [`choose_route`]).
+    pub code: u32,
+    /// The mesh LOD the unit takes (or would take, as an impostor).
+    pub lod: u32,
+    /// Also drawn as an impostor: a mesh-drawn unit within the crossfade
+    /// band.
+    pub banded: bool,
+}
+
 /// The route code of a visible instance this frame, given last frame's: its
-/// LOD, plus `ROUTE_FAR_FIELD` when the far field draws it.
+/// LOD, plus `ROUTE_FAR_FIELD` when the far field draws it, or
+/// `ROUTE_CODE_IMPOSTOR` when its impostor does.
 ///
 /// One LOD rule serves both paths: without history the coarsest LOD whose
 /// projected error is at most the threshold; with it, while the previous LOD
@@ -142,13 +156,27 @@ fn coarsest_fitting(
 /// coarsest LOD that fits the threshold is taken. The far field (where the
 /// type has one and `far_field_px > 0`) then takes instances whose sphere
 /// projects within `far_field_px` pixels; an instance enters it only within
-/// `far_field_px * (1 - hysteresis)`.
+/// `far_field_px * (1 - hysteresis)`. Outside the far field, the impostor
+/// (where the type has one and `impostor_threshold_px > 0`) takes instances
+/// whose impostor error fits `impostor_threshold_px`; within
+/// `impostor_threshold_px * (1 + impostor_band)` a mesh-drawn instance is
+/// banded (see [`RouteDecision`]).
 pub fn choose_route(
     sphere: &Sphere,
     type_info: &TypeInfo,
     globals: &CullGlobals,
     previous_code: u32,
 ) -> u32 {
+    decide_route(sphere, type_info, globals, previous_code).code
+}
+
+/// [`choose_route`], with the LOD and the band.
+pub fn decide_route(
+    sphere: &Sphere,
+    type_info: &TypeInfo,
+    globals: &CullGlobals,
+    previous_code: u32,
+) -> RouteDecision {
     let lod_count = type_info.lod_count.clamp(1, MAX_LODS);
     let camera = globals.camera_position;
     let offset = [
@@ -196,16 +224,56 @@ pub fn choose_route(
     } else {
         globals.far_field_px * (1.0 - globals.lod_hysteresis)
     };
-    if far_field_open && projects_within(size_px, distance_squared, far_limit) {
+    let far = far_field_open && projects_within(size_px, distance_squared, far_limit);
+    let impostor_route = type_info.routes[ROUTE_IMPOSTOR as usize];
+    let impostor_open = !far && globals.impostor_threshold_px > 0.0 && impostor_route.capacity > 0;
+    let impostor = impostor_open
+        && error_fits(
+            impostor_route.error,
+            size_px,
+            distance_squared,
+            globals.impostor_threshold_px,
+        );
+    let band_threshold = globals.impostor_threshold_px * (1.0 + globals.impostor_band);
+    let banded = impostor_open
+        && !impostor
+        && error_fits(
+            impostor_route.error,
+            size_px,
+            distance_squared,
+            band_threshold,
+        );
+    let code = if far {
         ROUTE_FAR_FIELD + lod
+    } else if impostor {
+        ROUTE_CODE_IMPOSTOR
     } else {
         lod
-    }
+    };
+    RouteDecision { code, lod, banded }
 }
 
 /// The route (the index into `TypeInfo::routes`) of a route code.
 pub fn route_of(code: u32) -> u32 {
-    code.min(ROUTE_FAR_FIELD)
+    if code == ROUTE_CODE_IMPOSTOR {
+        ROUTE_IMPOSTOR
+    } else {
+        code.min(ROUTE_FAR_FIELD)
+    }
+}
+
+/// Appends `entry` to `target`'s command and region, as the shader does.
+fn append(output: &mut ReferenceOutput, target: crate::gpu_types::RouteInfo, entry: u32) {
+    let command = target.command as usize;
+    if command >= output.instance_counts.len() {
+        return;
+    }
+    let list_base = target.list_base.min(output.instance_list_len);
+    let capacity = target.capacity.min(output.instance_list_len - list_base);
+    let appended = &mut output.appended[command];
+    let position = appended.binary_search(&entry).unwrap_or_else(|at| at);
+    appended.insert(position, entry);
+    output.instance_counts[command] = (appended.len() as u32).min(capacity);
 }
 
 /// Culls one batch as the shader does: updates the routes of visible
@@ -235,19 +303,19 @@ pub fn cull(
         if !in_frustum(&sphere, &globals.planes) {
             continue;
         }
-        let code = choose_route(&sphere, &type_info, globals, batch.routes[index]);
+        let decision = decide_route(&sphere, &type_info, globals, batch.routes[index]);
+        let code = decision.code;
         batch.routes[index] = code;
-        let target = type_info.routes[route_of(code) as usize];
-        let command = target.command as usize;
-        if command >= output.instance_counts.len() {
-            continue;
+        // Impostor entries carry the mesh LOD the unit would take.
+        let lod_entry = index as u32 | (decision.lod << ENTRY_INDEX_BITS);
+        let entry = if code == ROUTE_CODE_IMPOSTOR {
+            lod_entry
+        } else {
+            index as u32 | (code << ENTRY_INDEX_BITS)
+        };
+        append(output, type_info.routes[route_of(code) as usize], entry);
+        if decision.banded {
+            append(output, type_info.routes[ROUTE_IMPOSTOR as usize], lod_entry);
         }
-        let list_base = target.list_base.min(output.instance_list_len);
-        let capacity = target.capacity.min(output.instance_list_len - list_base);
-        let appended = &mut output.appended[command];
-        let entry = index as u32 | (code << ENTRY_INDEX_BITS);
-        let position = appended.binary_search(&entry).unwrap_or_else(|at| at);
-        appended.insert(position, entry);
-        output.instance_counts[command] = (appended.len() as u32).min(capacity);
     }
 }

@@ -19,8 +19,9 @@
 //!    instance list of the mesh LOD the far field draws;
 //! 7. `statistics`: the draw commands copied for the CPU to read later;
 //! 8. `bounds` (debug view): the sphere commands' instance counts;
-//! 9. `draw`: the main render pass, two indirect draws, then the far
-//!    field's resolve;
+//! 9. `draw`: the main render pass, two indirect draws, then the
+//!    impostors' one (`impostors` on, where the unit types have them) and
+//!    the far field's resolve;
 //! 10. `hud` (when the application set one with [`Renderer::set_hud`]):
 //!     egui's texture uploads, then its triangles in the overlay render pass,
 //!     over the finished image (`passes/hud.rs`).
@@ -85,6 +86,7 @@ use crate::passes::cull::{cull_globals, CullBatch, CullPass, CullTargets};
 use crate::passes::draw::{DrawInputs, DrawOptions, DrawPass, DrawTarget, ExtraDraw};
 use crate::passes::far_field::FarFieldPass;
 use crate::passes::hud::{HudDraw, HudPass, HudTarget};
+use crate::passes::impostor::ImpostorPass;
 use crate::passes::simulate::SimulatePass;
 use crate::passes::statistics::StatisticsPass;
 use crate::passes::upload::UploadPass;
@@ -109,7 +111,8 @@ use replay::{reference_settings, RouteSnapshot};
 pub use replay::{Replay, ReplayPath, ReplayView};
 pub use settings::{
     BudgetSource, BudgetStatus, Environment, RenderSettings, Strategy, BUDGET_MAX_FAR_FIELD_PX,
-    BUDGET_MIN_FAR_FIELD_PX, DEFAULT_FAR_FIELD_PX,
+    BUDGET_MAX_IMPOSTOR_THRESHOLD_PX, BUDGET_MIN_FAR_FIELD_PX, BUDGET_MIN_IMPOSTOR_THRESHOLD_PX,
+    DEFAULT_FAR_FIELD_PX, DEFAULT_IMPOSTOR_THRESHOLD_PX,
 };
 
 /// What happened to a window frame.
@@ -151,6 +154,8 @@ pub struct Renderer {
     cpu_cull: CpuCullPass,
     instanced: InstancedPass,
     far_field: Option<FarFieldPass>,
+    /// Where some unit type has an impostor.
+    impostor: Option<ImpostorPass>,
     bounds: BoundsPass,
     statistics: StatisticsPass,
     cull: CullPass,
@@ -242,12 +247,21 @@ impl Renderer {
         } else {
             None
         };
+        let impostor = if world.has_impostors() {
+            Some(ImpostorPass::new(ctx, pass_target)?)
+        } else {
+            None
+        };
+        // Without the far field (the mobile tier) distant units are
+        // impostors; with it, the far field is the faster of the two
+        // (benches/results/impostors/).
         let settings = RenderSettings {
             far_field_px: if far_field.is_some() {
                 DEFAULT_FAR_FIELD_PX
             } else {
                 0.0
             },
+            impostors: far_field.is_none() && impostor.is_some(),
             ..RenderSettings::default()
         };
         let globals = (0..FRAMES_IN_FLIGHT)
@@ -276,6 +290,7 @@ impl Renderer {
             cpu_cull: CpuCullPass::new(),
             naive: NaivePass::new(ctx, pass_target, &unit_types)?,
             far_field,
+            impostor,
             frames: Frames::new(ctx)?,
             profiler: Profiler::new(ctx)?,
             tracker: Tracker::default(),
@@ -361,12 +376,19 @@ impl Renderer {
         Ok(start)
     }
 
+    /// Whether this renderer can draw impostors (some unit type has one);
+    /// without them `settings.impostors` has no effect.
+    pub fn has_impostors(&self) -> bool {
+        self.impostor.is_some()
+    }
+
     fn write_globals(
         &mut self,
         slot: usize,
         camera: &Camera,
         extent: vk::Extent2D,
         debug_view: u32,
+        cull: &crate::gpu_types::CullGlobals,
     ) -> Result<vk::Buffer, Error> {
         let (w, h) = (extent.width.max(1) as f32, extent.height.max(1) as f32);
         let env = &self.environment;
@@ -382,27 +404,53 @@ impl Renderer {
             time: self.time,
             viewport_size: [w, h],
             inverse_viewport_size: [1.0 / w, 1.0 / h],
+            pixels_per_unit: cull.pixels_per_unit,
+            impostor_threshold_px: cull.impostor_threshold_px,
+            impostor_band: cull.impostor_band,
         };
         self.globals[slot].write(0, &[globals])?;
         Ok(self.globals[slot].raw)
     }
 
-    /// With a frame budget, sets the far-field size from the last frame's
-    /// GPU time (or cost model); without one, forgets the controller.
+    /// The budget steers the impostor threshold rather than the far-field
+    /// size: the device has no far field, and impostors are on.
+    fn budget_steers_impostors(&self) -> bool {
+        self.impostor.is_some()
+            && self.settings.impostors
+            && (self.far_field.is_none() || self.settings.far_field_px <= 0.0)
+    }
+
+    /// With a frame budget, sets the far-field size (or, without the far
+    /// field, the impostor threshold) from the last frame's GPU time (or
+    /// cost model); without one, forgets the controller.
     fn follow_budget(&mut self) {
-        let Some(budget_ms) = self.settings.budget_ms.filter(|_| self.far_field.is_some()) else {
+        let steers_impostors = self.budget_steers_impostors();
+        let Some(budget_ms) = self
+            .settings
+            .budget_ms
+            .filter(|_| self.far_field.is_some() || steers_impostors)
+        else {
             self.budget = None;
             return;
         };
-        let start_px = self.settings.far_field_px.max(BUDGET_MIN_FAR_FIELD_PX);
-        let controller = self.budget.get_or_insert_with(|| {
-            BudgetController::new(
-                budget_ms,
-                start_px,
+        let (start_px, min_px, max_px) = if steers_impostors {
+            (
+                self.settings
+                    .impostor_threshold_px
+                    .max(BUDGET_MIN_IMPOSTOR_THRESHOLD_PX),
+                BUDGET_MIN_IMPOSTOR_THRESHOLD_PX,
+                BUDGET_MAX_IMPOSTOR_THRESHOLD_PX,
+            )
+        } else {
+            (
+                self.settings.far_field_px.max(BUDGET_MIN_FAR_FIELD_PX),
                 BUDGET_MIN_FAR_FIELD_PX,
                 BUDGET_MAX_FAR_FIELD_PX,
             )
-        });
+        };
+        let controller = self
+            .budget
+            .get_or_insert_with(|| BudgetController::new(budget_ms, start_px, min_px, max_px));
         controller.budget_ms = budget_ms;
         let measured = match self.settings.budget_source {
             BudgetSource::GpuTimestamps => self
@@ -419,7 +467,11 @@ impl Renderer {
         if let Some(ms) = measured {
             controller.update(ms);
         }
-        self.settings.far_field_px = controller.far_field_px();
+        if steers_impostors {
+            self.settings.impostor_threshold_px = controller.far_field_px();
+        } else {
+            self.settings.far_field_px = controller.far_field_px();
+        }
     }
 
     /// The budget controller's state, while a budget steers the frame.
@@ -489,17 +541,6 @@ impl Renderer {
         } else {
             DEBUG_VIEW_SHADED
         };
-        let target = DrawTarget {
-            render_pass: framebuffers.main_pass,
-            framebuffer: framebuffers.main,
-            extent,
-            globals: self.write_globals(start.slot, camera, extent, debug_view)?,
-            clear_color: if debug_view == DEBUG_VIEW_UNIT_MASK {
-                [0.0, 0.0, 0.0, 1.0]
-            } else {
-                CLEAR_COLOR
-            },
-        };
         // The reference allows no LOD error, whatever the budget chose.
         let lod_threshold_scale = match &self.budget {
             Some(budget) if !reference => budget.lod_threshold_scale(),
@@ -519,19 +560,41 @@ impl Renderer {
         // A world without units records no far field at all, and the
         // baselines have none: their cull keeps every unit a mesh.
         let has_units = self.world.unit_count() > 0;
-        let mut far_field = self.far_field.as_mut().filter(|_| {
-            settings.far_field_px > 0.0 && has_units && settings.strategy == Strategy::GpuDriven
-        });
+        let far_field_on =
+            settings.far_field_px > 0.0 && has_units && settings.strategy == Strategy::GpuDriven;
+        // Impostors: the GPU-driven frame's alone (the baselines' lists
+        // have no impostor command), as the LOD rule's last step.
+        let impostors_on = self.impostor.is_some()
+            && settings.impostors
+            && has_units
+            && settings.strategy == Strategy::GpuDriven;
+        if impostors_on {
+            cull.impostor_threshold_px =
+                settings.impostor_threshold_px / settings.lod_bias.max(f32::MIN_POSITIVE);
+            cull.impostor_band = settings.impostor_band.max(0.0);
+        }
+        if far_field_on && self.far_field.is_some() {
+            cull.far_field_px = settings.far_field_px;
+        }
+        let target = DrawTarget {
+            render_pass: framebuffers.main_pass,
+            framebuffer: framebuffers.main,
+            extent,
+            globals: self.write_globals(start.slot, camera, extent, debug_view, &cull)?,
+            clear_color: if debug_view == DEBUG_VIEW_UNIT_MASK {
+                [0.0, 0.0, 0.0, 1.0]
+            } else {
+                CLEAR_COLOR
+            },
+        };
+        let mut far_field = self.far_field.as_mut().filter(|_| far_field_on);
+        let impostor = self.impostor.as_ref().filter(|_| impostors_on);
         let samples_per_axis = if settings.far_field_supersampling {
             FAR_FIELD_SAMPLES_PER_AXIS
         } else {
             1
         };
-        cull.far_field_px = if far_field.is_some() {
-            settings.far_field_px
-        } else {
-            0.0
-        };
+
         let draw = DrawOptions {
             skinning: settings.skinning,
         };
@@ -615,6 +678,9 @@ impl Renderer {
             if settings.strategy == Strategy::GpuDriven && settings.show_bounds {
                 self.bounds.prepare(frame, world)?;
                 extras.push(&self.bounds);
+            }
+            if let Some(impostor) = impostor {
+                extras.push(impostor);
             }
             if let Some(far_field) = far_field.as_deref() {
                 extras.push(far_field);

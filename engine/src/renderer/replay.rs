@@ -88,6 +88,7 @@ pub(super) fn reference_settings(frame: &RenderSettings) -> RenderSettings {
         lod_threshold_px: 0.0,
         lod_bias: 1.0,
         far_field_px: 0.0,
+        impostors: false,
         cull_camera: None,
         show_bounds: false,
         strategy: Strategy::GpuDriven,

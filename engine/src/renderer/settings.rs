@@ -114,6 +114,16 @@ pub struct RenderSettings {
     /// (`passes/far_field.rs`, "Supersampling"); off: one sample at each
     /// pixel's centre.
     pub far_field_supersampling: bool,
+    /// Draw distant units as animated impostors, their type's last LOD
+    /// (`passes/impostor.rs`), where the types have one. [`Renderer::new`]
+    /// turns them on where the device has no far field (the mobile tier).
+    pub impostors: bool,
+    /// The impostor is taken where its projected error is at most this many
+    /// pixels (the LOD rule with its own threshold, which the frame budget
+    /// moves on a device without the far field).
+    pub impostor_threshold_px: f32,
+    /// The mesh ↔ impostor crossfade band, a fraction of the threshold.
+    pub impostor_band: f32,
     /// Colour every unit and prop by its LOD.
     pub color_by_lod: bool,
     /// Cull from this camera instead of the view camera (freeze culling).
@@ -125,9 +135,10 @@ pub struct RenderSettings {
     pub skinning: bool,
     /// The GPU-driven frame or a baseline.
     pub strategy: Strategy,
-    /// A GPU frame-time budget in milliseconds: where set (and the device
-    /// has the far field), `far_field_px` and the LOD threshold follow it,
-    /// adapted every frame from the frame time (see `far_field_budget`).
+    /// A GPU frame-time budget in milliseconds: where set, `far_field_px`
+    /// (where the device has the far field; else `impostor_threshold_px`,
+    /// with impostors on) and the LOD threshold follow it, adapted every
+    /// frame from the frame time (see `far_field_budget`).
     pub budget_ms: Option<f32>,
     /// Where the budget's frame time comes from.
     pub budget_source: BudgetSource,
@@ -151,7 +162,8 @@ pub struct BudgetStatus {
     pub budget_ms: f32,
     /// The averaged frame time of its last decision, once there was one.
     pub measured_ms: Option<f32>,
-    /// The far-field size and the LOD threshold it chose, pixels.
+    /// The far-field size (or, steering impostors, the impostor threshold)
+    /// and the LOD threshold it chose, pixels.
     pub far_field_px: f32,
     pub lod_threshold_px: f32,
 }
@@ -159,6 +171,12 @@ pub struct BudgetStatus {
 /// The far-field size the renderer starts with where the device has the far
 /// field: units whose bounding sphere spans at most 12 pixels.
 pub const DEFAULT_FAR_FIELD_PX: f32 = 12.0;
+
+/// The impostor threshold the renderer starts with: the mesh LODs' 1 pixel.
+pub const DEFAULT_IMPOSTOR_THRESHOLD_PX: f32 = 1.0;
+/// Bounds of the impostor threshold the frame budget may choose, pixels.
+pub const BUDGET_MIN_IMPOSTOR_THRESHOLD_PX: f32 = 0.25;
+pub const BUDGET_MAX_IMPOSTOR_THRESHOLD_PX: f32 = 32.0;
 
 /// Bounds of the far-field size the frame budget may choose, pixels.
 pub const BUDGET_MIN_FAR_FIELD_PX: f32 = 2.0;
@@ -173,6 +191,9 @@ impl Default for RenderSettings {
             max_draw_distance: 2000.0,
             far_field_px: 0.0,
             far_field_supersampling: true,
+            impostors: false,
+            impostor_threshold_px: DEFAULT_IMPOSTOR_THRESHOLD_PX,
+            impostor_band: crate::passes::impostor::DEFAULT_IMPOSTOR_BAND,
             color_by_lod: false,
             cull_camera: None,
             show_bounds: false,

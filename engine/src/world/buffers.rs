@@ -2,7 +2,8 @@
 //!
 //! - Static tables, uploaded once (and the type table and command templates
 //!   again when a type's instance capacity grows): vertices, indices, types,
-//!   clips, materials, controllers, the bone texture and the atlas.
+//!   clips, materials, controllers, the bone texture and the atlas, and the
+//!   impostors' clip table and atlas (albedo and normal images).
 //! - Per-unit state, one buffer per record kind (see `gpu_types`): infos,
 //!   placements, motions, animation states and routes; props have infos,
 //!   placements and routes.
@@ -22,10 +23,10 @@ use gpu_allocator::MemoryLocation;
 
 use crate::context::Context;
 use crate::gpu_types::{
-    AnimState, AnimStateDef, ClipInfo, DrawCommand, MaterialInfo, UnitInfo, UnitMotion,
-    UnitPlacement, MAX_CLIPS, MAX_MATERIALS,
+    AnimState, AnimStateDef, ClipInfo, DrawCommand, ImpostorClip, MaterialInfo, UnitInfo,
+    UnitMotion, UnitPlacement, MAX_CLIPS, MAX_MATERIALS,
 };
-use crate::memory::{upload_buffer, upload_image, Buffer, Image};
+use crate::memory::{upload_buffer, upload_image, upload_image_levels, Buffer, Image};
 use crate::world::types::{command_template, type_table, PackedTypes};
 use crate::Error;
 
@@ -107,6 +108,13 @@ impl Growable {
     }
 }
 
+/// An image's levels: the first, then its mips.
+fn mip_chain<'a>(first: &'a [u8], mips: &'a [Vec<u8>]) -> Vec<&'a [u8]> {
+    std::iter::once(first)
+        .chain(mips.iter().map(Vec::as_slice))
+        .collect()
+}
+
 /// Every GPU resource of the world, in creation order.
 pub struct WorldBuffers {
     pub vertices: Buffer,
@@ -118,6 +126,14 @@ pub struct WorldBuffers {
     pub controllers: Buffer,
     pub bone_texture: Image,
     pub atlas: Image,
+    /// `ImpostorClip[MAX_CLIPS]`, indexed as the clip table.
+    pub impostor_clips: Buffer,
+    /// `ImpostorBox[MAX_TYPES]`.
+    pub impostor_boxes: Buffer,
+    /// The impostor atlas: albedo (sRGB) and normal cells (1 × 1 when no
+    /// type has an impostor).
+    pub impostor_albedo: Image,
+    pub impostor_normal: Image,
     /// The draw commands with zero instances, copied over the head of the
     /// draw lists before every cull.
     pub command_template: Buffer,
@@ -154,9 +170,14 @@ impl WorldBuffers {
         let transfer = vk::BufferUsageFlags::TRANSFER_DST | vk::BufferUsageFlags::TRANSFER_SRC;
         let uniform = vk::BufferUsageFlags::UNIFORM_BUFFER | vk::BufferUsageFlags::TRANSFER_DST;
         let first_instance = ctx.limits.draw_indirect_first_instance;
-        let template = command_template(&packed.types, first_instance, None);
-        let bounds_template =
-            command_template(&packed.types, first_instance, Some(packed.bounds_mesh));
+        let quad = packed.impostor_quad;
+        let template = command_template(&packed.types, first_instance, None, quad);
+        let bounds_template = command_template(
+            &packed.types,
+            first_instance,
+            Some(packed.bounds_mesh),
+            quad,
+        );
         let mut clips = packed.clips.clone();
         clips.resize(MAX_CLIPS, ClipInfo::default());
         let mut materials = packed.materials.clone();
@@ -196,6 +217,27 @@ impl WorldBuffers {
         let atlas_extent = vk::Extent2D {
             width: packed.atlas.width,
             height: packed.atlas.height,
+        };
+        let mut impostor_clips = packed.impostors.clips.clone();
+        impostor_clips.resize(MAX_CLIPS, ImpostorClip::default());
+        let impostors = &packed.impostors;
+        const EMPTY_TEXEL: [u8; 4] = [0; 4];
+        let (impostor_extent, impostor_albedo, impostor_normal) = if impostors.height == 0 {
+            let one = vk::Extent2D {
+                width: 1,
+                height: 1,
+            };
+            (one, vec![&EMPTY_TEXEL[..]], vec![&EMPTY_TEXEL[..]])
+        } else {
+            let extent = vk::Extent2D {
+                width: crate::config::IMPOSTOR_ATLAS_WIDTH,
+                height: impostors.height,
+            };
+            (
+                extent,
+                mip_chain(&impostors.albedo, &impostors.albedo_mips),
+                mip_chain(&impostors.normal, &impostors.normal_mips),
+            )
         };
         let record = |bytes: usize| bytes as u64;
         let per_record = storage | transfer;
@@ -237,6 +279,32 @@ impl WorldBuffers {
                 atlas_extent,
                 vk::Format::R8G8B8A8_SRGB,
                 &packed.atlas.rgba8,
+            )?,
+            impostor_clips: upload_buffer(
+                ctx,
+                "impostor clips",
+                uniform,
+                bytemuck::cast_slice(&impostor_clips),
+            )?,
+            impostor_boxes: upload_buffer(
+                ctx,
+                "impostor boxes",
+                uniform,
+                bytemuck::cast_slice(&packed.impostors.boxes),
+            )?,
+            impostor_albedo: upload_image_levels(
+                ctx,
+                "impostor albedo atlas",
+                impostor_extent,
+                vk::Format::R8G8B8A8_SRGB,
+                &impostor_albedo,
+            )?,
+            impostor_normal: upload_image_levels(
+                ctx,
+                "impostor normal atlas",
+                impostor_extent,
+                vk::Format::R8G8B8A8_UNORM,
+                &impostor_normal,
             )?,
             command_template: upload_buffer(
                 ctx,

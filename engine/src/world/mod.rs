@@ -12,6 +12,7 @@
 //! frame's hot path: it waits for the GPU).
 
 pub mod buffers;
+pub mod impostors;
 pub mod types;
 pub mod units;
 
@@ -43,6 +44,8 @@ pub struct World {
     pub bone_shape: BoneShape,
     /// The bounds view's sphere mesh, after every type's LODs.
     pub bounds_mesh: LodRange,
+    /// The impostors' quad, after the sphere.
+    pub impostor_quad: LodRange,
     pub buffers: WorldBuffers,
     pub units: UnitTable,
     /// An application's simulation moves the units (the renderer runs one
@@ -91,6 +94,7 @@ impl World {
             encoding: packed.bone_texture.encoding,
             bone_shape: packed.bone_shape,
             bounds_mesh: packed.bounds_mesh,
+            impostor_quad: packed.impostor_quad,
             initial_states: packed.initial_states,
             clips: packed.clips,
             controllers: packed.controllers,
@@ -125,6 +129,16 @@ impl World {
     /// Draw commands of unit types.
     pub fn unit_commands(&self) -> Range<u32> {
         0..self.unit_type_count * MAX_ROUTES
+    }
+
+    /// The draw command all impostors share, after the types' commands.
+    pub fn impostor_command(&self) -> u32 {
+        types::impostor_command(&self.types)
+    }
+
+    /// Some unit type has an impostor.
+    pub fn has_impostors(&self) -> bool {
+        self.types.iter().any(|t| t.has_impostor)
     }
 
     /// Draw commands of prop types, after the units'.

@@ -14,7 +14,13 @@
 //!   the head of the draw-list buffer. Each (type, route) owns a region of
 //!   the instance lists as large as the type's capacity, so culling never
 //!   overflows it; [`layout_regions`] lays them out again when a capacity
-//!   grows.
+//!   grows. The impostor route is the exception: every unit type's
+//!   impostors are one quad mesh, so they share one command (right after
+//!   the last type's, [`impostor_command`]) and one region as large as the
+//!   capacities of the types that have an impostor; the per-type command of
+//!   that route draws nothing.
+//! - The impostor quad (four vertices, UV at the corners) follows the
+//!   bounds view's sphere; the impostor atlas is packed by `impostors.rs`.
 //! - The bone textures of every unit type are stacked into one 2D texture
 //!   (all must share the encoding and width); [`ClipInfo`]s point into it.
 //! - Materials give a base colour factor and a rectangle in one shared
@@ -25,12 +31,13 @@ use glam::Vec3;
 use crate::anim::{self, Controller, PackedControllers};
 use crate::asset::{Asset, AssetKind, BoneEncoding, PackedVertex};
 use crate::atlas::{self, Atlas};
-use crate::config::{MAX_LODS, MAX_ROUTES, ROUTE_FAR_FIELD};
+use crate::config::{MAX_LODS, MAX_ROUTES, ROUTE_FAR_FIELD, ROUTE_IMPOSTOR};
 use crate::gpu_types::{
     AnimState, ClipInfo, DrawCommand, MaterialInfo, RouteInfo, TypeInfo, MAX_CLIPS, MAX_MATERIALS,
     MAX_TYPES,
 };
 use crate::mesh::quantize;
+use crate::world::impostors::{self, ImpostorAtlas};
 use crate::Error;
 
 /// Smallest per-type instance capacity.
@@ -56,6 +63,8 @@ pub struct WorldType {
     /// Some material shows its back faces: the type is drawn without
     /// back-face culling.
     pub double_sided: bool,
+    /// The type has an impostor (route `ROUTE_IMPOSTOR`).
+    pub has_impostor: bool,
     /// Instances alive of this type.
     pub live: u32,
     /// Size of each of its instance-list regions.
@@ -95,6 +104,10 @@ pub struct PackedTypes {
     pub atlas: Atlas,
     /// The bounds view's sphere mesh, after every type's LODs.
     pub bounds_mesh: LodRange,
+    /// The impostors' quad, after the sphere.
+    pub impostor_quad: LodRange,
+    /// The unit types' impostors.
+    pub impostors: ImpostorAtlas,
     /// What the unit types' bone matrices are, the least regular type's.
     pub bone_shape: BoneShape,
 }
@@ -289,6 +302,7 @@ pub fn pack_types(
             lods,
             info,
             double_sided: asset.materials.iter().any(|m| m.double_sided),
+            has_impostor: false,
             live: 0,
             capacity: MIN_TYPE_CAPACITY,
         });
@@ -341,6 +355,21 @@ pub fn pack_types(
     };
     indices.extend_from_slice(&sphere.indices);
     vertices.extend_from_slice(&quantize(&sphere).0);
+    let impostor_quad = LodRange {
+        first_index: indices.len() as u32,
+        index_count: 6,
+        vertex_offset: vertices.len() as i32,
+        vertex_count: 4,
+    };
+    indices.extend_from_slice(&[0, 2, 1, 1, 2, 3]);
+    vertices.extend(quad_vertices());
+    let impostors = impostors::pack(unit_types, max_image)?;
+    for (world_type, error) in types.iter_mut().zip(&impostors.errors) {
+        if let Some(error) = error {
+            world_type.has_impostor = true;
+            world_type.info.routes[ROUTE_IMPOSTOR as usize].error = *error;
+        }
+    }
     layout_regions(&mut types);
     let bone_shape = unit_types
         .iter()
@@ -361,7 +390,26 @@ pub fn pack_types(
         bone_texture: bone,
         atlas,
         bounds_mesh,
+        impostor_quad,
+        impostors,
     })
+}
+
+/// The impostor quad's corners: UV (0, 0) top left to (1, 1) bottom right;
+/// the vertex shader places them (positions stay zero).
+fn quad_vertices() -> [PackedVertex; 4] {
+    [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)].map(|(u, v)| PackedVertex {
+        uv: [
+            half::f16::from_f32(u).to_bits(),
+            half::f16::from_f32(v).to_bits(),
+        ],
+        ..PackedVertex::default()
+    })
+}
+
+/// The draw command all impostors share: right after the last type's.
+pub fn impostor_command(types: &[WorldType]) -> u32 {
+    types.len() as u32 * MAX_ROUTES
 }
 
 /// What `asset`'s mat3x4 bone matrices are: similarities when each is a
@@ -411,8 +459,9 @@ pub fn bone_shape(asset: &Asset) -> BoneShape {
     }
 }
 
-/// Routes a type uses: its mesh LODs, and the far field for unit types
-/// whose coarsest LOD fits the far field's shared memory.
+/// Routes a type has a region of its own for: its mesh LODs, and the far
+/// field for unit types whose coarsest LOD fits the far field's shared
+/// memory (the impostors' region is shared).
 fn uses_route(world_type: &WorldType, route: u32) -> bool {
     route < world_type.info.lod_count
         || (route == ROUTE_FAR_FIELD
@@ -426,11 +475,16 @@ fn uses_route(world_type: &WorldType, route: u32) -> bool {
 /// Instance-list entries the regions of `types` need at their capacities.
 pub fn region_entries(types: &[WorldType]) -> u32 {
     let routes = |t: &WorldType| (0..MAX_ROUTES).filter(|&r| uses_route(t, r)).count() as u32;
+    (types.iter().map(|t| t.capacity * routes(t)).sum::<u32>() + impostor_capacity(types)).max(1)
+}
+
+/// Entries of the shared impostor region: every unit is at most once in it.
+fn impostor_capacity(types: &[WorldType]) -> u32 {
     types
         .iter()
-        .map(|t| t.capacity * routes(t))
-        .sum::<u32>()
-        .max(1)
+        .filter(|t| t.has_impostor)
+        .map(|t| t.capacity)
+        .sum()
 }
 
 /// Assigns each (type, route) its command and instance-list region from the
@@ -451,7 +505,20 @@ pub fn layout_regions(types: &mut [WorldType]) -> u32 {
             base += capacity;
         }
     }
-    base.max(1)
+    let impostor_region = RouteInfo {
+        error: 0.0,
+        command: impostor_command(types),
+        list_base: base,
+        capacity: impostor_capacity(types),
+    };
+    for world_type in types.iter_mut().filter(|t| t.has_impostor) {
+        let route = &mut world_type.info.routes[ROUTE_IMPOSTOR as usize];
+        *route = RouteInfo {
+            error: route.error,
+            ..impostor_region
+        };
+    }
+    (base + impostor_region.capacity).max(1)
 }
 
 /// The type table as uploaded: `MAX_TYPES` entries, unused ones zero.
@@ -467,10 +534,12 @@ pub fn type_table(types: &[WorldType]) -> Vec<TypeInfo> {
 /// reset source. With `first_instance_in_command` false (the mobile tier)
 /// `firstInstance` stays 0 and the draw binds the list at an offset instead.
 /// With `mesh`, every used mesh route draws that mesh (the bounds view).
+/// The impostors' command comes last and draws `impostor_quad`.
 pub fn command_template(
     types: &[WorldType],
     first_instance_in_command: bool,
     mesh: Option<LodRange>,
+    impostor_quad: LodRange,
 ) -> Vec<DrawCommand> {
     let mut commands = Vec::with_capacity(types.len() * MAX_ROUTES as usize);
     for world_type in types {
@@ -494,9 +563,21 @@ pub fn command_template(
             });
         }
     }
-    if commands.is_empty() {
-        commands.push(DrawCommand::default());
-    }
+    let impostor_base = types
+        .iter()
+        .find(|t| t.has_impostor)
+        .map_or(0, |t| t.info.routes[ROUTE_IMPOSTOR as usize].list_base);
+    commands.push(DrawCommand {
+        index_count: impostor_quad.index_count,
+        instance_count: 0,
+        first_index: impostor_quad.first_index,
+        vertex_offset: impostor_quad.vertex_offset,
+        first_instance: if first_instance_in_command {
+            impostor_base
+        } else {
+            0
+        },
+    });
     commands
 }
 

@@ -28,9 +28,10 @@ use std::path::{Path, PathBuf};
 /// Bumped when the key's recipe changes, so old entries are never misread.
 const CACHE_LAYOUT: u32 = 1;
 /// Bumped when the bake makes something else of the same input and options
-/// (2: the coarsest LOD of a unit is fitted to its silhouette), so entries
-/// of an older bake are rebaked rather than served.
-const BAKE_RECIPE: u32 = 2;
+/// (2: the coarsest LOD of a unit is fitted to its silhouette; 3: units get
+/// an animated impostor with conservative coverage), so entries of an older
+/// bake are rebaked rather than served.
+const BAKE_RECIPE: u32 = 3;
 
 /// Whether and where to cache.
 #[derive(Clone, Debug)]

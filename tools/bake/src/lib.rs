@@ -19,6 +19,8 @@
 //!    bounding sphere.
 //! 7. [`ground_speed`]: each clip's walking speed from its baked poses, so the
 //!    runtime can match playback to the unit's velocity.
+//! 8. [`impostor`]: the animated impostor, the unit's last LOD, rendered on
+//!    the CPU from 64 views at 8 frames of each clip a distant crowd plays.
 //!
 //! A prop ([`bake_prop`]) skips 2, 3, 5 and 6: one implicit bone, world-space
 //! vertices, a bounding sphere over the mesh.
@@ -33,6 +35,7 @@ pub mod fuzzing;
 pub mod gen;
 pub mod ground_speed;
 pub mod import;
+pub mod impostor;
 pub mod inspect;
 pub mod lod;
 mod options;
@@ -510,6 +513,12 @@ fn bake_unit_unguarded(
         textures: model.textures.clone(),
         bounds,
         report,
+        impostor: None,
+    };
+    progress("rendering impostor");
+    let asset = Asset {
+        impostor: impostor::bake(&asset),
+        ..asset
     };
     Ok(Baked {
         asset,
@@ -604,6 +613,7 @@ fn bake_prop_unguarded(
         textures: model.textures.clone(),
         bounds,
         report,
+        impostor: None,
     };
     Ok(Baked {
         asset,

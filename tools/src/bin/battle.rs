@@ -141,6 +141,10 @@ struct Args {
     /// field (default 12).
     #[arg(long, value_parser = positive)]
     far_field_px: Option<f32>,
+    /// Headless: distant units as animated impostors, their type's last LOD
+    /// (default: on where the device has no far field, the mobile tier).
+    #[arg(long, value_enum)]
+    impostors: Option<OnOff>,
     /// Headless: the far field samples each pixel on a 2×2 grid and
     /// averages (antialiased distant units); off: one sample per pixel.
     #[arg(long, value_enum, default_value_t = OnOff::On)]
@@ -281,6 +285,7 @@ fn headless(args: &Args) -> Result<()> {
         strategy: args.strategy,
         far_field_px: args.far_field_px,
         far_field_supersampling: args.far_field_aa.on(),
+        impostors: args.impostors.map(OnOff::on),
         msaa: args.msaa.msaa(),
         budget_ms: args.budget_ms(),
         progress: true,

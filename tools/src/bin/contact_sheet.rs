@@ -1,7 +1,9 @@
 //! Renders a contact sheet of the generated unit types through the engine's
 //! offscreen path: one tile per (unit type, clip), each showing the unit at
 //! 0 %, 25 %, 50 % and 75 % of the clip, side by side. Columns are unit types
-//! (knight, skeleton); rows are clips in their baked order.
+//! (knight, skeleton), each as its mesh and, beside it where the type has
+//! one, as its animated impostor (every unit forced to the impostor LOD);
+//! rows are clips in their baked order.
 //!
 //! ```text
 //! contact-sheet -o contact_sheet.png
@@ -157,7 +159,9 @@ fn main() -> Result<()> {
         width: args.tile_width,
         height: args.tile_height,
     };
-    let sheet_width = tile.width * types.len() as u32;
+    // The mesh and the impostor of each type.
+    let variants = 2;
+    let sheet_width = tile.width * types.len() as u32 * variants;
     let sheet_height = tile.height * rows as u32;
     let mut sheet = image::RgbaImage::new(sheet_width, sheet_height);
     let result = (|| -> Result<()> {
@@ -186,14 +190,27 @@ fn main() -> Result<()> {
                         Vec3::new(center_x, 0.8, z),
                     );
                     camera.fov_y = 40f32.to_radians();
-                    renderer.render_offscreen(&ctx, &target, &camera, 0.0, true)?;
-                    let image = target.read_rgba()?;
-                    image::imageops::replace(
-                        &mut sheet,
-                        &image,
-                        i64::from(type_index as u32 * tile.width),
-                        i64::from(clip_index as u32 * tile.height),
-                    );
+                    for variant in 0..variants {
+                        let impostor = variant == 1;
+                        if impostor && !renderer.has_impostors() {
+                            continue;
+                        }
+                        renderer.settings.impostors = impostor;
+                        renderer.settings.far_field_px = 0.0;
+                        renderer.settings.impostor_threshold_px = if impostor {
+                            1.0e6
+                        } else {
+                            horde::renderer::DEFAULT_IMPOSTOR_THRESHOLD_PX
+                        };
+                        renderer.render_offscreen(&ctx, &target, &camera, 0.0, true)?;
+                        let image = target.read_rgba()?;
+                        image::imageops::replace(
+                            &mut sheet,
+                            &image,
+                            i64::from((type_index as u32 * variants + variant) * tile.width),
+                            i64::from(clip_index as u32 * tile.height),
+                        );
+                    }
                 }
             }
             Ok(())
@@ -214,7 +231,8 @@ fn main() -> Result<()> {
     output.write_image(&sheet)?;
     let names: Vec<&str> = types.iter().map(|t| t.name.as_str()).collect();
     println!(
-        "wrote {} ({}x{}): columns {names:?}, rows = clips in baked order, poses at {PHASES:?} of each clip",
+        "wrote {} ({}x{}): columns {names:?}, each as mesh then impostor, rows = clips in baked \
+         order, poses at {PHASES:?} of each clip",
         args.output.display(),
         sheet_width,
         sheet_height

@@ -70,6 +70,10 @@ struct Args {
     /// mesh): off measures the mesh paths against each other.
     #[arg(long, value_enum, default_value_t = OnOff::Off)]
     far_field: OnOff,
+    /// The GPU-driven frame's impostors (default: on where the device has
+    /// no far field, the mobile tier).
+    #[arg(long, value_enum)]
+    impostors: Option<OnOff>,
     /// Bone encodings, comma-separated (default mat3x4).
     #[arg(long, value_enum, value_delimiter = ',')]
     encodings: Vec<Encoding>,
@@ -177,6 +181,7 @@ fn options(args: &Args) -> SweepOptions {
         static_compare: !args.no_static_compare,
         quality: args.quality,
         far_field: args.far_field.on(),
+        impostors: args.impostors.map(OnOff::on),
         device: args.device.clone(),
         validation: args.validation,
         cache: CacheOptions {

@@ -95,6 +95,8 @@ pub struct SweepOptions {
     /// Let the GPU-driven frame send distant units to the far field (the
     /// baselines have none and draw every unit as a mesh).
     pub far_field: bool,
+    /// The GPU-driven frame's impostors (`None`: the renderer's default).
+    pub impostors: Option<bool>,
     /// GPU by index or name substring.
     pub device: Option<String>,
     /// Validation layers (slow; for tests).
@@ -667,6 +669,9 @@ pub fn run_sweep(options: &SweepOptions, command: String) -> Result<Report> {
                     renderer.settings.strategy = strategy;
                     if !options.far_field {
                         renderer.settings.far_field_px = 0.0;
+                    }
+                    if let Some(impostors) = options.impostors {
+                        renderer.settings.impostors = impostors;
                     }
                     for camera in cameras {
                         let mut bench = Bench {
