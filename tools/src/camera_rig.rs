@@ -25,7 +25,10 @@
 //! works, from a few units to millions:
 //! - **Overview** (`1`): the camera looks down at [`OVERVIEW_PITCH_DEG`]
 //!   from the +z side, across the front line, so army 0 stands left of it
-//!   and army 1 right. Its position is solved in closed form so that all
+//!   and army 1 right; or, where the front is longer than the armies are
+//!   deep (regiments drawn up in line), from behind army 0 (the −x side),
+//!   so the front runs across the image and army 1 stands beyond it. Its
+//!   position is solved in closed form so that all
 //!   eight corners of the box fall inside [`OVERVIEW_FILL`] of the image at
 //!   its aspect: with the orientation fixed, each corner `p` (view-space
 //!   coordinates `a` across, `b` up, `c` along the view) stays inside the
@@ -252,7 +255,13 @@ pub fn preset_camera(bounds: &SceneBounds, preset: Preset, aspect: f32) -> Camer
     match preset {
         Preset::Overview => {
             let pitch = OVERVIEW_PITCH_DEG.to_radians();
-            let forward = Vec3::new(0.0, -pitch.sin(), -pitch.cos());
+            // A front longer than the armies are deep is seen from behind
+            // army 0, so it runs across the image instead of away from it.
+            let forward = if h.z > h.x {
+                Vec3::new(pitch.cos(), -pitch.sin(), 0.0)
+            } else {
+                Vec3::new(0.0, -pitch.sin(), -pitch.cos())
+            };
             frame_points(
                 &bounds.corners(),
                 forward,

@@ -5,6 +5,7 @@
 #   mobile tier (--tier mobile), 100k and 1M units, impostors off then on;
 #   desktop tier, 1M units, the far field (impostors off) then impostors
 #   (far field off).
+# CAMERA=overview runs the same from the overview preset (the whole armies).
 # Writes into $OUT one report per run (<tier>_<units>_<impostors>.json), the
 # logs, and summary.json: rows {device, tier, units, camera, impostors,
 # far_field, gpu_frame_ms_median, flip_mean}, to be committed as
@@ -30,7 +31,7 @@ run() {
   local name=$1
   shift
   local start=$SECONDS
-  /tmp/bin/battle --headless --quality --camera front --width 1920 --height 1080 \
+  /tmp/bin/battle --headless --quality --camera "${CAMERA:-front}" --width 1920 --height 1080 \
     --frames 450 --render-every 3 --warmup 70 --report "$OUT/$name.json" "$@" \
     > "$OUT/$name.log" 2>&1 || { echo "== $name failed"; tail -5 "$OUT/$name.log"; return 0; }
   python3 - "$OUT/$name.json" "$name" $((SECONDS - start)) <<'PY'
