@@ -77,17 +77,21 @@ fn empty_scene_reads_back_the_clear_colour() {
     }
 }
 
-#[test]
-fn lit_ground_reads_back_its_albedo() {
-    // Sun straight down, sun + ambient = 1 and no fog: the shaded colour of an
-    // upward face equals its albedo exactly.
-    let environment = Environment {
+/// Sun straight down, sun + ambient = 1 and no fog: the shaded colour of an
+/// upward face equals its albedo exactly.
+fn exact_light() -> Environment {
+    Environment {
         sun_direction: Vec3::Y,
         sun_color: Vec3::splat(0.5),
         ambient: 0.5,
         fog_color: Vec3::ZERO,
         fog_density: 0.0,
-    };
+    }
+}
+
+#[test]
+fn lit_ground_reads_back_its_albedo() {
+    let environment = exact_light();
     let albedo = [0.8, 0.4, 0.2];
     let scene = Scene {
         prop_types: vec![static_asset("ground", &ground(100.0, 1))],
@@ -249,13 +253,7 @@ fn double_sided_and_emissive_materials() {
 fn msaa_blends_edges_and_only_edges() {
     use horde::renderer::Renderer;
     use horde::target::Msaa;
-    let environment = Environment {
-        sun_direction: Vec3::Y,
-        sun_color: Vec3::splat(0.5),
-        ambient: 0.5,
-        fog_color: Vec3::ZERO,
-        fog_density: 0.0,
-    };
+    let environment = exact_light();
     let scene = Scene {
         prop_types: vec![static_asset("ground", &ground(10.0, 1))],
         props: vec![PropPlacement {
