@@ -10,6 +10,7 @@ use horde::memory::read_buffers;
 use horde::renderer::{Renderer, Replay, ReplayPath, ReplayView};
 use horde::target::Offscreen;
 use horde::world::buffers::DRAW_COMMANDS_BYTES;
+use horde_battle::reference::grid::GridLayout;
 use horde_battle::{Battle, BattleRules};
 use horde_tests::{compare_with_reference_by_flip, finish, gpu_context};
 use horde_tools::battle::{battle_scene, BattleCamera, BattleOptions, BattleScene};
@@ -158,14 +159,25 @@ struct FrameState {
     battle: horde_battle::BattleReadback,
 }
 
+/// The state a replay must leave alone. The order of the units within a
+/// grid cell follows the GPU's atomics, not the state: each cell's entries
+/// are sorted.
 fn frame_state(ctx: &horde::context::Context, renderer: &Renderer) -> FrameState {
+    let mut battle = renderer
+        .simulation::<Battle>()
+        .expect("a battle")
+        .read_state(ctx)
+        .expect("battle state");
+    let layout = GridLayout::new(battle.combat.len() as u32);
+    let entries = layout.entries();
+    for cell in 0..layout.cells {
+        let start = layout.cell_start(&battle.grid, cell) as usize;
+        let end = layout.cell_start(&battle.grid, cell + 1) as usize;
+        battle.grid[entries + start..entries + end].sort_unstable();
+    }
     FrameState {
         units: renderer.world.read_unit_state(ctx).expect("unit state"),
-        battle: renderer
-            .simulation::<Battle>()
-            .expect("a battle")
-            .read_state(ctx)
-            .expect("battle state"),
+        battle,
     }
 }
 
