@@ -20,7 +20,7 @@
 //! - [`scene`] and [`world`]: what a renderer starts with, and the types,
 //!   units, props and GPU buffers made from it.
 //! - [`passes`]: one file per GPU pass of the production frame;
-//!   [`reference`]: the CPU twin of each, under the same file name
+//!   [`reference`](mod@reference): the CPU twin of each, under the same file name
 //!   (`passes/cull.rs` and `reference/cull.rs`), which the tests compare
 //!   with the GPU.
 //! - [`simulation`]: the frame's simulation slot, where an application's

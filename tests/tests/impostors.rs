@@ -27,7 +27,7 @@ use horde::passes::cull::cull_globals;
 use horde::reference::cull::{cull, ReferenceBatch, ReferenceOutput};
 use horde::scene::{rgba8, Scene};
 use horde::target::Msaa;
-use horde::world::types::type_table;
+use horde::world::regions::type_table;
 use horde::world::UnitSpawn;
 use horde_bake::{self as bake, BakeOptions};
 use horde_tests::{

@@ -38,7 +38,7 @@ use crate::gpu_types::{
 };
 use crate::memory::Buffer;
 use crate::reference::cull::{choose_route, in_frustum, route_of, world_sphere};
-use crate::world::types::type_table;
+use crate::world::regions::type_table;
 use crate::world::World;
 use crate::Error;
 

@@ -31,7 +31,7 @@ use crate::frame::Frame;
 use crate::gpu_types::{UnitInfo, INACTIVE_TYPE};
 use crate::memory::{Buffer, Released};
 use crate::world::buffers::DRAW_COMMANDS_BYTES;
-use crate::world::types::command_template;
+use crate::world::regions::command_template;
 use crate::world::World;
 use crate::Error;
 

@@ -373,7 +373,7 @@ impl NaivePass {
             self.anim_generation = Some(cpu.anim_generation);
         }
         let infos = world.infos();
-        let types = crate::world::types::type_table(&world.types);
+        let types = crate::world::regions::type_table(&world.types);
         let tables = AnimTables {
             types: &types,
             clips: &world.clips,

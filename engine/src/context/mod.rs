@@ -140,7 +140,7 @@ pub struct Context {
     pub surface_supported: bool,
     /// The far field's compute rasterizer can run: the desktop tier on a
     /// device with `shaderInt64` and `shaderBufferInt64Atomics`, both then
-    /// enabled (see [`device::far_field_support`]).
+    /// enabled (see `device::far_field_support`).
     pub far_field_supported: bool,
 }
 

@@ -30,7 +30,7 @@ use crate::frame::{ComputePipeline, Frame};
 use crate::frames::Descriptor;
 use crate::gpu_types::{DrawCommand, TypeInfo};
 use crate::memory::{Buffer, Released};
-use crate::world::types::{command_template, layout_regions, type_table};
+use crate::world::regions::{command_template, layout_regions, type_table};
 use crate::world::units::{WriteQueue, WHOLE_RECORD};
 use crate::world::World;
 use crate::{shaders, Error};

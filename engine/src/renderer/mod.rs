@@ -2,7 +2,7 @@
 //! the window. The CPU records a constant number of commands whatever the
 //! unit count; every per-unit step runs on the GPU.
 //!
-//! The frame is one list, in [`Renderer::record`]:
+//! The frame is one list, in `Renderer::record`:
 //! 1. `upload`: the world's pending commands (spawns, orders, teleports) and
 //!    buffer growth;
 //! 2. the simulation slot (`simulation.rs`): an application's GPU
@@ -52,7 +52,9 @@
 
 //!
 //! What a frame is asked to do (lighting, strategy, LOD and far-field
-//! settings, debug views) lives in `settings.rs`.
+//! settings, debug views) lives in `settings.rs`; how the frame budget sets
+//! them before each frame, in `budget.rs`; the submissions (offscreen, replay,
+//! window) and the wait at the end of a run, in `submit.rs`.
 //!
 //! [`Renderer::replay_offscreen`] records the same list as a replay of the
 //! last frame's state with other settings, for the quality measurement: no
@@ -94,10 +96,9 @@ use crate::pipeline::PassTarget;
 use crate::profiler::Profiler;
 use crate::scene::Scene;
 use crate::simulation::Simulation;
-use crate::swapchain::{Acquired, Presented, Swapchain};
 use crate::target::{
-    create_overlay_render_pass, create_render_pass, FramebufferHandles, Msaa, Offscreen,
-    TargetPasses, CLEAR_COLOR, OFFSCREEN_FORMAT,
+    create_overlay_render_pass, create_render_pass, FramebufferHandles, Msaa, TargetPasses,
+    CLEAR_COLOR,
 };
 use crate::world::World;
 use crate::Error;
@@ -105,8 +106,10 @@ use std::sync::Arc;
 
 pub use crate::passes::statistics::DrawStats;
 
+mod budget;
 mod replay;
 mod settings;
+mod submit;
 use replay::{reference_settings, RouteSnapshot};
 pub use replay::{Replay, ReplayPath, ReplayView};
 pub use settings::{
@@ -114,20 +117,7 @@ pub use settings::{
     BUDGET_MAX_IMPOSTOR_THRESHOLD_PX, BUDGET_MIN_FAR_FIELD_PX, BUDGET_MIN_IMPOSTOR_THRESHOLD_PX,
     DEFAULT_FAR_FIELD_PX, DEFAULT_IMPOSTOR_THRESHOLD_PX,
 };
-
-/// What happened to a window frame.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WindowFrame {
-    /// Drawn and presented.
-    Presented,
-    /// Presented, but the swapchain must be recreated before the next frame.
-    PresentedNeedsRecreate,
-    /// Nothing drawn: the window is minimized or the swapchain is out of date.
-    Skipped,
-    /// The surface was lost (at acquire: nothing drawn; at present: drawn,
-    /// not shown): the window must make a new one before the next frame.
-    SurfaceLost,
-}
+pub use submit::WindowFrame;
 
 /// What a recorded frame does: a step of the world, or a replay of the last
 /// one's state.
@@ -412,78 +402,6 @@ impl Renderer {
         Ok(self.globals[slot].raw)
     }
 
-    /// The budget steers the impostor threshold rather than the far-field
-    /// size: the device has no far field, and impostors are on.
-    fn budget_steers_impostors(&self) -> bool {
-        self.impostor.is_some()
-            && self.settings.impostors
-            && (self.far_field.is_none() || self.settings.far_field_px <= 0.0)
-    }
-
-    /// With a frame budget, sets the far-field size (or, without the far
-    /// field, the impostor threshold) from the last frame's GPU time (or
-    /// cost model); without one, forgets the controller.
-    fn follow_budget(&mut self) {
-        let steers_impostors = self.budget_steers_impostors();
-        let Some(budget_ms) = self
-            .settings
-            .budget_ms
-            .filter(|_| self.far_field.is_some() || steers_impostors)
-        else {
-            self.budget = None;
-            return;
-        };
-        let (start_px, min_px, max_px) = if steers_impostors {
-            (
-                self.settings
-                    .impostor_threshold_px
-                    .max(BUDGET_MIN_IMPOSTOR_THRESHOLD_PX),
-                BUDGET_MIN_IMPOSTOR_THRESHOLD_PX,
-                BUDGET_MAX_IMPOSTOR_THRESHOLD_PX,
-            )
-        } else {
-            (
-                self.settings.far_field_px.max(BUDGET_MIN_FAR_FIELD_PX),
-                BUDGET_MIN_FAR_FIELD_PX,
-                BUDGET_MAX_FAR_FIELD_PX,
-            )
-        };
-        let controller = self
-            .budget
-            .get_or_insert_with(|| BudgetController::new(budget_ms, start_px, min_px, max_px));
-        controller.budget_ms = budget_ms;
-        let measured = match self.settings.budget_source {
-            BudgetSource::GpuTimestamps => self
-                .profiler
-                .last_frame()
-                .iter()
-                .find(|(name, _)| *name == "frame")
-                .map(|&(_, ms)| ms as f32),
-            // Nothing to model until the first statistics arrive.
-            BudgetSource::Model(cost) => {
-                Some(cost(&self.stats)).filter(|_| !self.stats.units_per_lod.is_empty())
-            }
-        };
-        if let Some(ms) = measured {
-            controller.update(ms);
-        }
-        if steers_impostors {
-            self.settings.impostor_threshold_px = controller.far_field_px();
-        } else {
-            self.settings.far_field_px = controller.far_field_px();
-        }
-    }
-
-    /// The budget controller's state, while a budget steers the frame.
-    pub fn budget(&self) -> Option<BudgetStatus> {
-        self.budget.as_ref().map(|controller| BudgetStatus {
-            budget_ms: controller.budget_ms,
-            measured_ms: controller.measured_ms(),
-            far_field_px: controller.far_field_px(),
-            lod_threshold_px: self.settings.lod_threshold_px * controller.lod_threshold_scale(),
-        })
-    }
-
     /// The render passes its targets must be made for: the swapchain's
     /// of a window renderer, the offscreen targets' otherwise.
     pub fn target_passes(&self) -> TargetPasses {
@@ -495,7 +413,7 @@ impl Renderer {
         }
     }
 
-    /// The render passes of an [`Offscreen`] target of this renderer, whose
+    /// The render passes of an [`Offscreen`](crate::target::Offscreen) target of this renderer, whose
     /// image is read back: [`Renderer::target_passes`] ending in
     /// `TRANSFER_SRC_OPTIMAL`.
     pub fn readback_passes(&self) -> TargetPasses {
@@ -712,191 +630,6 @@ impl Renderer {
             Some(pending) => pending.replace_with(draw),
             None => self.hud_draw = Some(draw),
         }
-    }
-
-    /// Renders one frame into `target`, advancing animation by `dt` seconds.
-    /// With `capture`, the colour is copied to the readback buffer and the
-    /// call waits for the GPU, so [`Offscreen::read_rgba`] returns this frame.
-    pub fn render_offscreen(
-        &mut self,
-        ctx: &Context,
-        target: &Offscreen,
-        camera: &Camera,
-        dt: f32,
-        capture: bool,
-    ) -> Result<(), Error> {
-        let number = self.frames.number;
-        let rendered = (|| {
-            self.check_strategy()?;
-            let start = self.begin_frame(ctx, true)?;
-            let cpu_start = std::time::Instant::now();
-            let step = FrameKind::Step { dt };
-            self.record(
-                ctx,
-                &start,
-                target.framebuffers.handles(),
-                target.extent,
-                camera,
-                step,
-            )?;
-            if capture {
-                target.record_readback(ctx, start.cmd);
-            }
-            self.frames.submit(ctx, &start, &[], &[])?;
-            self.cpu_ms = cpu_start.elapsed().as_secs_f64() * 1e3;
-            if capture {
-                self.frames.wait_all(ctx)?;
-            }
-            Ok(())
-        })();
-        rendered.map_err(|error| self.with_crash_marker(error, number))
-    }
-
-    /// Draws the state the last frame left again into `target`, as
-    /// `replay` asks (`replay.rs`), and waits for it, so
-    /// [`Offscreen::read_rgba`] returns the replay. Nothing the next frame
-    /// reads changes: not the units' state, the routes, the statistics, the
-    /// budget, the animation clock or the profiler's times. What the
-    /// application queued since the last frame (spawns, orders) is not
-    /// shown: the next frame uploads it. `target` may be of any size (the
-    /// reference's is twice the frame's) but must be made for [`Renderer::readback_passes`].
-    pub fn replay_offscreen(
-        &mut self,
-        ctx: &Context,
-        target: &Offscreen,
-        camera: &Camera,
-        replay: Replay,
-    ) -> Result<(), Error> {
-        let number = self.frames.number;
-        let rendered = (|| {
-            if self.settings.strategy == Strategy::Naive {
-                return Err(Error::Config(
-                    "a replay draws the GPU's animation state, which the naive baseline \
-                     (CPU animation) does not advance"
-                        .to_owned(),
-                ));
-            }
-            self.check_strategy()?;
-            let start = self.begin_frame(ctx, false)?;
-            let kind = FrameKind::Replay(replay);
-            self.record(
-                ctx,
-                &start,
-                target.framebuffers.handles(),
-                target.extent,
-                camera,
-                kind,
-            )?;
-            target.record_readback(ctx, start.cmd);
-            self.frames.submit(ctx, &start, &[], &[])?;
-            self.frames.wait_all(ctx)
-        })();
-        rendered.map_err(|error| self.with_crash_marker(error, number))
-    }
-
-    /// Renders and presents one frame to the window.
-    pub fn render_window(
-        &mut self,
-        ctx: &Context,
-        swapchain: &Swapchain,
-        camera: &Camera,
-        dt: f32,
-    ) -> Result<WindowFrame, Error> {
-        let number = self.frames.number;
-        let rendered = (|| {
-            if swapchain.is_empty() {
-                return Ok(WindowFrame::Skipped);
-            }
-            self.check_strategy()?;
-            let start = self.begin_frame(ctx, true)?;
-            let acquire_semaphore = *self.frames.slots[start.slot].image_available;
-            let skipped = match swapchain.acquire(ctx, acquire_semaphore) {
-                Ok(Acquired::Image(index)) => Ok(index),
-                Ok(Acquired::Skip) => Err(WindowFrame::Skipped),
-                Err(Error::SurfaceLost) => Err(WindowFrame::SurfaceLost),
-                Err(error) => return Err(error),
-            };
-            let index = match skipped {
-                Ok(index) => index,
-                Err(outcome) => {
-                    // Nothing waits on this slot's work: close the command buffer
-                    // and submit it so the slot's fence is signalled again.
-                    self.frames.submit(ctx, &start, &[], &[])?;
-                    return Ok(outcome);
-                }
-            };
-            let framebuffers = swapchain.framebuffers[index as usize].handles();
-            let cpu_start = std::time::Instant::now();
-            let step = FrameKind::Step { dt };
-            self.record(ctx, &start, framebuffers, swapchain.extent, camera, step)?;
-            let signal = [*swapchain.render_finished[index as usize]];
-            self.frames
-                .submit(ctx, &start, &[acquire_semaphore], &signal)?;
-            self.cpu_ms = cpu_start.elapsed().as_secs_f64() * 1e3;
-            Ok(match swapchain.present(ctx, index)? {
-                Presented::Done => WindowFrame::Presented,
-                Presented::NeedsRecreate => WindowFrame::PresentedNeedsRecreate,
-                Presented::SurfaceLost => WindowFrame::SurfaceLost,
-            })
-        })();
-        rendered.map_err(|error| self.with_crash_marker(error, number))
-    }
-
-    /// Waits for every submitted frame and reads what they left: the draw
-    /// statistics ([`Renderer::stats`]), the simulation's read-backs and the GPU times
-    /// of the profiler. All otherwise arrive `FRAMES_IN_FLIGHT` frames late,
-    /// so a run that stops without this describes frames before its last, or
-    /// none. Returns the statistics of the last frame rendered; rendering may
-    /// go on after.
-    pub fn finish(&mut self, ctx: &Context) -> Result<DrawStats, Error> {
-        let number = self.frames.number;
-        self.frames
-            .wait_all(ctx)
-            .map_err(|error| self.with_crash_marker(error, number))?;
-        // Oldest slot first, so the newest frame's results are read last.
-        for age in 0..u64::from(FRAMES_IN_FLIGHT) {
-            let slot = ((number + age) % u64::from(FRAMES_IN_FLIGHT)) as usize;
-            self.profiler.read_slot(ctx, slot);
-            if let Some(stats) = self.statistics.take(slot, &self.world) {
-                self.stats = stats;
-            }
-            if let Some(simulation) = &mut self.simulation {
-                simulation.frame_completed(slot);
-            }
-        }
-        Ok(self.stats.clone())
-    }
-
-    /// Adds the crash marker (the last pass recorded) to a fatal GPU error;
-    /// other errors pass unchanged.
-    fn with_crash_marker(&self, error: Error, frame: u64) -> Error {
-        if !error.is_fatal_gpu() || matches!(error, Error::InFrame { .. }) {
-            return error;
-        }
-        Error::InFrame {
-            source: Box::new(error),
-            frame,
-            pass: self.profiler.last_opened().unwrap_or("none"),
-        }
-    }
-
-    /// A renderer for `scene` drawn with `msaa` and an offscreen target of
-    /// `extent` to draw it into; on failure nothing is left behind.
-    pub fn new_offscreen(
-        ctx: &Context,
-        scene: &Scene,
-        extent: vk::Extent2D,
-        msaa: Msaa,
-    ) -> Result<(Renderer, Offscreen), Error> {
-        let renderer = Renderer::new(
-            ctx,
-            OFFSCREEN_FORMAT,
-            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-            msaa,
-            scene,
-        )?;
-        let target = Offscreen::new(ctx, &renderer.readback_passes(), extent)?;
-        Ok((renderer, target))
     }
 }
 

@@ -105,7 +105,7 @@ pub struct RenderSettings {
     pub max_draw_distance: f32,
     /// Units projecting smaller than this many pixels (bounding-sphere
     /// diameter) go to the far field (0: every visible unit is drawn as a
-    /// mesh). [`Renderer::new`] sets [`DEFAULT_FAR_FIELD_PX`] where the
+    /// mesh). [`Renderer::new`](super::Renderer::new) sets [`DEFAULT_FAR_FIELD_PX`] where the
     /// device has the far field; elsewhere any value acts as 0.
     pub far_field_px: f32,
     /// The far field samples each pixel on a 2×2 grid and the resolve
@@ -115,7 +115,7 @@ pub struct RenderSettings {
     /// pixel's centre.
     pub far_field_supersampling: bool,
     /// Draw distant units as animated impostors, their type's last LOD
-    /// (`passes/impostor.rs`), where the types have one. [`Renderer::new`]
+    /// (`passes/impostor.rs`), where the types have one. [`Renderer::new`](super::Renderer::new)
     /// turns them on where the device has no far field (the mobile tier).
     pub impostors: bool,
     /// The impostor is taken where its projected error is at most this many

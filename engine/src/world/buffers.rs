@@ -27,7 +27,8 @@ use crate::gpu_types::{
     UnitMotion, UnitPlacement, MAX_CLIPS, MAX_MATERIALS,
 };
 use crate::memory::{upload_buffer, upload_image, upload_image_levels, Buffer, Image};
-use crate::world::types::{command_template, type_table, PackedTypes};
+use crate::world::regions::{command_template, type_table};
+use crate::world::types::PackedTypes;
 use crate::Error;
 
 /// Bytes of the draw commands at the head of the draw-list buffer.

@@ -13,6 +13,7 @@
 
 pub mod buffers;
 pub mod impostors;
+pub mod regions;
 pub mod types;
 pub mod units;
 
@@ -88,7 +89,7 @@ impl World {
             controllers,
             ctx.limits.max_image_dimension_2d,
         )?;
-        let buffers = WorldBuffers::new(ctx, &packed, types::region_entries(&packed.types))?;
+        let buffers = WorldBuffers::new(ctx, &packed, regions::region_entries(&packed.types))?;
         Ok(World {
             unit_type_count: packed.unit_type_count,
             encoding: packed.bone_texture.encoding,
@@ -133,7 +134,7 @@ impl World {
 
     /// The draw command all impostors share, after the types' commands.
     pub fn impostor_command(&self) -> u32 {
-        types::impostor_command(&self.types)
+        regions::impostor_command(&self.types)
     }
 
     /// Some unit type has an impostor.
@@ -151,7 +152,7 @@ impl World {
         Needed {
             units: self.unit_count(),
             props: self.prop_count(),
-            list_entries: types::region_entries(&self.types),
+            list_entries: regions::region_entries(&self.types),
         }
     }
 
@@ -163,7 +164,7 @@ impl World {
         for spawn in spawns {
             self.types[spawn.unit_type as usize].live += 1;
         }
-        self.tables_dirty |= types::grow_capacities(&mut self.types);
+        self.tables_dirty |= regions::grow_capacities(&mut self.types);
         Ok(ids)
     }
 
@@ -203,7 +204,7 @@ impl World {
         for prop in props {
             self.types[(self.unit_type_count + prop.prop_type) as usize].live += 1;
         }
-        self.tables_dirty |= types::grow_capacities(&mut self.types);
+        self.tables_dirty |= regions::grow_capacities(&mut self.types);
         Ok(())
     }
 

@@ -1,0 +1,85 @@
+//! The frame budget's hold on the renderer: before each frame the
+//! controller (`far_field_budget.rs`) reads the last frame's GPU time (or the
+//! cost model) and sets the far-field size, or, on a device without the far
+//! field where impostors are on, the impostor threshold.
+
+use super::{BudgetSource, BudgetStatus, Renderer};
+use super::{
+    BUDGET_MAX_FAR_FIELD_PX, BUDGET_MAX_IMPOSTOR_THRESHOLD_PX, BUDGET_MIN_FAR_FIELD_PX,
+    BUDGET_MIN_IMPOSTOR_THRESHOLD_PX,
+};
+use crate::far_field_budget::BudgetController;
+
+impl Renderer {
+    /// The budget steers the impostor threshold rather than the far-field
+    /// size: the device has no far field, and impostors are on.
+    fn budget_steers_impostors(&self) -> bool {
+        self.impostor.is_some()
+            && self.settings.impostors
+            && (self.far_field.is_none() || self.settings.far_field_px <= 0.0)
+    }
+
+    /// With a frame budget, sets the far-field size (or, without the far
+    /// field, the impostor threshold) from the last frame's GPU time (or
+    /// cost model); without one, forgets the controller.
+    pub(super) fn follow_budget(&mut self) {
+        let steers_impostors = self.budget_steers_impostors();
+        let Some(budget_ms) = self
+            .settings
+            .budget_ms
+            .filter(|_| self.far_field.is_some() || steers_impostors)
+        else {
+            self.budget = None;
+            return;
+        };
+        let (start_px, min_px, max_px) = if steers_impostors {
+            (
+                self.settings
+                    .impostor_threshold_px
+                    .max(BUDGET_MIN_IMPOSTOR_THRESHOLD_PX),
+                BUDGET_MIN_IMPOSTOR_THRESHOLD_PX,
+                BUDGET_MAX_IMPOSTOR_THRESHOLD_PX,
+            )
+        } else {
+            (
+                self.settings.far_field_px.max(BUDGET_MIN_FAR_FIELD_PX),
+                BUDGET_MIN_FAR_FIELD_PX,
+                BUDGET_MAX_FAR_FIELD_PX,
+            )
+        };
+        let controller = self
+            .budget
+            .get_or_insert_with(|| BudgetController::new(budget_ms, start_px, min_px, max_px));
+        controller.budget_ms = budget_ms;
+        let measured = match self.settings.budget_source {
+            BudgetSource::GpuTimestamps => self
+                .profiler
+                .last_frame()
+                .iter()
+                .find(|(name, _)| *name == "frame")
+                .map(|&(_, ms)| ms as f32),
+            // Nothing to model until the first statistics arrive.
+            BudgetSource::Model(cost) => {
+                Some(cost(&self.stats)).filter(|_| !self.stats.units_per_lod.is_empty())
+            }
+        };
+        if let Some(ms) = measured {
+            controller.update(ms);
+        }
+        if steers_impostors {
+            self.settings.impostor_threshold_px = controller.far_field_px();
+        } else {
+            self.settings.far_field_px = controller.far_field_px();
+        }
+    }
+
+    /// The budget controller's state, while a budget steers the frame.
+    pub fn budget(&self) -> Option<BudgetStatus> {
+        self.budget.as_ref().map(|controller| BudgetStatus {
+            budget_ms: controller.budget_ms,
+            measured_ms: controller.measured_ms(),
+            far_field_px: controller.far_field_px(),
+            lod_threshold_px: self.settings.lod_threshold_px * controller.lod_threshold_scale(),
+        })
+    }
+}
