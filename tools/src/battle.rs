@@ -39,7 +39,7 @@ use horde_battle::config::{
 };
 use horde_battle::fronts::melee_fronts;
 pub use horde_battle::plan::GAP;
-use horde_battle::plan::{battle_plan, plan_extent, regiment_size, BattlePlan};
+use horde_battle::plan::{battle_plan, plan_extent, regiment_size, BattlePlan, PlanExtent};
 use horde_battle::{Battle, BattleRules, BattleStats};
 
 use crate::camera_rig::{preset_camera, Preset, SceneBounds};
@@ -107,9 +107,9 @@ pub struct BattleScene {
 /// from.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BattleLayout {
-    /// Half the extent (x, z) of the box the armies stand in
-    /// (`horde_battle::plan::plan_extent`).
-    pub half_extent: [f32; 2],
+    /// Half the extent (x, z) of the box the armies stand in, and where
+    /// the centres' front line ends (`horde_battle::plan::plan_extent`).
+    pub extent: PlanExtent,
     /// Metres between neighbouring slots.
     pub spacing: f32,
 }
@@ -124,22 +124,24 @@ impl BattleLayout {
             1.6
         };
         BattleLayout {
-            half_extent: plan_extent(units, spacing),
+            extent: plan_extent(units, spacing),
             spacing,
         }
     }
 
     /// Half the armies' extent across the field (z), in metres.
     pub fn front_half_width(&self) -> f32 {
-        self.half_extent[1]
+        self.extent.half_extent[1]
     }
 
     /// The box the armies stand in, with the jitter of their places and 2 m
     /// of margin: what the camera presets frame.
     pub fn bounds(&self) -> SceneBounds {
+        let [half_x, half_z] = self.extent.half_extent;
         SceneBounds {
             center: Vec3::ZERO,
-            half_extent: Vec3::new(self.half_extent[0] + 2.2, 0.0, self.half_extent[1] + 2.2),
+            half_extent: Vec3::new(half_x + 2.2, 0.0, half_z + 2.2),
+            front_near_end: Some(self.extent.centre_front_end),
         }
     }
 }
@@ -220,10 +222,7 @@ pub fn battle_scene_of(options: &BattleOptions, plan: BattlePlan) -> Result<Batt
     let scattered_types = prop_types.len() as u32;
     let mut rng = Rng::new(options.seed);
     let rules = plan.setup.rules;
-    let layout = BattleLayout {
-        half_extent: plan.half_extent,
-        spacing: rules.spacing,
-    };
+    let layout = BattleLayout::new(plan.units.len() as u32, rules.spacing);
     let colours = [Vec3::new(0.55, 0.7, 1.0), Vec3::new(1.0, 0.6, 0.5)];
     let regiment_types: Vec<u32> = plan
         .setup

@@ -40,16 +40,18 @@
 //!   armies are whole and centred at any count; the camera looks at where
 //!   its view axis meets the ground.
 //! - **Front line** (`2`): an elevated oblique view along the front from
-//!   beyond its near (−z) end, pitched [`FRONT_PITCH_DEG`] down and swung
-//!   [`FRONT_YAW_DEG`] over army 0's side, at a distance that follows the
-//!   front's width but never exceeds [`FRONT_MAX_DISTANCE`]: units stay
-//!   many pixels tall (a 1.8 m unit spans about 15 px of a 1080-pixel image
-//!   at that distance) whatever the army size, and the clash line runs from
-//!   the image's foot into the distance between the two armies.
+//!   beyond its near end ([`SceneBounds::near_end`]: a battle's centres,
+//!   whose wings stand farther out and swing away), pitched
+//!   [`FRONT_PITCH_DEG`] down and swung [`FRONT_YAW_DEG`] over army 0's
+//!   side, at a distance that follows the front's width but never exceeds
+//!   [`FRONT_MAX_DISTANCE`]: units stay many pixels tall (a 1.8 m unit
+//!   spans about 15 px of a 1080-pixel image at that distance) whatever the
+//!   army size, and the clash line runs from the image's foot into the
+//!   distance between the two armies.
 //! - **Ground level** (`3`): at eye height [`GROUND_SETBACK`] metres beyond
-//!   the near end of the front line and [`GROUND_SIDE`] metres to army 0's
-//!   side of it, looking along the line, a few degrees towards it: beside
-//!   the fighting, the clash receding down the middle of the image.
+//!   the same near end and [`GROUND_SIDE`] metres to army 0's side of the
+//!   line, looking along it, a few degrees towards it: beside the fighting,
+//!   the clash receding down the middle of the image.
 //! - **Cinematic** (`C`): a circle around a target that runs up and down the
 //!   front line; its radius follows the front's width within
 //!   [`CINEMATIC_MIN_DISTANCE`]..[`CINEMATIC_MAX_DISTANCE`], so it follows the
@@ -115,6 +117,11 @@ pub struct SceneBounds {
     pub center: Vec3,
     /// Half the size along each axis (non-negative).
     pub half_extent: Vec3,
+    /// The z of the front line's near end, where the fighting begins, if
+    /// the scene knows it (a battle's centre, whose wings stand farther
+    /// out); the box's near (−z) face otherwise. The front and ground
+    /// presets stand there.
+    pub front_near_end: Option<f32>,
 }
 
 impl Default for SceneBounds {
@@ -123,6 +130,7 @@ impl Default for SceneBounds {
         SceneBounds {
             center: Vec3::ZERO,
             half_extent: Vec3::ONE,
+            front_near_end: None,
         }
     }
 }
@@ -147,6 +155,7 @@ impl SceneBounds {
         SceneBounds {
             center: (min + max) * 0.5,
             half_extent: (max - min) * 0.5 + Vec3::new(1.0, 0.0, 1.0) * margin,
+            front_near_end: None,
         }
         .sanitized()
     }
@@ -170,15 +179,29 @@ impl SceneBounds {
                 }
             }))
         };
+        let center = clamp(self.center);
+        let half_extent = clamp(self.half_extent).abs();
+        let box_near_end = center.z - half_extent.z;
         SceneBounds {
-            center: clamp(self.center),
-            half_extent: clamp(self.half_extent).abs(),
+            center,
+            half_extent,
+            front_near_end: self
+                .front_near_end
+                .filter(|z| z.is_finite())
+                .map(|z| z.clamp(box_near_end, center.z)),
         }
     }
 
     /// The larger horizontal half extent, at least 1.
     pub fn radius(&self) -> f32 {
         self.half_extent.x.max(self.half_extent.z).max(1.0)
+    }
+
+    /// The z of the front line's near end: [`SceneBounds::front_near_end`],
+    /// or the box's near face.
+    pub fn near_end(&self) -> f32 {
+        let b = self.sanitized();
+        b.front_near_end.unwrap_or(b.center.z - b.half_extent.z)
     }
 
     /// The ground height: the bottom of the box.
@@ -272,7 +295,12 @@ pub fn preset_camera(bounds: &SceneBounds, preset: Preset, aspect: f32) -> Camer
         }
         Preset::FrontLine => {
             let distance = (h.z * 0.9).clamp(FRONT_MIN_DISTANCE, FRONT_MAX_DISTANCE);
-            let target = Vec3::new(c.x, ground + 1.0, c.z - h.z + (distance * 0.5).min(h.z));
+            let near_end = bounds.near_end();
+            let target = Vec3::new(
+                c.x,
+                ground + 1.0,
+                near_end + (distance * 0.5).min(c.z + h.z - near_end),
+            );
             let (pitch, yaw) = (FRONT_PITCH_DEG.to_radians(), FRONT_YAW_DEG.to_radians());
             let back = Vec3::new(
                 -yaw.sin() * pitch.cos(),
@@ -285,7 +313,7 @@ pub fn preset_camera(bounds: &SceneBounds, preset: Preset, aspect: f32) -> Camer
             let position = Vec3::new(
                 c.x - GROUND_SIDE,
                 ground + EYE_HEIGHT,
-                c.z - h.z - GROUND_SETBACK,
+                bounds.near_end() - GROUND_SETBACK,
             );
             let target = Vec3::new(c.x, ground + 1.2, position.z + GROUND_LOOK);
             Camera::look_at(position, target)
@@ -519,6 +547,7 @@ mod tests {
         SceneBounds {
             center: Vec3::new(0.0, 1.0, 0.0),
             half_extent: Vec3::new(60.0, 1.0, 40.0),
+            front_near_end: None,
         }
     }
 

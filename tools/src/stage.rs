@@ -191,6 +191,7 @@ mod tests {
         SceneBounds {
             center: Vec3::ZERO,
             half_extent: Vec3::new(half_x, 0.0, half_z),
+            front_near_end: None,
         }
     }
 
@@ -236,10 +237,12 @@ mod tests {
             SceneBounds {
                 center: Vec3::NAN,
                 half_extent: Vec3::INFINITY,
+                front_near_end: Some(f32::NAN),
             },
             SceneBounds {
                 center: Vec3::ZERO,
                 half_extent: Vec3::ZERO,
+                front_near_end: Some(-1.0e9),
             },
         ] {
             let stage = Stage::for_armies(&bounds);

@@ -5,6 +5,7 @@
 
 use glam::{Vec3, Vec3Swizzles};
 use horde::camera::Camera;
+use horde_battle::plan::battle_plan;
 use horde_battle::BattleRules;
 use horde_tools::battle::{
     battle_scene, prop_sphere, BattleCamera, BattleLayout, BattleOptions, GAP,
@@ -116,18 +117,25 @@ fn front_preset_sees_both_front_ranks_and_the_line_at_a_readable_size() {
 fn ground_preset_stands_beside_the_front_at_eye_height_looking_along_it() {
     for units in SCALES {
         let bounds = armies(units);
-        let h = bounds.half_extent;
+        let near_end = bounds.near_end();
+        assert!(near_end > -bounds.half_extent.z, "{units}: {bounds:?}");
+        let plan = battle_plan(units, 1, BattleRules::default());
         for aspect in PLANNED_ASPECTS {
             let camera = preset_camera(&bounds, Preset::GroundLevel, aspect);
             let p = camera.position;
-            // Within 10 m of the front line (x = 0, |z| <= h.z), at eye height.
-            let off_line = Vec3::new(p.x, 0.0, (p.z.abs() - h.z).max(0.0)).length();
-            assert!(off_line < 10.0, "{units}: {off_line} m from the front line");
+            // Within 10 m of the centres' front line's near end, at eye
+            // height, clear of every unit as drawn up.
+            let off_end = Vec3::new(p.x, 0.0, p.z - near_end).length();
+            assert!(off_end < 10.0, "{units}: {off_end} m from the front's end");
             assert!((p.y - EYE_HEIGHT).abs() < 1e-3);
-            assert!(
-                p.x.abs() < h.x && (p.z.abs() > h.z),
-                "{units}: {p} stands among the armies"
-            );
+            let nearest = plan
+                .units
+                .iter()
+                .map(|unit| {
+                    Vec3::new(unit.position[0], 0.0, unit.position[1]).distance(p.with_y(0.0))
+                })
+                .fold(f32::INFINITY, f32::min);
+            assert!(nearest > 3.0, "{units}: {p} stands among the armies");
             // Looking along the line within 10 degrees, near level.
             let view = (camera.target - p).normalize();
             let yaw = view.x.atan2(view.z).to_degrees();
@@ -144,7 +152,7 @@ fn ground_preset_stands_beside_the_front_at_eye_height_looking_along_it() {
                 (-GAP / 2.0, 1.5 * GAP),
                 (GAP / 2.0, 1.5 * GAP),
             ] {
-                let foot = Vec3::new(x, 0.0, -h.z + z);
+                let foot = Vec3::new(x, 0.0, near_end + z);
                 assert!(
                     in_view(&camera, aspect, foot),
                     "{units}: {foot} out of view"
@@ -229,14 +237,17 @@ fn presets_of_absurd_bounds_and_aspects_are_finite() {
         SceneBounds {
             center: Vec3::NAN,
             half_extent: Vec3::INFINITY,
+            front_near_end: Some(f32::NAN),
         },
         SceneBounds {
             center: Vec3::ZERO,
             half_extent: Vec3::ZERO,
+            front_near_end: Some(f32::INFINITY),
         },
         SceneBounds {
             center: Vec3::splat(1e30),
             half_extent: Vec3::splat(-1e30),
+            front_near_end: Some(-1e30),
         },
         armies(0),
         armies(u32::MAX),

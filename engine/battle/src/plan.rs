@@ -8,13 +8,20 @@
 //! so regiments are about √units too, and the regiment step, which scans
 //! the table, costs about as much as the unit step. Of an army's
 //! regiments a sixth is the reserve, an eighth each wing, the rest the
-//! centre, in about √(centre / 8) rows of divisions of four regiments with
-//! gaps between them. Centre regiments stand in line
-//! (three files per rank of depth), the wing at the −z end in wedges and
-//! the one at the +z end in columns, the reserve in columns. The seed
-//! gives each regiment its starting morale (0.8 to 1.2), and each unit its
-//! hit points and a little jitter in its slot; the layout, and so the
-//! armies' extent, follows from the unit count alone. Units are laid out regiment by regiment, slot by
+//! centre. The centre stands in rows of divisions of [`DIVISION`]
+//! regiments with gaps between them, as many rows as make it
+//! [`CENTRE_ASPECT`] times as wide as deep, so an army of any size stands
+//! in a box about twice as wide as deep and the whole field is about
+//! square: one camera frames it whole, and regiments stay apart on screen
+//! (a single row of a million units' regiments would run 18 km). Centre
+//! regiments stand in line (three files per rank of depth); the wing at
+//! the −z end stands in wedges and the one at the +z end in columns, each
+//! a block beside its end of the centre, front to back, then outwards, no
+//! deeper than the centre; the reserve stands in columns, in rows behind
+//! the centre no wider than it. The seed gives each regiment its starting
+//! morale (0.8 to 1.2), and each unit its hit points and a little jitter
+//! in its slot; the layout, and so the armies' extent, follows from the
+//! unit count alone. Units are laid out regiment by regiment, slot by
 //! slot: unit ids are army 0's regiments, then army 1's.
 
 use horde::gpu_types::UnitPlacement;
@@ -27,15 +34,21 @@ use crate::reference::battle::{battle_hash, slot_position};
 use crate::{BattleRules, BattleSetup, RegimentSetup};
 
 /// Metres between the armies' front rows when the battle begins.
-pub const GAP: f32 = 80.0;
+pub const GAP: f32 = 40.0;
 /// Metres between regiments side by side, and between rows.
 const INTERVAL: f32 = 6.0;
 const ROW_GAP: f32 = 12.0;
+/// The centre's width over its depth: with the wings beside it and the
+/// reserve behind, an army stands in a box about twice as wide as deep, so
+/// the two armies and the gap make a field about as deep as it is wide,
+/// which one camera frames whole and close enough to tell regiments apart.
+const CENTRE_ASPECT: f32 = 2.0;
 /// Metres between the centre's last row and the reserve.
 const RESERVE_GAP: f32 = 25.0;
 /// The centre's rows are divisions of this many regiments side by side,
-/// [`DIVISION_GAP`] metres apart: each meets the enemy as its own front.
-const DIVISION: u32 = 4;
+/// [`DIVISION_GAP`] metres apart: each meets the enemy as its own front
+/// (the 10k battle's three fronts at 60 s, `tests/battle.rs`).
+const DIVISION: u32 = 2;
 const DIVISION_GAP: f32 = 30.0;
 
 /// A unit as the plan places it.
@@ -99,13 +112,54 @@ pub fn regiment_size(count: u32) -> u32 {
     by_root.clamp(20, 1000).max(by_limit).max(1)
 }
 
+/// Width and depth of a regiment of `units` units in `formation` at
+/// `spacing`, as [`draw_up`] gives it files.
+fn formation_extent(formation: u32, units: u32, spacing: f32) -> [f32; 2] {
+    let files = match formation {
+        FORMATION_LINE => ((units as f32 * 3.0).sqrt().ceil() as u32).max(1),
+        _ => ((units as f32).sqrt().ceil() as u32 / 2).max(1),
+    };
+    RegimentSetup {
+        army: 0,
+        role: ROLE_CENTRE,
+        formation,
+        files,
+        first_unit: 0,
+        unit_count: units,
+        anchor: [0.0; 2],
+        facing: [1.0, 0.0],
+        morale: 1.0,
+    }
+    .extent(spacing)
+}
+
+/// Where the `index`th of `count` blocks stands across a row of `columns`
+/// blocks `pitch` apart, centred on z = 0: its row and its z.
+fn centred_slot(index: u32, count: u32, columns: u32, pitch: f32) -> (u32, f32) {
+    let (row, column) = (index / columns, index % columns);
+    let in_row = columns.min(count - row * columns);
+    (row, (column as f32 - (in_row - 1) as f32 / 2.0) * pitch)
+}
+
+/// Where the armies stand, from the unit count and spacing alone.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlanExtent {
+    /// Half the extent (x, z) of the box the armies stand in, around the
+    /// origin.
+    pub half_extent: [f32; 2],
+    /// The z of the near (−z) end of the centre's front row, where the
+    /// wings begin: the end of the line the centres fight along.
+    pub centre_front_end: f32,
+}
+
 /// The regiments of `units` units (army 0 the odd one) at `spacing`, their
-/// morale from `dice`, and half the extent of the box they stand in.
-fn draw_up(units: u32, spacing: f32, dice: &mut Dice) -> (Vec<RegimentSetup>, [f32; 2]) {
+/// morale from `dice`, and where they stand.
+fn draw_up(units: u32, spacing: f32, dice: &mut Dice) -> (Vec<RegimentSetup>, PlanExtent) {
     let armies = [units.div_ceil(2), units / 2];
     let mut regiments = Vec::new();
     let mut first_unit = 0u32;
     let mut half_extent = [0.0f32; 2];
+    let mut centre_front_end = 0.0f32;
     for (army, &count) in armies.iter().enumerate() {
         let army = army as u32;
         if count == 0 {
@@ -116,10 +170,31 @@ fn draw_up(units: u32, spacing: f32, dice: &mut Dice) -> (Vec<RegimentSetup>, [f
         let reserve = total / 6;
         let per_wing = total / 8;
         let centre = total - reserve - 2 * per_wing;
-        let rows = (((centre as f32) / 8.0).sqrt().round() as u32).clamp(1, centre.max(1));
-        let per_row = centre.div_ceil(rows);
         let side = if army == 0 { -1.0 } else { 1.0 };
         let facing = [-side, 0.0];
+        let front = GAP / 2.0;
+        // The centre: rows of divisions, as wide as CENTRE_ASPECT times deep.
+        let [line_width, line_depth] = formation_extent(FORMATION_LINE, size, spacing);
+        let (pitch, row_depth) = (line_width + INTERVAL, line_depth + ROW_GAP);
+        let per_row = ((centre as f32 * CENTRE_ASPECT * row_depth / pitch)
+            .sqrt()
+            .round() as u32)
+            .clamp(1, centre.max(1));
+        let rows = centre.div_ceil(per_row);
+        let divisions = per_row.div_ceil(DIVISION);
+        let centre_half = (per_row as f32 * pitch + (divisions - 1) as f32 * DIVISION_GAP) / 2.0;
+        let centre_depth = rows as f32 * row_depth;
+        centre_front_end = centre_front_end.min(-centre_half);
+        // The wings: a block beside each end of the centre, no deeper than it.
+        let wing_rows = |formation: u32| {
+            let depth = formation_extent(formation, size, spacing)[1] + ROW_GAP;
+            ((centre_depth / depth).floor() as u32).clamp(1, per_wing.max(1))
+        };
+        // The reserve: rows of columns behind the centre, no wider than it.
+        let [column_width, column_depth] = formation_extent(FORMATION_COLUMN, size, spacing);
+        let reserve_pitch = (pitch * 0.5).max(column_width + INTERVAL);
+        let reserve_columns =
+            ((2.0 * centre_half / reserve_pitch).floor() as u32).clamp(1, reserve.max(1));
         // Roles in order: centre row by row, the wings, then the reserve.
         let mut roles = Vec::with_capacity(total as usize);
         roles.extend((0..centre).map(|i| (ROLE_CENTRE, i)));
@@ -150,20 +225,6 @@ fn draw_up(units: u32, spacing: f32, dice: &mut Dice) -> (Vec<RegimentSetup>, [f
                 morale: 0.8 + 0.4 * dice.unit(),
             };
             let [width, depth] = regiment.extent(spacing);
-            // The centre's line regiments set the row's pitch.
-            let line = RegimentSetup {
-                formation: FORMATION_LINE,
-                files: ((size as f32 * 3.0).sqrt().ceil() as u32).max(1),
-                unit_count: size,
-                ..regiment
-            };
-            let [line_width, line_depth] = line.extent(spacing);
-            let pitch = line_width + INTERVAL;
-            let row_depth = line_depth + ROW_GAP;
-            let front = GAP / 2.0;
-            let divisions = per_row.div_ceil(DIVISION);
-            let centre_half =
-                (per_row as f32 * pitch + (divisions - 1) as f32 * DIVISION_GAP) / 2.0;
             let (x, z) = match role {
                 ROLE_CENTRE => {
                     let (row, column) = (within / per_row, within % per_row);
@@ -174,16 +235,26 @@ fn draw_up(units: u32, spacing: f32, dice: &mut Dice) -> (Vec<RegimentSetup>, [f
                     (front + row as f32 * row_depth, z)
                 }
                 ROLE_WING => {
+                    // Wedges at the −z end, columns at the +z end; front to
+                    // back, then outwards.
                     let end = if within % 2 == 0 { -1.0 } else { 1.0 };
-                    let place = (within / 2) as f32;
+                    let [wing_width, wing_depth] = formation_extent(formation, size, spacing);
+                    let wing_rows = wing_rows(formation);
+                    let place = within / 2;
+                    let (row, column) = (place % wing_rows, place / wing_rows);
                     (
-                        front,
-                        end * (centre_half + INTERVAL + (place + 0.5) * (width + INTERVAL)),
+                        front + row as f32 * (wing_depth + ROW_GAP),
+                        end * (centre_half
+                            + INTERVAL
+                            + (column as f32 + 0.5) * (wing_width + INTERVAL)),
                     )
                 }
                 _ => {
-                    let z = (within as f32 - (reserve - 1) as f32 / 2.0) * pitch * 0.5;
-                    (front + rows as f32 * row_depth + RESERVE_GAP, z)
+                    let (row, z) = centred_slot(within, reserve, reserve_columns, reserve_pitch);
+                    (
+                        front + centre_depth + RESERVE_GAP + row as f32 * (column_depth + ROW_GAP),
+                        z,
+                    )
                 }
             };
             regiment.anchor = [side * x, z];
@@ -193,11 +264,15 @@ fn draw_up(units: u32, spacing: f32, dice: &mut Dice) -> (Vec<RegimentSetup>, [f
             regiments.push(regiment);
         }
     }
-    (regiments, half_extent)
+    let extent = PlanExtent {
+        half_extent,
+        centre_front_end,
+    };
+    (regiments, extent)
 }
 
-/// Half the extent (x, z) of the box `units` units stand in at `spacing`.
-pub fn plan_extent(units: u32, spacing: f32) -> [f32; 2] {
+/// Where `units` units stand at `spacing`.
+pub fn plan_extent(units: u32, spacing: f32) -> PlanExtent {
     draw_up(units, spacing, &mut Dice(0)).1
 }
 
@@ -205,7 +280,7 @@ pub fn plan_extent(units: u32, spacing: f32) -> [f32; 2] {
 pub fn battle_plan(units: u32, seed: u64, rules: BattleRules) -> BattlePlan {
     let mut dice = Dice(seed ^ u64::from(battle_hash(0x0ba7_71e5)));
     let spacing = rules.spacing;
-    let (regiments, half_extent) = draw_up(units, spacing, &mut dice);
+    let (regiments, extent) = draw_up(units, spacing, &mut dice);
     let mut placed = Vec::with_capacity(units as usize);
     let mut health = Vec::with_capacity(units as usize);
     for (index, regiment) in regiments.iter().enumerate() {
@@ -232,6 +307,6 @@ pub fn battle_plan(units: u32, seed: u64, rules: BattleRules) -> BattlePlan {
             health,
         },
         units: placed,
-        half_extent,
+        half_extent: extent.half_extent,
     }
 }
