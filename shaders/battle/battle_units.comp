@@ -247,6 +247,15 @@ void main() {
             heading = atan(velocity.x, velocity.y);
         }
         precise vec2 pushed = vec2(push_sum) / float(SEPARATION_SCALE);
+        // Pressed by its neighbours, a unit does not walk on into them: the
+        // part of its velocity against the push goes, so ranks marching
+        // into the backs of others stop rather than squeeze through.
+        precise float against = velocity.x * pushed.x + velocity.y * pushed.y;
+        precise float pushed_squared = pushed.x * pushed.x + pushed.y * pushed.y;
+        if (against < 0.0 && pushed_squared > 0.0) {
+            precise float share = against / pushed_squared;
+            velocity = vec2(velocity.x - share * pushed.x, velocity.y - share * pushed.y);
+        }
         precise vec2 moved = position + velocity * dt + pushed;
         placement.position.xz = moved;
         placement.heading = heading;

@@ -694,9 +694,20 @@ fn unit_step(step: u32, unit: u32, state: &mut BattleState) {
             heading = velocity[0].atan2(velocity[1]);
         }
         let scale = SEPARATION_SCALE as f32;
+        let pushed = [near.push[0] as f32 / scale, near.push[1] as f32 / scale];
+        // Pressed by its neighbours, a unit does not walk on into them.
+        let against = velocity[0] * pushed[0] + velocity[1] * pushed[1];
+        let pushed_squared = pushed[0] * pushed[0] + pushed[1] * pushed[1];
+        if against < 0.0 && pushed_squared > 0.0 {
+            let share = against / pushed_squared;
+            velocity = [
+                velocity[0] - share * pushed[0],
+                velocity[1] - share * pushed[1],
+            ];
+        }
         let moved = [
-            position[0] + velocity[0] * dt + near.push[0] as f32 / scale,
-            position[1] + velocity[1] * dt + near.push[1] as f32 / scale,
+            position[0] + velocity[0] * dt + pushed[0],
+            position[1] + velocity[1] * dt + pushed[1],
         ];
         placement.position[0] = moved[0];
         placement.position[2] = moved[1];
