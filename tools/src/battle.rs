@@ -11,10 +11,10 @@
 //! The stage follows the armies' size (`stage.rs`): fog, field and draw
 //! distance from the armies' box ([`BattleLayout::bounds`]) and the camera
 //! presets on it. Props stand around the armies, in a ring as wide as a
-//! tenth of the armies' extent (at least [`MARGIN`]), never in the armies'
+//! tenth of the armies' extent (at least `MARGIN`), never in the armies'
 //! box and never in a preset camera's view of the armies
 //! ([`ViewCorridors`]): a candidate position that is draws again, up to
-//! [`PROP_TRIES`] times, after which the prop is left out.
+//! `PROP_TRIES` times, after which the prop is left out.
 //!
 //! Variety: every unit has its own scale (±8 %), tint and hit points; the
 //! generated content's three knight variants (helmet, weapon, shield,
@@ -42,11 +42,11 @@ pub use horde_battle::plan::GAP;
 use horde_battle::plan::{battle_plan, plan_extent, regiment_size, BattlePlan, PlanExtent};
 use horde_battle::{Battle, BattleRules, BattleStats};
 
-use crate::camera_rig::{preset_camera, Preset, SceneBounds};
 use crate::clip_map::{cast_army_types, ArmyType, ClipMapping};
 use crate::crowd::{
     field_prop, generated_unit_types, prop_types, scattered_prop, CrowdOptions, Rng,
 };
+use crate::presets::{preset_camera, Preset, SceneBounds};
 use crate::stage::{Stage, ViewCorridors};
 use crate::window::HudLine;
 

@@ -16,6 +16,7 @@ pub mod first_scene;
 pub mod headless;
 pub mod hud;
 pub mod memory_samples;
+pub mod presets;
 pub mod quality;
 pub mod stage;
 pub mod stress;

@@ -1,7 +1,7 @@
 //! The stage a battle is set on, sized to its armies: the fog, the sky, the
 //! ground's size and the draw distance, and the view corridors props keep
 //! out of. Everything follows from the armies' box ([`SceneBounds`]) and the
-//! camera presets built on it (`camera_rig.rs`), so 10k units and 4M units
+//! camera presets built on it (`presets.rs`), so 10k units and 4M units
 //! both read.
 //!
 //! **Fog.** The shaders fog by `1 − exp(−density · distance)` towards the sky
@@ -34,7 +34,7 @@
 use glam::Vec3;
 use horde::renderer::{Environment, RenderSettings, Renderer};
 
-use crate::camera_rig::{preset_camera, Preset, SceneBounds, DEFAULT_ASPECT};
+use crate::presets::{preset_camera, Preset, SceneBounds, DEFAULT_ASPECT};
 
 /// How much the fog may veil the armies' farthest corner from a preset.
 pub const FAR_CORNER_FOG: f32 = 0.2;

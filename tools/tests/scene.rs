@@ -1,5 +1,5 @@
 //! The battle's scene at its size (issue 21), on the CPU: the camera presets
-//! frame the armies of 10k, 1M and 4M units as `camera_rig.rs` says, the fog
+//! frame the armies of 10k, 1M and 4M units as `presets.rs` says, the fog
 //! leaves the armies' far corner readable, the cinematic sweep follows the
 //! front, and no prop stands between a preset camera and the armies.
 
@@ -10,7 +10,7 @@ use horde_battle::BattleRules;
 use horde_tools::battle::{
     battle_scene, prop_sphere, BattleCamera, BattleLayout, BattleOptions, GAP,
 };
-use horde_tools::camera_rig::{
+use horde_tools::presets::{
     cinematic_camera, preset_camera, Preset, SceneBounds, DEFAULT_ASPECT, EYE_HEIGHT,
     FRONT_MAX_DISTANCE, UNIT_TOP,
 };

@@ -18,10 +18,10 @@ use horde::context::{Context, ContextDesc, Tier};
 use horde::profiler::percentile;
 use horde::renderer::{DrawStats, Renderer};
 use horde::target::Msaa;
-use horde_tools::camera_rig::SceneBounds;
 use horde_tools::cli::{close_context, Encoding, OnOff, PresentMode};
 use horde_tools::crowd::{crowd_camera, crowd_scene, Battle, CameraPreset, CrowdOptions};
 use horde_tools::first_scene::{first_scene, first_scene_camera};
+use horde_tools::presets::SceneBounds;
 use horde_tools::stage::Stage;
 use horde_tools::window::{run_window, window_verdict, HudLine, WindowOptions};
 

@@ -10,12 +10,13 @@
 //! CPU's: whichever is the bottleneck sets the frame rate.
 //!
 //! A point is skipped where its frame takes longer than `max_frame_ms`
-//! ([`SkipRule`]): every point renders one frame first, timed to the end of
-//! the GPU's work, and is skipped when that frame, or the mean of the rest
-//! of its warm-up, was over the bound. Only the baselines whose frame grows
-//! linearly in units by construction (`naive` and `instanced` draw every
-//! unit at full detail) are also skipped without rendering, where the size
-//! before, scaled linearly, predicts a frame over the bound or failed. The
+//! ([`SkipRule`], `skip.rs`; a point is measured in `measure.rs`): every
+//! point renders one frame first, timed to the end of the GPU's work, and
+//! is skipped when that frame, or the mean of the rest of its warm-up, was
+//! over the bound. Only the baselines whose frame grows linearly in units
+//! by construction (`naive` and `instanced` draw every unit at full
+//! detail) are also skipped without rendering, where the size before,
+//! scaled linearly, predicts a frame over the bound or failed. The
 //! GPU-driven frame and `cpu-culled` are never skipped by prediction:
 //! culling, LOD and the far field exist to break that linear model. The
 //! report lists every skip and why, as it lists points that failed (a
@@ -37,30 +38,33 @@
 //! plots show the first encoding and tier of the sweep.
 
 use std::collections::HashMap;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context as _, Result};
 use ash::vk;
 use horde::asset::BoneEncoding;
 use horde::context::{Context, ContextDesc, Tier};
-use horde::profiler::{percentile, ScopeStats};
+use horde::profiler::ScopeStats;
 use horde::renderer::{DrawStats, Renderer, Strategy};
-use horde::scene::Scene;
 use horde::target::Msaa;
-use horde::target::Offscreen;
 use horde_bake::cache::CacheOptions;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
-use crate::crowd::{crowd_camera, crowd_scene, CameraPreset, CrowdOptions};
+use crate::crowd::{crowd_scene, CameraPreset, CrowdOptions};
 use crate::headless::unit_capacity;
-use crate::quality::{measure_frame, measure_still, quality, Quality, STILL_FRAMES};
+use crate::quality::Quality;
 
+mod measure;
 mod plot;
 mod report;
+mod skip;
 
 pub use plot::plot_all;
 pub use report::{markdown, summary, write_outputs};
+pub use skip::{linear_in_units, SizeBefore, SkipRule};
+
+use measure::{mean_lod_vertices, measure, Bench, PointKey};
 
 /// Animation time per frame, seconds.
 const DT: f32 = 1.0 / 60.0;
@@ -236,306 +240,6 @@ pub fn utc_date(unix: u64) -> String {
         seconds / 60 % 60,
         seconds % 60
     )
-}
-
-fn median_of(stats: &[ScopeStats], name: &str) -> Option<f64> {
-    stats.iter().find(|s| s.name == name).map(|s| s.median_ms)
-}
-
-/// The mean vertex count of LOD `l` over the unit types, per LOD.
-fn mean_lod_vertices(scene: &Scene) -> Vec<f64> {
-    let lods = scene
-        .unit_types
-        .iter()
-        .map(|t| t.lods.len())
-        .max()
-        .unwrap_or(0);
-    (0..lods)
-        .map(|lod| {
-            let counts: Vec<f64> = scene
-                .unit_types
-                .iter()
-                .filter_map(|t| t.lods.get(lod).or(t.lods.last()))
-                .map(|l| l.vertices.len() as f64)
-                .collect();
-            counts.iter().sum::<f64>() / counts.len().max(1) as f64
-        })
-        .collect()
-}
-
-/// Whether `strategy`'s frame grows linearly in the unit count by
-/// construction: the baselines that draw every unit at full detail. Only
-/// these may be skipped by prediction from a smaller size.
-pub fn linear_in_units(strategy: Strategy) -> bool {
-    matches!(strategy, Strategy::Naive | Strategy::Instanced)
-}
-
-/// What the sweep learned of a (strategy, camera) at a smaller size.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum SizeBefore {
-    /// A frame took `frame_ms` at `units` (measured, or for a point skipped
-    /// by prediction, predicted).
-    Frame { units: u32, frame_ms: f64 },
-    /// The point at `units` failed (a renderer or frame error).
-    Failed { units: u32 },
-}
-
-/// When the sweep skips a point; see the module doc.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SkipRule {
-    pub max_frame_ms: f64,
-}
-
-impl SkipRule {
-    /// Why `strategy` is skipped at `units` without rendering, or `None` to
-    /// render it (and let its own frames decide): only a strategy
-    /// [`linear_in_units`] is skipped here.
-    pub fn before_rendering(
-        &self,
-        strategy: Strategy,
-        units: u32,
-        before: Option<SizeBefore>,
-    ) -> Option<String> {
-        if !linear_in_units(strategy) {
-            return None;
-        }
-        match before? {
-            SizeBefore::Frame {
-                units: before_units,
-                frame_ms,
-            } => {
-                let predicted = frame_ms * f64::from(units) / f64::from(before_units.max(1));
-                (predicted > self.max_frame_ms).then(|| {
-                    format!(
-                        "predicted {predicted:.0} ms per frame, over the {:.0} ms bound \
-                         ({strategy} draws every unit, so its frame grows linearly in units \
-                         from {frame_ms:.0} ms at {before_units})",
-                        self.max_frame_ms
-                    )
-                })
-            }
-            SizeBefore::Failed {
-                units: before_units,
-            } => Some(format!(
-                "failed at {before_units} units, and {strategy} draws every unit"
-            )),
-        }
-    }
-
-    /// Why a point is skipped after `what` took `frame_ms` there, or `None`
-    /// to go on measuring it.
-    pub fn after_frames(&self, what: &str, frame_ms: f64) -> Option<String> {
-        (frame_ms > self.max_frame_ms).then(|| {
-            format!(
-                "{what} took {frame_ms:.0} ms, over the {:.0} ms bound",
-                self.max_frame_ms
-            )
-        })
-    }
-}
-
-/// What one sweep point renders with.
-struct Bench<'a> {
-    ctx: &'a Context,
-    options: &'a SweepOptions,
-    renderer: &'a mut Renderer,
-    target: &'a Offscreen,
-}
-
-impl Bench<'_> {
-    /// Renders the warm-up and measured frames from `camera`; returns the
-    /// GPU pass statistics and the sorted CPU milliseconds, or why the point
-    /// is skipped: its first frame (the first of the warm-up, rendered even
-    /// without one) or the rest of its warm-up over the bound.
-    fn frames(&mut self, camera: &horde::camera::Camera) -> Result<Result<Sampled, Skip>> {
-        let rule = SkipRule {
-            max_frame_ms: self.options.max_frame_ms,
-        };
-        let first_start = Instant::now();
-        self.renderer
-            .render_offscreen(self.ctx, self.target, camera, DT, false)?;
-        self.renderer.finish(self.ctx)?;
-        let first_ms = first_start.elapsed().as_secs_f64() * 1e3;
-        if let Some(reason) = rule.after_frames("its first frame at this size", first_ms) {
-            return Ok(Err(Skip {
-                reason,
-                frame_ms: first_ms,
-            }));
-        }
-        let rest = self.options.warmup.saturating_sub(1);
-        if rest > 0 {
-            let warm_start = Instant::now();
-            for _ in 0..rest {
-                self.renderer
-                    .render_offscreen(self.ctx, self.target, camera, DT, false)?;
-            }
-            self.renderer.finish(self.ctx)?;
-            let warm_ms = warm_start.elapsed().as_secs_f64() * 1e3 / f64::from(rest);
-            if let Some(reason) =
-                rule.after_frames("its warm-up frames at this size (mean)", warm_ms)
-            {
-                return Ok(Err(Skip {
-                    reason,
-                    frame_ms: warm_ms,
-                }));
-            }
-        }
-        self.renderer.profiler.clear_history();
-        let mut cpu_ms = Vec::with_capacity(self.options.frames as usize);
-        for _ in 0..self.options.frames {
-            self.renderer
-                .render_offscreen(self.ctx, self.target, camera, DT, false)?;
-            cpu_ms.push(self.renderer.cpu_ms);
-        }
-        self.renderer.finish(self.ctx)?;
-        cpu_ms.sort_by(f64::total_cmp);
-        Ok(Ok(Sampled {
-            gpu_ms: self.renderer.profiler.stats(),
-            cpu_ms,
-        }))
-    }
-}
-
-/// A point skipped after rendering: why, and the frame time that decided.
-struct Skip {
-    reason: String,
-    frame_ms: f64,
-}
-
-struct Sampled {
-    gpu_ms: Vec<ScopeStats>,
-    cpu_ms: Vec<f64>,
-}
-
-/// Where a point sits in the sweep.
-#[derive(Clone, Copy)]
-struct PointKey {
-    strategy: Strategy,
-    units: u32,
-    camera: CameraPreset,
-    encoding: BoneEncoding,
-    tier: Tier,
-}
-
-impl PointKey {
-    fn skipped(&self, reason: String) -> Skipped {
-        log::info!(
-            "skipping {} at {} units ({}): {reason}",
-            self.strategy,
-            self.units,
-            camera_name(self.camera)
-        );
-        Skipped {
-            strategy: self.strategy.name().to_owned(),
-            units: self.units,
-            camera: camera_name(self.camera).to_owned(),
-            encoding: self.encoding.name().to_owned(),
-            tier: self.tier.name().to_owned(),
-            reason,
-        }
-    }
-}
-
-/// Measures one point; `Err` inside when it was skipped.
-fn measure(
-    bench: &mut Bench,
-    key: PointKey,
-    lod_vertices: &[f64],
-) -> Result<std::result::Result<Point, Skip>> {
-    let camera = crowd_camera(key.camera, key.units);
-    bench.renderer.settings.skinning = true;
-    let sampled = match bench.frames(&camera)? {
-        Ok(sampled) => sampled,
-        Err(skip) => return Ok(Err(skip)),
-    };
-    let renderer = &*bench.renderer;
-    let gpu_frame = sampled.gpu_ms.iter().find(|s| s.name == "frame");
-    let gpu_frame_ms_median = gpu_frame.map_or(0.0, |s| s.median_ms);
-    let cpu_frame_ms_median = percentile(&sampled.cpu_ms, 0.5);
-    let visible = renderer.stats.clone();
-    let usage = bench.ctx.memory_usage();
-    let memory = Memory {
-        allocated_bytes: usage.allocated_bytes,
-        reserved_bytes: usage.reserved_bytes,
-        device_local_usage_bytes: usage.heaps.iter().map(|h| h.usage_bytes).sum(),
-    };
-    let mut efficiency = Efficiency::default();
-    let draw_ms = median_of(&sampled.gpu_ms, "draw");
-    let drawn_vertices: f64 = visible
-        .units_per_lod
-        .iter()
-        .zip(lod_vertices)
-        .map(|(&units, &vertices)| f64::from(units) * vertices)
-        .sum();
-    if let Some(draw_ms) = draw_ms.filter(|&ms| ms > 0.0) {
-        efficiency.skinned_vertices_per_second = Some(drawn_vertices / (draw_ms / 1e3));
-    }
-    if key.strategy == Strategy::GpuDriven {
-        let instances =
-            f64::from(renderer.world.unit_count()) + f64::from(renderer.world.prop_count());
-        let visible_instances = f64::from(visible.units_visible() + visible.props_visible());
-        let bytes = instances * CULL_READ_BYTES + visible_instances * CULL_WRITE_BYTES;
-        if instances > 0.0 {
-            efficiency.cull_bytes_per_unit = Some(bytes / instances);
-        }
-        if let Some(cull_ms) = median_of(&sampled.gpu_ms, "cull").filter(|&ms| ms > 0.0) {
-            let bytes_per_second = bytes / (cull_ms / 1e3);
-            efficiency.cull_bandwidth_share =
-                Some(bytes_per_second / (bench.options.bandwidth_tb_per_s * 1e12));
-        }
-        if bench.options.static_compare {
-            bench.renderer.settings.skinning = false;
-            let unskinned = bench.frames(&camera)?;
-            bench.renderer.settings.skinning = true;
-            if let Ok(unskinned) = unskinned {
-                let static_ms = median_of(&unskinned.gpu_ms, "draw");
-                efficiency.static_draw_ms = static_ms;
-                if let (Some(skinned), Some(unskinned)) = (draw_ms, static_ms) {
-                    if unskinned > 0.0 {
-                        efficiency.skinned_static_ratio = Some(skinned / unskinned);
-                    }
-                }
-            }
-        }
-    }
-    let quality = match key.strategy {
-        Strategy::Naive => None,
-        _ if bench.options.quality => Some(measure_quality(bench, &camera)?),
-        _ => None,
-    };
-    let renderer = &*bench.renderer;
-    Ok(Ok(Point {
-        strategy: key.strategy.name().to_owned(),
-        units: key.units,
-        camera: camera_name(key.camera).to_owned(),
-        encoding: key.encoding.name().to_owned(),
-        tier: key.tier.name().to_owned(),
-        props: renderer.world.prop_count(),
-        gpu_frame_ms_p95: gpu_frame.map_or(0.0, |s| s.p95_ms),
-        gpu_frame_ms_median,
-        cpu_frame_ms_p95: percentile(&sampled.cpu_ms, 0.95),
-        cpu_frame_ms_median,
-        frame_ms_median: gpu_frame_ms_median.max(cpu_frame_ms_median),
-        gpu_ms: sampled.gpu_ms,
-        visible,
-        memory,
-        efficiency,
-        quality,
-    }))
-}
-
-/// One more frame from `camera`, measured against its reference, then the
-/// still-camera sequence (the crowd stands in place: only animation time
-/// advances).
-fn measure_quality(bench: &mut Bench, camera: &horde::camera::Camera) -> Result<Quality> {
-    let (ctx, target) = (bench.ctx, bench.target);
-    bench
-        .renderer
-        .render_offscreen(ctx, target, camera, DT, true)?;
-    let image = target.read_rgba()?;
-    let frame = measure_frame(ctx, bench.renderer, target, camera, &image)?;
-    let still = measure_still(ctx, bench.renderer, target, camera, STILL_FRAMES)?;
-    Ok(quality(&frame, still))
 }
 
 /// A progress bar over `total` points, hidden without `progress`.

@@ -8,8 +8,9 @@ use anyhow::Result;
 use horde::renderer::Strategy;
 use plotters::prelude::*;
 
+use super::measure::median_of;
 use super::report::{ours, pass_names};
-use super::{median_of, Point, Report};
+use super::{Point, Report};
 
 /// DejaVu Sans, for the plots' text (licence in `assets/fonts/LICENSE`).
 const FONT: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");

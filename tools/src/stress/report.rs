@@ -6,8 +6,9 @@ use std::path::Path;
 use anyhow::{Context as _, Result};
 use horde::renderer::Strategy;
 
+use super::measure::median_of;
 use super::plot::plot_all;
-use super::{median_of, Point, Report, SummaryRow, CULL_READ_BYTES, CULL_WRITE_BYTES};
+use super::{Point, Report, SummaryRow, CULL_READ_BYTES, CULL_WRITE_BYTES};
 
 /// The rows of `summary.json`.
 pub fn summary(report: &Report) -> Vec<SummaryRow> {

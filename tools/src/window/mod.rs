@@ -19,7 +19,7 @@
 //!   presented on it) the run ends with an error saying so.
 //! - Focus: losing it releases every held key and button (their releases
 //!   happen elsewhere and never arrive).
-//! - Input: winit events become [`Input`]s, and one handler acts on them, so
+//! - Input: winit events become `Input`s, and one handler acts on them, so
 //!   a [`WindowScript`]'s key presses and drags take the same path as real
 //!   ones. egui sees real events first; what it consumes (a click on the
 //!   panel) does not move the camera. Keys are physical (US layout
@@ -46,7 +46,8 @@
 //!
 //! `options.rs` holds what the application passes in and gets back,
 //! `input.rs` the inputs and debug keys, `running.rs` the presentation state
-//! and the recreation of a lost surface.
+//! and the recreation of a lost surface, `hud_frame.rs` the HUD's frame,
+//! `quality.rs` the quality measurement of presented frames.
 
 use std::collections::HashSet;
 
@@ -68,18 +69,22 @@ use winit::window::{Window, WindowId};
 pub use winit::event::MouseButton;
 pub use winit::keyboard::KeyCode;
 
+mod hud_frame;
 mod input;
 mod options;
+mod quality;
 mod running;
 pub use options::{
     window_verdict, FrameHook, HudLine, WindowAction, WindowOptions, WindowReport, WindowScript,
 };
 
+use hud_frame::{show_hud, HudFrame};
 use input::{toggle, Input, Pointer};
 use running::{note_swapchain, recreate_surface, surface_lost, Running};
 
-use crate::camera_rig::{CameraRig, MotionKeys, Preset};
-use crate::hud::{Hud, HudStats, SimulationClock};
+use crate::camera_rig::{CameraRig, MotionKeys};
+use crate::hud::{Hud, SimulationClock};
+use crate::presets::Preset;
 
 struct App {
     options: WindowOptions,
@@ -430,35 +435,17 @@ impl App {
             None => Vec::new(),
         };
         lines.extend(self.quality.as_ref().map(|(_, line)| line.clone()));
-        let extent = running.window_extent;
-        if running.hud.visible && extent.width > 0 && extent.height > 0 {
-            let renderer = &mut running.renderer;
-            let (tier, encoding) = (running.ctx.tier.name(), renderer.world.encoding.name());
-            let stats = HudStats {
-                fps: if self.frame_ms > 0.0 {
-                    1e3 / self.frame_ms
-                } else {
-                    0.0
-                },
+        let hud_drawn = show_hud(
+            running,
+            &HudFrame {
                 frame_ms: self.frame_ms,
-                gpu_ms: renderer.profiler.last_frame(),
-                draw: &renderer.stats,
-                budget: renderer.budget(),
-                tier,
-                encoding,
                 cinematic: self.rig.is_cinematic(),
                 lines: &lines,
-            };
-            let draw = running.hud.run(
-                &running.window,
-                &stats,
-                &mut renderer.settings,
-                &mut self.clock,
-                &camera,
-            );
-            renderer.set_hud(draw);
-            self.report.hud_frames += 1;
-        }
+                camera: &camera,
+            },
+            &mut self.clock,
+        );
+        self.report.hud_frames += u64::from(hud_drawn);
         let outcome = running.renderer.render_window(
             &running.ctx,
             &running.swapchain,
@@ -504,49 +491,6 @@ impl App {
             }
         }
         Ok(())
-    }
-
-    /// With `quality_every_s`, measures the frame just presented when the
-    /// last measurement is that old (the first after the first frame). A
-    /// failure is logged and ends the measurements, not the window.
-    fn measure_quality(&mut self, now: std::time::Instant, camera: &Camera) {
-        let (Some(every), Some(running)) = (self.options.quality_every_s, self.running.as_mut())
-        else {
-            return;
-        };
-        if self
-            .quality
-            .as_ref()
-            .is_some_and(|(at, _)| (now - *at).as_secs_f32() < every)
-        {
-            return;
-        }
-        let extent = running.swapchain.extent;
-        match crate::quality::measure_presented(&running.ctx, &mut running.renderer, camera, extent)
-        {
-            Ok(measured) => {
-                let (mean, p95) = (measured.flip.mean, measured.flip.p95);
-                log::info!(
-                    "quality: FLIP mean {mean:.4}, p95 {p95:.4}, unit coverage {:?}",
-                    measured.coverage_ratio
-                );
-                self.report
-                    .quality
-                    .push((mean, p95, measured.coverage_ratio));
-                let coverage = measured
-                    .coverage_ratio
-                    .map_or_else(|| "no units".to_owned(), |ratio| format!("{ratio:.3}"));
-                let line = HudLine {
-                    label: "quality".to_owned(),
-                    value: format!("FLIP {mean:.3} (p95 {p95:.3}), coverage {coverage}"),
-                };
-                self.quality = Some((now, line));
-            }
-            Err(error) => {
-                log::error!("quality measurement failed, no more are taken: {error:#}");
-                self.options.quality_every_s = None;
-            }
-        }
     }
 
     fn shutdown(&mut self) {

@@ -10,8 +10,8 @@ use horde::scene::Scene;
 use horde::target::Msaa;
 
 use super::{KeyCode, MouseButton};
-use crate::camera_rig::SceneBounds;
 use crate::hud::SimulationClock;
+use crate::presets::SceneBounds;
 use crate::stage::Stage;
 
 /// One line the application adds to the HUD.
@@ -77,7 +77,7 @@ pub struct WindowOptions {
     /// The camera to start with.
     pub camera: Camera,
     /// Where the scene is: the camera presets and the cinematic path are
-    /// built from it (`camera_rig.rs`).
+    /// built from it (`presets.rs`).
     pub scene_bounds: SceneBounds,
     /// Fog, sky and draw distance for the scene's size (`stage.rs`);
     /// `Stage::default()` for the renderer's own.
