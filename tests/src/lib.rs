@@ -45,6 +45,15 @@ pub fn output_dir() -> PathBuf {
     dir
 }
 
+/// The knight of `assets/` baked with the default options (LODs, bone
+/// texture, impostor), as the engine loads it.
+pub fn baked_knight() -> horde::asset::Asset {
+    let path = repo_root().join("assets/knight.glb");
+    horde_bake::bake_unit(&path, &[], &horde_bake::BakeOptions::default(), &|_| {})
+        .unwrap_or_else(|err| panic!("baking {}: {err}", path.display()))
+        .asset
+}
+
 /// Logs to the test's captured output; harmless when called twice.
 pub fn init_logging() {
     let _ = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))

@@ -26,8 +26,7 @@ use horde::reference::far_field::{coverage, Coverage};
 use horde::scene::{rgba8, static_asset, Scene};
 use horde::shaders;
 use horde::world::{PropPlacement, UnitSpawn};
-use horde_bake::{self as bake, BakeOptions};
-use horde_tests::{finish, gpu_context, output_dir, render_scene, repo_root, PassHarness};
+use horde_tests::{baked_knight, finish, gpu_context, output_dir, render_scene, PassHarness};
 
 const WIDTH: u32 = 64;
 const HEIGHT: u32 = 48;
@@ -295,15 +294,6 @@ fn a_jittered_grid_covers_each_pixel_centre_once() {
     finish(ctx);
 }
 
-fn quiet(_: &str) {}
-
-fn knight() -> Asset {
-    let path = repo_root().join("assets/knight.glb");
-    bake::bake_unit(&path, &[], &BakeOptions::default(), &quiet)
-        .unwrap_or_else(|err| panic!("baking {}: {err}", path.display()))
-        .asset
-}
-
 /// Target of the image tests.
 const IMAGE_WIDTH: u32 = 480;
 const IMAGE_HEIGHT: u32 = 270;
@@ -466,7 +456,7 @@ const MIN_COVERAGE_IOU: f64 = 0.85;
 #[test]
 fn mesh_and_far_field_agree_at_the_transition() {
     let mut ctx = gpu_context(None);
-    let knight = knight();
+    let knight = baked_knight();
     let distance = distance_for(&knight, TRANSITION_PX);
     let spacing = distance * 0.05;
     // Six rows of eight, turned every way, idle and walking.
@@ -546,7 +536,7 @@ fn mesh_and_far_field_agree_at_the_transition() {
 #[test]
 fn far_units_and_meshes_occlude_each_other() {
     let mut ctx = gpu_context(None);
-    let knight = knight();
+    let knight = baked_knight();
     // Larger than the transition size, so a few hundred pixels show.
     const UNITS_PX: f32 = 48.0;
     let distance = distance_for(&knight, UNITS_PX);
@@ -624,7 +614,7 @@ fn far_units_and_meshes_occlude_each_other() {
 fn the_mobile_tier_keeps_far_units_as_meshes() {
     let mut ctx = gpu_context(Some(Tier::Mobile));
     assert!(!ctx.far_field_supported);
-    let knight = knight();
+    let knight = baked_knight();
     let scene = knight_scene(&knight, &[(Vec3::ZERO, 0.0)], &[]);
     let (mut renderer, target) = horde_tests::offscreen_renderer(&mut ctx, &scene, 64, 64);
     assert!(!renderer.has_far_field());
@@ -652,7 +642,7 @@ fn the_mobile_tier_keeps_far_units_as_meshes() {
 #[test]
 fn units_too_large_for_the_far_field_fall_back_to_the_raster() {
     let mut ctx = gpu_context(None);
-    let knight = knight();
+    let knight = baked_knight();
     let units: Vec<(Vec3, f32)> = (0..3)
         .map(|i| (Vec3::new(i as f32 * 1.5 - 1.5, 0.0, 0.0), 0.4 * i as f32))
         .collect();
@@ -705,7 +695,7 @@ fn units_too_large_for_the_far_field_fall_back_to_the_raster() {
 #[test]
 fn a_frame_budget_steers_the_far_field_size() {
     let mut ctx = gpu_context(None);
-    let knight = knight();
+    let knight = baked_knight();
     let scene = knight_scene(&knight, &[(Vec3::ZERO, 0.0)], &[]);
     let (mut renderer, target) = horde_tests::offscreen_renderer(&mut ctx, &scene, 64, 64);
     renderer.settings.budget_ms = Some(1.0e-6);
@@ -763,7 +753,7 @@ fn model_cost(stats: &horde::renderer::DrawStats) -> f32 {
 #[test]
 fn the_budget_converges_in_a_headless_run_with_a_model_cost() {
     let mut ctx = gpu_context(None);
-    let knight = knight();
+    let knight = baked_knight();
     let units: Vec<(Vec3, f32)> = (0..600)
         .map(|i| {
             let distance = 3.0 * (400.0f32 / 3.0).powf(i as f32 / 599.0);

@@ -29,9 +29,9 @@ use horde::scene::{rgba8, Scene};
 use horde::target::Msaa;
 use horde::world::regions::type_table;
 use horde::world::UnitSpawn;
-use horde_bake::{self as bake, BakeOptions};
+use horde_bake as bake;
 use horde_tests::{
-    compare_with_reference_by_flip, finish, gpu_context, output_dir, render_scene, repo_root,
+    baked_knight, compare_with_reference_by_flip, finish, gpu_context, output_dir, render_scene,
 };
 
 /// The least intersection over union of a cell's silhouette (coverage at
@@ -59,18 +59,9 @@ const MAX_SWITCH_FLIP: f64 = 0.14;
 /// See [`MAX_SWITCH_FLIP`].
 const SWITCH_FLIP_SLACK: f64 = 0.02;
 
-fn quiet(_: &str) {}
-
-fn knight() -> Asset {
-    let path = repo_root().join("assets/knight.glb");
-    bake::bake_unit(&path, &[], &BakeOptions::default(), &quiet)
-        .unwrap_or_else(|err| panic!("baking {}: {err}", path.display()))
-        .asset
-}
-
 #[test]
 fn the_bake_is_deterministic_and_fits_the_mobile_atlas() {
-    let knight = knight();
+    let knight = baked_knight();
     let impostor = knight.impostor.clone().expect("the knight has an impostor");
     assert_eq!(impostor.views_per_side, asset::IMPOSTOR_VIEWS_PER_SIDE);
     assert_eq!(impostor.cell_px, asset::IMPOSTOR_CELL_PX);
@@ -132,7 +123,7 @@ fn lone_knight(knight: &Asset) -> Scene {
 
 #[test]
 fn a_knight_cell_matches_the_mesh_from_its_view() {
-    let knight = knight();
+    let knight = baked_knight();
     let impostor = knight.impostor.clone().expect("impostor");
     let mut ctx = gpu_context(None);
     let scene = lone_knight(&knight);
@@ -263,7 +254,7 @@ fn impostor_globals(camera: &Camera, threshold: f32, band: f32) -> CullGlobals {
 }
 
 fn cull_matches_the_twin(tier: Option<Tier>) {
-    let knight = knight();
+    let knight = baked_knight();
     let ctx = gpu_context(tier);
     let scene = receding_crowd(&knight, 400, 4.0, 300.0);
     let camera = Camera::look_at(Vec3::ZERO, Vec3::NEG_Z);
@@ -404,7 +395,7 @@ fn crowd_flip(mesh: &image::RgbaImage, impostor: &image::RgbaImage) -> f64 {
 
 #[test]
 fn impostors_at_the_switch_distance_look_like_the_meshes() {
-    let knight = knight();
+    let knight = baked_knight();
     let mut ctx = gpu_context(None);
     let mut worst = 0.0f64;
     for (elevation, walking) in [(10.0, false), (35.0, true), (60.0, false)] {
@@ -464,7 +455,7 @@ fn impostors_at_the_switch_distance_look_like_the_meshes() {
 
 /// A crowd of 200 knights, every one an impostor, on `tier`.
 fn impostor_crowd(tier: Option<Tier>) -> image::RgbaImage {
-    let knight = knight();
+    let knight = baked_knight();
     let mut ctx = gpu_context(tier);
     let scene = receding_crowd(&knight, 200, 10.0, 120.0);
     let camera = Camera::look_at(Vec3::new(0.0, 3.0, 0.0), Vec3::new(0.0, 0.0, -40.0));
@@ -497,20 +488,33 @@ fn the_mobile_tier_draws_the_same_impostor_crowd() {
     compare_with_reference_by_flip("impostor_crowd", &impostor_crowd(Some(Tier::Mobile)), 0.02);
 }
 
-/// With the renderer's default 4x MSAA: the impostor pipeline follows the
-/// main pass's sample count.
-#[test]
-fn the_mobile_tier_draws_ten_thousand_impostors_cleanly() {
-    let knight = knight();
-    let ctx = gpu_context(Some(Tier::Mobile));
-    let scene = receding_crowd(&knight, 10_000, 20.0, 600.0);
+/// A renderer of `count` knights receding from `near` to `far` metres
+/// ([`receding_crowd`]) drawn with `msaa`, its target, and the camera that
+/// looks down the crowd.
+fn mobile_crowd(
+    ctx: &Context,
+    count: u32,
+    near: f32,
+    far: f32,
+    msaa: Msaa,
+) -> (horde::renderer::Renderer, horde::target::Offscreen, Camera) {
+    let scene = receding_crowd(&baked_knight(), count, near, far);
     let camera = Camera::look_at(Vec3::new(0.0, 2.0, 0.0), Vec3::new(0.0, 0.0, -100.0));
     let extent = ash::vk::Extent2D {
         width: WIDTH,
         height: HEIGHT,
     };
-    let (mut renderer, target) =
-        horde::renderer::Renderer::new_offscreen(&ctx, &scene, extent, Msaa::X4).expect("renderer");
+    let (renderer, target) =
+        horde::renderer::Renderer::new_offscreen(ctx, &scene, extent, msaa).expect("renderer");
+    (renderer, target, camera)
+}
+
+/// With the renderer's default 4x MSAA: the impostor pipeline follows the
+/// main pass's sample count.
+#[test]
+fn the_mobile_tier_draws_ten_thousand_impostors_cleanly() {
+    let ctx = gpu_context(Some(Tier::Mobile));
+    let (mut renderer, target, camera) = mobile_crowd(&ctx, 10_000, 20.0, 600.0, Msaa::X4);
     assert!(!renderer.has_far_field());
     assert!(
         renderer.settings.impostors,
@@ -546,7 +550,7 @@ fn reseal(bytes: &mut [u8]) {
 
 #[test]
 fn a_broken_atlas_section_is_refused_with_a_clear_error() {
-    let knight = knight();
+    let knight = baked_knight();
     let bytes = asset::write(&knight).expect("write");
     let (offset, len) = impostor_section(&bytes);
     let patch = |field: usize, value: u32| {
@@ -606,17 +610,8 @@ fn modelled_cost(stats: &horde::renderer::DrawStats) -> f32 {
 
 #[test]
 fn the_mobile_budget_moves_the_impostor_switch() {
-    let knight = knight();
     let ctx = gpu_context(Some(Tier::Mobile));
-    let scene = receding_crowd(&knight, 1000, 3.0, 150.0);
-    let camera = Camera::look_at(Vec3::new(0.0, 2.0, 0.0), Vec3::new(0.0, 0.0, -100.0));
-    let extent = ash::vk::Extent2D {
-        width: WIDTH,
-        height: HEIGHT,
-    };
-    let (mut renderer, target) =
-        horde::renderer::Renderer::new_offscreen(&ctx, &scene, extent, Msaa::Off)
-            .expect("renderer");
+    let (mut renderer, target, camera) = mobile_crowd(&ctx, 1000, 3.0, 150.0, Msaa::Off);
     let budget_ms = 3.0;
     renderer.settings.budget_ms = Some(budget_ms);
     renderer.settings.budget_source = horde::renderer::BudgetSource::Model(modelled_cost);
