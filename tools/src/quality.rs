@@ -235,10 +235,23 @@ pub fn measure_frame(
     frame: &RgbaImage,
 ) -> Result<FrameQuality> {
     let supersampled = reference_target(ctx, renderer, target.extent)?;
+    measure_frame_in(ctx, renderer, target, &supersampled, camera, frame)
+}
+
+/// [`measure_frame`] with the reference's target given (twice `target`'s
+/// size, made for [`Renderer::readback_passes`]).
+fn measure_frame_in(
+    ctx: &Context,
+    renderer: &mut Renderer,
+    target: &Offscreen,
+    supersampled: &Offscreen,
+    camera: &Camera,
+    frame: &RgbaImage,
+) -> Result<FrameQuality> {
     let reference = box_downsample_2x2(&replay(
         ctx,
         renderer,
-        &supersampled,
+        supersampled,
         camera,
         ReplayPath::Reference,
         ReplayView::Shaded,
@@ -255,7 +268,7 @@ pub fn measure_frame(
     let reference_mask = replay(
         ctx,
         renderer,
-        &supersampled,
+        supersampled,
         camera,
         ReplayPath::Reference,
         ReplayView::UnitMask,
@@ -270,28 +283,62 @@ pub fn measure_frame(
 /// Measures the frame a window renderer just presented, whose image cannot
 /// be read back: its replay with the frame's own settings (which draws it
 /// again exactly, [`ReplayPath::Frame`]) into an offscreen target of
-/// `extent`, against its reference.
+/// `extent`, against its reference. The targets are `targets`, made (again)
+/// when there are none or they are of another size.
 pub fn measure_presented(
     ctx: &Context,
     renderer: &mut Renderer,
     camera: &Camera,
+    targets: &mut Option<QualityTargets>,
     extent: vk::Extent2D,
 ) -> Result<FrameQuality> {
-    let target = Offscreen::new(ctx, &renderer.readback_passes(), extent).with_context(|| {
-        format!(
-            "a {}x{} target for the frame's replay",
-            extent.width, extent.height
-        )
-    })?;
+    let targets = match targets.take() {
+        Some(kept) if kept.frame.extent == extent => targets.insert(kept),
+        stale => {
+            // The old pair goes first: two pairs of 4K targets need not fit.
+            drop(stale);
+            targets.insert(QualityTargets::new(ctx, renderer, extent)?)
+        }
+    };
     let frame = replay(
         ctx,
         renderer,
-        &target,
+        &targets.frame,
         camera,
         ReplayPath::Frame,
         ReplayView::Shaded,
     )?;
-    measure_frame(ctx, renderer, &target, camera, &frame)
+    measure_frame_in(
+        ctx,
+        renderer,
+        &targets.frame,
+        &targets.reference,
+        camera,
+        &frame,
+    )
+}
+
+/// The offscreen targets a window's quality measurement replays into: the
+/// frame's size and twice it. Kept between measurements, made again when
+/// the window's size changes.
+pub struct QualityTargets {
+    frame: Offscreen,
+    reference: Offscreen,
+}
+
+impl QualityTargets {
+    /// Targets for frames of `extent` drawn by `renderer`.
+    pub fn new(ctx: &Context, renderer: &Renderer, extent: vk::Extent2D) -> Result<QualityTargets> {
+        let frame =
+            Offscreen::new(ctx, &renderer.readback_passes(), extent).with_context(|| {
+                format!(
+                    "a {}x{} target for the frame's replay",
+                    extent.width, extent.height
+                )
+            })?;
+        let reference = reference_target(ctx, renderer, extent)?;
+        Ok(QualityTargets { frame, reference })
+    }
 }
 
 /// The still-camera figures: the mean FLIP between consecutive frames and

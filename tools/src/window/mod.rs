@@ -212,6 +212,7 @@ impl App {
         note_swapchain(&mut self.report, &swapchain);
         let hud = Hud::new(&window, ctx.limits.max_image_dimension_2d);
         self.running = Some(Running {
+            quality_targets: None,
             hud,
             renderer,
             swapchain,
@@ -498,6 +499,7 @@ impl App {
             return;
         };
         let Running {
+            quality_targets,
             hud,
             renderer,
             swapchain,
@@ -507,6 +509,7 @@ impl App {
         } = running;
         self.report.hud_visible = hud.visible;
         drop(hud);
+        drop(quality_targets);
         self.report.camera = Some(self.rig.camera());
         self.report.cinematic = self.rig.is_cinematic();
         self.report.settings = renderer.settings;

@@ -25,8 +25,13 @@ impl App {
             return;
         }
         let extent = running.swapchain.extent;
-        match crate::quality::measure_presented(&running.ctx, &mut running.renderer, camera, extent)
-        {
+        match crate::quality::measure_presented(
+            &running.ctx,
+            &mut running.renderer,
+            camera,
+            &mut running.quality_targets,
+            extent,
+        ) {
             Ok(measured) => {
                 let (mean, p95) = (measured.flip.mean, measured.flip.p95);
                 log::info!(

@@ -13,11 +13,14 @@ use winit::window::Window;
 
 use super::WindowReport;
 use crate::hud::Hud;
+use crate::quality::QualityTargets;
 
 /// Fields drop in declaration order: the HUD, the renderer (after waiting for
 /// the device), the swapchain and its surface, the context, and last the
 /// window the surface was made for. `shutdown` drops them in the same order.
 pub(super) struct Running {
+    /// The quality measurement's targets, once it has measured.
+    pub(super) quality_targets: Option<QualityTargets>,
     pub(super) hud: Hud,
     pub(super) renderer: Renderer,
     pub(super) swapchain: Swapchain,
