@@ -392,10 +392,22 @@ fn a_window_renderers_frame_is_measured_through_its_replay() {
         let measured =
             horde_tools::quality::measure_frame(&ctx, &mut renderer, &target, &camera, &image)
                 .expect("measure the frame");
-        let presented =
-            horde_tools::quality::measure_presented(&ctx, &mut renderer, &camera, extent)
-                .expect("measure through the replay");
-        (image, measured, presented)
+        // Twice: the second measurement replays into the targets the first
+        // made.
+        let mut targets = None;
+        let mut presented = || {
+            horde_tools::quality::measure_presented(
+                &ctx,
+                &mut renderer,
+                &camera,
+                &mut targets,
+                extent,
+            )
+            .expect("measure through the replay")
+        };
+        let (first, again) = (presented(), presented());
+        assert_eq!(first.flip.mean, again.flip.mean, "the kept targets");
+        (image, measured, first)
     };
     let (window_image, measured, presented) =
         frame(vk::Format::B8G8R8A8_SRGB, vk::ImageLayout::PRESENT_SRC_KHR);
