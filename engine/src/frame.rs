@@ -80,6 +80,20 @@ impl<'a> Frame<'a> {
         result
     }
 
+    /// Times what `record` records as the scope `name` within the current
+    /// pass: a timestamp scope and a debug label, no pass of its own in the
+    /// frame graph.
+    pub fn timed<R>(
+        &mut self,
+        name: &'static str,
+        record: impl FnOnce(&mut Frame<'a>) -> Result<R, Error>,
+    ) -> Result<R, Error> {
+        let scope = self.profiler.begin(self.ctx, self.cmd, name);
+        let result = record(self);
+        self.profiler.end(self.ctx, self.cmd, scope);
+        result
+    }
+
     /// Declares the next commands' uses of buffers, recording the barrier
     /// they need after everything recorded before.
     pub fn uses(&mut self, declared: &[BufferUse]) {

@@ -43,7 +43,9 @@
 //!    obstacle); with no enemy standing the living cheer. A unit looks at the
 //!    3×3 cells around it: living units closer than `separation` push it
 //!    apart (half the overlap each; a routing unit slips through its own
-//!    army), and the nearest enemy within `engage_radius` is its target.
+//!    army), and it does not walk on into them (the part of its velocity
+//!    against the push goes, so rear ranks stop at the backs of the front
+//!    ones); the nearest enemy within `engage_radius` is its target.
 //!    Routing, it runs with its regiment; with an enemy within reach it
 //!    faces it and strikes on a jittered cadence (×3/2 from the flank of
 //!    the target's formation or in a charge, ×2 from its rear); charging,
@@ -68,7 +70,9 @@
 //! separation keeps the density bounded), the grid's cells are about as
 //! many as units. Each regiment scans the regiment table once; the plan
 //! (`horde_tools::battle`) keeps regiments about √units, so that is linear
-//! too.
+//! too. The frame's first step is timed part by part (the scopes `battle:
+//! regiments`, `battle: grid` and `battle: units` inside `battle`), so a
+//! run of one step a frame shows where the step's time goes.
 
 use std::mem::size_of;
 
@@ -241,16 +245,24 @@ impl BattlePass {
                     )
                 };
                 frame.uses(&[uses(battle, Access::ComputeWrite)]);
-                frame.dispatch_with(&self.regiments, regiment_set, bytes, push.regiment_count)?;
-                self.grid
-                    .record(frame, &grid_sets, &grid_buffers, bytes, push.unit_count)?;
+                // The frame's first step is timed part by part.
+                let first = step == steps.start;
+                part(frame, first, "battle: regiments", |frame| {
+                    frame.dispatch_with(&self.regiments, regiment_set, bytes, push.regiment_count)
+                })?;
+                part(frame, first, "battle: grid", |frame| {
+                    self.grid
+                        .record(frame, &grid_sets, &grid_buffers, bytes, push.unit_count)
+                })?;
                 frame.uses(&[
                     uses(battle, Access::ComputeWrite),
                     uses(placements, Access::ComputeWrite),
                     uses(motions, Access::ComputeWrite),
                     uses(grid, Access::ComputeRead),
                 ]);
-                frame.dispatch_with(&self.units, unit_set, bytes, push.unit_count)?;
+                part(frame, first, "battle: units", |frame| {
+                    frame.dispatch_with(&self.units, unit_set, bytes, push.unit_count)
+                })?;
             }
             frame.uses(&[
                 uses(battle, Access::TransferRead),
@@ -286,5 +298,19 @@ impl BattlePass {
         })?;
         self.steps[frame.slot] = Some(steps.end);
         Ok(())
+    }
+}
+
+/// Records `record`, timed as `name` when `timed`.
+fn part(
+    frame: &mut Frame,
+    timed: bool,
+    name: &'static str,
+    record: impl FnOnce(&mut Frame) -> Result<(), Error>,
+) -> Result<(), Error> {
+    if timed {
+        frame.timed(name, record)
+    } else {
+        record(frame)
     }
 }
