@@ -108,7 +108,7 @@ pub struct BattleScene {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BattleLayout {
     /// Half the extent (x, z) of the box the armies stand in, and where
-    /// the centres' front line ends (`horde_battle::plan::plan_extent`).
+    /// the presets' stretch of front begins (`horde_battle::plan::plan_extent`).
     pub extent: PlanExtent,
     /// Metres between neighbouring slots.
     pub spacing: f32,
@@ -141,7 +141,7 @@ impl BattleLayout {
         SceneBounds {
             center: Vec3::ZERO,
             half_extent: Vec3::new(half_x + 2.2, 0.0, half_z + 2.2),
-            front_near_end: Some(self.extent.centre_front_end),
+            front_near_end: Some(self.extent.front_stretch_start),
         }
     }
 }

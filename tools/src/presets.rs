@@ -26,18 +26,19 @@
 //!   armies are whole and centred at any count; the camera looks at where
 //!   its view axis meets the ground.
 //! - **Front line** (`2`): an elevated oblique view along the front from
-//!   beyond its near end ([`SceneBounds::near_end`]: a battle's centres,
-//!   whose wings stand farther out and swing away), pitched
+//!   beyond its near end ([`SceneBounds::near_end`]: in a battle, a gap
+//!   between two divisions of the centre, clear of the wings that march
+//!   round the line's ends), pitched
 //!   [`FRONT_PITCH_DEG`] down and swung [`FRONT_YAW_DEG`] over army 0's
 //!   side, at a distance that follows the front's width but never exceeds
 //!   [`FRONT_MAX_DISTANCE`]: units stay many pixels tall (a 1.8 m unit
 //!   spans about 15 px of a 1080-pixel image at that distance) whatever the
 //!   army size, and the clash line runs from the image's foot into the
 //!   distance between the two armies.
-//! - **Ground level** (`3`): at eye height [`GROUND_SETBACK`] metres beyond
-//!   the same near end and [`GROUND_SIDE`] metres to army 0's side of the
-//!   line, looking along it, a few degrees towards it: beside the fighting,
-//!   the clash receding down the middle of the image.
+//! - **Ground level** (`3`): at eye height on the line, [`GROUND_SETBACK`]
+//!   metres beyond the same near end, looking along it: beside the
+//!   fighting, army 0 on the right and army 1 on the left, the clash
+//!   receding down the middle of the image.
 //! - **Cinematic** (`C`): a circle around a target that runs up and down the
 //!   front line; its radius follows the front's width within
 //!   [`CINEMATIC_MIN_DISTANCE`]..[`CINEMATIC_MAX_DISTANCE`], so it follows the
@@ -58,17 +59,16 @@ pub const CINEMATIC_MIN_DISTANCE: f32 = 40.0;
 pub const CINEMATIC_MAX_DISTANCE: f32 = 300.0;
 /// Eye height of the ground-level preset, in world units (metres).
 pub const EYE_HEIGHT: f32 = 1.7;
-/// How far beyond the front line's near end the ground preset stands, and
-/// how far to its side, in metres.
+/// How far beyond the front line's near end the ground preset stands, in
+/// metres.
 pub const GROUND_SETBACK: f32 = 5.0;
-pub const GROUND_SIDE: f32 = 4.0;
 /// How far along the front the ground preset looks, in metres.
 const GROUND_LOOK: f32 = 40.0;
 /// The height of the box presets frame above the units' feet: units stand
 /// 1.8 m tall, ±8 %.
 pub const UNIT_TOP: f32 = 2.0;
 /// The overview's downward pitch, in degrees.
-pub const OVERVIEW_PITCH_DEG: f32 = 40.0;
+pub const OVERVIEW_PITCH_DEG: f32 = 55.0;
 /// The part of the half-image (each axis) the overview's box may fill.
 pub const OVERVIEW_FILL: f32 = 0.92;
 /// The front preset's downward pitch, and its swing from the front line's
@@ -91,10 +91,11 @@ pub struct SceneBounds {
     pub center: Vec3,
     /// Half the size along each axis (non-negative).
     pub half_extent: Vec3,
-    /// The z of the front line's near end, where the fighting begins, if
-    /// the scene knows it (a battle's centre, whose wings stand farther
-    /// out); the box's near (−z) face otherwise. The front and ground
-    /// presets stand there.
+    /// The z where the stretch of front line the front and ground presets
+    /// look along begins, if the scene knows it (a battle's: a gap between
+    /// two divisions of its centre, clear of the wings that march round the
+    /// line's ends); the box's near (−z) face otherwise. Those presets
+    /// stand there.
     pub front_near_end: Option<f32>,
 }
 
@@ -171,8 +172,8 @@ impl SceneBounds {
         self.half_extent.x.max(self.half_extent.z).max(1.0)
     }
 
-    /// The z of the front line's near end: [`SceneBounds::front_near_end`],
-    /// or the box's near face.
+    /// The z where the presets' stretch of front line begins:
+    /// [`SceneBounds::front_near_end`], or the box's near face.
     pub fn near_end(&self) -> f32 {
         let b = self.sanitized();
         b.front_near_end.unwrap_or(b.center.z - b.half_extent.z)
@@ -284,11 +285,7 @@ pub fn preset_camera(bounds: &SceneBounds, preset: Preset, aspect: f32) -> Camer
             Camera::look_at(target + back * distance, target)
         }
         Preset::GroundLevel => {
-            let position = Vec3::new(
-                c.x - GROUND_SIDE,
-                ground + EYE_HEIGHT,
-                bounds.near_end() - GROUND_SETBACK,
-            );
+            let position = Vec3::new(c.x, ground + EYE_HEIGHT, bounds.near_end() - GROUND_SETBACK);
             let target = Vec3::new(c.x, ground + 1.2, position.z + GROUND_LOOK);
             Camera::look_at(position, target)
         }

@@ -37,7 +37,7 @@ use horde::renderer::{Environment, RenderSettings, Renderer};
 use crate::presets::{preset_camera, Preset, SceneBounds, DEFAULT_ASPECT};
 
 /// How much the fog may veil the armies' farthest corner from a preset.
-pub const FAR_CORNER_FOG: f32 = 0.2;
+pub const FAR_CORNER_FOG: f32 = 0.1;
 /// The fog at the visibility distance: the ground is the sky's colour there.
 pub const HORIZON_FOG: f32 = 0.98;
 /// Image aspects the fog and the props' keep-out are planned for: square

@@ -133,6 +133,26 @@ fn formation_extent(formation: u32, units: u32, spacing: f32) -> [f32; 2] {
     .extent(spacing)
 }
 
+/// The z of column `column` of a centre row of `in_row` regiments `pitch`
+/// apart, in divisions of [`DIVISION`] with [`DIVISION_GAP`] between them,
+/// centred on z = 0.
+fn centre_z(column: u32, in_row: u32, pitch: f32) -> f32 {
+    let (division, divisions) = (column / DIVISION, in_row.div_ceil(DIVISION));
+    (column as f32 - (in_row - 1) as f32 / 2.0) * pitch
+        + (division as f32 - (divisions - 1) as f32 / 2.0) * DIVISION_GAP
+}
+
+/// The middle of the gap between two divisions of a centre row of `in_row`
+/// regiments nearest `z`; none in a row of one division.
+fn division_gap_near(z: f32, in_row: u32, pitch: f32) -> Option<f32> {
+    (1..in_row.div_ceil(DIVISION))
+        .map(|division| {
+            let first = division * DIVISION;
+            (centre_z(first - 1, in_row, pitch) + centre_z(first, in_row, pitch)) / 2.0
+        })
+        .min_by(|a, b| (a - z).abs().total_cmp(&(b - z).abs()))
+}
+
 /// Where the `index`th of `count` blocks stands across a row of `columns`
 /// blocks `pitch` apart, centred on z = 0: its row and its z.
 fn centred_slot(index: u32, count: u32, columns: u32, pitch: f32) -> (u32, f32) {
@@ -147,9 +167,12 @@ pub struct PlanExtent {
     /// Half the extent (x, z) of the box the armies stand in, around the
     /// origin.
     pub half_extent: [f32; 2],
-    /// The z of the near (−z) end of the centre's front row, where the
-    /// wings begin: the end of the line the centres fight along.
-    pub centre_front_end: f32,
+    /// The z where the stretch of front the camera presets look along
+    /// begins: the gap between two of the centre's front divisions nearest
+    /// a quarter of the way along the centre, clear of the wings that march
+    /// round the line's ends (the centre's near end when it is one
+    /// division).
+    pub front_stretch_start: f32,
 }
 
 /// The regiments of `units` units (army 0 the odd one) at `spacing`, their
@@ -159,7 +182,7 @@ fn draw_up(units: u32, spacing: f32, dice: &mut Dice) -> (Vec<RegimentSetup>, Pl
     let mut regiments = Vec::new();
     let mut first_unit = 0u32;
     let mut half_extent = [0.0f32; 2];
-    let mut centre_front_end = 0.0f32;
+    let mut front_stretch_start = 0.0f32;
     for (army, &count) in armies.iter().enumerate() {
         let army = army as u32;
         if count == 0 {
@@ -184,7 +207,10 @@ fn draw_up(units: u32, spacing: f32, dice: &mut Dice) -> (Vec<RegimentSetup>, Pl
         let divisions = per_row.div_ceil(DIVISION);
         let centre_half = (per_row as f32 * pitch + (divisions - 1) as f32 * DIVISION_GAP) / 2.0;
         let centre_depth = rows as f32 * row_depth;
-        centre_front_end = centre_front_end.min(-centre_half);
+        if army == 0 {
+            front_stretch_start = division_gap_near(-centre_half / 2.0, per_row.min(centre), pitch)
+                .unwrap_or(-centre_half);
+        }
         // The wings: a block beside each end of the centre, no deeper than it.
         let wing_rows = |formation: u32| {
             let depth = formation_extent(formation, size, spacing)[1] + ROW_GAP;
@@ -229,10 +255,10 @@ fn draw_up(units: u32, spacing: f32, dice: &mut Dice) -> (Vec<RegimentSetup>, Pl
                 ROLE_CENTRE => {
                     let (row, column) = (within / per_row, within % per_row);
                     let in_row = per_row.min(centre - row * per_row);
-                    let (division, row_divisions) = (column / DIVISION, in_row.div_ceil(DIVISION));
-                    let z = (column as f32 - (in_row - 1) as f32 / 2.0) * pitch
-                        + (division as f32 - (row_divisions - 1) as f32 / 2.0) * DIVISION_GAP;
-                    (front + row as f32 * row_depth, z)
+                    (
+                        front + row as f32 * row_depth,
+                        centre_z(column, in_row, pitch),
+                    )
                 }
                 ROLE_WING => {
                     // Wedges at the −z end, columns at the +z end; front to
@@ -266,7 +292,7 @@ fn draw_up(units: u32, spacing: f32, dice: &mut Dice) -> (Vec<RegimentSetup>, Pl
     }
     let extent = PlanExtent {
         half_extent,
-        centre_front_end,
+        front_stretch_start,
     };
     (regiments, extent)
 }

@@ -23,7 +23,7 @@ if [ "$1" = montage ]; then
     > /tmp/out/montage.log 2>&1 || tail -5 /tmp/out/montage.log
   cp /tmp/montage/montage.png $OUT/ 2>/dev/null || true
   tar czf $OUT/montage_reports.tgz -C /tmp/montage $(cd /tmp/montage && ls *.json) 2>/dev/null || true
-  for f in /tmp/montage/*_1000000.png; do cp $f $OUT/; done 2>/dev/null || true
+  for f in /tmp/montage/*_1M.png; do cp $f $OUT/; done 2>/dev/null || true
   grep -h "gpu frame" /tmp/montage/*.log 2>/dev/null | head -20 || true
   exit 0
 fi
