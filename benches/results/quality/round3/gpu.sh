@@ -30,11 +30,11 @@ fi
 run() { # side units camera
   local side=$1 units=$2 camera=$3; shift 3
   local name="${side}_${units}_${camera}"
-  HORDE_CACHE_DIR=/tmp/cache-$side timeout 200 /tmp/$side/battle --headless --quality --units $units \
+  HORDE_CACHE_DIR=/tmp/cache-$side timeout ${RUN_TIMEOUT:-200} /tmp/$side/battle --headless --quality --units $units \
     --camera $camera --width 1920 --height 1080 --frames 600 \
     --screenshot /tmp/out/$name.png --report /tmp/out/$name.report.json "$@" \
     > /tmp/out/$name.log 2>&1 || echo "$name failed: $(tail -3 /tmp/out/$name.log)"
-  grep -h "gpu frame\|quality against" /tmp/out/$name.log | sed "s/^/$name: /" | cut -c1-260
+  grep -h "gpu frame\|quality against" /tmp/out/$name.log | sed "s/^/$name: /" | cut -c1-260 || true
 }
 for units in $2; do
   for camera in $3; do
