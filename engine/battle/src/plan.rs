@@ -170,8 +170,9 @@ pub struct PlanExtent {
     /// The z where the stretch of front the camera presets look along
     /// begins: the gap between two of the centre's front divisions nearest
     /// a quarter of the way along the centre, clear of the wings that march
-    /// round the line's ends (the centre's near end when it is one
-    /// division).
+    /// round the line's ends; the centre's near end when no gap lies in its
+    /// near half (a row of one or two divisions), so the stretch is not
+    /// just the far half.
     pub front_stretch_start: f32,
 }
 
@@ -209,6 +210,7 @@ fn draw_up(units: u32, spacing: f32, dice: &mut Dice) -> (Vec<RegimentSetup>, Pl
         let centre_depth = rows as f32 * row_depth;
         if army == 0 {
             front_stretch_start = division_gap_near(-centre_half / 2.0, per_row.min(centre), pitch)
+                .filter(|&gap| gap <= -centre_half / 4.0)
                 .unwrap_or(-centre_half);
         }
         // The wings: a block beside each end of the centre, no deeper than it.
