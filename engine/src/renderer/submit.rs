@@ -41,31 +41,7 @@ impl Renderer {
         dt: f32,
         capture: bool,
     ) -> Result<(), Error> {
-        let number = self.frames.number;
-        let rendered = (|| {
-            self.check_strategy()?;
-            let start = self.begin_frame(ctx, true)?;
-            let cpu_start = std::time::Instant::now();
-            let step = FrameKind::Step { dt };
-            self.record(
-                ctx,
-                &start,
-                target.framebuffers.handles(),
-                target.extent,
-                camera,
-                step,
-            )?;
-            if capture {
-                target.record_readback(ctx, start.cmd);
-            }
-            self.frames.submit(ctx, &start, &[], &[])?;
-            self.cpu_ms = cpu_start.elapsed().as_secs_f64() * 1e3;
-            if capture {
-                self.frames.wait_all(ctx)?;
-            }
-            Ok(())
-        })();
-        rendered.map_err(|error| self.with_crash_marker(error, number))
+        self.submit_offscreen(ctx, target, camera, FrameKind::Step { dt }, capture)
     }
 
     /// Draws the state the last frame left again into `target`, as
@@ -83,29 +59,46 @@ impl Renderer {
         camera: &Camera,
         replay: Replay,
     ) -> Result<(), Error> {
+        if self.settings.strategy == Strategy::Naive {
+            return Err(Error::Config(
+                "a replay draws the GPU's animation state, which the naive baseline \
+                 (CPU animation) does not advance"
+                    .to_owned(),
+            ));
+        }
+        self.submit_offscreen(ctx, target, camera, FrameKind::Replay(replay), true)
+    }
+
+    /// Records a frame of `kind` into `target` and submits it; with
+    /// `capture`, copies its colour to the readback buffer and waits for
+    /// the GPU. Only a step is timed (profiler and [`Renderer::cpu_ms`]).
+    fn submit_offscreen(
+        &mut self,
+        ctx: &Context,
+        target: &Offscreen,
+        camera: &Camera,
+        kind: FrameKind,
+        capture: bool,
+    ) -> Result<(), Error> {
         let number = self.frames.number;
+        let measured = matches!(kind, FrameKind::Step { .. });
         let rendered = (|| {
-            if self.settings.strategy == Strategy::Naive {
-                return Err(Error::Config(
-                    "a replay draws the GPU's animation state, which the naive baseline \
-                     (CPU animation) does not advance"
-                        .to_owned(),
-                ));
-            }
             self.check_strategy()?;
-            let start = self.begin_frame(ctx, false)?;
-            let kind = FrameKind::Replay(replay);
-            self.record(
-                ctx,
-                &start,
-                target.framebuffers.handles(),
-                target.extent,
-                camera,
-                kind,
-            )?;
-            target.record_readback(ctx, start.cmd);
+            let start = self.begin_frame(ctx, measured)?;
+            let cpu_start = std::time::Instant::now();
+            let framebuffers = target.framebuffers.handles();
+            self.record(ctx, &start, framebuffers, target.extent, camera, kind)?;
+            if capture {
+                target.record_readback(ctx, start.cmd);
+            }
             self.frames.submit(ctx, &start, &[], &[])?;
-            self.frames.wait_all(ctx)
+            if measured {
+                self.cpu_ms = cpu_start.elapsed().as_secs_f64() * 1e3;
+            }
+            if capture {
+                self.frames.wait_all(ctx)?;
+            }
+            Ok(())
         })();
         rendered.map_err(|error| self.with_crash_marker(error, number))
     }
