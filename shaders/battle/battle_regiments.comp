@@ -1,12 +1,14 @@
 #version 450
-// The battle's regiment step: one thread per regiment reads last step's
-// regiment table and its units' tally, updates morale and gives orders
-// (hold, advance, wheel, charge, engage, pursue, rout, rally).
+// The battle's regiment step: one workgroup of REGIMENT_LANES threads per
+// regiment scans last step's regiment table together, then its first
+// thread reads its units' tally, updates morale and gives orders (hold,
+// advance, wheel, charge, engage, pursue, rout, rally).
 // engine/battle/src/passes/battle.rs documents it; reference/battle.rs is
 // the CPU twin, operation for operation.
 #include "battle.glsl"
 
 layout(local_size_x_id = 0) in;
+// The pass specializes the group size to REGIMENT_LANES.
 
 layout(set = 0, binding = 0, std430) buffer Battle {
     BattleHeader header;
@@ -68,47 +70,97 @@ bool target_routing(uint target) {
            regiments[regiments_read() + target].state == STATE_ROUTING;
 }
 
-// Morale, then the state machine, for a regiment with living units.
-void orders(BattleRules rules, uint index, inout RegimentState regiment, RegimentTally tally) {
-    float dt = rules.step_seconds;
+// What the whole table (last step's copy) tells a regiment.
+struct Scan {
+    uint friends;
+    uint broken;
+    uint panicking;
+    // The first broken regiment of its army other than itself and not a
+    // reserve; NO_REGIMENT if none.
+    uint faltering;
+    // The nearest standing enemy regiment, and the nearest not gone from the
+    // field; ties to the lower index.
+    uint nearest_standing;
+    float standing_distance;
+    uint nearest_enemy;
+    float enemy_distance;
+};
+
+shared Scan lanes[REGIMENT_LANES];
+
+// Whether (distance, index) `b` is nearer than `a`: a found one beats none,
+// a shorter distance a longer, the lower index an equal distance.
+bool nearer(uint a, float a_distance, uint b, float b_distance) {
+    return b != NO_REGIMENT &&
+           (a == NO_REGIMENT || b_distance < a_distance || (b_distance == a_distance && b < a));
+}
+
+// This lane's part of the table (every REGIMENT_LANES'th record from
+// `lane`), as seen from regiment `index` of `army` at `position`.
+Scan scan_part(BattleRules rules, uint index, uint army, vec2 position, uint lane) {
     uint read = regiments_read();
-    // What the whole table (last step's copy) tells this regiment.
-    uint nearest_standing = NO_REGIMENT;
-    uint nearest_enemy = NO_REGIMENT;
-    float standing_distance = 0.0;
-    float enemy_distance = 0.0;
-    uint friends = 0u;
-    uint broken = 0u;
-    uint panicking = 0u;
-    uint faltering = NO_REGIMENT;
+    Scan found = Scan(0u, 0u, 0u, NO_REGIMENT, NO_REGIMENT, 0.0, NO_REGIMENT, 0.0);
     precise float panic_squared = rules.panic_distance * rules.panic_distance;
-    for (uint other = 0u; other < push.regiment_count; ++other) {
+    for (uint other = lane; other < push.regiment_count; other += REGIMENT_LANES) {
         RegimentState them = regiments[read + other];
-        float distance = length_squared(them.mean_position - regiment.mean_position);
-        if (them.army == regiment.army) {
-            friends += 1u;
+        float distance = length_squared(them.mean_position - position);
+        if (them.army == army) {
+            found.friends += 1u;
             if (!standing(them.state)) {
-                broken += 1u;
-                if (faltering == NO_REGIMENT && other != index && them.role != ROLE_RESERVE) {
-                    faltering = other;
+                found.broken += 1u;
+                if (found.faltering == NO_REGIMENT && other != index && them.role != ROLE_RESERVE) {
+                    found.faltering = other;
                 }
             }
             if (them.state == STATE_ROUTING && other != index && distance < panic_squared) {
-                panicking += 1u;
+                found.panicking += 1u;
             }
         } else {
             if (standing(them.state) &&
-                (nearest_standing == NO_REGIMENT || distance < standing_distance)) {
-                nearest_standing = other;
-                standing_distance = distance;
+                nearer(found.nearest_standing, found.standing_distance, other, distance)) {
+                found.nearest_standing = other;
+                found.standing_distance = distance;
             }
             if (them.state != STATE_FLED && them.state != STATE_DESTROYED &&
-                (nearest_enemy == NO_REGIMENT || distance < enemy_distance)) {
-                nearest_enemy = other;
-                enemy_distance = distance;
+                nearer(found.nearest_enemy, found.enemy_distance, other, distance)) {
+                found.nearest_enemy = other;
+                found.enemy_distance = distance;
             }
         }
     }
+    return found;
+}
+
+// The lanes' parts combined: sums, and minima with ties to the lower index,
+// so the result is the serial scan's whatever the order.
+Scan combine(Scan a, Scan b) {
+    Scan c = a;
+    c.friends += b.friends;
+    c.broken += b.broken;
+    c.panicking += b.panicking;
+    c.faltering = min(a.faltering, b.faltering);
+    if (nearer(a.nearest_standing, a.standing_distance, b.nearest_standing, b.standing_distance)) {
+        c.nearest_standing = b.nearest_standing;
+        c.standing_distance = b.standing_distance;
+    }
+    if (nearer(a.nearest_enemy, a.enemy_distance, b.nearest_enemy, b.enemy_distance)) {
+        c.nearest_enemy = b.nearest_enemy;
+        c.enemy_distance = b.enemy_distance;
+    }
+    return c;
+}
+
+// Morale, then the state machine, for a regiment with living units.
+void orders(BattleRules rules, inout RegimentState regiment, RegimentTally tally, Scan scan) {
+    float dt = rules.step_seconds;
+    uint read = regiments_read();
+    uint nearest_standing = scan.nearest_standing;
+    uint nearest_enemy = scan.nearest_enemy;
+    float enemy_distance = scan.enemy_distance;
+    uint friends = scan.friends;
+    uint broken = scan.broken;
+    uint panicking = scan.panicking;
+    uint faltering = scan.faltering;
     bool in_melee = tally.fighting > 0u;
     bool struck = tally.front_hits + tally.flank_hits + tally.rear_hits > 0u;
     precise float seconds = regiment.state_seconds + dt;
@@ -272,35 +324,49 @@ void orders(BattleRules rules, uint index, inout RegimentState regiment, Regimen
 }
 
 void main() {
-    uint index = gl_GlobalInvocationID.x;
-    if (index >= push.regiment_count) {
-        return;
-    }
+    uint index = gl_WorkGroupID.x;
+    uint lane = gl_LocalInvocationID.x;
     BattleRules rules = header.rules;
     // This step's units tally into a cleared copy; the other is last step's.
     uint tally_write = tallies_written();
     uint tally_read = (tally_write == 0u ? MAX_REGIMENTS : 0u);
     RegimentState regiment = regiments[regiments_read() + index];
     RegimentTally tally = tallies[tally_read + index];
+    bool alive = regiment.state != STATE_DESTROYED && tally.alive > 0u;
+    if (alive) {
+        precise float scale = float(tally.alive) * float(CENTROID_SCALE);
+        precise vec2 mean_position = vec2(regiment.anchor.x + float(tally.offset_sum[0]) / scale,
+                                     regiment.anchor.y + float(tally.offset_sum[1]) / scale);
+        regiment.mean_position = mean_position;
+    }
+    // Every lane of the group takes the same branch: the scan and its
+    // reduction run for the whole group.
+    lanes[lane] = scan_part(rules, index, regiment.army, regiment.mean_position, lane);
+    barrier();
+    for (uint stride = REGIMENT_LANES / 2u; stride > 0u; stride /= 2u) {
+        if (lane < stride) {
+            lanes[lane] = combine(lanes[lane], lanes[lane + stride]);
+        }
+        barrier();
+    }
+    if (lane != 0u) {
+        return;
+    }
     tallies[tally_write + index] = RegimentTally(0u, 0u, 0u, 0u, 0u, int[2](0, 0), 0u);
 
     if (regiment.state != STATE_DESTROYED) {
         uint lost = regiment.alive - min(tally.alive, regiment.alive);
         regiment.alive = tally.alive;
-        if (tally.alive == 0u) {
+        if (!alive) {
             regiment.state = STATE_DESTROYED;
             regiment.target = NO_REGIMENT;
         } else {
-            precise float scale = float(tally.alive) * float(CENTROID_SCALE);
-            precise vec2 mean_position = vec2(regiment.anchor.x + float(tally.offset_sum[0]) / scale,
-                                         regiment.anchor.y + float(tally.offset_sum[1]) / scale);
-            regiment.mean_position = mean_position;
             precise float blows = float(lost) * rules.morale_per_casualty
                                 + float(tally.flank_hits) * rules.morale_per_flank_hit
                                 + float(tally.rear_hits) * rules.morale_per_rear_hit;
             precise float morale = regiment.morale - blows / float(max(regiment.unit_count, 1u));
             regiment.morale = morale;
-            orders(rules, index, regiment, tally);
+            orders(rules, regiment, tally, lanes[0]);
         }
     }
     uint army = min(regiment.army, 1u);

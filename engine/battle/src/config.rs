@@ -56,6 +56,11 @@ pub const SEPARATION_SCALE: u32 = 4096;
 /// Regiment position sums are integers of 1/`CENTROID_SCALE` metres.
 pub const CENTROID_SCALE: u32 = 10;
 
+/// Threads that scan the regiment table for one regiment: the regiment step
+/// runs a workgroup of this many per regiment, each reading every
+/// `REGIMENT_LANES`th record, and reduces what they found.
+pub const REGIMENT_LANES: u32 = 64;
+
 /// Every constant above that the battle's shaders use, by its GLSL name
 /// (unsigned integers).
 pub const SHADER_CONSTANTS: &[(&str, u32)] = &[
@@ -79,4 +84,5 @@ pub const SHADER_CONSTANTS: &[(&str, u32)] = &[
     ("GRID_CHUNK", GRID_CHUNK),
     ("SEPARATION_SCALE", SEPARATION_SCALE),
     ("CENTROID_SCALE", CENTROID_SCALE),
+    ("REGIMENT_LANES", REGIMENT_LANES),
 ];

@@ -21,7 +21,11 @@
 //! - Push constants: the step number, the unit, regiment and cell counts.
 //!
 //! # A step (seven dispatches, after the counts are cleared)
-//! 1. `battle_regiments.comp`, one thread per regiment: its units' tally of
+//! 1. `battle_regiments.comp`, one workgroup of [`REGIMENT_LANES`] threads
+//!    per regiment: together they scan last step's regiment table (each
+//!    lane every `REGIMENT_LANES`th record; sums, and minima with ties to
+//!    the lower index, reduced in shared memory, so the result is the
+//!    serial scan's), then its first thread does the rest: its units' tally of
 //!    last step gives its living units, its centroid, its losses and the
 //!    blows it took from front, flank and rear. Morale falls with losses,
 //!    flank and (more) rear blows, melee and nearby routing friends, and
@@ -88,7 +92,7 @@ use horde::memory::Buffer;
 use horde::simulation::SimulationUnits;
 use horde::Error;
 
-use crate::config::MAX_REGIMENTS;
+use crate::config::{MAX_REGIMENTS, REGIMENT_LANES};
 use crate::gpu_types::{BattleCounts, BattleTotals, RegimentState};
 use crate::passes::grid::{GridBuffers, GridPass};
 use crate::reference::grid::GridLayout;
@@ -166,7 +170,13 @@ impl BattlePass {
             ComputePipeline::new(ctx, name, shader, &vec![storage; bindings], &group)
         };
         Ok(BattlePass {
-            regiments: pipeline("battle regiments", &shaders::BATTLE_REGIMENTS_COMP, 1)?,
+            regiments: ComputePipeline::new(
+                ctx,
+                "battle regiments",
+                &shaders::BATTLE_REGIMENTS_COMP,
+                &[storage],
+                &[REGIMENT_LANES],
+            )?,
             grid: GridPass::new(ctx)?,
             units: pipeline("battle units", &shaders::BATTLE_UNITS_COMP, 4)?,
             readback,
@@ -248,7 +258,8 @@ impl BattlePass {
                 // The frame's first step is timed part by part.
                 let first = step == steps.start;
                 part(frame, first, "battle: regiments", |frame| {
-                    frame.dispatch_with(&self.regiments, regiment_set, bytes, push.regiment_count)
+                    let lanes = push.regiment_count * REGIMENT_LANES;
+                    frame.dispatch_with(&self.regiments, regiment_set, bytes, lanes)
                 })?;
                 part(frame, first, "battle: grid", |frame| {
                     self.grid
