@@ -83,12 +83,13 @@ impl World {
         prop_types: &[&Asset],
         controllers: &[Controller],
     ) -> Result<World, Error> {
-        let packed = types::pack_types(
+        let mut packed = types::pack_types(
             unit_types,
             prop_types,
             controllers,
             ctx.limits.max_image_dimension_2d,
         )?;
+        regions::layout_regions(&mut packed.types);
         let buffers = WorldBuffers::new(ctx, &packed, regions::region_entries(&packed.types))?;
         Ok(World {
             unit_type_count: packed.unit_type_count,

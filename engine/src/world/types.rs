@@ -30,7 +30,6 @@ use crate::gpu_types::{
 };
 use crate::mesh::quantize;
 use crate::world::impostors::{self, ImpostorAtlas};
-use crate::world::regions::layout_regions;
 use crate::Error;
 
 /// Smallest per-type instance capacity.
@@ -84,6 +83,8 @@ pub struct BoneTexture {
 /// Everything [`pack_types`] builds.
 #[derive(Debug)]
 pub struct PackedTypes {
+    /// Their commands and instance-list regions are not laid out yet
+    /// (`regions::layout_regions`, which the world calls next).
     pub types: Vec<WorldType>,
     pub unit_type_count: u32,
     pub vertices: Vec<PackedVertex>,
@@ -363,7 +364,6 @@ pub fn pack_types(
             world_type.info.routes[ROUTE_IMPOSTOR as usize].error = *error;
         }
     }
-    layout_regions(&mut types);
     let bone_shape = unit_types
         .iter()
         .map(|asset| bone_shape(asset))
