@@ -410,16 +410,7 @@ fn no_two_living_units_overlap_beyond_the_tolerance() {
             let mut probe = battle.clone();
             let units = probe.combat.len() as u32;
             probe.grid = vec![0; GridLayout::new(units).words()];
-            battle_reference::build_grid(&mut BattleState {
-                header: &mut probe.header,
-                tallies: &mut probe.tallies,
-                regiments: &mut probe.regiments,
-                regiment_count: probe.regiment_count,
-                combat: &mut probe.combat,
-                grid: &mut probe.grid,
-                placements: &mut probe.placements,
-                motions: &mut probe.motions,
-            });
+            battle_reference::build_grid(&mut probe.state());
             closest_pair(&probe)
         };
         worst = worst.min(closest);

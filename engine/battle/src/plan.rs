@@ -112,18 +112,23 @@ pub fn regiment_size(count: u32) -> u32 {
     by_root.clamp(20, 1000).max(by_limit).max(1)
 }
 
-/// Width and depth of a regiment of `units` units in `formation` at
-/// `spacing`, as [`draw_up`] gives it files.
-fn formation_extent(formation: u32, units: u32, spacing: f32) -> [f32; 2] {
-    let files = match formation {
+/// The files of a regiment of `units` units in `formation`: a line three
+/// per rank of depth, a wedge or column half the square root.
+fn files(formation: u32, units: u32) -> u32 {
+    match formation {
         FORMATION_LINE => ((units as f32 * 3.0).sqrt().ceil() as u32).max(1),
         _ => ((units as f32).sqrt().ceil() as u32 / 2).max(1),
-    };
+    }
+}
+
+/// Width and depth of a regiment of `units` units in `formation` at
+/// `spacing`, with the [`files`] [`draw_up`] gives it.
+fn formation_extent(formation: u32, units: u32, spacing: f32) -> [f32; 2] {
     RegimentSetup {
         army: 0,
         role: ROLE_CENTRE,
         formation,
-        files,
+        files: files(formation, units),
         first_unit: 0,
         unit_count: units,
         anchor: [0.0; 2],
@@ -237,15 +242,11 @@ fn draw_up(units: u32, spacing: f32, dice: &mut Dice) -> (Vec<RegimentSetup>, Pl
                 ROLE_WING if within % 2 == 0 => FORMATION_WEDGE,
                 _ => FORMATION_COLUMN,
             };
-            let files = match formation {
-                FORMATION_LINE => ((unit_count as f32 * 3.0).sqrt().ceil() as u32).max(1),
-                _ => ((unit_count as f32).sqrt().ceil() as u32 / 2).max(1),
-            };
             let mut regiment = RegimentSetup {
                 army,
                 role,
                 formation,
-                files,
+                files: files(formation, unit_count),
                 first_unit,
                 unit_count,
                 anchor: [0.0; 2],

@@ -832,20 +832,22 @@ impl CpuBattle {
 
     /// Runs one step.
     pub fn step(&mut self) {
-        step(
-            self.step,
-            &mut BattleState {
-                header: &mut self.header,
-                tallies: &mut self.tallies,
-                regiments: &mut self.regiments,
-                regiment_count: self.regiment_count,
-                combat: &mut self.combat,
-                grid: &mut self.grid,
-                placements: &mut self.placements,
-                motions: &mut self.motions,
-            },
-        );
+        step(self.step, &mut self.state());
         self.step += 1;
+    }
+
+    /// Its state, as the step functions take it.
+    pub fn state(&mut self) -> BattleState<'_> {
+        BattleState {
+            header: &mut self.header,
+            tallies: &mut self.tallies,
+            regiments: &mut self.regiments,
+            regiment_count: self.regiment_count,
+            combat: &mut self.combat,
+            grid: &mut self.grid,
+            placements: &mut self.placements,
+            motions: &mut self.motions,
+        }
     }
 
     /// The regiment table the last step wrote.
