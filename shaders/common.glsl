@@ -45,6 +45,12 @@ vec3 route_color(uint route) {
     return route == ROUTE_FAR_FIELD ? vec3(0.1, 0.8, 0.9) : LOD_COLORS[min(route, 3u)];
 }
 
+// The debug colour of a unit's mark (`SimulationUnits::marks`): RGBA8,
+// linear; grey where the simulation marks nothing.
+vec4 mark_color(uint mark) {
+    return mark == 0u ? vec4(0.5, 0.5, 0.5, 1.0) : unpackUnorm4x8(mark);
+}
+
 // A 4x4 ordered dither threshold in (0, 1) for a pixel.
 float dither_threshold(vec2 pixel) {
     const uint BAYER[16] = uint[16](0u, 8u, 2u, 10u, 12u, 4u, 14u, 6u,

@@ -33,6 +33,7 @@ layout(set = 0, binding = 10, std430) buffer DrawLists {
 layout(set = 0, binding = 11, std430) buffer Visibility { uint64_t visibility[]; };
 layout(set = 0, binding = 12) uniform sampler2D bone_texture;
 layout(set = 0, binding = 13) uniform sampler2D atlas;
+layout(set = 0, binding = 14, std430) readonly buffer Marks { uint marks[]; };
 
 layout(push_constant) uniform Dispatch {
     uint width;
@@ -93,7 +94,7 @@ vec3 atlas_texel(vec4 rect, vec2 uv) {
 // plane or outside the vertex buffer).
 // Skins vertex `v` of the mesh into shared slot `slot`.
 FarVertex skin_vertex(uint type_index, FarFieldMesh mesh, uint v, uint slot, UnitInfo info,
-                      UnitPlacement placement, AnimState anim) {
+                      UnitPlacement placement, AnimState anim, uint mark) {
     uint base = (mesh.first_vertex + v) * 5u;
     if (base + 4u >= uint(vertex_words.length())) {
         s_depth[slot] = 0u;
@@ -136,6 +137,10 @@ FarVertex skin_vertex(uint type_index, FarFieldMesh mesh, uint v, uint slot, Uni
     }
     if (globals.debug_view == DEBUG_VIEW_LOD) {
         albedo = route_color(ROUTE_FAR_FIELD);
+        emitted = vec3(0.0);
+    }
+    if (globals.debug_view == DEBUG_VIEW_MARKS) {
+        albedo = mark_color(mark).rgb;
         emitted = vec3(0.0);
     }
     if (globals.debug_view == DEBUG_VIEW_UNIT_MASK) {
@@ -287,7 +292,7 @@ void draw_batch(uint units) {
         uint unit = s_unit[u];
         FarVertex projected = skin_vertex(type_index, far_meshes[mesh_index],
                                           slot - s_vertex_base[u], slot, infos[unit],
-                                          placements[unit], anim_states[unit]);
+                                          placements[unit], anim_states[unit], marks[unit]);
         if (projected.depth_bits == 0u) {
             atomicOr(s_flags[u], NEAR_BEFORE);
         } else {

@@ -82,6 +82,10 @@ void main() {
     if (globals.debug_view == DEBUG_VIEW_LOD) {
         albedo = route_color(ROUTE_IMPOSTOR);
     }
+    if (globals.debug_view == DEBUG_VIEW_MARKS) {
+        // The vertex shader hands the mark over as the tint.
+        albedo = in_tint.rgb;
+    }
     vec3 world_normal = rotate_y(normal, in_heading);
     out_color = vec4(shade(albedo, vec3(0.0), world_normal, in_world_position, globals), 1.0);
 }

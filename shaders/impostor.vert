@@ -16,6 +16,7 @@ layout(set = 0, binding = 4, std140) uniform ImpostorClips {
     ImpostorClip impostor_clips[MAX_CLIPS];
 };
 layout(set = 0, binding = 6, std430) readonly buffer AnimStates { AnimState anim_states[]; };
+layout(set = 0, binding = 9, std430) readonly buffer Marks { uint marks[]; };
 layout(set = 0, binding = 8, std140) uniform ImpostorBoxes {
     ImpostorBox impostor_boxes[MAX_TYPES];
 };
@@ -159,7 +160,8 @@ void main() {
     float texels_per_pixel = float(IMPOSTOR_CELL_PX) / max(min(quad_px.x, quad_px.y), 1e-3);
     out_lod = clamp(log2(texels_per_pixel), 0.0, float(IMPOSTOR_MIP_LEVELS - 1u));
     out_world_position = world;
-    out_tint = unpackUnorm4x8(info.tint);
+    out_tint = globals.debug_view == DEBUG_VIEW_MARKS ? mark_color(marks[index])
+                                                      : unpackUnorm4x8(info.tint);
     out_heading = heading;
     // The band follows the cull's sphere.
     vec3 sphere_centre = rotate_y(types[type_index].sphere_center * info.scale, heading)

@@ -2,7 +2,8 @@
 // Base colour (atlas texture × factor × instance tint), directional + ambient
 // light, emission (atlas texture × factor), fog. The LOD debug view replaces
 // the base colour by the route's colour; the unit mask view draws units white
-// and props black, unlit. In the pipelines that rasterize back
+// and props black, unlit; the marks view replaces a unit's base colour by its
+// mark's. In the pipelines that rasterize back
 // faces (types with a double-sided material), single-sided materials discard
 // theirs and double-sided ones are lit with the flipped normal. In the
 // impostor crossfade band a unit gives the impostor the pixels its dither
@@ -58,6 +59,11 @@ void main() {
     }
     if (globals.debug_view == DEBUG_VIEW_LOD) {
         albedo = route_color(in_route);
+        emitted = vec3(0.0);
+    }
+    if (globals.debug_view == DEBUG_VIEW_MARKS && DRAWS_UNITS == 1u) {
+        // The unit vertex shader hands the mark over as the tint.
+        albedo = in_tint.rgb;
         emitted = vec3(0.0);
     }
     out_color = vec4(shade(albedo, emitted, normal, in_world_position, globals), 1.0);

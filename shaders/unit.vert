@@ -14,6 +14,7 @@ layout(set = 0, binding = 3, std430) readonly buffer Placements { UnitPlacement 
 layout(set = 0, binding = 6, std430) readonly buffer AnimStates { AnimState anim_states[]; };
 layout(set = 0, binding = 7, std140) uniform Clips { ClipInfo clips[MAX_CLIPS]; };
 layout(set = 0, binding = 8) uniform sampler2D bone_texture;
+layout(set = 0, binding = 9, std430) readonly buffer Marks { uint marks[]; };
 
 #include "skinning.glsl"
 
@@ -48,7 +49,8 @@ void main() {
     out_world_position = world;
     out_normal = rotate_y(normal, placement.heading);
     out_uv = vertex_uv();
-    out_tint = unpackUnorm4x8(info.tint);
+    out_tint = globals.debug_view == DEBUG_VIEW_MARKS ? mark_color(marks[index])
+                                                      : unpackUnorm4x8(info.tint);
     out_material = type_info.first_material + in_skin.w;
     out_route = in_instance >> ENTRY_INDEX_BITS;
     // The far field's hand-backs are never banded.

@@ -186,6 +186,10 @@ pub const DEBUG_VIEW_LOD: u32 = 1;
 /// (`renderer/replay.rs`): every unit pixel white, every other surface black,
 /// unlit and unfogged, so coverage counts exactly.
 pub const DEBUG_VIEW_UNIT_MASK: u32 = 2;
+/// `FrameGlobals::debug_view`: every unit in the colour its simulation
+/// marked it with (`SimulationUnits::marks`; the battle: its regiment's
+/// state), lit; unmarked units grey.
+pub const DEBUG_VIEW_MARKS: u32 = 3;
 
 /// A value handed to GLSL.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -327,6 +331,7 @@ pub const SHADER_CONSTANTS: &[(&str, ShaderValue)] = &[
         "DEBUG_VIEW_UNIT_MASK",
         ShaderValue::U32(DEBUG_VIEW_UNIT_MASK),
     ),
+    ("DEBUG_VIEW_MARKS", ShaderValue::U32(DEBUG_VIEW_MARKS)),
 ];
 
 impl ShaderValue {

@@ -12,7 +12,8 @@
 //!
 //! What a simulation may write is what [`SimulationUnits`] hands it: the
 //! units' placements and motions (the GPU-owned state that `animate`, `cull`
-//! and `draw` read next), besides buffers of its own. It declares its uses
+//! and `draw` read next) and their marks (a debug colour per unit), besides
+//! buffers of its own. It declares its uses
 //! through [`Frame::uses`] like any pass, so the barriers against `upload`
 //! before it and `animate` after it follow from the declarations, and its
 //! work shows in the frame graph (`frame_graph.rs`) and the profiler under
@@ -44,6 +45,10 @@ pub struct SimulationUnits {
     pub placements: vk::Buffer,
     /// `UnitMotion` per unit: velocity and the animation inputs.
     pub motions: vk::Buffer,
+    /// One RGBA8 word per unit (0 when spawned): a colour the simulation
+    /// may mark the unit with, which `DEBUG_VIEW_MARKS` draws (the battle:
+    /// its regiment's state).
+    pub marks: vk::Buffer,
 }
 
 /// A GPU simulation the frame records in its simulation slot.

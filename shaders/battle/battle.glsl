@@ -111,7 +111,7 @@ layout(push_constant) uniform Push {
     uint step;
     uint unit_count;
     uint regiment_count;
-    // Grid cells: a power of two, at least GRID_CHUNK².
+    // Grid cells: a power of two, at least GRID_CHUNK.
     uint cell_count;
 } push;
 
@@ -185,6 +185,15 @@ vec2 slot_position(RegimentState regiment, uint slot, float spacing) {
     return vec2(x, z);
 }
 
+// The mark of a living unit whose regiment is in `state` (MARK_* of
+// config.rs, in STATE_* order).
+uint state_mark(uint state) {
+    const uint MARKS[REGIMENT_STATES] = uint[](MARK_HOLDING, MARK_ADVANCING, MARK_CHARGING,
+                                               MARK_ENGAGED, MARK_PURSUING, MARK_ROUTING,
+                                               MARK_FLED, MARK_DESTROYED);
+    return MARKS[min(state, REGIMENT_STATES - 1u)];
+}
+
 // The grid cell coordinates of a ground position.
 ivec2 grid_cell(vec2 position, float cell_size) {
     precise vec2 scaled = position / cell_size;
@@ -204,12 +213,19 @@ uint grid_starts() {
 uint grid_chunk_starts() {
     return 2u * push.cell_count;
 }
+uint grid_chunks() {
+    return push.cell_count / GRID_CHUNK;
+}
+uint grid_supers() {
+    return (grid_chunks() + GRID_CHUNK - 1u) / GRID_CHUNK;
+}
 uint grid_super_starts() {
-    return grid_chunk_starts() + push.cell_count / GRID_CHUNK;
+    return grid_chunk_starts() + grid_chunks();
 }
 uint grid_total() {
-    return grid_super_starts() + push.cell_count / (GRID_CHUNK * GRID_CHUNK);
+    return grid_super_starts() + grid_supers();
 }
+// GRID_ENTRY_WORDS words per entry: unit, regiment, position x and z bits.
 uint grid_entries() {
     return grid_total() + 1u;
 }

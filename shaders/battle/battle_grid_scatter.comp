@@ -1,8 +1,9 @@
 #version 450
 // The grid, 5 of 5: one thread per unit. A binned unit takes an entry of its
 // cell by counting the cell's count down again, so the counts are zero when
-// the next step counts. The order within a cell follows the atomics: what
-// reads the grid does not depend on it.
+// the next step counts, and writes there what its neighbours read of it:
+// its index, its regiment and where it stands. The order within a cell
+// follows the atomics: what reads the grid does not depend on it.
 #include "battle.glsl"
 
 layout(local_size_x_id = 0) in;
@@ -28,5 +29,9 @@ void main() {
     }
     uint cell = grid_bucket(grid_cell(fighter.grid_position, header.rules.engage_radius));
     uint left = atomicAdd(grid[cell], 0xffffffffu) - 1u;
-    grid[grid_entries() + grid_cell_start(cell) + left] = unit;
+    uint entry = grid_entries() + (grid_cell_start(cell) + left) * GRID_ENTRY_WORDS;
+    grid[entry] = unit;
+    grid[entry + 1u] = fighter.regiment;
+    grid[entry + 2u] = floatBitsToUint(fighter.grid_position.x);
+    grid[entry + 3u] = floatBitsToUint(fighter.grid_position.y);
 }

@@ -20,6 +20,8 @@ layout(set = 0, binding = 0, std430) buffer Battle {
 layout(set = 0, binding = 1, std430) buffer Placements { UnitPlacement placements[]; };
 layout(set = 0, binding = 2, std430) buffer Motions { UnitMotion motions[]; };
 layout(set = 0, binding = 3, std430) readonly buffer Grid { uint grid[]; };
+// The debug view's colour per unit: its regiment's state.
+layout(set = 0, binding = 4, std430) writeonly buffer Marks { uint marks[]; };
 
 #include "battle_grid.glsl"
 
@@ -37,10 +39,12 @@ float length_squared(vec2 v) {
 }
 
 // What the unit sees through the grid: the nearest enemy within the engage
-// radius (the lower unit index on a tie) and the separation push, summed as
-// integers so the order of the cell's entries does not matter.
+// radius (the lower unit index on a tie) and where it stands, and the
+// separation push, summed as integers so the order of the cell's entries
+// does not matter.
 uint nearest = NO_REGIMENT;
 float nearest_distance_squared = 0.0;
+vec2 nearest_position = vec2(0.0);
 ivec2 push_sum = ivec2(0);
 
 void look_around(BattleRules rules, uint unit, RegimentState regiment, vec2 position) {
@@ -68,13 +72,17 @@ void look_around(BattleRules rules, uint unit, RegimentState regiment, vec2 posi
         uint start = grid_cell_start(buckets[i]);
         uint end = grid_cell_start(buckets[i] + 1u);
         for (uint entry = start; entry < end; ++entry) {
-            uint other = grid[grid_entries() + entry];
+            // The entry holds what is read of the neighbour, so a cell's
+            // neighbours are read from one place.
+            uint at = grid_entries() + entry * GRID_ENTRY_WORDS;
+            uint other = grid[at];
             if (other == unit) {
                 continue;
             }
-            vec2 their_position = combat[other].grid_position;
+            vec2 their_position = vec2(uintBitsToFloat(grid[at + 2u]),
+                                       uintBitsToFloat(grid[at + 3u]));
             // Two words of the neighbour's regiment, not the whole record.
-            uint their_regiment = written + combat[other].regiment;
+            uint their_regiment = written + grid[at + 1u];
             uint their_army = regiments[their_regiment].army;
             precise vec2 to = their_position - position;
             float distance_squared = length_squared(to);
@@ -100,6 +108,7 @@ void look_around(BattleRules rules, uint unit, RegimentState regiment, vec2 posi
                  (distance_squared == nearest_distance_squared && other < nearest))) {
                 nearest = other;
                 nearest_distance_squared = distance_squared;
+                nearest_position = their_position;
             }
         }
     }
@@ -204,7 +213,7 @@ void main() {
             velocity = fleeing;
         } else if (nearest != NO_REGIMENT && nearest_distance_squared <= reach_squared) {
             // 2d. An enemy within reach: face it and strike on a cadence.
-            precise vec2 to_enemy = combat[nearest].grid_position - position;
+            precise vec2 to_enemy = nearest_position - position;
             heading = atan(to_enemy.x, to_enemy.y);
             atomicAdd(header.counts.fighting, 1u);
             atomicAdd(tallies[tally].fighting, 1u);
@@ -216,7 +225,7 @@ void main() {
         } else if (nearest != NO_REGIMENT && regiment.state >= STATE_CHARGING &&
                    regiment.state <= STATE_PURSUING) {
             // 2e. Charging, engaged or pursuing: go for the nearest enemy.
-            precise vec2 to_enemy = combat[nearest].grid_position - position;
+            precise vec2 to_enemy = nearest_position - position;
             precise float distance = sqrt(nearest_distance_squared);
             precise float slowing = (distance - 0.75 * rules.reach) * rules.steering_gain;
             speed = min(rules.run_speed, slowing);
@@ -275,4 +284,5 @@ void main() {
     combat[unit].dead_seconds = dead_seconds;
     placements[unit] = placement;
     motions[unit] = UnitMotion(velocity, speed, commands);
+    marks[unit] = health > 0 ? state_mark(regiment.state) : MARK_FALLEN;
 }

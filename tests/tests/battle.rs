@@ -10,14 +10,16 @@ use horde::gpu_types::{UnitMotion, UnitPlacement};
 use horde::renderer::{Renderer, Strategy};
 use horde_bake::cache::CacheOptions;
 use horde_battle::config::{
-    FORMATION_LINE, FORMATION_WEDGE, MAX_REGIMENTS, ROLE_CENTRE, ROLE_RESERVE, STATE_CHARGING,
-    STATE_PURSUING, STATE_ROUTING,
+    FORMATION_LINE, FORMATION_WEDGE, MARK_FALLEN, MAX_REGIMENTS, ROLE_CENTRE, ROLE_RESERVE,
+    STATE_CHARGING, STATE_MARKS, STATE_PURSUING, STATE_ROUTING,
 };
 use horde_battle::plan::{battle_plan, BattlePlan, PlannedUnit};
 use horde_battle::reference::battle::{
     self as battle_reference, slot_position, standing, BattleState, CpuBattle,
 };
-use horde_battle::reference::grid::{bucket, cell_coords, neighbours, prefix_sum, GridLayout};
+use horde_battle::reference::grid::{
+    bucket, cell_coords, neighbours, prefix_sum, GridEntry, GridLayout,
+};
 use horde_battle::{Battle, BattleReadback, BattleRules, BattleSetup, RegimentSetup};
 use horde_tests::{compare_with_reference, finish, gpu_context, Tolerance};
 use horde_tools::battle::{
@@ -137,6 +139,7 @@ struct GpuState {
     battle: BattleReadback,
     placements: Vec<UnitPlacement>,
     motions: Vec<UnitMotion>,
+    marks: Vec<u32>,
 }
 
 fn read(ctx: &horde::context::Context, renderer: &Renderer) -> GpuState {
@@ -149,22 +152,18 @@ fn read(ctx: &horde::context::Context, renderer: &Renderer) -> GpuState {
             .expect("read battle"),
         placements: units.placements,
         motions: units.motions,
+        marks: units.marks,
     }
 }
 
-/// The grid's entries of every cell, sorted (the order within a cell
-/// follows the GPU's atomics).
-fn cells_as_sets(layout: &GridLayout, grid: &[u32]) -> Vec<Vec<u32>> {
+/// The grid's entries of every cell, sorted by unit (the order within a
+/// cell follows the GPU's atomics).
+fn cells_as_sets(layout: &GridLayout, grid: &[u32]) -> Vec<Vec<GridEntry>> {
     (0..layout.cells)
         .map(|cell| {
-            let (start, end) = (
-                layout.cell_start(grid, cell),
-                layout.cell_start(grid, cell + 1),
-            );
-            let mut units =
-                grid[layout.entries() + start as usize..layout.entries() + end as usize].to_vec();
-            units.sort_unstable();
-            units
+            let mut entries = layout.cell_entries(grid, cell);
+            entries.sort_unstable_by_key(|entry| entry.unit);
+            entries
         })
         .collect()
 }
@@ -266,6 +265,18 @@ fn battle_pass_equals_cpu_reference_step_by_step() {
         }
         let copy = ((step + 1) & 1) * MAX_REGIMENTS;
         let table = &after.battle.regiments[copy as usize..copy as usize + 4];
+        // The debug view's marks: each unit's regiment's state, or fallen.
+        for (unit, fighter) in after.battle.combat.iter().enumerate() {
+            let want = match table.get(fighter.regiment as usize) {
+                Some(_) if fighter.health <= 0 => MARK_FALLEN,
+                Some(regiment) => STATE_MARKS[regiment.state as usize],
+                None => 0,
+            };
+            assert_eq!(
+                after.marks[unit], want,
+                "unit {unit}'s mark after step {step}"
+            );
+        }
         charged |= table.iter().any(|r| r.state == STATE_CHARGING);
         pursued |= table.iter().any(|r| r.state == STATE_PURSUING);
         deaths = after
@@ -285,6 +296,52 @@ fn battle_pass_equals_cpu_reference_step_by_step() {
     assert!(deaths > 20, "only {deaths} deaths in the compared steps");
 }
 
+/// The GPU's grid equals the CPU twin's on a battle of 70,000 units, whose
+/// prefix sum runs every level with several workgroups (512 chunks in two
+/// super-chunks): the counts and starts exactly, the cells as sets.
+#[test]
+fn grid_on_the_gpu_equals_the_cpu_twin_on_a_large_battle() {
+    let mut ctx = gpu_context(None);
+    let battle = small_battle(70_000, BattleRules::default());
+    let (mut renderer, target) = horde_tests::offscreen_renderer(&mut ctx, &battle.scene, 32, 32);
+    let camera = Camera::look_at(glam::Vec3::new(0.0, 50.0, 1.0), glam::Vec3::ZERO);
+    renderer
+        .render_offscreen(&ctx, &target, &camera, 0.0, true)
+        .expect("frame");
+    let mut expected = read(&ctx, &renderer);
+    let gpu = renderer.simulation_mut::<Battle>().expect("battle");
+    let regiment_count = gpu.regiment_count;
+    gpu.queue_steps(1);
+    renderer
+        .render_offscreen(&ctx, &target, &camera, 1.0 / 30.0, true)
+        .expect("frame");
+    let after = read(&ctx, &renderer);
+    let units = after.battle.combat.len() as u32;
+    let layout = GridLayout::new(units);
+    assert!(layout.supers() > 1, "{units} units fill one super-chunk");
+    battle_reference::build_grid(&mut BattleState {
+        header: &mut expected.battle.header,
+        tallies: &mut expected.battle.tallies,
+        regiments: &mut expected.battle.regiments,
+        regiment_count,
+        combat: &mut expected.battle.combat,
+        grid: &mut expected.battle.grid,
+        placements: &mut expected.placements,
+        motions: &mut expected.motions,
+    });
+    let (gpu, cpu) = (&after.battle.grid, &expected.battle.grid);
+    assert_eq!(cpu[layout.total()], gpu[layout.total()], "binned units");
+    assert!(cpu[layout.total()] > 60_000, "most units are binned");
+    assert!(
+        gpu[..layout.entries()] == cpu[..layout.entries()],
+        "grid counts and starts"
+    );
+    assert!(
+        cells_as_sets(&layout, gpu) == cells_as_sets(&layout, cpu),
+        "grid cells"
+    );
+}
+
 /// The grid's 3×3 query around a point finds every unit within a cell's
 /// size of it (brute force), each once, on random layouts of all densities.
 #[test]
@@ -300,6 +357,7 @@ fn grid_neighbour_query_equals_brute_force_on_random_layouts() {
         (3000, 40.0),
         (5000, 400.0),
         (9000, 25.0),
+        (70_000, 300.0),
     ] {
         let cell = 2.5;
         let positions: Vec<[f32; 2]> = (0..units)
@@ -324,9 +382,15 @@ fn grid_neighbour_query_equals_brute_force_on_random_layouts() {
         for (unit, &c) in cells.iter().enumerate() {
             grid[c as usize] -= 1;
             let slot = layout.cell_start(&grid, c) + grid[c as usize];
-            grid[layout.entries() + slot as usize] = unit as u32;
+            let entry = GridEntry {
+                unit: unit as u32,
+                regiment: 0,
+                position: positions[unit],
+            };
+            layout.set_entry(&mut grid, slot, &entry);
         }
-        for (unit, &p) in positions.iter().enumerate().step_by(7) {
+        let every = (units as usize / 1500).max(7);
+        for (unit, &p) in positions.iter().enumerate().step_by(every) {
             let mut found = neighbours(&layout, &grid, p, cell);
             let count = found.len();
             found.sort_unstable();
@@ -594,6 +658,29 @@ fn battle_front_line_matches_the_reference() {
     let (report, image) = headless(&battle, 1200, 1200);
     assert_eq!(report.frames_rendered, 1);
     compare_with_reference("battle_front", &image, Tolerance::RENDER);
+}
+
+/// The marks debug view colours each unit by its regiment's state: the
+/// front of `battle_front_line_matches_the_reference`, looked at and kept
+/// as `battle_marks` (engaged red at the clash, the ranks behind blue and
+/// orange, the fallen dark).
+#[test]
+fn the_marks_view_colours_units_by_regiment_state() {
+    let battle = small_battle(400, BattleRules::default());
+    let ctx = gpu_context(None);
+    let options = HeadlessOptions {
+        steps: 1200,
+        render_every: 1200,
+        width: 320,
+        height: 180,
+        camera: BattleCamera::Front,
+        color_by_mark: true,
+        ..HeadlessOptions::default()
+    };
+    let result = run_headless(&ctx, &battle, &options);
+    finish(ctx);
+    let (_, image) = result.expect("headless battle");
+    compare_with_reference("battle_marks", &image, Tolerance::RENDER);
 }
 
 /// A battle larger than the device holds is refused with a number that fits.

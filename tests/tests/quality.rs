@@ -168,13 +168,7 @@ fn frame_state(ctx: &horde::context::Context, renderer: &Renderer) -> FrameState
         .expect("a battle")
         .read_state(ctx)
         .expect("battle state");
-    let layout = GridLayout::new(battle.combat.len() as u32);
-    let entries = layout.entries();
-    for cell in 0..layout.cells {
-        let start = layout.cell_start(&battle.grid, cell) as usize;
-        let end = layout.cell_start(&battle.grid, cell + 1) as usize;
-        battle.grid[entries + start..entries + end].sort_unstable();
-    }
+    GridLayout::new(battle.combat.len() as u32).sort_cells(&mut battle.grid);
     FrameState {
         units: renderer.world.read_unit_state(ctx).expect("unit state"),
         battle,

@@ -409,9 +409,15 @@ pub fn winner(stats: &BattleStats) -> Option<u32> {
     }
 }
 
+/// What the marks debug view's colours mean (`MARK_*` of the battle's
+/// config).
+pub const STATE_COLOURS: &str = "holding grey, advancing blue, charging orange, engaged red, \
+                                 pursuing purple, routing yellow, fled brown, fallen dark";
+
 /// Advances the battle by the frame's (scaled) time and tells the HUD how it
 /// stands, naming the armies `armies` ([`BattleScene::armies`]).
 pub fn battle_hud(renderer: &mut Renderer, dt: f32, armies: &[String; 2]) -> Vec<HudLine> {
+    let marks_shown = renderer.settings.color_by_mark;
     let Some(battle) = renderer.simulation_mut::<Battle>() else {
         return Vec::new();
     };
@@ -421,6 +427,9 @@ pub fn battle_hud(renderer: &mut Renderer, dt: f32, armies: &[String; 2]) -> Vec
         value,
     };
     let mut lines = vec![line("battle time", format!("{:.1} s", battle.seconds()))];
+    if marks_shown {
+        lines.push(line("marks (M)", STATE_COLOURS.to_owned()));
+    }
     if let Some(stats) = &battle.stats {
         for (army, name) in armies.iter().enumerate() {
             let by_state = RegimentsByState::of(stats, army);

@@ -91,6 +91,8 @@ pub struct HeadlessOptions {
     pub height: u32,
     pub camera: BattleCamera,
     pub color_by_lod: bool,
+    /// Colour units by their simulation's marks (the battle: regiment state).
+    pub color_by_mark: bool,
     pub lod_bias: f32,
     /// Route distant units to the far field where the device has it.
     pub far_field: bool,
@@ -136,6 +138,7 @@ impl Default for HeadlessOptions {
             height: 720,
             camera: BattleCamera::Overview,
             color_by_lod: false,
+            color_by_mark: false,
             lod_bias: 1.0,
             far_field: true,
             far_field_px: None,
@@ -393,6 +396,7 @@ pub fn run_headless(
     let (mut renderer, target) = Renderer::new_offscreen(ctx, &battle.scene, extent, options.msaa)?;
     battle.stage.apply(&mut renderer);
     renderer.settings.color_by_lod = options.color_by_lod;
+    renderer.settings.color_by_mark = options.color_by_mark;
     renderer.settings.lod_bias = options.lod_bias;
     renderer.settings.strategy = options.strategy;
     renderer.settings.far_field_supersampling = options.far_field_supersampling;

@@ -297,6 +297,7 @@ fn controls(
 ) {
     ui.horizontal(|ui| {
         ui.checkbox(&mut settings.color_by_lod, "LOD colours (L)");
+        ui.checkbox(&mut settings.color_by_mark, "marks (M)");
         ui.checkbox(&mut settings.show_bounds, "bounds (B)");
     });
     ui.horizontal(|ui| {

@@ -31,6 +31,37 @@ pub const STATE_DESTROYED: u32 = 7;
 /// How many states there are (`BattleCounts::regiments`).
 pub const REGIMENT_STATES: u32 = 8;
 
+/// The mark (`horde::simulation::SimulationUnits::marks`, RGBA8, red in
+/// the low byte) of a living unit whose regiment is in each state, in
+/// `STATE_*` order: the debug view that colours units by regiment state.
+/// `state_mark` in `battle.glsl` picks from the same constants.
+pub const MARK_HOLDING: u32 = rgba8(210, 210, 210);
+pub const MARK_ADVANCING: u32 = rgba8(50, 110, 255);
+pub const MARK_CHARGING: u32 = rgba8(255, 95, 0);
+pub const MARK_ENGAGED: u32 = rgba8(230, 25, 25);
+pub const MARK_PURSUING: u32 = rgba8(180, 50, 230);
+pub const MARK_ROUTING: u32 = rgba8(255, 230, 25);
+pub const MARK_FLED: u32 = rgba8(115, 75, 40);
+pub const MARK_DESTROYED: u32 = rgba8(20, 20, 20);
+/// The mark of a fallen unit, whatever its regiment does.
+pub const MARK_FALLEN: u32 = rgba8(40, 40, 40);
+/// Every state's mark, indexed by `STATE_*`.
+pub const STATE_MARKS: [u32; REGIMENT_STATES as usize] = [
+    MARK_HOLDING,
+    MARK_ADVANCING,
+    MARK_CHARGING,
+    MARK_ENGAGED,
+    MARK_PURSUING,
+    MARK_ROUTING,
+    MARK_FLED,
+    MARK_DESTROYED,
+];
+
+/// An opaque RGBA8 word, red in the low byte (GLSL's `unpackUnorm4x8`).
+const fn rgba8(r: u8, g: u8, b: u8) -> u32 {
+    r as u32 | (g as u32) << 8 | (b as u32) << 16 | 0xff << 24
+}
+
 /// Regiment roles in the battle plan (`RegimentState::role`).
 pub const ROLE_CENTRE: u32 = 0;
 /// Wings swing round the enemy's flank before they charge.
@@ -46,10 +77,16 @@ pub const FORMATION_COLUMN: u32 = 1;
 pub const FORMATION_WEDGE: u32 = 2;
 
 /// Grid cells per chunk of the prefix sum, and chunks per super-chunk
-/// (`passes/battle.rs`, "The grid").
-pub const GRID_CHUNK: u32 = 64;
-/// The least number of grid cells (one super-chunk).
-pub const GRID_MIN_CELLS: u32 = GRID_CHUNK * GRID_CHUNK;
+/// (`passes/grid.rs`): a workgroup of `GRID_CHUNK / 2` threads scans one
+/// chunk, two items a thread. Three levels cover `GRID_CHUNK³` (16.7M)
+/// cells.
+pub const GRID_CHUNK: u32 = 256;
+/// The least number of grid cells (one chunk).
+pub const GRID_MIN_CELLS: u32 = GRID_CHUNK;
+/// Words of one grid entry: the unit, its regiment, and where it stood (x,
+/// z as `f32` bits), so the neighbour query reads a cell's units in one
+/// place.
+pub const GRID_ENTRY_WORDS: u32 = 4;
 /// Separation pushes are summed as integers of 1/`SEPARATION_SCALE` metres,
 /// so their sum does not depend on the order neighbours are visited in.
 pub const SEPARATION_SCALE: u32 = 4096;
@@ -75,6 +112,15 @@ pub const SHADER_CONSTANTS: &[(&str, u32)] = &[
     ("STATE_FLED", STATE_FLED),
     ("STATE_DESTROYED", STATE_DESTROYED),
     ("REGIMENT_STATES", REGIMENT_STATES),
+    ("MARK_HOLDING", MARK_HOLDING),
+    ("MARK_ADVANCING", MARK_ADVANCING),
+    ("MARK_CHARGING", MARK_CHARGING),
+    ("MARK_ENGAGED", MARK_ENGAGED),
+    ("MARK_PURSUING", MARK_PURSUING),
+    ("MARK_ROUTING", MARK_ROUTING),
+    ("MARK_FLED", MARK_FLED),
+    ("MARK_DESTROYED", MARK_DESTROYED),
+    ("MARK_FALLEN", MARK_FALLEN),
     ("ROLE_CENTRE", ROLE_CENTRE),
     ("ROLE_WING", ROLE_WING),
     ("ROLE_RESERVE", ROLE_RESERVE),
@@ -82,6 +128,7 @@ pub const SHADER_CONSTANTS: &[(&str, u32)] = &[
     ("FORMATION_COLUMN", FORMATION_COLUMN),
     ("FORMATION_WEDGE", FORMATION_WEDGE),
     ("GRID_CHUNK", GRID_CHUNK),
+    ("GRID_ENTRY_WORDS", GRID_ENTRY_WORDS),
     ("SEPARATION_SCALE", SEPARATION_SCALE),
     ("CENTROID_SCALE", CENTROID_SCALE),
     ("REGIMENT_LANES", REGIMENT_LANES),

@@ -73,7 +73,7 @@ pub use crate::gpu_types::{
 };
 use crate::passes::battle::BattlePass;
 pub use crate::passes::battle::BattleStats;
-use crate::reference::grid::GridLayout;
+use crate::reference::grid::{GridLayout, MAX_CELLS};
 
 /// The most steps one frame records; frame time beyond them is dropped, so
 /// a stalled frame never makes the next one slower still.
@@ -472,7 +472,15 @@ impl Battle {
             | vk::BufferUsageFlags::TRANSFER_SRC
             | vk::BufferUsageFlags::TRANSFER_DST;
         let bytes = initial.bytes();
-        let grid_words = GridLayout::new(unit_count).words();
+        let grid_layout = GridLayout::new(unit_count);
+        if grid_layout.cells > MAX_CELLS {
+            return Err(Error::Config(format!(
+                "a battle of {unit_count} units needs a grid of {} cells; its prefix sum \
+                 scans at most {MAX_CELLS}",
+                grid_layout.cells
+            )));
+        }
+        let grid_words = grid_layout.words();
         let range = u64::from(ctx.limits.max_storage_buffer_range);
         let largest = (bytes.len() as u64).max(grid_words as u64 * 4);
         if largest > range {

@@ -115,11 +115,12 @@ pub trait ExtraDraw {
     fn draw(&self, frame: &mut Frame, world: &World, mesh: &MeshDescriptors) -> Result<(), Error>;
 }
 
-/// Descriptor bindings. Props use 0..=5; units add 6..=8.
+/// Descriptor bindings. Props use 0..=5; units add 6..=9.
 ///
 /// 0 `Globals` (uniform), 1 `Types` (uniform), 2 `Infos` (storage),
 /// 3 `Placements` (storage), 4 `Materials` (uniform), 5 base colour atlas,
-/// 6 `AnimStates` (storage), 7 `Clips` (uniform), 8 bone texture.
+/// 6 `AnimStates` (storage), 7 `Clips` (uniform), 8 bone texture,
+/// 9 `Marks` (storage).
 pub fn set_layout(skinned: bool) -> Vec<vk::DescriptorSetLayoutBinding<'static>> {
     let vertex = vk::ShaderStageFlags::VERTEX;
     let fragment = vk::ShaderStageFlags::FRAGMENT;
@@ -136,6 +137,7 @@ pub fn set_layout(skinned: bool) -> Vec<vk::DescriptorSetLayoutBinding<'static>>
             binding(6, vk::DescriptorType::STORAGE_BUFFER, vertex),
             binding(7, vk::DescriptorType::UNIFORM_BUFFER, vertex),
             binding(8, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, vertex),
+            binding(9, vk::DescriptorType::STORAGE_BUFFER, vertex),
         ]);
     }
     bindings
@@ -290,6 +292,7 @@ impl DrawPass {
                 uses(b.unit_infos.buffer.raw, Access::VertexRead),
                 uses(b.unit_placements.buffer.raw, Access::VertexRead),
                 uses(b.anim_states.buffer.raw, Access::VertexRead),
+                uses(b.unit_marks.buffer.raw, Access::VertexRead),
                 uses(b.prop_infos.buffer.raw, Access::VertexRead),
                 uses(b.prop_placements.buffer.raw, Access::VertexRead),
             ];
@@ -332,6 +335,7 @@ impl DrawPass {
             Descriptor::Storage(b.anim_states.buffer.raw),
             Descriptor::Uniform(b.clip_table.raw),
             Descriptor::Sampled(b.bone_texture.view, *self.bone_sampler),
+            Descriptor::Storage(b.unit_marks.buffer.raw),
         ];
         // SAFETY: the index buffer lives as long as the world.
         unsafe {

@@ -209,6 +209,7 @@ impl FarFieldPass {
         let mut bindings = vec![uniform; 5];
         bindings.extend([storage; 7]);
         bindings.extend([sampled; 2]);
+        bindings.push(storage);
         // Constant 0: bone encoding; 1: unused; 2: the bones' shape;
         // 3: the workgroup size.
         let raster = ComputePipeline::new(
@@ -350,6 +351,7 @@ impl FarFieldPass {
             Descriptor::Storage(visibility),
             Descriptor::Sampled(b.bone_texture.view, *self.bone_sampler),
             Descriptor::Sampled(b.atlas.view, *self.atlas_sampler),
+            Descriptor::Storage(b.unit_marks.buffer.raw),
         ];
         frame.pass("far field", |frame| {
             frame.uses(&[uses(visibility, Access::TransferWrite)]);
@@ -370,6 +372,7 @@ impl FarFieldPass {
                 uses(b.unit_infos.buffer.raw, Access::ComputeRead),
                 uses(b.unit_placements.buffer.raw, Access::ComputeRead),
                 uses(b.anim_states.buffer.raw, Access::ComputeRead),
+                uses(b.unit_marks.buffer.raw, Access::ComputeRead),
                 uses(b.vertices.raw, Access::ComputeRead),
                 uses(b.indices.raw, Access::ComputeRead),
                 uses(b.draw_lists.buffer.raw, Access::ComputeWrite),

@@ -31,8 +31,8 @@
 //!   and the type's range of cells, which every lookup is clamped to.
 //! - Bindings: 0 `Globals`, 1 `Types`, 2 `Infos`, 3 `Placements` (storage),
 //!   4 `ImpostorClips`, 5 albedo, 6 `AnimStates` (storage), 7 normal, 8
-//!   `ImpostorBoxes`: three storage buffers in the vertex stage, within the
-//!   mobile tier's four.
+//!   `ImpostorBoxes`, 9 `Marks` (storage): four storage buffers in the
+//!   vertex stage, the mobile tier's four.
 //!
 //! # Algorithm
 //! 1. Vertex: the quad faces the camera through the box's centre and spans
@@ -104,6 +104,7 @@ fn set_layout() -> Vec<vk::DescriptorSetLayoutBinding<'static>> {
         binding(6, vk::DescriptorType::STORAGE_BUFFER, vertex),
         binding(7, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, fragment),
         binding(8, vk::DescriptorType::UNIFORM_BUFFER, vertex),
+        binding(9, vk::DescriptorType::STORAGE_BUFFER, vertex),
     ]
 }
 
@@ -174,6 +175,7 @@ impl ExtraDraw for ImpostorPass {
             Descriptor::Storage(b.anim_states.buffer.raw),
             Descriptor::Sampled(b.impostor_normal.view, *self.sampler),
             Descriptor::Uniform(b.impostor_boxes.raw),
+            Descriptor::Storage(b.unit_marks.buffer.raw),
         ];
         let set = frame.descriptor_set(self.pipeline.set_layouts[0], &descriptors)?;
         let stride = std::mem::size_of::<DrawCommand>() as u64;

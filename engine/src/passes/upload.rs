@@ -206,6 +206,7 @@ impl UploadPass {
             + staged_bytes(&writes.unit_motions)
             + staged_bytes(&writes.anim_states)
             + staged_bytes(&writes.unit_routes)
+            + staged_bytes(&writes.unit_marks)
             + staged_bytes(&writes.prop_infos)
             + staged_bytes(&writes.prop_placements)
             + staged_bytes(&writes.prop_routes);
@@ -241,6 +242,7 @@ impl UploadPass {
         staged.records(&writes.unit_motions.drain(), &b.unit_motions.buffer)?;
         staged.records(&writes.anim_states.drain(), &b.anim_states.buffer)?;
         staged.records(&writes.unit_routes.drain(), &b.unit_routes.buffer)?;
+        staged.records(&writes.unit_marks.drain(), &b.unit_marks.buffer)?;
         staged.records(&writes.prop_infos.drain(), &b.prop_infos.buffer)?;
         staged.records(&writes.prop_placements.drain(), &b.prop_placements.buffer)?;
         staged.records(&writes.prop_routes.drain(), &b.prop_routes.buffer)?;

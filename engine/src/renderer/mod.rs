@@ -71,8 +71,8 @@ use crate::baselines::instanced::InstancedPass;
 use crate::baselines::naive::NaivePass;
 use crate::camera::Camera;
 use crate::config::{
-    DEBUG_VIEW_LOD, DEBUG_VIEW_SHADED, DEBUG_VIEW_UNIT_MASK, FAR_FIELD_SAMPLES_PER_AXIS,
-    FRAMES_IN_FLIGHT,
+    DEBUG_VIEW_LOD, DEBUG_VIEW_MARKS, DEBUG_VIEW_SHADED, DEBUG_VIEW_UNIT_MASK,
+    FAR_FIELD_SAMPLES_PER_AXIS, FRAMES_IN_FLIGHT,
 };
 use crate::context::{Context, Gpu};
 use crate::far_field_budget::BudgetController;
@@ -456,6 +456,8 @@ impl Renderer {
             DEBUG_VIEW_UNIT_MASK
         } else if settings.color_by_lod {
             DEBUG_VIEW_LOD
+        } else if settings.color_by_mark {
+            DEBUG_VIEW_MARKS
         } else {
             DEBUG_VIEW_SHADED
         };

@@ -126,6 +126,9 @@ pub struct RenderSettings {
     pub impostor_band: f32,
     /// Colour every unit and prop by its LOD.
     pub color_by_lod: bool,
+    /// Colour every unit by the mark its simulation gave it (the battle:
+    /// its regiment's state); under `color_by_lod`.
+    pub color_by_mark: bool,
     /// Cull from this camera instead of the view camera (freeze culling).
     pub cull_camera: Option<Camera>,
     /// Draw every visible instance's bounding sphere.
@@ -195,6 +198,7 @@ impl Default for RenderSettings {
             impostor_threshold_px: DEFAULT_IMPOSTOR_THRESHOLD_PX,
             impostor_band: crate::passes::impostor::DEFAULT_IMPOSTOR_BAND,
             color_by_lod: false,
+            color_by_mark: false,
             cull_camera: None,
             show_bounds: false,
             skinning: true,

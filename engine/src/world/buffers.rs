@@ -147,6 +147,9 @@ pub struct WorldBuffers {
     pub unit_motions: Growable,
     pub anim_states: Growable,
     pub unit_routes: Growable,
+    /// One RGBA8 word per unit: the colour its simulation marks it with
+    /// (0: none), drawn by `DEBUG_VIEW_MARKS`.
+    pub unit_marks: Growable,
     pub prop_infos: Growable,
     pub prop_placements: Growable,
     pub prop_routes: Growable,
@@ -373,6 +376,7 @@ impl WorldBuffers {
                 per_record,
                 true,
             )?,
+            unit_marks: Growable::new(ctx, "unit marks", 4, 0, INITIAL_RECORDS, per_record, true)?,
             prop_infos: Growable::new(
                 ctx,
                 "prop infos",
@@ -413,6 +417,7 @@ impl WorldBuffers {
             (&mut self.unit_motions, needed.units),
             (&mut self.anim_states, needed.units),
             (&mut self.unit_routes, needed.units),
+            (&mut self.unit_marks, needed.units),
             (&mut self.prop_infos, needed.props),
             (&mut self.prop_placements, needed.props),
             (&mut self.prop_routes, needed.props),

@@ -72,6 +72,8 @@ pub struct UnitStateReadback {
     pub motions: Vec<UnitMotion>,
     pub anim_states: Vec<AnimState>,
     pub routes: Vec<u32>,
+    /// `SimulationUnits::marks`.
+    pub marks: Vec<u32>,
 }
 
 impl World {
@@ -217,6 +219,7 @@ impl World {
             infos: b.unit_infos.buffer.raw,
             placements: b.unit_placements.buffer.raw,
             motions: b.unit_motions.buffer.raw,
+            marks: b.unit_marks.buffer.raw,
         }
     }
 
@@ -225,7 +228,7 @@ impl World {
     pub fn read_unit_state(&self, ctx: &Context) -> Result<UnitStateReadback, Error> {
         let count = u64::from(self.unit_count());
         let b = &self.buffers;
-        let [infos, placements, motions, anim_states, routes] = read_buffers(
+        let [infos, placements, motions, anim_states, routes, marks] = read_buffers(
             ctx,
             [
                 (&b.unit_infos.buffer, 16 * count),
@@ -233,6 +236,7 @@ impl World {
                 (&b.unit_motions.buffer, 16 * count),
                 (&b.anim_states.buffer, 16 * count),
                 (&b.unit_routes.buffer, 4 * count),
+                (&b.unit_marks.buffer, 4 * count),
             ],
         )?;
         Ok(UnitStateReadback {
@@ -241,6 +245,7 @@ impl World {
             motions: bytemuck::pod_collect_to_vec(&motions),
             anim_states: bytemuck::pod_collect_to_vec(&anim_states),
             routes: bytemuck::pod_collect_to_vec(&routes),
+            marks: bytemuck::pod_collect_to_vec(&marks),
         })
     }
 }

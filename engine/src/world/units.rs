@@ -90,6 +90,7 @@ pub struct PendingWrites {
     pub unit_motions: WriteQueue<UnitMotion>,
     pub anim_states: WriteQueue<AnimState>,
     pub unit_routes: WriteQueue<u32>,
+    pub unit_marks: WriteQueue<u32>,
     pub prop_infos: WriteQueue<UnitInfo>,
     pub prop_placements: WriteQueue<UnitPlacement>,
     pub prop_routes: WriteQueue<u32>,
@@ -108,6 +109,7 @@ impl PendingWrites {
             + self.unit_motions.len()
             + self.anim_states.len()
             + self.unit_routes.len()
+            + self.unit_marks.len()
             + self.prop_infos.len()
             + self.prop_placements.len()
             + self.prop_routes.len()
@@ -259,6 +261,7 @@ impl UnitTable {
             writes.unit_motions.write(index, WHOLE_RECORD, motion);
             writes.anim_states.write(index, WHOLE_RECORD, anim_state);
             writes.unit_routes.write(index, 1, 0);
+            writes.unit_marks.write(index, 1, 0);
             ids.push(UnitId(index));
         }
         self.cpu_state.anim_generation += 1;

@@ -120,6 +120,11 @@ struct Args {
     /// Colour units and props by LOD.
     #[arg(long)]
     color_by_lod: bool,
+    /// Colour units by their regiment's state (the marks debug view; M in a
+    /// window): holding grey, advancing blue, charging orange, engaged red,
+    /// pursuing purple, routing yellow, fled brown, fallen dark.
+    #[arg(long)]
+    color_by_state: bool,
     /// LOD bias (as in Unity): above 1 finer LODs reach farther.
     #[arg(long, default_value_t = 1.0)]
     lod_bias: f32,
@@ -280,6 +285,7 @@ fn headless(args: &Args) -> Result<()> {
         height: args.height,
         camera: args.camera,
         color_by_lod: args.color_by_lod,
+        color_by_mark: args.color_by_state,
         lod_bias: args.lod_bias,
         far_field: args.far_field.on(),
         strategy: args.strategy,
@@ -449,6 +455,7 @@ fn main() -> Result<()> {
     let camera = battle.camera(args.camera, args.width, args.height);
     let scene_bounds = battle.bounds();
     let armies = battle.armies.clone();
+    let mut color_by_state = args.color_by_state;
     let report = run_window(WindowOptions {
         title: "horde battle".to_owned(),
         width: args.width,
@@ -461,6 +468,9 @@ fn main() -> Result<()> {
         stage: battle.stage,
         script: Vec::new(),
         on_frame: Some(Box::new(move |renderer, dt| {
+            if std::mem::take(&mut color_by_state) {
+                renderer.settings.color_by_mark = true;
+            }
             battle_hud(renderer, dt, &armies)
         })),
         budget_ms: args.budget_ms(),

@@ -32,11 +32,13 @@ pub(super) struct Pointer {
     pub(super) position: Option<(f64, f64)>,
 }
 
-/// Debug keys: L colours by LOD, B shows bounding spheres, F freezes culling
-/// at the current camera, + and - scale the LOD bias. Other keys do nothing.
+/// Debug keys: L colours by LOD, M by the simulation's marks (the battle:
+/// regiment state), B shows bounding spheres, F freezes culling at the
+/// current camera, + and - scale the LOD bias. Other keys do nothing.
 pub(super) fn toggle(settings: &mut RenderSettings, key: KeyCode, camera: &Camera) {
     match key {
         KeyCode::KeyL => settings.color_by_lod = !settings.color_by_lod,
+        KeyCode::KeyM => settings.color_by_mark = !settings.color_by_mark,
         KeyCode::KeyB => settings.show_bounds = !settings.show_bounds,
         KeyCode::KeyF => {
             settings.cull_camera = match settings.cull_camera {
@@ -53,8 +55,9 @@ pub(super) fn toggle(settings: &mut RenderSettings, key: KeyCode, camera: &Camer
         _ => return,
     }
     log::info!(
-        "settings: colour by LOD {}, bounds {}, culling frozen {}, LOD bias {:.2}",
+        "settings: colour by LOD {}, by mark {}, bounds {}, culling frozen {}, LOD bias {:.2}",
         settings.color_by_lod,
+        settings.color_by_mark,
         settings.show_bounds,
         settings.cull_camera.is_some(),
         settings.lod_bias

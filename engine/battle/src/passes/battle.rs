@@ -18,6 +18,10 @@
 //! - `UnitPlacement` and `UnitMotion` (per unit, the core's): the battle
 //!   moves units and writes the animation inputs the animate pass reads
 //!   (ground speed, and the dead, victory, attack and hit commands).
+//! - Marks (per unit, the core's `SimulationUnits::marks`): the unit step
+//!   writes its regiment's state colour ([`MARK_HOLDING`](crate::config::MARK_HOLDING)
+//!   and the rest; [`MARK_FALLEN`](crate::config::MARK_FALLEN) once it
+//!   falls), which the core's `DEBUG_VIEW_MARKS` draws.
 //! - Push constants: the step number, the unit, regiment and cell counts.
 //!
 //! # A step (seven dispatches, after the counts are cleared)
@@ -178,7 +182,7 @@ impl BattlePass {
                 &[REGIMENT_LANES],
             )?,
             grid: GridPass::new(ctx)?,
-            units: pipeline("battle units", &shaders::BATTLE_UNITS_COMP, 4)?,
+            units: pipeline("battle units", &shaders::BATTLE_UNITS_COMP, 5)?,
             readback,
             steps: vec![None; FRAMES_IN_FLIGHT as usize],
             regiment_count,
@@ -238,6 +242,7 @@ impl BattlePass {
                     Descriptor::Storage(placements),
                     Descriptor::Storage(motions),
                     Descriptor::Storage(grid),
+                    Descriptor::Storage(units.marks),
                 ],
             )?;
             for step in steps.clone() {
@@ -270,6 +275,7 @@ impl BattlePass {
                     uses(placements, Access::ComputeWrite),
                     uses(motions, Access::ComputeWrite),
                     uses(grid, Access::ComputeRead),
+                    uses(units.marks, Access::ComputeWrite),
                 ]);
                 part(frame, first, "battle: units", |frame| {
                     frame.dispatch_with(&self.units, unit_set, bytes, push.unit_count)

@@ -8,30 +8,37 @@
 //! `grid` (`u32` words, [`GridLayout`]): per cell a count, a start relative
 //! to its chunk of [`GRID_CHUNK`] cells; per chunk a start relative to its
 //! super-chunk of [`GRID_CHUNK`] chunks; per super-chunk a start; the total;
-//! then the unit indices grouped by cell. A cell is an `engage_radius`
-//! square of the ground, hashed into a power of two of buckets at least as
-//! many as units (at least [`GRID_MIN_CELLS`]): the field is unbounded
-//! (routing units run off it) and the grid's size is linear in units. A
-//! bucket two cells share holds both; the query visits it once and filters
-//! by distance. Each unit's `UnitCombat::grid_position` is where it stood
-//! when binned: what its neighbours read while it moves.
+//! then the entries grouped by cell, [`GRID_ENTRY_WORDS`] words each: the
+//! unit, its regiment and where it stood (x, z), which is all the neighbour
+//! query reads of a neighbour, so a cell's neighbours are read from one
+//! place rather than from their scattered combat records. A cell is an
+//! `engage_radius` square of the ground, hashed into a power of two of
+//! buckets at least as many as units (at least [`GRID_MIN_CELLS`]): the
+//! field is unbounded (routing units run off it) and the grid's size is
+//! linear in units. A bucket two cells share holds both; the query visits
+//! it once and filters by distance. Each unit's `UnitCombat::grid_position`
+//! is where it stood when binned: what its neighbours read while it moves.
 //!
 //! # Algorithm (count, prefix sum, scatter)
 //! 1. `battle_grid_count.comp`, one thread per unit: a living unit of a
 //!    regiment notes its `grid_position` and adds 1 to its cell's count.
-//! 2. `battle_grid_scan_cells.comp`, one thread per chunk: the cells'
-//!    starts within the chunk and the chunk's total, sequentially (no shared
-//!    memory, so any workgroup size and tier).
-//! 3. `battle_grid_scan_chunks.comp`, one thread per super-chunk: the same
-//!    over chunks.
-//! 4. `battle_grid_scan_total.comp`, one thread: the same over super-chunks
-//!    (4,096 at 16M units), and the total.
+//! 2. `battle_grid_scan.comp` at level 0, one workgroup of `GRID_CHUNK / 2`
+//!    threads per chunk, two cells a thread: the cells' starts within the
+//!    chunk and the chunk's total, by a scan in shared memory.
+//! 3. The same at level 1 over the chunks' totals, in place: each chunk's
+//!    start within its super-chunk, and the super-chunk's total.
+//! 4. The same at level 2, one workgroup, over the super-chunks (at most
+//!    `GRID_CHUNK`, 16.7M cells): their starts, and the total.
 //! 5. `battle_grid_scatter.comp`, one thread per unit: the unit takes entry
 //!    `start(cell) + count − 1` by counting its cell down with an atomic, so
-//!    the counts are zero again for the next step.
+//!    the counts are zero again for the next step, and writes its entry.
 //!
 //! A cell's start is the sum of its three levels' starts, read where it is
 //! used (`battle_grid.glsl`, [`GridLayout::cell_start`]).
+//!
+//! The scans used to be one thread per chunk of 64, summing sequentially:
+//! a chain of 64 dependent loads per thread, latency-bound, 0.064 ms of
+//! the step at 100k units on an H100 (`benches/results/regiments/`).
 //!
 //! # Determinism
 //! The counts, starts and total are integer sums: the same whatever the
@@ -49,16 +56,17 @@ use horde::frame::{BoundSet, ComputePipeline, Frame};
 use horde::frames::Descriptor;
 use horde::Error;
 
-use crate::config::{GRID_CHUNK, GRID_MIN_CELLS};
+use crate::config::GRID_CHUNK;
+#[cfg(doc)]
+use crate::config::{GRID_ENTRY_WORDS, GRID_MIN_CELLS};
 use crate::reference::grid::GridLayout;
 use crate::shaders;
 
-/// The grid's five pipelines.
+/// The grid's five pipelines (the three scans are one shader, specialized
+/// by level).
 pub struct GridPass {
     count: ComputePipeline,
-    scan_cells: ComputePipeline,
-    scan_chunks: ComputePipeline,
-    scan_total: ComputePipeline,
+    scans: [ComputePipeline; 3],
     scatter: ComputePipeline,
 }
 
@@ -66,9 +74,7 @@ pub struct GridPass {
 #[derive(Clone, Copy, Debug)]
 pub struct GridSets {
     count: BoundSet,
-    scan_cells: BoundSet,
-    scan_chunks: BoundSet,
-    scan_total: BoundSet,
+    scans: [BoundSet; 3],
     scatter: BoundSet,
 }
 
@@ -88,23 +94,22 @@ impl GridPass {
         let pipeline = |name: &str, shader: &horde::Spirv, bindings: usize| {
             ComputePipeline::new(ctx, name, shader, &vec![storage; bindings], &group)
         };
+        let scan = |name: &str, level: u32| {
+            ComputePipeline::new(
+                ctx,
+                name,
+                &shaders::BATTLE_GRID_SCAN_COMP,
+                &[storage],
+                &[GRID_CHUNK / 2, level],
+            )
+        };
         Ok(GridPass {
             count: pipeline("battle grid count", &shaders::BATTLE_GRID_COUNT_COMP, 3)?,
-            scan_cells: pipeline(
-                "battle grid scan cells",
-                &shaders::BATTLE_GRID_SCAN_CELLS_COMP,
-                1,
-            )?,
-            scan_chunks: pipeline(
-                "battle grid scan chunks",
-                &shaders::BATTLE_GRID_SCAN_CHUNKS_COMP,
-                1,
-            )?,
-            scan_total: pipeline(
-                "battle grid scan total",
-                &shaders::BATTLE_GRID_SCAN_TOTAL_COMP,
-                1,
-            )?,
+            scans: [
+                scan("battle grid scan cells", 0)?,
+                scan("battle grid scan chunks", 1)?,
+                scan("battle grid scan total", 2)?,
+            ],
             scatter: pipeline("battle grid scatter", &shaders::BATTLE_GRID_SCATTER_COMP, 2)?,
         })
     }
@@ -112,6 +117,10 @@ impl GridPass {
     /// The frame's descriptor sets, one per pipeline, for every step.
     pub fn bind(&self, frame: &mut Frame, buffers: &GridBuffers) -> Result<GridSets, Error> {
         let (battle, grid) = (buffers.battle, buffers.grid);
+        let mut scans = Vec::with_capacity(3);
+        for scan in &self.scans {
+            scans.push(frame.bind_set(scan, &[Descriptor::Storage(grid)])?);
+        }
         Ok(GridSets {
             count: frame.bind_set(
                 &self.count,
@@ -121,9 +130,7 @@ impl GridPass {
                     Descriptor::Storage(grid),
                 ],
             )?,
-            scan_cells: frame.bind_set(&self.scan_cells, &[Descriptor::Storage(grid)])?,
-            scan_chunks: frame.bind_set(&self.scan_chunks, &[Descriptor::Storage(grid)])?,
-            scan_total: frame.bind_set(&self.scan_total, &[Descriptor::Storage(grid)])?,
+            scans: [scans[0], scans[1], scans[2]],
             scatter: frame.bind_set(
                 &self.scatter,
                 &[Descriptor::Storage(battle), Descriptor::Storage(grid)],
@@ -149,22 +156,13 @@ impl GridPass {
             uses(grid, Access::ComputeWrite),
         ]);
         frame.dispatch_with(&self.count, sets.count, push, unit_count)?;
-        frame.uses(&[uses(grid, Access::ComputeWrite)]);
-        frame.dispatch_with(
-            &self.scan_cells,
-            sets.scan_cells,
-            push,
-            layout.cells / GRID_CHUNK,
-        )?;
-        frame.uses(&[uses(grid, Access::ComputeWrite)]);
-        frame.dispatch_with(
-            &self.scan_chunks,
-            sets.scan_chunks,
-            push,
-            layout.cells / GRID_MIN_CELLS,
-        )?;
-        frame.uses(&[uses(grid, Access::ComputeWrite)]);
-        frame.dispatch_with(&self.scan_total, sets.scan_total, push, 1)?;
+        // One workgroup of GRID_CHUNK / 2 threads per chunk of each level.
+        let levels = [layout.cells, layout.chunks(), layout.supers()];
+        for ((scan, set), items) in self.scans.iter().zip(sets.scans).zip(levels) {
+            frame.uses(&[uses(grid, Access::ComputeWrite)]);
+            let groups = items.div_ceil(GRID_CHUNK);
+            frame.dispatch_with(scan, set, push, groups * (GRID_CHUNK / 2))?;
+        }
         frame.uses(&[
             uses(battle, Access::ComputeRead),
             uses(grid, Access::ComputeWrite),

@@ -26,7 +26,9 @@ use crate::config::*;
 use crate::gpu_types::{
     BattleCounts, BattleHeader, BattleRules, RegimentState, RegimentTally, UnitCombat,
 };
-use crate::reference::grid::{bucket, cell_coords, neighbour_buckets, prefix_sum, GridLayout};
+use crate::reference::grid::{
+    bucket, cell_coords, neighbour_buckets, prefix_sum, GridEntry, GridLayout,
+};
 
 /// Everything one battle step reads and writes: the `battle` buffer in
 /// parts, the grid and the units' placements and motions.
@@ -509,7 +511,12 @@ pub fn build_grid(state: &mut BattleState) {
         *count -= 1;
         let slot =
             layout.cell_start(state.grid, cell) + state.grid[layout.counts() + cell as usize];
-        state.grid[layout.entries() + slot as usize] = unit as u32;
+        let entry = GridEntry {
+            unit: unit as u32,
+            regiment: fighter.regiment,
+            position: fighter.grid_position,
+        };
+        layout.set_entry(state.grid, slot, &entry);
     }
 }
 
@@ -518,6 +525,8 @@ pub fn build_grid(state: &mut BattleState) {
 struct Neighbourhood {
     nearest: u32,
     nearest_distance_squared: f32,
+    /// Where the nearest enemy stood when binned.
+    nearest_position: [f32; 2],
     push: [i32; 2],
 }
 
@@ -536,20 +545,21 @@ fn neighbourhood(
     let mut found = Neighbourhood {
         nearest: NO_REGIMENT,
         nearest_distance_squared: 0.0,
+        nearest_position: [0.0; 2],
         push: [0; 2],
     };
     let (buckets, count) = neighbour_buckets(position, rules.engage_radius, layout.cells);
     for &b in &buckets[..count] {
         let start = layout.cell_start(state.grid, b);
         let end = layout.cell_start(state.grid, b + 1);
-        for entry in start..end {
-            let other = state.grid[layout.entries() + entry as usize];
+        for index in start..end {
+            let them = layout.entry(state.grid, index);
+            let other = them.unit;
             if other == unit {
                 continue;
             }
-            let them = &state.combat[other as usize];
             let their_regiment = &state.regiments[write + them.regiment as usize];
-            let to = sub(them.grid_position, position);
+            let to = sub(them.position, position);
             let distance_squared = length_squared(to);
             let friend = their_regiment.army == regiment.army;
             // Routing units slip through their own army's ranks.
@@ -577,6 +587,7 @@ fn neighbourhood(
             {
                 found.nearest = other;
                 found.nearest_distance_squared = distance_squared;
+                found.nearest_position = them.position;
             }
         }
     }
@@ -635,8 +646,7 @@ fn unit_step(step: u32, unit: u32, state: &mut BattleState) {
             velocity = [regiment.facing[0] * speed, regiment.facing[1] * speed];
         } else if near.nearest != NO_REGIMENT && near.nearest_distance_squared <= reach_squared {
             // 2d. An enemy within reach: face it and strike on a cadence.
-            let enemy = state.combat[near.nearest as usize];
-            let to_enemy = sub(enemy.grid_position, position);
+            let to_enemy = sub(near.nearest_position, position);
             heading = to_enemy[0].atan2(to_enemy[1]);
             state.header.counts.fighting += 1;
             state.tallies[tally_write + fighter.regiment as usize].fighting += 1;
@@ -660,8 +670,7 @@ fn unit_step(step: u32, unit: u32, state: &mut BattleState) {
             && (STATE_CHARGING..=STATE_PURSUING).contains(&regiment.state)
         {
             // 2e. Charging, engaged or pursuing: go for the nearest enemy.
-            let enemy = state.combat[near.nearest as usize];
-            let to_enemy = sub(enemy.grid_position, position);
+            let to_enemy = sub(near.nearest_position, position);
             let distance = near.nearest_distance_squared.sqrt();
             speed = rules
                 .run_speed

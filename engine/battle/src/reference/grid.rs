@@ -7,15 +7,40 @@
 //! (integer sums, minima with the unit index as tie-break), so the tests
 //! compare cells as sets.
 
-use crate::config::{GRID_CHUNK, GRID_MIN_CELLS};
+use crate::config::{GRID_CHUNK, GRID_ENTRY_WORDS, GRID_MIN_CELLS};
+
+/// The most cells three levels of the prefix sum scan: `GRID_CHUNK³`.
+pub const MAX_CELLS: u32 = GRID_CHUNK * GRID_CHUNK * GRID_CHUNK;
 
 /// The cells of a battle of `units` unit slots: a power of two, at least
-/// one super-chunk ([`GRID_MIN_CELLS`]).
+/// one chunk ([`GRID_MIN_CELLS`]).
 pub fn cell_count(units: u32) -> u32 {
     units
         .checked_next_power_of_two()
         .unwrap_or(1 << 31)
         .max(GRID_MIN_CELLS)
+}
+
+/// What a grid entry holds ([`GRID_ENTRY_WORDS`] words): what the
+/// neighbour query reads of a unit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GridEntry {
+    pub unit: u32,
+    pub regiment: u32,
+    /// Where it stood (x, z) when binned: its `grid_position`.
+    pub position: [f32; 2],
+}
+
+impl GridEntry {
+    /// Its words, as the scatter writes them.
+    pub fn words(&self) -> [u32; GRID_ENTRY_WORDS as usize] {
+        [
+            self.unit,
+            self.regiment,
+            self.position[0].to_bits(),
+            self.position[1].to_bits(),
+        ]
+    }
 }
 
 /// Where each section of the `grid` buffer starts, in `u32` words.
@@ -32,6 +57,14 @@ impl GridLayout {
             units,
         }
     }
+    /// Chunks of [`GRID_CHUNK`] cells.
+    pub fn chunks(&self) -> u32 {
+        self.cells / GRID_CHUNK
+    }
+    /// Super-chunks of [`GRID_CHUNK`] chunks (the last may be partial).
+    pub fn supers(&self) -> u32 {
+        self.chunks().div_ceil(GRID_CHUNK)
+    }
     /// Living units per cell: counted, then counted down again by the
     /// scatter, so zero between steps.
     pub fn counts(&self) -> usize {
@@ -47,19 +80,19 @@ impl GridLayout {
     }
     /// Each super-chunk's first entry.
     pub fn super_starts(&self) -> usize {
-        self.chunk_starts() + (self.cells / GRID_CHUNK) as usize
+        self.chunk_starts() + self.chunks() as usize
     }
     /// Entries in all (living units binned).
     pub fn total(&self) -> usize {
-        self.super_starts() + (self.cells / GRID_MIN_CELLS) as usize
+        self.super_starts() + self.supers() as usize
     }
-    /// Unit indices, grouped by cell.
+    /// The entries, grouped by cell, [`GRID_ENTRY_WORDS`] words each.
     pub fn entries(&self) -> usize {
         self.total() + 1
     }
     /// Words in the buffer.
     pub fn words(&self) -> usize {
-        self.entries() + self.units as usize
+        self.entries() + self.units as usize * GRID_ENTRY_WORDS as usize
     }
 
     /// The first entry of `cell`.
@@ -69,7 +102,48 @@ impl GridLayout {
         }
         grid[self.starts() + cell as usize]
             + grid[self.chunk_starts() + (cell / GRID_CHUNK) as usize]
-            + grid[self.super_starts() + (cell / GRID_MIN_CELLS) as usize]
+            + grid[self.super_starts() + (cell / (GRID_CHUNK * GRID_CHUNK)) as usize]
+    }
+
+    /// The words of entry `index`.
+    fn entry_words(&self, index: u32) -> std::ops::Range<usize> {
+        let first = self.entries() + index as usize * GRID_ENTRY_WORDS as usize;
+        first..first + GRID_ENTRY_WORDS as usize
+    }
+
+    /// Entry `index`.
+    pub fn entry(&self, grid: &[u32], index: u32) -> GridEntry {
+        let words = &grid[self.entry_words(index)];
+        GridEntry {
+            unit: words[0],
+            regiment: words[1],
+            position: [f32::from_bits(words[2]), f32::from_bits(words[3])],
+        }
+    }
+
+    /// Writes entry `index`, as the scatter does.
+    pub fn set_entry(&self, grid: &mut [u32], index: u32, entry: &GridEntry) {
+        grid[self.entry_words(index)].copy_from_slice(&entry.words());
+    }
+
+    /// The entries of `cell`.
+    pub fn cell_entries(&self, grid: &[u32], cell: u32) -> Vec<GridEntry> {
+        (self.cell_start(grid, cell)..self.cell_start(grid, cell + 1))
+            .map(|index| self.entry(grid, index))
+            .collect()
+    }
+
+    /// The words of every cell's entries in an order independent of the
+    /// scatter's atomics: each cell's entries sorted by unit.
+    pub fn sort_cells(&self, grid: &mut [u32]) {
+        for cell in 0..self.cells {
+            let mut entries = self.cell_entries(grid, cell);
+            entries.sort_unstable_by_key(|entry| entry.unit);
+            let start = self.cell_start(grid, cell);
+            for (index, entry) in (start..).zip(&entries) {
+                self.set_entry(grid, index, entry);
+            }
+        }
     }
 }
 
@@ -88,34 +162,45 @@ pub fn bucket(coords: [i32; 2], cells: u32) -> u32 {
         & (cells - 1)
 }
 
-/// The three scans of the prefix sum over `grid`'s counts.
+/// One level of `battle_grid_scan.comp`: `items` words from `source`
+/// become, at `target`, starts relative to their chunk of [`GRID_CHUNK`];
+/// each chunk's total goes to `totals`.
+fn scan_level(grid: &mut [u32], items: u32, source: usize, target: usize, totals: usize) {
+    for chunk in 0..items.div_ceil(GRID_CHUNK) {
+        let mut sum = 0u32;
+        for item in chunk * GRID_CHUNK..((chunk + 1) * GRID_CHUNK).min(items) {
+            let count = grid[source + item as usize];
+            grid[target + item as usize] = sum;
+            sum += count;
+        }
+        grid[totals + chunk as usize] = sum;
+    }
+}
+
+/// The three levels of the prefix sum over `grid`'s counts.
 pub fn prefix_sum(layout: &GridLayout, grid: &mut [u32]) {
-    let chunks = layout.cells / GRID_CHUNK;
-    for chunk in 0..chunks {
-        let mut sum = 0u32;
-        for cell in chunk * GRID_CHUNK..(chunk + 1) * GRID_CHUNK {
-            grid[layout.starts() + cell as usize] = sum;
-            sum += grid[layout.counts() + cell as usize];
-        }
-        grid[layout.chunk_starts() + chunk as usize] = sum;
-    }
-    let supers = layout.cells / GRID_MIN_CELLS;
-    for group in 0..supers {
-        let mut sum = 0u32;
-        for chunk in group * GRID_CHUNK..(group + 1) * GRID_CHUNK {
-            let total = grid[layout.chunk_starts() + chunk as usize];
-            grid[layout.chunk_starts() + chunk as usize] = sum;
-            sum += total;
-        }
-        grid[layout.super_starts() + group as usize] = sum;
-    }
-    let mut sum = 0u32;
-    for group in 0..supers {
-        let total = grid[layout.super_starts() + group as usize];
-        grid[layout.super_starts() + group as usize] = sum;
-        sum += total;
-    }
-    grid[layout.total()] = sum;
+    let (chunk_starts, super_starts) = (layout.chunk_starts(), layout.super_starts());
+    scan_level(
+        grid,
+        layout.cells,
+        layout.counts(),
+        layout.starts(),
+        chunk_starts,
+    );
+    scan_level(
+        grid,
+        layout.chunks(),
+        chunk_starts,
+        chunk_starts,
+        super_starts,
+    );
+    scan_level(
+        grid,
+        layout.supers(),
+        super_starts,
+        super_starts,
+        layout.total(),
+    );
 }
 
 /// The distinct buckets of the 3×3 cells around `position` (a bucket that
@@ -139,21 +224,31 @@ pub fn neighbour_buckets(position: [f32; 2], cell_size: f32, cells: u32) -> ([u3
     (buckets, count)
 }
 
-/// Every unit binned within the 3×3 cells around `position`, through the
-/// grid: a superset of the units within `cell_size` of it.
+/// The entries of every unit binned within the 3×3 cells around
+/// `position`, through the grid: a superset of the units within `cell_size`
+/// of it.
+pub fn neighbour_entries(
+    layout: &GridLayout,
+    grid: &[u32],
+    position: [f32; 2],
+    cell_size: f32,
+) -> Vec<GridEntry> {
+    let (buckets, count) = neighbour_buckets(position, cell_size, layout.cells);
+    buckets[..count]
+        .iter()
+        .flat_map(|&b| layout.cell_entries(grid, b))
+        .collect()
+}
+
+/// The units of [`neighbour_entries`].
 pub fn neighbours(
     layout: &GridLayout,
     grid: &[u32],
     position: [f32; 2],
     cell_size: f32,
 ) -> Vec<u32> {
-    let (buckets, count) = neighbour_buckets(position, cell_size, layout.cells);
-    let mut found = Vec::new();
-    for &b in &buckets[..count] {
-        let (start, end) = (layout.cell_start(grid, b), layout.cell_start(grid, b + 1));
-        found.extend_from_slice(
-            &grid[layout.entries() + start as usize..layout.entries() + end as usize],
-        );
-    }
-    found
+    neighbour_entries(layout, grid, position, cell_size)
+        .iter()
+        .map(|entry| entry.unit)
+        .collect()
 }
