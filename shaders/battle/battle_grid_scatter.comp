@@ -2,7 +2,8 @@
 // The grid, 5 of 5: one thread per unit. A binned unit takes an entry of its
 // cell by counting the cell's count down again, so the counts are zero when
 // the next step counts, and writes there what its neighbours read of it:
-// its index, its regiment and where it stands. The order within a cell
+// its index, its side (its army, and whether its regiment, as this step's
+// regiment dispatch left it, stands) and where it stands. The order within a cell
 // follows the atomics: what reads the grid does not depend on it.
 #include "battle.glsl"
 
@@ -31,7 +32,8 @@ void main() {
     uint left = atomicAdd(grid[cell], 0xffffffffu) - 1u;
     uint entry = grid_entries() + (grid_cell_start(cell) + left) * GRID_ENTRY_WORDS;
     grid[entry] = unit;
-    grid[entry + 1u] = fighter.regiment;
+    RegimentState regiment = regiments[regiments_written() + fighter.regiment];
+    grid[entry + 1u] = min(regiment.army, 1u) | (standing(regiment.state) ? 0u : GRID_ENTRY_BROKEN);
     grid[entry + 2u] = floatBitsToUint(fighter.grid_position.x);
     grid[entry + 3u] = floatBitsToUint(fighter.grid_position.y);
 }

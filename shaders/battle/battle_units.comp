@@ -67,7 +67,6 @@ void look_around(BattleRules rules, uint unit, RegimentState regiment, vec2 posi
             }
         }
     }
-    uint written = regiments_written();
     for (uint i = 0u; i < count; ++i) {
         uint start = grid_cell_start(buckets[i]);
         uint end = grid_cell_start(buckets[i] + 1u);
@@ -81,14 +80,12 @@ void look_around(BattleRules rules, uint unit, RegimentState regiment, vec2 posi
             }
             vec2 their_position = vec2(uintBitsToFloat(grid[at + 2u]),
                                        uintBitsToFloat(grid[at + 3u]));
-            // Two words of the neighbour's regiment, not the whole record.
-            uint their_regiment = written + grid[at + 1u];
-            uint their_army = regiments[their_regiment].army;
+            uint side = grid[at + 1u];
             precise vec2 to = their_position - position;
             float distance_squared = length_squared(to);
-            bool ally = their_army == regiment.army;
+            bool ally = (side & 1u) == min(regiment.army, 1u);
             // Routing units slip through their own army's ranks.
-            bool passes = ally && (routing || !standing(regiments[their_regiment].state));
+            bool passes = ally && (routing || (side & GRID_ENTRY_BROKEN) != 0u);
             if (distance_squared < separation_squared && !passes) {
                 vec2 push_apart;
                 if (distance_squared > 0.0) {

@@ -83,10 +83,13 @@ pub const FORMATION_WEDGE: u32 = 2;
 pub const GRID_CHUNK: u32 = 256;
 /// The least number of grid cells (one chunk).
 pub const GRID_MIN_CELLS: u32 = GRID_CHUNK;
-/// Words of one grid entry: the unit, its regiment, and where it stood (x,
-/// z as `f32` bits), so the neighbour query reads a cell's units in one
-/// place.
+/// Words of one grid entry: the unit, its side (army and whether its
+/// regiment stands, [`GRID_ENTRY_BROKEN`]), and where it stood (x, z as
+/// `f32` bits): all the neighbour query reads of a neighbour, in one place.
 pub const GRID_ENTRY_WORDS: u32 = 4;
+/// A grid entry's side word: the unit's army in bit 0, and this bit while
+/// its regiment routs or has fled (not standing).
+pub const GRID_ENTRY_BROKEN: u32 = 2;
 /// Separation pushes are summed as integers of 1/`SEPARATION_SCALE` metres,
 /// so their sum does not depend on the order neighbours are visited in.
 pub const SEPARATION_SCALE: u32 = 4096;
@@ -129,6 +132,7 @@ pub const SHADER_CONSTANTS: &[(&str, u32)] = &[
     ("FORMATION_WEDGE", FORMATION_WEDGE),
     ("GRID_CHUNK", GRID_CHUNK),
     ("GRID_ENTRY_WORDS", GRID_ENTRY_WORDS),
+    ("GRID_ENTRY_BROKEN", GRID_ENTRY_BROKEN),
     ("SEPARATION_SCALE", SEPARATION_SCALE),
     ("CENTROID_SCALE", CENTROID_SCALE),
     ("REGIMENT_LANES", REGIMENT_LANES),

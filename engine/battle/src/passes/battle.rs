@@ -66,7 +66,8 @@
 //! atomics (damage, tallies, counts; separation and centroids in fixed
 //! point), minima break ties by index, and every other read is of state no
 //! thread of the same dispatch writes (regiment copies, tallies and damage
-//! counters alternate by parity; neighbours are read from `grid_position`).
+//! counters alternate by parity; neighbours are read from their grid
+//! entries).
 //! So the order of a cell's entries, which the scatter's atomics decide,
 //! changes nothing, and a seed gives one outcome whatever the frame rate:
 //! the steps are fixed (`Battle::advance` turns frame time into steps).

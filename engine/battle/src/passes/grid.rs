@@ -9,9 +9,11 @@
 //! to its chunk of [`GRID_CHUNK`] cells; per chunk a start relative to its
 //! super-chunk of [`GRID_CHUNK`] chunks; per super-chunk a start; the total;
 //! then the entries grouped by cell, [`GRID_ENTRY_WORDS`] words each: the
-//! unit, its regiment and where it stood (x, z), which is all the neighbour
-//! query reads of a neighbour, so a cell's neighbours are read from one
-//! place rather than from their scattered combat records. A cell is an
+//! unit, its side (its army, and whether its regiment stands as this step's
+//! regiment dispatch left it) and where it stood (x, z). That is all the
+//! neighbour query reads of a neighbour, so a cell's neighbours are read
+//! from one place rather than from their scattered combat records and the
+//! regiment table: one load a neighbour instead of a chain of three. A cell is an
 //! `engage_radius` square of the ground, hashed into a power of two of
 //! buckets at least as many as units (at least [`GRID_MIN_CELLS`]): the
 //! field is unbounded (routing units run off it) and the grid's size is
@@ -31,7 +33,8 @@
 //!    `GRID_CHUNK`, 16.7M cells): their starts, and the total.
 //! 5. `battle_grid_scatter.comp`, one thread per unit: the unit takes entry
 //!    `start(cell) + count − 1` by counting its cell down with an atomic, so
-//!    the counts are zero again for the next step, and writes its entry.
+//!    the counts are zero again for the next step, and writes its entry
+//!    (reading its regiment's army and state).
 //!
 //! A cell's start is the sum of its three levels' starts, read where it is
 //! used (`battle_grid.glsl`, [`GridLayout::cell_start`]).

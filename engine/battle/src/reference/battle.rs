@@ -125,7 +125,7 @@ pub fn step(step: u32, state: &mut BattleState) {
     for regiment in 0..state.regiment_count {
         regiment_step(step, regiment, state);
     }
-    build_grid(state);
+    build_grid(step, state);
     for unit in 0..state.combat.len() as u32 {
         unit_step(step, unit, state);
     }
@@ -479,10 +479,12 @@ fn orders(
     }
 }
 
-/// The grid's dispatches: count (and each unit's `grid_position`), the
-/// three scans, scatter.
-pub fn build_grid(state: &mut BattleState) {
+/// The grid's dispatches of step `step`: count (and each unit's
+/// `grid_position`), the three scans, scatter (which reads the regiments
+/// the step's regiment dispatch wrote).
+pub fn build_grid(step: u32, state: &mut BattleState) {
     let rules = state.header.rules;
+    let (_, write) = copies(step);
     let layout = GridLayout::new(state.combat.len() as u32);
     for unit in 0..state.combat.len() {
         let fighter = &mut state.combat[unit];
@@ -511,9 +513,15 @@ pub fn build_grid(state: &mut BattleState) {
         *count -= 1;
         let slot =
             layout.cell_start(state.grid, cell) + state.grid[layout.counts() + cell as usize];
+        let regiment = &state.regiments[write + fighter.regiment as usize];
+        let broken = if standing(regiment.state) {
+            0
+        } else {
+            GRID_ENTRY_BROKEN
+        };
         let entry = GridEntry {
             unit: unit as u32,
-            regiment: fighter.regiment,
+            side: regiment.army.min(1) | broken,
             position: fighter.grid_position,
         };
         layout.set_entry(state.grid, slot, &entry);
@@ -536,7 +544,6 @@ fn neighbourhood(
     regiment: &RegimentState,
     position: [f32; 2],
     state: &BattleState,
-    write: usize,
 ) -> Neighbourhood {
     let layout = GridLayout::new(state.combat.len() as u32);
     let routing = !standing(regiment.state);
@@ -558,12 +565,11 @@ fn neighbourhood(
             if other == unit {
                 continue;
             }
-            let their_regiment = &state.regiments[write + them.regiment as usize];
             let to = sub(them.position, position);
             let distance_squared = length_squared(to);
-            let friend = their_regiment.army == regiment.army;
+            let friend = them.side & 1 == regiment.army.min(1);
             // Routing units slip through their own army's ranks.
-            let passes = friend && (routing || !standing(their_regiment.state));
+            let passes = friend && (routing || them.side & GRID_ENTRY_BROKEN != 0);
             if distance_squared < separation_squared && !passes {
                 let push = if distance_squared > 0.0 {
                     let distance = distance_squared.sqrt();
@@ -637,7 +643,7 @@ fn unit_step(step: u32, unit: u32, state: &mut BattleState) {
         let position = [placement.position[0], placement.position[2]];
         cooldown = (cooldown - dt).max(0.0);
         let mut heading = placement.heading;
-        let near = neighbourhood(&rules, unit, &regiment, position, state, write);
+        let near = neighbourhood(&rules, unit, &regiment, position, state);
         let reach_squared = rules.reach * rules.reach;
         let routing = !standing(regiment.state);
         if routing {

@@ -26,7 +26,9 @@ pub fn cell_count(units: u32) -> u32 {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GridEntry {
     pub unit: u32,
-    pub regiment: u32,
+    /// Its army, plus [`GRID_ENTRY_BROKEN`](crate::config::GRID_ENTRY_BROKEN)
+    /// while its regiment does not stand.
+    pub side: u32,
     /// Where it stood (x, z) when binned: its `grid_position`.
     pub position: [f32; 2],
 }
@@ -36,7 +38,7 @@ impl GridEntry {
     pub fn words(&self) -> [u32; GRID_ENTRY_WORDS as usize] {
         [
             self.unit,
-            self.regiment,
+            self.side,
             self.position[0].to_bits(),
             self.position[1].to_bits(),
         ]
@@ -116,7 +118,7 @@ impl GridLayout {
         let words = &grid[self.entry_words(index)];
         GridEntry {
             unit: words[0],
-            regiment: words[1],
+            side: words[1],
             position: [f32::from_bits(words[2]), f32::from_bits(words[3])],
         }
     }
