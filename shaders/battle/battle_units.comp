@@ -67,10 +67,16 @@ void look_around(BattleRules rules, uint unit, RegimentState regiment, vec2 posi
             }
         }
     }
+    // Every bucket's range first: the loads overlap, where one bucket
+    // after another would wait on each in turn.
+    uint starts[9];
+    uint ends[9];
     for (uint i = 0u; i < count; ++i) {
-        uint start = grid_cell_start(buckets[i]);
-        uint end = grid_cell_start(buckets[i] + 1u);
-        for (uint entry = start; entry < end; ++entry) {
+        starts[i] = grid_cell_start(buckets[i]);
+        ends[i] = grid_cell_start(buckets[i] + 1u);
+    }
+    for (uint i = 0u; i < count; ++i) {
+        for (uint entry = starts[i]; entry < ends[i]; ++entry) {
             // The entry holds what is read of the neighbour, so a cell's
             // neighbours are read from one place.
             uint at = grid_entries() + entry * GRID_ENTRY_WORDS;

@@ -297,13 +297,14 @@ fn battle_pass_equals_cpu_reference_step_by_step() {
 }
 
 /// The GPU's grid equals the CPU twin's after the first step of a battle of
-/// 70,000 units, whose prefix sum runs every level with several workgroups
-/// (512 chunks in two super-chunks): the counts and starts exactly, the
-/// cells as sets.
+/// 300,000 units, whose prefix sum runs all three levels, the first two
+/// with several workgroups (1,024 chunks in two super-chunks; smaller
+/// battles, as every other test's, end it at the second): the counts and
+/// starts exactly, the cells as sets.
 #[test]
 fn grid_on_the_gpu_equals_the_cpu_twin_on_a_large_battle() {
     let mut ctx = gpu_context(None);
-    let battle = small_battle(70_000, BattleRules::default());
+    let battle = small_battle(300_000, BattleRules::default());
     let (mut renderer, target) = horde_tests::offscreen_renderer(&mut ctx, &battle.scene, 32, 32);
     let camera = Camera::look_at(glam::Vec3::new(0.0, 50.0, 1.0), glam::Vec3::ZERO);
     renderer
@@ -335,7 +336,7 @@ fn grid_on_the_gpu_equals_the_cpu_twin_on_a_large_battle() {
     );
     let (gpu, cpu) = (&after.battle.grid, &expected.battle.grid);
     assert_eq!(cpu[layout.total()], gpu[layout.total()], "binned units");
-    assert!(cpu[layout.total()] > 60_000, "most units are binned");
+    assert!(cpu[layout.total()] > 250_000, "most units are binned");
     assert!(
         gpu[..layout.entries()] == cpu[..layout.entries()],
         "grid counts and starts"

@@ -77,10 +77,13 @@ pub const FORMATION_COLUMN: u32 = 1;
 pub const FORMATION_WEDGE: u32 = 2;
 
 /// Grid cells per chunk of the prefix sum, and chunks per super-chunk
-/// (`passes/grid.rs`): a workgroup of `GRID_CHUNK / 2` threads scans one
-/// chunk, two items a thread. Three levels cover `GRID_CHUNK³` (16.7M)
-/// cells.
-pub const GRID_CHUNK: u32 = 256;
+/// (`passes/grid.rs`): a workgroup of [`GRID_SCAN_THREADS`] scans one
+/// chunk. Three levels cover `GRID_CHUNK³` cells; up to `GRID_CHUNK²`
+/// (262,144: battles up to 262,144 units) the second level ends the scan.
+pub const GRID_CHUNK: u32 = 512;
+/// Threads of a scan workgroup, `GRID_CHUNK / GRID_SCAN_THREADS` items each
+/// (within the mobile tier's 128 invocations).
+pub const GRID_SCAN_THREADS: u32 = 128;
 /// The least number of grid cells (one chunk).
 pub const GRID_MIN_CELLS: u32 = GRID_CHUNK;
 /// Words of one grid entry: the unit, its side (army and whether its
@@ -131,6 +134,7 @@ pub const SHADER_CONSTANTS: &[(&str, u32)] = &[
     ("FORMATION_COLUMN", FORMATION_COLUMN),
     ("FORMATION_WEDGE", FORMATION_WEDGE),
     ("GRID_CHUNK", GRID_CHUNK),
+    ("GRID_SCAN_THREADS", GRID_SCAN_THREADS),
     ("GRID_ENTRY_WORDS", GRID_ENTRY_WORDS),
     ("GRID_ENTRY_BROKEN", GRID_ENTRY_BROKEN),
     ("SEPARATION_SCALE", SEPARATION_SCALE),

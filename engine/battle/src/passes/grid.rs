@@ -24,13 +24,17 @@
 //! # Algorithm (count, prefix sum, scatter)
 //! 1. `battle_grid_count.comp`, one thread per unit: a living unit of a
 //!    regiment notes its `grid_position` and adds 1 to its cell's count.
-//! 2. `battle_grid_scan.comp` at level 0, one workgroup of `GRID_CHUNK / 2`
-//!    threads per chunk, two cells a thread: the cells' starts within the
-//!    chunk and the chunk's total, by a scan in shared memory.
+//! 2. `battle_grid_scan.comp` at level 0, one workgroup of
+//!    [`GRID_SCAN_THREADS`] per chunk, `GRID_CHUNK / GRID_SCAN_THREADS`
+//!    cells a thread: the cells' starts within the chunk and the chunk's
+//!    total, by a scan in shared memory.
 //! 3. The same at level 1 over the chunks' totals, in place: each chunk's
-//!    start within its super-chunk, and the super-chunk's total.
-//! 4. The same at level 2, one workgroup, over the super-chunks (at most
-//!    `GRID_CHUNK`, 16.7M cells): their starts, and the total.
+//!    start within its super-chunk, and the super-chunk's total. With one
+//!    super-chunk (up to `GRID_CHUNK²` cells) it writes that super-chunk's
+//!    start and the total itself, and step 4 is not dispatched: one
+//!    dispatch and barrier fewer for battles up to 262,144 units.
+//! 4. The same at level 2, one workgroup, over the super-chunks: their
+//!    starts, and the total.
 //! 5. `battle_grid_scatter.comp`, one thread per unit: the unit takes entry
 //!    `start(cell) + count − 1` by counting its cell down with an atomic, so
 //!    the counts are zero again for the next step, and writes its entry
@@ -59,7 +63,7 @@ use horde::frame::{BoundSet, ComputePipeline, Frame};
 use horde::frames::Descriptor;
 use horde::Error;
 
-use crate::config::GRID_CHUNK;
+use crate::config::{GRID_CHUNK, GRID_SCAN_THREADS};
 #[cfg(doc)]
 use crate::config::{GRID_ENTRY_WORDS, GRID_MIN_CELLS};
 use crate::reference::grid::GridLayout;
@@ -103,7 +107,7 @@ impl GridPass {
                 name,
                 &shaders::BATTLE_GRID_SCAN_COMP,
                 &[storage],
-                &[GRID_CHUNK / 2, level],
+                &[GRID_SCAN_THREADS, level],
             )
         };
         Ok(GridPass {
@@ -159,12 +163,14 @@ impl GridPass {
             uses(grid, Access::ComputeWrite),
         ]);
         frame.dispatch_with(&self.count, sets.count, push, unit_count)?;
-        // One workgroup of GRID_CHUNK / 2 threads per chunk of each level.
+        // One workgroup per chunk of each level; with one super-chunk the
+        // second level ends the scan.
         let levels = [layout.cells, layout.chunks(), layout.supers()];
-        for ((scan, set), items) in self.scans.iter().zip(sets.scans).zip(levels) {
+        let scanned = if layout.supers() == 1 { 2 } else { 3 };
+        for ((scan, set), items) in self.scans.iter().zip(sets.scans).zip(levels).take(scanned) {
             frame.uses(&[uses(grid, Access::ComputeWrite)]);
             let groups = items.div_ceil(GRID_CHUNK);
-            frame.dispatch_with(scan, set, push, groups * (GRID_CHUNK / 2))?;
+            frame.dispatch_with(scan, set, push, groups * GRID_SCAN_THREADS)?;
         }
         frame.uses(&[
             uses(battle, Access::ComputeRead),
