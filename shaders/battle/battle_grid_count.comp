@@ -1,7 +1,8 @@
 #version 450
-// The grid, 1 of 5: one thread per unit. A living unit of a regiment notes
-// where it stands (`grid_position`, what its neighbours read this step) and
-// counts itself into its cell. engine/battle/src/passes/battle.rs ("The
+// The grid, 1 of 5, before the battle's first step only (the unit step
+// counts its units into the next step's grid): one thread per unit. A
+// living unit of a regiment notes where it stands (`grid_position`, which
+// the scatter bins) and counts itself into its cell. engine/battle/src/passes/battle.rs ("The
 // grid") documents the buffer.
 #include "battle.glsl"
 

@@ -1,7 +1,8 @@
 #version 450
 // The battle's unit step: one thread per unit takes its damage, then dies,
 // cheers, flees, fights or keeps its slot, looking at its neighbours through
-// the grid, and moves. engine/battle/src/passes/battle.rs documents the
+// the grid, and moves; a living unit then counts itself into the next
+// step's grid. engine/battle/src/passes/battle.rs documents the
 // rules; engine/battle/src/reference/battle.rs is the CPU twin, written
 // operation for operation (`precise` forbids fused multiply-adds so both
 // round alike).
@@ -19,7 +20,8 @@ layout(set = 0, binding = 0, std430) buffer Battle {
 };
 layout(set = 0, binding = 1, std430) buffer Placements { UnitPlacement placements[]; };
 layout(set = 0, binding = 2, std430) buffer Motions { UnitMotion motions[]; };
-layout(set = 0, binding = 3, std430) readonly buffer Grid { uint grid[]; };
+// Read: this step's starts and entries; written: the next step's counts.
+layout(set = 0, binding = 3, std430) buffer Grid { uint grid[]; };
 // The debug view's colour per unit: its regiment's state.
 layout(set = 0, binding = 4, std430) writeonly buffer Marks { uint marks[]; };
 
@@ -282,6 +284,14 @@ void main() {
         atomicAdd(header.counts.alive[min(regiment.army, 1u)], 1u);
     }
 
+    if (health > 0) {
+        // 4. Count itself into the next step's grid where it now stands
+        // (the grid's count dispatch, which runs only before the first
+        // step). Neighbours read positions from the grid's entries, not
+        // from `grid_position`.
+        combat[unit].grid_position = placement.position.xz;
+        atomicAdd(grid[grid_bucket(grid_cell(placement.position.xz, rules.engage_radius))], 1u);
+    }
     combat[unit].health = health;
     combat[unit].cooldown = cooldown;
     combat[unit].dead_seconds = dead_seconds;

@@ -480,6 +480,7 @@ fn no_two_living_units_overlap_beyond_the_tolerance() {
             let units = probe.combat.len() as u32;
             probe.grid = vec![0; GridLayout::new(units).words()];
             let last_step = probe.step - 1;
+            battle_reference::count_grid(&mut probe.state());
             battle_reference::build_grid(last_step, &mut probe.state());
             closest_pair(&probe)
         };

@@ -24,7 +24,7 @@
 //!   falls), which the core's `DEBUG_VIEW_MARKS` draws.
 //! - Push constants: the step number, the unit, regiment and cell counts.
 //!
-//! # A step (seven dispatches, after the counts are cleared)
+//! # A step (five or six dispatches, after the counts are cleared)
 //! 1. `battle_regiments.comp`, one workgroup of [`REGIMENT_LANES`] threads
 //!    per regiment: together they scan last step's regiment table (each
 //!    lane every `REGIMENT_LANES`th record; sums, and minima with ties to
@@ -43,9 +43,10 @@
 //!    At morale 0, or when its army breaks (`army_break_fraction` of its
 //!    regiments broken), it routs: it runs from the nearest enemy, may rally
 //!    once out of reach, and has fled once `flee_distance` away.
-//! 2. The grid's five dispatches ([`crate::passes::grid`]): living units
-//!    count themselves into hashed cells, a prefix sum in three levels,
-//!    each unit scattered into its cell's entries.
+//! 2. The grid ([`crate::passes::grid`]): a prefix sum of the cells' counts
+//!    in two or three levels, each unit scattered into its cell's entries
+//!    (before the first step, living units first count themselves into
+//!    hashed cells).
 //! 3. `battle_units.comp`, one thread per unit: last step's damage lands;
 //!    the dead lie for `corpse_seconds`, then sink (corpses are no
 //!    obstacle); with no enemy standing the living cheer. A unit looks at the
@@ -59,7 +60,8 @@
 //!    the target's formation or in a charge, ×2 from its rear); charging,
 //!    engaged or pursuing it goes for the nearest enemy; otherwise it keeps
 //!    its slot (line and column: files × ranks; wedge: rank r holds 2r + 1).
-//!    It adds itself, its position and its blows to its regiment's tally.
+//!    It adds itself, its position and its blows to its regiment's tally,
+//!    and counts itself into the next step's grid where it now stands.
 //!
 //! # Determinism
 //! Chance comes only from a hash of (unit, step). Sums go through integer
@@ -268,14 +270,21 @@ impl BattlePass {
                     frame.dispatch_with(&self.regiments, regiment_set, bytes, lanes)
                 })?;
                 part(frame, first, "battle: grid", |frame| {
-                    self.grid
-                        .record(frame, &grid_sets, &grid_buffers, bytes, push.unit_count)
+                    let counted = step > 0;
+                    self.grid.record(
+                        frame,
+                        &grid_sets,
+                        &grid_buffers,
+                        bytes,
+                        push.unit_count,
+                        counted,
+                    )
                 })?;
                 frame.uses(&[
                     uses(battle, Access::ComputeWrite),
                     uses(placements, Access::ComputeWrite),
                     uses(motions, Access::ComputeWrite),
-                    uses(grid, Access::ComputeRead),
+                    uses(grid, Access::ComputeWrite),
                     uses(units.marks, Access::ComputeWrite),
                 ]);
                 part(frame, first, "battle: units", |frame| {

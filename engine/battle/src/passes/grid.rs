@@ -1,5 +1,6 @@
-//! The battle's spatial grid: five dispatches of each battle step
-//! (`passes/battle.rs` records them between the regiments and the units)
+//! The battle's spatial grid: three or four dispatches of each battle step,
+//! five before the first (`passes/battle.rs` records them between the
+//! regiments and the units)
 //! that bin every living unit of a regiment into a uniform grid of the
 //! ground, so a unit finds its neighbours by looking at the 3×3 cells
 //! around it.
@@ -22,8 +23,12 @@
 //! is where it stood when binned: what its neighbours read while it moves.
 //!
 //! # Algorithm (count, prefix sum, scatter)
-//! 1. `battle_grid_count.comp`, one thread per unit: a living unit of a
-//!    regiment notes its `grid_position` and adds 1 to its cell's count.
+//! 1. `battle_grid_count.comp`, one thread per unit, before the battle's
+//!    first step only: a living unit of a regiment notes its
+//!    `grid_position` and adds 1 to its cell's count. From then on the
+//!    unit step does the same for the next step where it has moved to, so
+//!    a step does not read every unit's placement and record again, and
+//!    has one dispatch and barrier fewer.
 //! 2. `battle_grid_scan.comp` at level 0, one workgroup of
 //!    [`GRID_SCAN_THREADS`] per chunk, `GRID_CHUNK / GRID_SCAN_THREADS`
 //!    cells a thread: the cells' starts within the chunk and the chunk's
@@ -146,7 +151,8 @@ impl GridPass {
     }
 
     /// Records one step's binning of `unit_count` units; `push` is the
-    /// battle's push constants of the step.
+    /// battle's push constants of the step. `counted`: the last step's
+    /// units counted themselves in (every step but the battle's first).
     pub fn record(
         &self,
         frame: &mut Frame,
@@ -154,15 +160,18 @@ impl GridPass {
         buffers: &GridBuffers,
         push: &[u8],
         unit_count: u32,
+        counted: bool,
     ) -> Result<(), Error> {
         let (battle, grid) = (buffers.battle, buffers.grid);
         let layout = GridLayout::new(unit_count);
-        frame.uses(&[
-            uses(battle, Access::ComputeWrite),
-            uses(buffers.placements, Access::ComputeRead),
-            uses(grid, Access::ComputeWrite),
-        ]);
-        frame.dispatch_with(&self.count, sets.count, push, unit_count)?;
+        if !counted {
+            frame.uses(&[
+                uses(battle, Access::ComputeWrite),
+                uses(buffers.placements, Access::ComputeRead),
+                uses(grid, Access::ComputeWrite),
+            ]);
+            frame.dispatch_with(&self.count, sets.count, push, unit_count)?;
+        }
         // One workgroup per chunk of each level; with one super-chunk the
         // second level ends the scan.
         let levels = [layout.cells, layout.chunks(), layout.supers()];

@@ -125,6 +125,9 @@ pub fn step(step: u32, state: &mut BattleState) {
     for regiment in 0..state.regiment_count {
         regiment_step(step, regiment, state);
     }
+    if step == 0 {
+        count_grid(state);
+    }
     build_grid(step, state);
     for unit in 0..state.combat.len() as u32 {
         unit_step(step, unit, state);
@@ -479,26 +482,37 @@ fn orders(
     }
 }
 
-/// The grid's dispatches of step `step`: count (and each unit's
-/// `grid_position`), the three scans, scatter (which reads the regiments
-/// the step's regiment dispatch wrote).
-pub fn build_grid(step: u32, state: &mut BattleState) {
-    let rules = state.header.rules;
-    let (_, write) = copies(step);
+/// Counts `unit`, living and standing at `position`, into its grid cell
+/// and notes the position as its `grid_position`.
+fn count_into_grid(state: &mut BattleState, unit: usize, position: [f32; 2]) {
     let layout = GridLayout::new(state.combat.len() as u32);
+    let engage_radius = state.header.rules.engage_radius;
+    state.combat[unit].grid_position = position;
+    let cell = bucket(cell_coords(position, engage_radius), layout.cells);
+    state.grid[layout.counts() + cell as usize] += 1;
+}
+
+/// `battle_grid_count.comp`, before the battle's first step (later steps'
+/// units count themselves in): every living unit of a regiment counted
+/// into its cell where it stands.
+pub fn count_grid(state: &mut BattleState) {
     for unit in 0..state.combat.len() {
-        let fighter = &mut state.combat[unit];
+        let fighter = state.combat[unit];
         if fighter.regiment >= state.regiment_count || fighter.health <= 0 {
             continue;
         }
         let p = state.placements[unit].position;
-        fighter.grid_position = [p[0], p[2]];
-        let cell = bucket(
-            cell_coords(fighter.grid_position, rules.engage_radius),
-            layout.cells,
-        );
-        state.grid[layout.counts() + cell as usize] += 1;
+        count_into_grid(state, unit, [p[0], p[2]]);
     }
+}
+
+/// The grid's dispatches of step `step` after the counts: the scans, then
+/// the scatter (which reads the regiments the step's regiment dispatch
+/// wrote).
+pub fn build_grid(step: u32, state: &mut BattleState) {
+    let rules = state.header.rules;
+    let (_, write) = copies(step);
+    let layout = GridLayout::new(state.combat.len() as u32);
     prefix_sum(&layout, state.grid);
     for unit in 0..state.combat.len() {
         let fighter = state.combat[unit];
@@ -739,6 +753,9 @@ fn unit_step(step: u32, unit: u32, state: &mut BattleState) {
     if health > 0 {
         state.tallies[tally_write + fighter.regiment as usize].alive += 1;
         state.header.counts.alive[regiment.army.min(1) as usize] += 1;
+        // 4. Counted into the next step's grid where it now stands.
+        let at = [placement.position[0], placement.position[2]];
+        count_into_grid(state, unit as usize, at);
     }
 
     let record = &mut state.combat[unit as usize];
