@@ -3,14 +3,15 @@
 # units run until it resolves (at most 300 s of battle time), the battle
 # step's cost at 100k and 1M, and screenshots at 60 s. Run from the
 # repository root with the stripped release binary of the commit in
-# .bench/head/battle.xz and the Vulkan loader's debs in .gl/; writes the
+# $BATTLE_XZ (default .bench/head/battle.xz) and the Vulkan loader's debs
+# in .gl/; writes the
 # reports, logs, screenshots and summary.json into $OUT. About 5 minutes.
 set -euo pipefail
 for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 export HORDE_ROOT=$PWD HORDE_CACHE_DIR=/tmp/horde-cache
 mkdir -p /tmp/bin $OUT/json
-xz -dc .bench/head/battle.xz > /tmp/bin/battle; chmod +x /tmp/bin/battle
+xz -dc ${BATTLE_XZ:-.bench/head/battle.xz} > /tmp/bin/battle; chmod +x /tmp/bin/battle
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 B=/tmp/bin/battle
 SIZE="--width 1920 --height 1080 --budget-ms 0"
