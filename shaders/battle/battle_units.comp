@@ -49,16 +49,35 @@ float nearest_distance_squared = 0.0;
 vec2 nearest_position = vec2(0.0);
 ivec2 push_sum = ivec2(0);
 
+// How far a unit of a regiment in `state` looks: always as far as its
+// separation; while it stands, as far as its reach (an enemy within reach
+// is struck); while it charges, fights or pursues, as far as the engage
+// radius (it goes for the nearest enemy within it). What lies farther
+// changes nothing it does.
+float look_radius(BattleRules rules, uint state) {
+    if (state >= STATE_CHARGING && state <= STATE_PURSUING) {
+        return rules.engage_radius;
+    }
+    return standing(state) ? max(rules.reach, rules.separation) : rules.separation;
+}
+
 void look_around(BattleRules rules, uint unit, RegimentState regiment, vec2 position) {
     bool routing = !standing(regiment.state);
     precise float separation_squared = rules.separation * rules.separation;
     precise float engage_squared = rules.engage_radius * rules.engage_radius;
+    // The cells the square of the look radius overlaps: at most the 3×3
+    // around the unit's (the radius is at most a cell), often 2×2 or fewer.
+    float radius = look_radius(rules, regiment.state);
     ivec2 centre = grid_cell(position, rules.engage_radius);
+    precise vec2 low_corner = position - radius;
+    precise vec2 high_corner = position + radius;
+    ivec2 low = max(grid_cell(low_corner, rules.engage_radius), centre - 1);
+    ivec2 high = min(grid_cell(high_corner, rules.engage_radius), centre + 1);
     uint buckets[9];
     uint count = 0u;
-    for (int dz = -1; dz <= 1; ++dz) {
-        for (int dx = -1; dx <= 1; ++dx) {
-            uint b = grid_bucket(centre + ivec2(dx, dz));
+    for (int z = low.y; z <= high.y; ++z) {
+        for (int x = low.x; x <= high.x; ++x) {
+            uint b = grid_bucket(ivec2(x, z));
             bool seen = false;
             for (uint i = 0u; i < count; ++i) {
                 seen = seen || buckets[i] == b;

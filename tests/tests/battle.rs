@@ -347,8 +347,9 @@ fn grid_on_the_gpu_equals_the_cpu_twin_on_a_large_battle() {
     );
 }
 
-/// The grid's 3×3 query around a point finds every unit within a cell's
-/// size of it (brute force), each once, on random layouts of all densities.
+/// The grid's query around a point finds every unit within the radius it
+/// is asked for (a cell, the reach, the separation; brute force), each
+/// once, on random layouts of all densities.
 #[test]
 fn grid_neighbour_query_equals_brute_force_on_random_layouts() {
     let mut seed = 0x2545_f491_u32;
@@ -395,26 +396,30 @@ fn grid_neighbour_query_equals_brute_force_on_random_layouts() {
             layout.set_entry(&mut grid, slot, &entry);
         }
         let every = (units as usize / 1500).max(7);
-        for (unit, &p) in positions.iter().enumerate().step_by(every) {
-            let mut found = neighbours(&layout, &grid, p, cell);
-            let count = found.len();
-            found.sort_unstable();
-            found.dedup();
-            assert_eq!(found.len(), count, "a unit was found twice");
-            let near: Vec<u32> = positions
-                .iter()
-                .enumerate()
-                .filter(|(_, q)| {
-                    let (dx, dz) = (q[0] - p[0], q[1] - p[1]);
-                    dx * dx + dz * dz < cell * cell
-                })
-                .map(|(i, _)| i as u32)
-                .collect();
-            for other in near {
-                assert!(
-                    found.binary_search(&other).is_ok(),
-                    "{units} units: unit {other} near unit {unit} was missed"
-                );
+        // The radii the unit step looks within: the engage radius (a
+        // cell), the reach and the separation.
+        for radius in [cell, 1.3, 0.9] {
+            for (unit, &p) in positions.iter().enumerate().step_by(every) {
+                let mut found = neighbours(&layout, &grid, p, radius, cell);
+                let count = found.len();
+                found.sort_unstable();
+                found.dedup();
+                assert_eq!(found.len(), count, "a unit was found twice");
+                let near: Vec<u32> = positions
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, q)| {
+                        let (dx, dz) = (q[0] - p[0], q[1] - p[1]);
+                        dx * dx + dz * dz < radius * radius
+                    })
+                    .map(|(i, _)| i as u32)
+                    .collect();
+                for other in near {
+                    assert!(
+                        found.binary_search(&other).is_ok(),
+                        "{units} units: unit {other} within {radius} of unit {unit} was missed"
+                    );
+                }
             }
         }
     }
@@ -433,7 +438,7 @@ fn closest_pair(battle: &CpuBattle) -> f32 {
     for &unit in &living {
         let p = battle.placements[unit].position;
         let mine = &table[battle.combat[unit].regiment as usize];
-        for other in neighbours(&layout, &battle.grid, [p[0], p[2]], engage) {
+        for other in neighbours(&layout, &battle.grid, [p[0], p[2]], engage, engage) {
             let other = other as usize;
             let theirs = &table[battle.combat[other].regiment as usize];
             if other == unit || battle.combat[other].health <= 0 {

@@ -542,6 +542,19 @@ pub fn build_grid(step: u32, state: &mut BattleState) {
     }
 }
 
+/// `look_radius` of `battle_units.comp`: how far a unit of a regiment in
+/// `state` looks (separation; reach while standing; the engage radius while
+/// charging, engaged or pursuing).
+fn look_radius(rules: &BattleRules, state: u32) -> f32 {
+    if (STATE_CHARGING..=STATE_PURSUING).contains(&state) {
+        rules.engage_radius
+    } else if standing(state) {
+        rules.reach.max(rules.separation)
+    } else {
+        rules.separation
+    }
+}
+
 /// The nearest enemy within the engage radius and the separation push, from
 /// the grid (`neighbourhood` of `battle_units.comp`).
 struct Neighbourhood {
@@ -569,7 +582,8 @@ fn neighbourhood(
         nearest_position: [0.0; 2],
         push: [0; 2],
     };
-    let (buckets, count) = neighbour_buckets(position, rules.engage_radius, layout.cells);
+    let radius = look_radius(rules, regiment.state);
+    let (buckets, count) = neighbour_buckets(position, radius, rules.engage_radius, layout.cells);
     for &b in &buckets[..count] {
         let start = layout.cell_start(state.grid, b);
         let end = layout.cell_start(state.grid, b + 1);

@@ -205,18 +205,26 @@ pub fn prefix_sum(layout: &GridLayout, grid: &mut [u32]) {
     );
 }
 
-/// The distinct buckets of the 3×3 cells around `position` (a bucket that
-/// two cells hash to is visited once), in a fixed order.
-pub fn neighbour_buckets(position: [f32; 2], cell_size: f32, cells: u32) -> ([u32; 9], usize) {
+/// The distinct buckets of the cells that the square of half-side
+/// `radius` around `position` overlaps, within the 3×3 around its cell (a
+/// bucket that two cells hash to is visited once), in a fixed order:
+/// `look_around` of `battle_units.comp`. `radius` is at most `cell_size`.
+pub fn neighbour_buckets(
+    position: [f32; 2],
+    radius: f32,
+    cell_size: f32,
+    cells: u32,
+) -> ([u32; 9], usize) {
     let centre = cell_coords(position, cell_size);
+    let low = cell_coords([position[0] - radius, position[1] - radius], cell_size);
+    let high = cell_coords([position[0] + radius, position[1] + radius], cell_size);
+    let axis =
+        |a: usize| low[a].max(centre[a].wrapping_sub(1))..=high[a].min(centre[a].wrapping_add(1));
     let mut buckets = [0u32; 9];
     let mut count = 0;
-    for dz in -1..=1 {
-        for dx in -1..=1 {
-            let b = bucket(
-                [centre[0].wrapping_add(dx), centre[1].wrapping_add(dz)],
-                cells,
-            );
+    for z in axis(1) {
+        for x in axis(0) {
+            let b = bucket([x, z], cells);
             if !buckets[..count].contains(&b) {
                 buckets[count] = b;
                 count += 1;
@@ -226,16 +234,17 @@ pub fn neighbour_buckets(position: [f32; 2], cell_size: f32, cells: u32) -> ([u3
     (buckets, count)
 }
 
-/// The entries of every unit binned within the 3×3 cells around
-/// `position`, through the grid: a superset of the units within `cell_size`
-/// of it.
+/// The entries of every unit binned in the cells that the square of
+/// half-side `radius` (at most `cell_size`) around `position` overlaps,
+/// through the grid: a superset of the units within `radius` of it.
 pub fn neighbour_entries(
     layout: &GridLayout,
     grid: &[u32],
     position: [f32; 2],
+    radius: f32,
     cell_size: f32,
 ) -> Vec<GridEntry> {
-    let (buckets, count) = neighbour_buckets(position, cell_size, layout.cells);
+    let (buckets, count) = neighbour_buckets(position, radius, cell_size, layout.cells);
     buckets[..count]
         .iter()
         .flat_map(|&b| layout.cell_entries(grid, b))
@@ -247,9 +256,10 @@ pub fn neighbours(
     layout: &GridLayout,
     grid: &[u32],
     position: [f32; 2],
+    radius: f32,
     cell_size: f32,
 ) -> Vec<u32> {
-    neighbour_entries(layout, grid, position, cell_size)
+    neighbour_entries(layout, grid, position, radius, cell_size)
         .iter()
         .map(|entry| entry.unit)
         .collect()
