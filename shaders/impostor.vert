@@ -160,8 +160,10 @@ void main() {
     float texels_per_pixel = float(IMPOSTOR_CELL_PX) / max(min(quad_px.x, quad_px.y), 1e-3);
     out_lod = clamp(log2(texels_per_pixel), 0.0, float(IMPOSTOR_MIP_LEVELS - 1u));
     out_world_position = world;
-    out_tint = globals.debug_view == DEBUG_VIEW_MARKS ? mark_color(marks[index])
-                                                      : unpackUnorm4x8(info.tint);
+    // A select, not a branch: lavapipe compiles a shader variant for each
+    // value of a uniform a branch depends on (tests/tests/soak.rs).
+    vec4 mark = mark_color(marks[index]);
+    out_tint = globals.debug_view == DEBUG_VIEW_MARKS ? mark : unpackUnorm4x8(info.tint);
     out_heading = heading;
     // The band follows the cull's sphere.
     vec3 sphere_centre = rotate_y(types[type_index].sphere_center * info.scale, heading)

@@ -49,8 +49,10 @@ void main() {
     out_world_position = world;
     out_normal = rotate_y(normal, placement.heading);
     out_uv = vertex_uv();
-    out_tint = globals.debug_view == DEBUG_VIEW_MARKS ? mark_color(marks[index])
-                                                      : unpackUnorm4x8(info.tint);
+    // A select, not a branch: lavapipe compiles a shader variant for each
+    // value of a uniform a branch depends on (tests/tests/soak.rs).
+    vec4 mark = mark_color(marks[index]);
+    out_tint = globals.debug_view == DEBUG_VIEW_MARKS ? mark : unpackUnorm4x8(info.tint);
     out_material = type_info.first_material + in_skin.w;
     out_route = in_instance >> ENTRY_INDEX_BITS;
     // The far field's hand-backs are never banded.

@@ -98,6 +98,14 @@ struct BattleTotals {
     uint rallies;
 };
 
+struct TerrainInfo {
+    vec2 origin;
+    float spacing;
+    float inverse_spacing;
+    uvec2 samples;
+    uvec2 pad;
+};
+
 struct BattleHeader {
     BattleRules rules;
     BattleCounts counts;

@@ -24,8 +24,14 @@ layout(set = 0, binding = 2, std430) buffer Motions { UnitMotion motions[]; };
 layout(set = 0, binding = 3, std430) buffer Grid { uint grid[]; };
 // The debug view's colour per unit: its regiment's state.
 layout(set = 0, binding = 4, std430) writeonly buffer Marks { uint marks[]; };
+// The ground units stand on.
+layout(set = 0, binding = 5, std430) readonly buffer Terrain {
+    TerrainInfo terrain;
+    float heights[];
+};
 
 #include "battle_grid.glsl"
+#include "terrain.glsl"
 
 const float DICE_SCALE = 1.0 / 16777216.0;
 
@@ -219,7 +225,8 @@ void main() {
         precise float since = dead_seconds + dt;
         dead_seconds = since;
         precise float sunk = (dead_seconds - rules.corpse_seconds) * rules.sink_speed;
-        placement.position.y = -clamp(sunk, 0.0, rules.sink_depth);
+        precise float lying = terrain_height(placement.position.xz) - clamp(sunk, 0.0, rules.sink_depth);
+        placement.position.y = lying;
     } else if (regiment.target == NO_REGIMENT && standing(regiment.state)) {
         // 2b. No enemy stands: the survivors cheer where they are.
         commands |= ANIM_COMMAND_VICTORY;
@@ -291,6 +298,8 @@ void main() {
         }
         precise vec2 moved = position + velocity * dt + pushed;
         placement.position.xz = moved;
+        // Standing on the ground, over hill and valley.
+        placement.position.y = terrain_height(moved);
         placement.heading = heading;
         // 3. Report to the regiment where it stands (for its mean_position).
         precise vec2 offset = (moved - regiment.anchor) * float(CENTROID_SCALE) + 0.5;

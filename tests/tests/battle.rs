@@ -20,6 +20,7 @@ use horde_battle::reference::battle::{
 use horde_battle::reference::grid::{
     bucket, cell_coords, neighbours, prefix_sum, GridEntry, GridLayout,
 };
+use horde_battle::terrain::Terrain;
 use horde_battle::{Battle, BattleReadback, BattleRules, BattleSetup, RegimentSetup};
 use horde_tests::{compare_with_reference, finish, gpu_context, Tolerance};
 use horde_tools::battle::{
@@ -113,6 +114,8 @@ fn plan_of(rules: BattleRules, regiments: Vec<RegimentSetup>) -> BattlePlan {
             rules,
             health: vec![100; units.len()],
             regiments,
+            // Low hills, so the units' heights are compared too.
+            terrain: Terrain::generate(5, 60.0, 3.0),
         },
         units,
         half_extent: [60.0, 60.0],
@@ -179,6 +182,7 @@ fn battle_pass_equals_cpu_reference_step_by_step() {
     let rules = quick_rules();
     let plan = skirmish(rules);
     let units = plan.units.len() as u32;
+    let terrain = plan.setup.terrain.clone();
     let battle = battle_scene_of(&options(units, rules), plan).expect("battle scene");
     let (mut renderer, target) = horde_tests::offscreen_renderer(&mut ctx, &battle.scene, 32, 32);
     let camera = Camera::look_at(glam::Vec3::new(0.0, 50.0, 1.0), glam::Vec3::ZERO);
@@ -210,6 +214,7 @@ fn battle_pass_equals_cpu_reference_step_by_step() {
                 grid: &mut expected.battle.grid,
                 placements: &mut expected.placements,
                 motions: &mut expected.motions,
+                terrain: &terrain,
             },
         );
         let (gpu, cpu) = (&after.battle.grid, &expected.battle.grid);
@@ -332,6 +337,7 @@ fn grid_on_the_gpu_equals_the_cpu_twin_on_a_large_battle() {
             grid: &mut expected.battle.grid,
             placements: &mut expected.placements,
             motions: &mut expected.motions,
+            terrain: &battle.terrain,
         },
     );
     let (gpu, cpu) = (&after.battle.grid, &expected.battle.grid);

@@ -30,7 +30,7 @@ use horde::asset::{Asset, BoneEncoding};
 use horde::camera::Camera;
 use horde::gpu_types::AnimParams;
 use horde::renderer::Renderer;
-use horde::scene::{rgba8, Scene};
+use horde::scene::{rgba8, static_asset, PropPlacement, Scene};
 use horde::world::UnitSpawn;
 use horde_bake::cache::CacheOptions;
 use horde_battle::config::{
@@ -40,6 +40,7 @@ use horde_battle::config::{
 use horde_battle::fronts::melee_fronts;
 pub use horde_battle::plan::GAP;
 use horde_battle::plan::{battle_plan, plan_extent, regiment_size, BattlePlan, PlanExtent};
+use horde_battle::terrain::Terrain;
 use horde_battle::{Battle, BattleRules, BattleStats};
 
 use crate::clip_map::{cast_army_types, ArmyType, ClipMapping};
@@ -96,6 +97,9 @@ pub struct BattleScene {
     pub front_half_width: f32,
     /// The armies' names, by unit type ([`army_names`]).
     pub armies: [String; 2],
+    /// The ground the battle is fought on (the battle's own copy is on the
+    /// GPU).
+    pub terrain: Terrain,
     /// Where the armies stand.
     pub layout: BattleLayout,
     /// Fog, field and draw distance for the armies' size.
@@ -183,16 +187,25 @@ fn load_types(options: &BattleOptions) -> Result<(Vec<Asset>, [std::ops::Range<u
 /// Builds the armies as the battle plan draws them up from the seed, the
 /// props and the battle.
 pub fn battle_scene(options: &BattleOptions) -> Result<BattleScene> {
-    let spacing = BattleLayout::new(options.units, options.rules.spacing).spacing;
+    let layout = BattleLayout::new(options.units, options.rules.spacing);
     let rules = BattleRules {
-        spacing,
+        spacing: layout.spacing,
         ..options.rules
     };
-    battle_scene_of(options, battle_plan(options.units, options.seed, rules))
+    let mut plan = battle_plan(options.units, options.seed, rules);
+    // Hills and valleys under the whole field.
+    let field_half = Stage::for_armies(&layout.bounds()).field_size / 2.0;
+    plan.setup.terrain = Terrain::generate(options.seed, field_half, RELIEF);
+    battle_scene_of(options, plan)
 }
 
+/// The default battle's relief, lowest to highest ground, in metres
+/// (less on a small field: `Terrain::generate`).
+pub const RELIEF: f32 = 24.0;
+
 /// Builds the armies of `plan` (tests draw up their own), the props and the
-/// battle; `options.units` and `options.rules` are the plan's.
+/// battle, on the plan's terrain; `options.units` and `options.rules` are
+/// the plan's.
 pub fn battle_scene_of(options: &BattleOptions, plan: BattlePlan) -> Result<BattleScene> {
     let (unit_types, army_types) = load_types(options)?;
     let army_types_of = unit_types
@@ -233,6 +246,7 @@ pub fn battle_scene_of(options: &BattleOptions, plan: BattlePlan) -> Result<Batt
             types.start + rng.below(types.len() as u32)
         })
         .collect();
+    let terrain = plan.setup.terrain.clone();
     let mut units = Vec::with_capacity(plan.units.len());
     for unit in &plan.units {
         let unit_type = regiment_types[unit.regiment as usize];
@@ -240,7 +254,11 @@ pub fn battle_scene_of(options: &BattleOptions, plan: BattlePlan) -> Result<Batt
         units.push(UnitSpawn {
             unit_type,
             team: unit.army,
-            position: Vec3::new(unit.position[0], 0.0, unit.position[1]),
+            position: Vec3::new(
+                unit.position[0],
+                terrain.height(unit.position),
+                unit.position[1],
+            ),
             heading: unit.heading,
             scale: UNIT_HEIGHT / height * (0.92 + 0.16 * rng.unit()),
             tint: rgba8(colours[unit.army.min(1) as usize] * (0.8 + 0.2 * rng.unit())),
@@ -264,11 +282,11 @@ pub fn battle_scene_of(options: &BattleOptions, plan: BattlePlan) -> Result<Batt
         let prop_type = rng.below(scattered_types);
         let bounds = &prop_types[prop_type as usize].bounds;
         let placed = (0..PROP_TRIES).find_map(|_| {
-            let position = Vec3::new(
+            let (x, z) = (
                 (rng.unit() * 2.0 - 1.0) * reach_x,
-                0.0,
                 (rng.unit() * 2.0 - 1.0) * reach_z,
             );
+            let position = Vec3::new(x, terrain.height([x, z]), z);
             let prop = scattered_prop(&mut rng, &prop_types, prop_type, position);
             let (center, radius) = prop_sphere(bounds, &prop);
             let inside = position.x.abs() < half.x + PROP_CLEARANCE
@@ -283,7 +301,11 @@ pub fn battle_scene_of(options: &BattleOptions, plan: BattlePlan) -> Result<Batt
     if left_out > 0 {
         log::info!("{left_out} props found no place outside the armies and their views");
     }
-    let mut field = field_prop(&mut prop_types, stage.field_size);
+    let mut field = if terrain.heights.iter().all(|&h| h == 0.0) {
+        field_prop(&mut prop_types, stage.field_size)
+    } else {
+        terrain_prop(&mut prop_types, &terrain)
+    };
     field.tint = rgba8(FIELD_TINT);
     props.push(field);
     Ok(BattleScene {
@@ -303,8 +325,45 @@ pub fn battle_scene_of(options: &BattleOptions, plan: BattlePlan) -> Result<Batt
         armies: names,
         layout,
         stage,
+        terrain,
     })
 }
+
+/// The ground's prop: the terrain's mesh, where it lies, tinted by height
+/// from a darker green in the valleys to a paler, drier one on the
+/// hilltops (the mesh's V is its relative height).
+fn terrain_prop(prop_types: &mut Vec<Asset>, terrain: &Terrain) -> PropPlacement {
+    let mut asset = static_asset("terrain", &terrain.mesh());
+    let ramp: Vec<u8> = (0..TERRAIN_RAMP_TEXELS)
+        .flat_map(|texel| {
+            let t = (texel as f32 + 0.5) / TERRAIN_RAMP_TEXELS as f32;
+            let colour = TERRAIN_LOW.lerp(TERRAIN_HIGH, t) * 255.0;
+            let [r, g, b] = colour.round().to_array().map(|c| c as u8);
+            // Two texels a row, so the ramp is never sampled across an edge.
+            [r, g, b, 255, r, g, b, 255]
+        })
+        .collect();
+    asset.textures.push(horde::asset::Texture {
+        width: 2,
+        height: TERRAIN_RAMP_TEXELS,
+        rgba8: ramp,
+    });
+    asset.materials[0].base_color_texture = Some(0);
+    prop_types.push(asset);
+    PropPlacement {
+        prop_type: prop_types.len() as u32 - 1,
+        position: Vec3::ZERO,
+        heading: 0.0,
+        scale: 1.0,
+        tint: 0,
+    }
+}
+
+/// The ground's colour ramp (sRGB in 0..=1, times the field's tint): from the
+/// lowest ground to the highest, in this many texels.
+const TERRAIN_LOW: Vec3 = Vec3::new(0.55, 0.72, 0.5);
+const TERRAIN_HIGH: Vec3 = Vec3::new(1.0, 0.92, 0.66);
+const TERRAIN_RAMP_TEXELS: u32 = 32;
 
 /// Names of the armies by their (first) unit type, "knight army"; where
 /// both field one type, by the colour they are drawn in as well.
@@ -363,10 +422,17 @@ impl BattleScene {
     }
 
     /// The camera of `preset` for this battle (the window's number keys),
-    /// for an image `width` x `height`.
+    /// for an image `width` x `height`: the preset over flat ground, its eye
+    /// and its target lifted by the terrain's height under each.
     pub fn camera(&self, preset: BattleCamera, width: u32, height: u32) -> Camera {
         let aspect = width as f32 / height.max(1) as f32;
-        preset_camera(&self.bounds(), preset.preset(), aspect)
+        let flat = preset_camera(&self.bounds(), preset.preset(), aspect);
+        let lift = |p: Vec3| p + Vec3::Y * self.terrain.height([p.x, p.z]);
+        Camera {
+            position: lift(flat.position),
+            target: lift(flat.target),
+            ..flat
+        }
     }
 }
 

@@ -32,6 +32,22 @@ pub struct UnitCombat {
 }
 const _: () = assert!(size_of::<UnitCombat>() == 32);
 
+/// The header of the terrain buffer (32 bytes), before the heights
+/// (`terrain.rs`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable, PartialEq)]
+pub struct TerrainInfo {
+    /// World x, z of sample (0, 0).
+    pub origin: [f32; 2],
+    /// Metres between samples, and its inverse.
+    pub spacing: f32,
+    pub inverse_spacing: f32,
+    /// Samples along x and z (at least 2 each).
+    pub samples: [u32; 2],
+    pub pad: [u32; 2],
+}
+const _: () = assert!(size_of::<TerrainInfo>() == 32);
+
 /// A regiment: its place in the plan, its formation, its orders and
 /// morale (80 bytes; the table is held twice: a step reads last step's copy
 /// and writes the other).
@@ -298,6 +314,13 @@ pub fn layouts() -> Layouts {
             rules,
             counts,
             totals
+        }),
+        layout!(TerrainInfo {
+            origin,
+            spacing,
+            inverse_spacing,
+            samples,
+            pad
         }),
     ]
 }

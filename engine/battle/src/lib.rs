@@ -35,6 +35,7 @@ pub mod config;
 pub mod fronts;
 pub mod gpu_types;
 pub mod plan;
+pub mod terrain;
 
 /// The battle's pass, one file as the core's passes.
 pub mod passes {
@@ -74,6 +75,7 @@ pub use crate::gpu_types::{
 use crate::passes::battle::BattlePass;
 pub use crate::passes::battle::BattleStats;
 use crate::reference::grid::{GridLayout, MAX_CELLS};
+use crate::terrain::Terrain;
 
 /// The most steps one frame records; frame time beyond them is dropped, so
 /// a stalled frame never makes the next one slower still.
@@ -299,6 +301,8 @@ impl RegimentSetup {
 #[derive(Clone, Debug, PartialEq)]
 pub struct BattleSetup {
     pub rules: BattleRules,
+    /// The ground the battle is fought on.
+    pub terrain: Terrain,
     pub regiments: Vec<RegimentSetup>,
     /// Hit points of each unit slot, by unit id (slots outside every
     /// regiment are ignored).
@@ -330,6 +334,7 @@ impl BattleSetup {
     /// The initial `battle` buffer, or why the setup is wrong.
     pub fn initial_state(&self, unit_count: u32) -> Result<InitialState, Error> {
         self.rules.validate()?;
+        self.terrain.validate()?;
         if self.regiments.len() > MAX_REGIMENTS as usize {
             return Err(Error::Config(format!(
                 "{} regiments are too many (at most {MAX_REGIMENTS})",
@@ -429,6 +434,8 @@ pub struct Battle {
     pub battle: Buffer,
     /// The spatial grid.
     pub grid: Buffer,
+    /// The ground's height field ([`terrain`]).
+    pub terrain: Buffer,
     pub regiment_count: u32,
     /// Unit slots the battle covers (the world's, when it began).
     pub unit_count: u32,
@@ -496,6 +503,7 @@ impl Battle {
             rules: setup.rules,
             battle: upload_buffer(ctx, "battle state", usage, &bytes)?,
             grid: upload_buffer(ctx, "battle grid", usage, &vec![0u8; grid_words * 4])?,
+            terrain: upload_buffer(ctx, "battle terrain", usage, &setup.terrain.bytes())?,
             regiment_count,
             unit_count,
             step: 0,
@@ -573,6 +581,7 @@ impl Simulation for Battle {
         let state = passes::battle::BattleBuffers {
             battle: self.battle.raw,
             grid: self.grid.raw,
+            terrain: self.terrain.raw,
             regiment_count: self.regiment_count,
             unit_count: self.unit_count,
         };

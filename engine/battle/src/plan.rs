@@ -31,6 +31,7 @@ use crate::config::{
     ROLE_WING,
 };
 use crate::reference::battle::{battle_hash, slot_position};
+use crate::terrain::Terrain;
 use crate::{BattleRules, BattleSetup, RegimentSetup};
 
 /// Metres between the armies' front rows when the battle begins.
@@ -73,12 +74,17 @@ pub struct BattlePlan {
 }
 
 impl BattlePlan {
-    /// The units' placements as the plan stands them (on flat ground).
+    /// The units' placements as the plan stands them, on its terrain.
     pub fn placements(&self) -> Vec<UnitPlacement> {
+        let terrain = &self.setup.terrain;
         self.units
             .iter()
             .map(|unit| UnitPlacement {
-                position: [unit.position[0], 0.0, unit.position[1]],
+                position: [
+                    unit.position[0],
+                    terrain.height(unit.position),
+                    unit.position[1],
+                ],
                 heading: unit.heading,
             })
             .collect()
@@ -334,6 +340,7 @@ pub fn battle_plan(units: u32, seed: u64, rules: BattleRules) -> BattlePlan {
             rules,
             regiments,
             health,
+            terrain: Terrain::flat(extent.half_extent[0].max(extent.half_extent[1])),
         },
         units: placed,
         half_extent: extent.half_extent,

@@ -134,6 +134,8 @@ pub struct BattleBuffers {
     /// Header, tallies, regiments and combat records.
     pub battle: vk::Buffer,
     pub grid: vk::Buffer,
+    /// The terrain's info and heights.
+    pub terrain: vk::Buffer,
     pub regiment_count: u32,
     /// Unit slots the battle covers.
     pub unit_count: u32,
@@ -185,7 +187,7 @@ impl BattlePass {
                 &[REGIMENT_LANES],
             )?,
             grid: GridPass::new(ctx)?,
-            units: pipeline("battle units", &shaders::BATTLE_UNITS_COMP, 5)?,
+            units: pipeline("battle units", &shaders::BATTLE_UNITS_COMP, 6)?,
             readback,
             steps: vec![None; FRAMES_IN_FLIGHT as usize],
             regiment_count,
@@ -246,6 +248,7 @@ impl BattlePass {
                     Descriptor::Storage(motions),
                     Descriptor::Storage(grid),
                     Descriptor::Storage(units.marks),
+                    Descriptor::Storage(state.terrain),
                 ],
             )?;
             for step in steps.clone() {
@@ -286,6 +289,7 @@ impl BattlePass {
                     uses(motions, Access::ComputeWrite),
                     uses(grid, Access::ComputeWrite),
                     uses(units.marks, Access::ComputeWrite),
+                    uses(state.terrain, Access::ComputeRead),
                 ]);
                 part(frame, first, "battle: units", |frame| {
                     frame.dispatch_with(&self.units, unit_set, bytes, push.unit_count)

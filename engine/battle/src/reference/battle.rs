@@ -29,6 +29,7 @@ use crate::gpu_types::{
 use crate::reference::grid::{
     bucket, cell_coords, neighbour_buckets, prefix_sum, GridEntry, GridLayout,
 };
+use crate::terrain::Terrain;
 
 /// Everything one battle step reads and writes: the `battle` buffer in
 /// parts, the grid and the units' placements and motions.
@@ -45,6 +46,8 @@ pub struct BattleState<'a> {
     pub grid: &'a mut [u32],
     pub placements: &'a mut [UnitPlacement],
     pub motions: &'a mut [UnitMotion],
+    /// The ground units stand on.
+    pub terrain: &'a Terrain,
 }
 
 const DICE_SCALE: f32 = 1.0 / 16_777_216.0;
@@ -663,7 +666,10 @@ fn unit_step(step: u32, unit: u32, state: &mut BattleState) {
         commands |= ANIM_COMMAND_DEAD;
         dead_seconds += dt;
         let sunk = (dead_seconds - rules.corpse_seconds) * rules.sink_speed;
-        placement.position[1] = -sunk.clamp(0.0, rules.sink_depth);
+        let ground = state
+            .terrain
+            .height([placement.position[0], placement.position[2]]);
+        placement.position[1] = ground - sunk.clamp(0.0, rules.sink_depth);
     } else if regiment.target == NO_REGIMENT && standing(regiment.state) {
         // 2b. No enemy stands: the survivors cheer where they are.
         commands |= ANIM_COMMAND_VICTORY;
@@ -754,6 +760,8 @@ fn unit_step(step: u32, unit: u32, state: &mut BattleState) {
         ];
         placement.position[0] = moved[0];
         placement.position[2] = moved[1];
+        // Standing on the ground, over hill and valley.
+        placement.position[1] = state.terrain.height(moved);
         placement.heading = heading;
         // 3. Report to the regiment: alive, and where (for its centroid).
         let tally = &mut state.tallies[tally_write + fighter.regiment as usize];
@@ -850,6 +858,7 @@ pub struct CpuBattle {
     pub grid: Vec<u32>,
     pub placements: Vec<UnitPlacement>,
     pub motions: Vec<UnitMotion>,
+    pub terrain: Terrain,
     /// Steps done.
     pub step: u32,
 }
@@ -872,6 +881,7 @@ impl CpuBattle {
             grid: vec![0; GridLayout::new(units).words()],
             placements,
             motions: vec![UnitMotion::default(); units as usize],
+            terrain: setup.terrain.clone(),
             step: 0,
         })
     }
@@ -893,6 +903,7 @@ impl CpuBattle {
             grid: &mut self.grid,
             placements: &mut self.placements,
             motions: &mut self.motions,
+            terrain: &self.terrain,
         }
     }
 
