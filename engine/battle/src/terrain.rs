@@ -296,4 +296,21 @@ mod tests {
             .iter()
             .all(|&i| (i as usize) < mesh.positions.len()));
     }
+
+    #[test]
+    fn a_terrain_whose_info_and_heights_disagree_is_refused() {
+        assert!(Terrain::generate(3, 200.0, 10.0).validate().is_ok());
+        let mut short = Terrain::flat(10.0);
+        short.heights.pop();
+        let mut nan = Terrain::flat(10.0);
+        nan.heights[0] = f32::NAN;
+        let mut skewed = Terrain::flat(10.0);
+        skewed.info.inverse_spacing *= 2.0;
+        let mut huge = Terrain::flat(10.0);
+        huge.info.samples = [1 << 20, 2];
+        for bad in [short, nan, skewed, huge] {
+            let message = bad.validate().expect_err("refused").to_string();
+            assert!(message.contains("battle terrain"), "{message}");
+        }
+    }
 }
