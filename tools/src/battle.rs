@@ -361,8 +361,8 @@ fn terrain_prop(prop_types: &mut Vec<Asset>, terrain: &Terrain) -> PropPlacement
 
 /// The ground's colour ramp (sRGB in 0..=1, times the field's tint): from the
 /// lowest ground to the highest, in this many texels.
-const TERRAIN_LOW: Vec3 = Vec3::new(0.55, 0.72, 0.5);
-const TERRAIN_HIGH: Vec3 = Vec3::new(1.0, 0.92, 0.66);
+const TERRAIN_LOW: Vec3 = Vec3::new(0.74, 0.85, 0.68);
+const TERRAIN_HIGH: Vec3 = Vec3::new(1.0, 0.96, 0.78);
 const TERRAIN_RAMP_TEXELS: u32 = 32;
 
 /// Names of the armies by their (first) unit type, "knight army"; where
