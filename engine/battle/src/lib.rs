@@ -16,6 +16,7 @@
 //! - [`reference::battle`] and [`reference::grid`]: its CPU twin, compared
 //!   step by step in the tests, and [`reference::battle::CpuBattle`], a
 //!   whole battle on the CPU for tuning;
+//! - [`terrain`]: the ground's height field, which units stand on;
 //! - [`fronts`]: what the report and HUD read from the regiment table;
 //! - [`gpu_types`] and [`config`]: the structs and constants shared with
 //!   `shaders/battle/`, compiled by this crate's `build.rs`.
@@ -29,7 +30,8 @@
 //! Buffers (device-local; `passes/battle.rs` details them):
 //! - `battle`: [`BattleHeader`] (rules, counts, totals), the tallies and
 //!   the regiment table twice each, one [`UnitCombat`] per unit slot;
-//! - `grid`: the spatial grid ([`reference::grid::GridLayout`]).
+//! - `grid`: the spatial grid ([`reference::grid::GridLayout`]);
+//! - `terrain`: the ground's height field ([`terrain::Terrain`]).
 
 pub mod config;
 pub mod fronts;

@@ -8,9 +8,9 @@
 //! so regiments are about √units too, and the regiment step, which scans
 //! the table, costs about as much as the unit step. Of an army's
 //! regiments a sixth is the reserve, an eighth each wing, the rest the
-//! centre. The centre stands in rows of divisions of [`DIVISION`]
+//! centre. The centre stands in rows of divisions of `DIVISION` (two)
 //! regiments with gaps between them, as many rows as make it
-//! [`CENTRE_ASPECT`] times as wide as deep, so an army of any size stands
+//! `CENTRE_ASPECT` (two) times as wide as deep, so an army of any size stands
 //! in a box about twice as wide as deep and the whole field is about
 //! square: one camera frames it whole, and regiments stay apart on screen
 //! (a single row of a million units' regiments would run 18 km). Centre

@@ -8,7 +8,7 @@
 //!   once; this step's [`BattleCounts`]; the totals since the start), then
 //!   [`RegimentTally`](crate::gpu_types::RegimentTally) ×
 //!   2 [`MAX_REGIMENTS`], then
-//!   [`RegimentState`](crate::gpu_types::RegimentState) × 2
+//!   [`RegimentState`] × 2
 //!   [`MAX_REGIMENTS`], then [`UnitCombat`](crate::gpu_types::UnitCombat)
 //!   per unit. The regiment table and the tallies are held twice, by step
 //!   parity: a step reads last step's regiments and writes the other copy;
