@@ -604,17 +604,35 @@ fn headless_with(
     render_every: u32,
     strategy: Strategy,
 ) -> anyhow::Result<(horde_tools::headless::Report, image::RgbaImage)> {
-    let ctx = gpu_context(None);
-    let options = HeadlessOptions {
+    run_on_a_context(
+        battle,
+        &HeadlessOptions {
+            strategy,
+            ..front_view(steps, render_every)
+        },
+    )
+}
+
+/// A 320 x 180 headless run of `steps` steps from the front preset, a
+/// frame rendered every `render_every`.
+fn front_view(steps: u32, render_every: u32) -> HeadlessOptions {
+    HeadlessOptions {
         steps,
         render_every,
         width: 320,
         height: 180,
         camera: BattleCamera::Front,
-        strategy,
         ..HeadlessOptions::default()
-    };
-    let result = run_headless(&ctx, battle, &options);
+    }
+}
+
+/// Runs `battle` headless with `options` on a context of its own.
+fn run_on_a_context(
+    battle: &BattleScene,
+    options: &HeadlessOptions,
+) -> anyhow::Result<(horde_tools::headless::Report, image::RgbaImage)> {
+    let ctx = gpu_context(None);
+    let result = run_headless(&ctx, battle, options);
     finish(ctx);
     result
 }
@@ -685,19 +703,11 @@ fn battle_front_line_matches_the_reference() {
 #[test]
 fn the_marks_view_colours_units_by_regiment_state() {
     let battle = small_battle(400, BattleRules::default());
-    let ctx = gpu_context(None);
     let options = HeadlessOptions {
-        steps: 1200,
-        render_every: 1200,
-        width: 320,
-        height: 180,
-        camera: BattleCamera::Front,
         color_by_mark: true,
-        ..HeadlessOptions::default()
+        ..front_view(1200, 1200)
     };
-    let result = run_headless(&ctx, &battle, &options);
-    finish(ctx);
-    let (_, image) = result.expect("headless battle");
+    let (_, image) = run_on_a_context(&battle, &options).expect("headless battle");
     compare_with_reference("battle_marks", &image, Tolerance::RENDER);
 }
 
@@ -776,18 +786,11 @@ fn battle_strategies_instanced_draws_and_cpu_baselines_refuse() {
 #[test]
 fn frame_graph_in_the_docs_is_the_code() {
     let battle = battle_scene(&options(200, BattleRules::default())).expect("battle scene");
-    let ctx = gpu_context(None);
     let options = HeadlessOptions {
-        steps: 2,
-        width: 320,
-        height: 180,
-        camera: BattleCamera::Front,
         frame_graph: true,
-        ..HeadlessOptions::default()
+        ..front_view(2, 1)
     };
-    let result = run_headless(&ctx, &battle, &options);
-    finish(ctx);
-    let (report, _) = result.expect("headless battle");
+    let (report, _) = run_on_a_context(&battle, &options).expect("headless battle");
     let graph = report.frame_graph.expect("a frame graph");
     let passes: Vec<&str> = graph.passes.iter().map(|(name, _)| *name).collect();
     assert_eq!(
