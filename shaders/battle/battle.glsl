@@ -81,6 +81,8 @@ struct BattleRules {
     float flank_offset;
     float reserve_seconds;
     float anchor_lead;
+    float slope_slowing;
+    float pad;
 };
 
 struct BattleCounts {

@@ -286,6 +286,18 @@ void main() {
         if (speed > 0.25 * rules.walk_speed) {
             heading = atan(velocity.x, velocity.y);
         }
+        if (speed != 0.0) {
+            // Uphill slows a unit: its speed over the ground is divided by
+            // 1 + slope_slowing × the grade it climbs; downhill is no faster.
+            vec2 slope = terrain_slope(position);
+            precise float climb = velocity.x * slope.x + velocity.y * slope.y;
+            if (climb > 0.0) {
+                precise float pace = abs(speed);
+                precise float slowed = pace / (pace + rules.slope_slowing * climb);
+                velocity = vec2(velocity.x * slowed, velocity.y * slowed);
+                speed = speed * slowed;
+            }
+        }
         precise vec2 pushed = vec2(push_sum) / float(SEPARATION_SCALE);
         // Pressed by its neighbours, a unit does not walk on into them: the
         // part of its velocity against the push goes, so ranks marching

@@ -10,23 +10,43 @@ float terrain_sample(uint column, uint row) {
     return heights[min(index, uint(heights.length()) - 1u)];
 }
 
-// The height at ground position (x, z): the cell's four samples
-// interpolated bilinearly; beyond the grid, its edge's.
-float terrain_height(vec2 position) {
+// The cell under ground position (x, z): its four samples (h00, h10, h01,
+// h11) and the position within it; beyond the grid, its edge's cell.
+vec4 terrain_cell(vec2 position, out vec2 fraction) {
     uvec2 last = max(terrain.samples, uvec2(2u)) - 1u;
     precise vec2 g = (position - terrain.origin) * terrain.inverse_spacing;
     // max first: a NaN coordinate stands at the grid's edge.
     vec2 clamped = min(max(g, vec2(0.0)), vec2(last));
     uvec2 cell = min(uvec2(floor(clamped)), last - 1u);
     precise vec2 f = clamped - vec2(cell);
-    float h00 = terrain_sample(cell.x, cell.y);
-    float h10 = terrain_sample(cell.x + 1u, cell.y);
-    float h01 = terrain_sample(cell.x, cell.y + 1u);
-    float h11 = terrain_sample(cell.x + 1u, cell.y + 1u);
-    precise float near = h00 + (h10 - h00) * f.x;
-    precise float far = h01 + (h11 - h01) * f.x;
+    fraction = f;
+    return vec4(terrain_sample(cell.x, cell.y), terrain_sample(cell.x + 1u, cell.y),
+                terrain_sample(cell.x, cell.y + 1u), terrain_sample(cell.x + 1u, cell.y + 1u));
+}
+
+// The height at ground position (x, z): the cell's four samples
+// interpolated bilinearly.
+float terrain_height(vec2 position) {
+    vec2 f;
+    vec4 h = terrain_cell(position, f);
+    precise float near = h.x + (h.y - h.x) * f.x;
+    precise float far = h.z + (h.w - h.z) * f.x;
     precise float height = near + (far - near) * f.y;
     return height;
+}
+
+// The slope at ground position (x, z), metres risen per metre along +X and
+// along +Z: the derivative of terrain_height within the cell.
+vec2 terrain_slope(vec2 position) {
+    vec2 f;
+    vec4 h = terrain_cell(position, f);
+    precise float rise_near = h.y - h.x;
+    precise float along_x = rise_near + (h.w - h.z - rise_near) * f.y;
+    precise float near = h.x + rise_near * f.x;
+    precise float far = h.z + (h.w - h.z) * f.x;
+    precise float along_z = far - near;
+    precise vec2 slope = vec2(along_x, along_z) * terrain.inverse_spacing;
+    return slope;
 }
 
 #endif

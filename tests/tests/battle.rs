@@ -553,6 +553,42 @@ fn a_regiment_hit_in_the_flank_routs_sooner_than_one_hit_in_front() {
     );
 }
 
+/// Uphill is slower: a regiment advancing on a distant enemy covers less
+/// ground up a 10 % slope than on the flat, by about the rules'
+/// 1 / (1 + 4 × 0.1) (the CPU twin; the GPU equals it step by step on hills).
+#[test]
+fn regiments_march_slower_uphill() {
+    let rules = BattleRules {
+        reserve_seconds: 1000.0,
+        ..BattleRules::default()
+    };
+    let advance = |grade: f32| {
+        let mut plan = plan_of(
+            rules,
+            vec![
+                regiment(0, FORMATION_LINE, 0, 48, [0.0, 0.0], [1.0, 0.0], 1.0),
+                RegimentSetup {
+                    role: ROLE_RESERVE,
+                    ..regiment(1, FORMATION_LINE, 48, 48, [150.0, 0.0], [-1.0, 0.0], 1.0)
+                },
+            ],
+        );
+        plan.setup.terrain = Terrain::from_heights(200.0, 65, |x, _| grade * x);
+        let mut battle = CpuBattle::new(&plan.setup, plan.placements()).expect("battle");
+        battle.step();
+        let start = battle.regiment_table()[0].mean_position[0];
+        while battle.seconds() < 20.0 {
+            battle.step();
+        }
+        battle.regiment_table()[0].mean_position[0] - start
+    };
+    let (flat, uphill) = (advance(0.0), advance(0.1));
+    println!("in 20 s: {flat:.2} m on the flat, {uphill:.2} m up a 10 % slope");
+    assert!(flat > 20.0, "{flat} m");
+    let ratio = uphill / flat;
+    assert!((0.65..0.8).contains(&ratio), "uphill / flat = {ratio}");
+}
+
 /// The default 10k battle, on the CPU twin (the GPU equals it step by
 /// step): first contact, several separate melee fronts, flank and rear
 /// attacks, routs, and a winner within 2 to 5 minutes.

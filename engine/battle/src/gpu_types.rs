@@ -177,8 +177,14 @@ pub struct BattleRules {
     pub reserve_seconds: f32,
     /// The anchor waits while it is this far ahead of its units.
     pub anchor_lead: f32,
+    /// Uphill, a unit's speed is divided by 1 + this × the grade it climbs
+    /// (metres risen per metre walked); downhill is no faster.
+    pub slope_slowing: f32,
+    /// Keeps the header a multiple of 8 bytes, the regiment table's
+    /// alignment (it holds `vec2`s).
+    pub pad: f32,
 }
-const _: () = assert!(size_of::<BattleRules>() == 136);
+const _: () = assert!(size_of::<BattleRules>() == 144);
 
 /// What the battle counts each step (cleared before it), read back for the
 /// HUD and the report.
@@ -220,7 +226,7 @@ pub struct BattleHeader {
     pub counts: BattleCounts,
     pub totals: BattleTotals,
 }
-const _: () = assert!(size_of::<BattleHeader>() == 240);
+const _: () = assert!(size_of::<BattleHeader>() == 248);
 
 /// Each shared struct's member offsets, for the layout test.
 pub fn layouts() -> Layouts {
@@ -295,7 +301,9 @@ pub fn layouts() -> Layouts {
             pursue_seconds,
             flank_offset,
             reserve_seconds,
-            anchor_lead
+            anchor_lead,
+            slope_slowing,
+            pad
         }),
         layout!(BattleCounts {
             alive,

@@ -134,6 +134,9 @@ impl Default for BattleRules {
             flank_offset: 20.0,
             reserve_seconds: 90.0,
             anchor_lead: 6.0,
+            // A 10 % climb slows a unit by 29 %, the steepest (15 %) by 38 %.
+            slope_slowing: 4.0,
+            pad: 0.0,
         }
     }
 }
@@ -181,6 +184,7 @@ impl BattleRules {
             ("flank_offset", self.flank_offset),
             ("reserve_seconds", self.reserve_seconds),
             ("anchor_lead", self.anchor_lead),
+            ("slope_slowing", self.slope_slowing),
         ];
         for (name, value) in not_negative {
             if !(value.is_finite() && value >= 0.0) {

@@ -97,9 +97,14 @@ impl Terrain {
         terrain
     }
 
-    /// `samples`² samples over the square of half-side `half_extent`, each
-    /// `height(x, z)` at its world position.
-    fn from_heights(half_extent: f32, samples: u32, height: impl Fn(f32, f32) -> f32) -> Terrain {
+    /// `samples`² samples (at least 2) over the square of half-side
+    /// `half_extent`, each `height(x, z)` at its world position.
+    pub fn from_heights(
+        half_extent: f32,
+        samples: u32,
+        height: impl Fn(f32, f32) -> f32,
+    ) -> Terrain {
+        let samples = samples.max(2);
         let spacing = 2.0 * half_extent / (samples - 1) as f32;
         let origin = [-half_extent, -half_extent];
         let mut heights = Vec::with_capacity((samples * samples) as usize);
@@ -126,9 +131,10 @@ impl Terrain {
         self.heights[(row * self.info.samples[0] + column) as usize]
     }
 
-    /// The height at world (x, z): `terrain_height` of `terrain.glsl`,
+    /// The four samples of the cell under world (x, z), as (h00, h10, h01,
+    /// h11), and the position within it: `terrain_cell` of `terrain.glsl`,
     /// operation for operation.
-    pub fn height(&self, position: [f32; 2]) -> f32 {
+    fn cell(&self, position: [f32; 2]) -> ([f32; 4], [f32; 2]) {
         let info = &self.info;
         let last = [info.samples[0] - 1, info.samples[1] - 1];
         let mut cell = [0u32; 2];
@@ -142,11 +148,35 @@ impl Terrain {
             fraction[axis] = g - c as f32;
         }
         let [c, r] = cell;
-        let (h00, h10) = (self.sample(c, r), self.sample(c + 1, r));
-        let (h01, h11) = (self.sample(c, r + 1), self.sample(c + 1, r + 1));
-        let near = h00 + (h10 - h00) * fraction[0];
-        let far = h01 + (h11 - h01) * fraction[0];
-        near + (far - near) * fraction[1]
+        let samples = [
+            self.sample(c, r),
+            self.sample(c + 1, r),
+            self.sample(c, r + 1),
+            self.sample(c + 1, r + 1),
+        ];
+        (samples, fraction)
+    }
+
+    /// The height at world (x, z): `terrain_height` of `terrain.glsl`,
+    /// operation for operation.
+    pub fn height(&self, position: [f32; 2]) -> f32 {
+        let ([h00, h10, h01, h11], [fx, fz]) = self.cell(position);
+        let near = h00 + (h10 - h00) * fx;
+        let far = h01 + (h11 - h01) * fx;
+        near + (far - near) * fz
+    }
+
+    /// The slope at world (x, z), metres risen per metre along +X and along
+    /// +Z: the derivative of [`Terrain::height`] within the cell
+    /// (`terrain_slope` of `terrain.glsl`, operation for operation).
+    pub fn slope(&self, position: [f32; 2]) -> [f32; 2] {
+        let ([h00, h10, h01, h11], [fx, fz]) = self.cell(position);
+        let rise_near = h10 - h00;
+        let along_x = rise_near + (h11 - h01 - rise_near) * fz;
+        let near = h00 + rise_near * fx;
+        let far = h01 + (h11 - h01) * fx;
+        let spacing = self.info.inverse_spacing;
+        [along_x * spacing, (far - near) * spacing]
     }
 
     /// Whether its info and heights agree (a terrain from elsewhere than
@@ -280,6 +310,31 @@ mod tests {
                 let rise = terrain.sample(column, row) - terrain.sample(column - 1, row);
                 assert!(rise.abs() / spacing < 0.15, "slope {}", rise / spacing);
             }
+        }
+    }
+
+    #[test]
+    fn the_slope_is_the_heights_derivative() {
+        let plane = Terrain::from_heights(100.0, 9, |x, z| 0.1 * x - 0.05 * z);
+        let [along_x, along_z] = plane.slope([13.0, -27.0]);
+        assert!((along_x - 0.1).abs() < 1e-5 && (along_z + 0.05).abs() < 1e-5);
+        // Within a cell of a hilly field, a small step rises by the slope.
+        let hills = Terrain::generate(11, 500.0, 24.0);
+        for position in [[10.3, -20.1], [-301.7, 144.2], [250.0, 250.9]] {
+            let [along_x, along_z] = hills.slope(position);
+            let step = 0.01;
+            let dx = hills.height([position[0] + step, position[1]]) - hills.height(position);
+            let dz = hills.height([position[0], position[1] + step]) - hills.height(position);
+            assert!(
+                (dx / step - along_x).abs() < 5e-3,
+                "{} {along_x}",
+                dx / step
+            );
+            assert!(
+                (dz / step - along_z).abs() < 5e-3,
+                "{} {along_z}",
+                dz / step
+            );
         }
     }
 

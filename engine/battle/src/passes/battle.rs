@@ -38,7 +38,8 @@
 //!    up: then it commits against that regiment's enemy); advance on the
 //!    nearest standing enemy regiment, wheeling to face it (a wing marches
 //!    first to a point beside the enemy's flank, then turns in); charge from
-//!    `charge_distance`, speeding up over `charge_ramp_seconds`; engage
+//!    `charge_distance`, speeding up over `charge_ramp_seconds` (every
+//!    march slower uphill, as its units are); engage
 //!    while its units fight; pursue a routing enemy for `pursue_seconds`.
 //!    At morale 0, or when its army breaks (`army_break_fraction` of its
 //!    regiments broken), it routs: it runs from the nearest enemy, may rally
@@ -60,6 +61,8 @@
 //!    the target's formation or in a charge, ×2 from its rear); charging,
 //!    engaged or pursuing it goes for the nearest enemy; otherwise it keeps
 //!    its slot (line and column: files × ranks; wedge: rank r holds 2r + 1).
+//!    Uphill it is slower: its speed is divided by 1 + `slope_slowing` ×
+//!    the grade it climbs (`terrain_slope`, the height's derivative).
 //!    It adds itself, its position and its blows to its regiment's tally,
 //!    and counts itself into the next step's grid where it now stands.
 //!
@@ -183,7 +186,7 @@ impl BattlePass {
                 ctx,
                 "battle regiments",
                 &shaders::BATTLE_REGIMENTS_COMP,
-                &[storage],
+                &[storage, storage],
                 &[REGIMENT_LANES],
             )?,
             grid: GridPass::new(ctx)?,
@@ -233,7 +236,13 @@ impl BattlePass {
         frame.pass("battle", |frame| {
             // Every step binds the same buffers: one set per pipeline serves
             // them all, however many steps a frame records.
-            let regiment_set = frame.bind_set(&self.regiments, &[Descriptor::Storage(battle)])?;
+            let regiment_set = frame.bind_set(
+                &self.regiments,
+                &[
+                    Descriptor::Storage(battle),
+                    Descriptor::Storage(state.terrain),
+                ],
+            )?;
             let grid_buffers = GridBuffers {
                 battle,
                 placements,
@@ -265,7 +274,10 @@ impl BattlePass {
                         0,
                     )
                 };
-                frame.uses(&[uses(battle, Access::ComputeWrite)]);
+                frame.uses(&[
+                    uses(battle, Access::ComputeWrite),
+                    uses(state.terrain, Access::ComputeRead),
+                ]);
                 // The frame's first step is timed part by part.
                 let first = step == steps.start;
                 part(frame, first, "battle: regiments", |frame| {

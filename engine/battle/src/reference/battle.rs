@@ -167,9 +167,15 @@ fn wheel(rules: &BattleRules, facing: [f32; 2], wanted: [f32; 2]) -> [f32; 2] {
 }
 
 /// Wheels the regiment towards `goal` and, once it faces it and its units
-/// keep up, moves its anchor there at `speed` (`march` of
+/// keep up, moves its anchor there at `speed`, slower uphill (`march` of
 /// `battle_regiments.comp`).
-fn march(rules: &BattleRules, regiment: &mut RegimentState, goal: [f32; 2], speed: f32) {
+fn march(
+    rules: &BattleRules,
+    terrain: &Terrain,
+    regiment: &mut RegimentState,
+    goal: [f32; 2],
+    speed: f32,
+) {
     let to_goal = sub(goal, regiment.anchor);
     let distance = length_squared(to_goal).sqrt();
     if distance <= 0.01 {
@@ -185,7 +191,15 @@ fn march(rules: &BattleRules, regiment: &mut RegimentState, goal: [f32; 2], spee
     let lag = length_squared(sub(regiment.mean_position, expected)).sqrt();
     let aligned = regiment.facing[0] * wanted[0] + regiment.facing[1] * wanted[1];
     if aligned > 0.85 && lag < rules.anchor_lead {
-        let stride = (speed * rules.step_seconds).min(distance);
+        // The units climb slower (the unit step), so the anchor does too.
+        let slope = terrain.slope(regiment.anchor);
+        let grade = wanted[0] * slope[0] + wanted[1] * slope[1];
+        let pace = if grade > 0.0 {
+            speed / (1.0 + rules.slope_slowing * grade)
+        } else {
+            speed
+        };
+        let stride = (pace * rules.step_seconds).min(distance);
         regiment.anchor = [
             regiment.anchor[0] + wanted[0] * stride,
             regiment.anchor[1] + wanted[1] * stride,
@@ -425,7 +439,7 @@ fn orders(
                     next = STATE_CHARGING;
                 }
             }
-            march(rules, regiment, goal, rules.walk_speed);
+            march(rules, &state.terrain, regiment, goal, rules.walk_speed);
             if in_melee {
                 next = STATE_ENGAGED;
             }
@@ -437,7 +451,7 @@ fn orders(
             let target = state.regiments[read + regiment.target as usize];
             let ramp = (regiment.state_seconds / rules.charge_ramp_seconds).min(1.0);
             let speed = rules.walk_speed + (rules.charge_speed - rules.walk_speed) * ramp;
-            march(rules, regiment, target.mean_position, speed);
+            march(rules, &state.terrain, regiment, target.mean_position, speed);
             if in_melee {
                 next = STATE_ENGAGED;
             }
@@ -461,7 +475,13 @@ fn orders(
                 // the formation where the fight is.
                 if tally.fighting * 4 < tally.alive {
                     let goal = state.regiments[read + regiment.target as usize].mean_position;
-                    march(rules, regiment, goal, rules.walk_speed * 0.5);
+                    march(
+                        rules,
+                        &state.terrain,
+                        regiment,
+                        goal,
+                        rules.walk_speed * 0.5,
+                    );
                 }
             }
         }
@@ -475,7 +495,7 @@ fn orders(
                 next = STATE_ADVANCING;
             } else {
                 let goal = state.regiments[read + target as usize].mean_position;
-                march(rules, regiment, goal, rules.run_speed);
+                march(rules, &state.terrain, regiment, goal, rules.run_speed);
             }
         }
     }
@@ -741,6 +761,17 @@ fn unit_step(step: u32, unit: u32, state: &mut BattleState) {
         }
         if speed > 0.25 * rules.walk_speed {
             heading = velocity[0].atan2(velocity[1]);
+        }
+        if speed != 0.0 {
+            // Uphill slows a unit; downhill is no faster.
+            let slope = state.terrain.slope(position);
+            let climb = velocity[0] * slope[0] + velocity[1] * slope[1];
+            if climb > 0.0 {
+                let pace = speed.abs();
+                let slowed = pace / (pace + rules.slope_slowing * climb);
+                velocity = [velocity[0] * slowed, velocity[1] * slowed];
+                speed *= slowed;
+            }
         }
         let scale = SEPARATION_SCALE as f32;
         let pushed = [near.push[0] as f32 / scale, near.push[1] as f32 / scale];
