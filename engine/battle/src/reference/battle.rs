@@ -439,7 +439,7 @@ fn orders(
                     next = STATE_CHARGING;
                 }
             }
-            march(rules, &state.terrain, regiment, goal, rules.walk_speed);
+            march(rules, state.terrain, regiment, goal, rules.walk_speed);
             if in_melee {
                 next = STATE_ENGAGED;
             }
@@ -451,7 +451,7 @@ fn orders(
             let target = state.regiments[read + regiment.target as usize];
             let ramp = (regiment.state_seconds / rules.charge_ramp_seconds).min(1.0);
             let speed = rules.walk_speed + (rules.charge_speed - rules.walk_speed) * ramp;
-            march(rules, &state.terrain, regiment, target.mean_position, speed);
+            march(rules, state.terrain, regiment, target.mean_position, speed);
             if in_melee {
                 next = STATE_ENGAGED;
             }
@@ -475,13 +475,7 @@ fn orders(
                 // the formation where the fight is.
                 if tally.fighting * 4 < tally.alive {
                     let goal = state.regiments[read + regiment.target as usize].mean_position;
-                    march(
-                        rules,
-                        &state.terrain,
-                        regiment,
-                        goal,
-                        rules.walk_speed * 0.5,
-                    );
+                    march(rules, state.terrain, regiment, goal, rules.walk_speed * 0.5);
                 }
             }
         }
@@ -495,7 +489,7 @@ fn orders(
                 next = STATE_ADVANCING;
             } else {
                 let goal = state.regiments[read + target as usize].mean_position;
-                march(rules, &state.terrain, regiment, goal, rules.run_speed);
+                march(rules, state.terrain, regiment, goal, rules.run_speed);
             }
         }
     }
