@@ -67,10 +67,51 @@ float look_radius(BattleRules rules, uint state) {
     return standing(state) ? max(rules.reach, rules.separation) : rules.separation;
 }
 
-void look_around(BattleRules rules, uint unit, RegimentState regiment, vec2 position) {
+// One neighbour, as its grid entry (unit, side, x, z) tells it: a push if
+// it stands too close, the nearest enemy within the engage radius.
+void see(BattleRules rules, uint unit, RegimentState regiment, vec2 position, uvec4 entry) {
+    uint other = entry.x;
+    if (other == unit) {
+        return;
+    }
     bool routing = !standing(regiment.state);
     precise float separation_squared = rules.separation * rules.separation;
     precise float engage_squared = rules.engage_radius * rules.engage_radius;
+    vec2 their_position = uintBitsToFloat(entry.zw);
+    uint side = entry.y;
+    precise vec2 to = their_position - position;
+    float distance_squared = length_squared(to);
+    bool ally = (side & 1u) == min(regiment.army, 1u);
+    // Routing units slip through their own army's ranks.
+    bool passes = ally && (routing || (side & GRID_ENTRY_BROKEN) != 0u);
+    if (distance_squared < separation_squared && !passes) {
+        vec2 push_apart;
+        if (distance_squared > 0.0) {
+            precise float distance = sqrt(distance_squared);
+            precise float share = (rules.separation - distance) * 0.5 / distance;
+            precise vec2 pushed = vec2(-to.x * share, -to.y * share);
+            push_apart = pushed;
+        } else {
+            push_apart = vec2(unit < other ? rules.separation * 0.5
+                                           : -rules.separation * 0.5, 0.0);
+        }
+        precise vec2 scaled = push_apart * float(SEPARATION_SCALE) + 0.5;
+        push_sum += ivec2(floor(scaled));
+    }
+    if (!ally && distance_squared < engage_squared &&
+        (nearest == NO_REGIMENT || distance_squared < nearest_distance_squared ||
+         (distance_squared == nearest_distance_squared && other < nearest))) {
+        nearest = other;
+        nearest_distance_squared = distance_squared;
+        nearest_position = their_position;
+    }
+}
+
+// A bucket's entries are read ENTRY_BATCH at a time, their loads issued
+// together: one after another, each would wait on the last.
+const uint ENTRY_BATCH = 4u;
+
+void look_around(BattleRules rules, uint unit, RegimentState regiment, vec2 position) {
     // The cells the square of the look radius overlaps: at most the 3×3
     // around the unit's (the radius is at most a cell), often 2×2 or fewer.
     float radius = look_radius(rules, regiment.state);
@@ -103,42 +144,17 @@ void look_around(BattleRules rules, uint unit, RegimentState regiment, vec2 posi
         ends[i] = grid_cell_start(buckets[i] + 1u);
     }
     for (uint i = 0u; i < count; ++i) {
-        for (uint entry = starts[i]; entry < ends[i]; ++entry) {
+        for (uint first = starts[i]; first < ends[i]; first += ENTRY_BATCH) {
             // The entry holds what is read of the neighbour, so a cell's
-            // neighbours are read from one place.
-            uint at = grid_entries() + entry * GRID_ENTRY_WORDS;
-            uint other = grid[at];
-            if (other == unit) {
-                continue;
+            // neighbours are read from one place. Past the bucket's end
+            // the last entry is read again and not looked at.
+            uvec4 batch[ENTRY_BATCH];
+            for (uint j = 0u; j < ENTRY_BATCH; ++j) {
+                uint at = grid_entries() + min(first + j, ends[i] - 1u) * GRID_ENTRY_WORDS;
+                batch[j] = uvec4(grid[at], grid[at + 1u], grid[at + 2u], grid[at + 3u]);
             }
-            vec2 their_position = vec2(uintBitsToFloat(grid[at + 2u]),
-                                       uintBitsToFloat(grid[at + 3u]));
-            uint side = grid[at + 1u];
-            precise vec2 to = their_position - position;
-            float distance_squared = length_squared(to);
-            bool ally = (side & 1u) == min(regiment.army, 1u);
-            // Routing units slip through their own army's ranks.
-            bool passes = ally && (routing || (side & GRID_ENTRY_BROKEN) != 0u);
-            if (distance_squared < separation_squared && !passes) {
-                vec2 push_apart;
-                if (distance_squared > 0.0) {
-                    precise float distance = sqrt(distance_squared);
-                    precise float share = (rules.separation - distance) * 0.5 / distance;
-                    precise vec2 pushed = vec2(-to.x * share, -to.y * share);
-                    push_apart = pushed;
-                } else {
-                    push_apart = vec2(unit < other ? rules.separation * 0.5
-                                                   : -rules.separation * 0.5, 0.0);
-                }
-                precise vec2 scaled = push_apart * float(SEPARATION_SCALE) + 0.5;
-                push_sum += ivec2(floor(scaled));
-            }
-            if (!ally && distance_squared < engage_squared &&
-                (nearest == NO_REGIMENT || distance_squared < nearest_distance_squared ||
-                 (distance_squared == nearest_distance_squared && other < nearest))) {
-                nearest = other;
-                nearest_distance_squared = distance_squared;
-                nearest_position = their_position;
+            for (uint j = 0u; j < ENTRY_BATCH && first + j < ends[i]; ++j) {
+                see(rules, unit, regiment, position, batch[j]);
             }
         }
     }
@@ -235,6 +251,8 @@ void main() {
         precise float cooled = cooldown - dt;
         cooldown = max(cooled, 0.0);
         float heading = placement.heading;
+        // Read before the neighbours, so its loads overlap theirs.
+        vec2 slope = terrain_slope(position);
         look_around(rules, unit, regiment, position);
         precise float reach_squared = rules.reach * rules.reach;
         if (!standing(regiment.state)) {
@@ -289,7 +307,6 @@ void main() {
         if (speed != 0.0) {
             // Uphill slows a unit: its speed over the ground is divided by
             // 1 + slope_slowing × the grade it climbs; downhill is no faster.
-            vec2 slope = terrain_slope(position);
             precise float climb = velocity.x * slope.x + velocity.y * slope.y;
             if (climb > 0.0) {
                 precise float pace = abs(speed);
