@@ -110,7 +110,8 @@ struct TerrainInfo {
 
 struct BattleHeader {
     BattleRules rules;
-    BattleCounts counts;
+    // By step parity: step s adds to counts[s & 1] (counts_written()).
+    BattleCounts counts[2];
     BattleTotals totals;
 };
 
@@ -153,6 +154,11 @@ uint regiments_written() {
 // regiment step reads the other (last step's).
 uint tallies_written() {
     return (push.step & 1u) * MAX_REGIMENTS;
+}
+
+// The counts copy this step adds to; the regiment step clears the other.
+uint counts_written() {
+    return push.step & 1u;
 }
 
 // Still fighting: not routing, fled or destroyed.

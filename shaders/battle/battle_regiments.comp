@@ -367,6 +367,20 @@ void main() {
         return;
     }
     tallies[tally_write + index] = RegimentTally(0u, 0u, 0u, 0u, 0u, int[2](0, 0), 0u);
+    if (index == 0u) {
+        // The next step's counts start from zero: nothing of this step
+        // touches them, so no clear of their own stands between steps.
+        uint next = counts_written() ^ 1u;
+        header.counts[next].alive = uint[2](0u, 0u);
+        header.counts[next].fighting = 0u;
+        header.counts[next].attacks = 0u;
+        header.counts[next].standing = uint[2](0u, 0u);
+        for (uint army = 0u; army < 2u; ++army) {
+            for (uint state = 0u; state < REGIMENT_STATES; ++state) {
+                header.counts[next].regiments[army][state] = 0u;
+            }
+        }
+    }
 
     if (regiment.state != STATE_DESTROYED) {
         uint lost = regiment.alive - min(tally.alive, regiment.alive);
@@ -384,9 +398,9 @@ void main() {
         }
     }
     uint army = min(regiment.army, 1u);
-    atomicAdd(header.counts.regiments[army][min(regiment.state, REGIMENT_STATES - 1u)], 1u);
+    atomicAdd(header.counts[counts_written()].regiments[army][min(regiment.state, REGIMENT_STATES - 1u)], 1u);
     if (standing(regiment.state)) {
-        atomicAdd(header.counts.standing[army], 1u);
+        atomicAdd(header.counts[counts_written()].standing[army], 1u);
     }
     regiments[regiments_written() + index] = regiment;
 }

@@ -108,8 +108,10 @@ void see(BattleRules rules, uint unit, RegimentState regiment, vec2 position, uv
 }
 
 // A bucket's entries are read ENTRY_BATCH at a time, their loads issued
-// together: one after another, each would wait on the last.
-const uint ENTRY_BATCH = 4u;
+// together: one after another, each would wait on the last. The pass
+// specializes it (config.rs, READ_AHEAD_BATCH): batches in a battle of
+// about one wave, which is latency-bound; 1 beyond, where occupancy counts.
+layout(constant_id = 1) const uint ENTRY_BATCH = 1u;
 
 void look_around(BattleRules rules, uint unit, RegimentState regiment, vec2 position) {
     // The cells the square of the look radius overlaps: at most the 3×3
@@ -198,7 +200,7 @@ void strike(BattleRules rules, uint unit, uint own, RegimentState regiment, uint
     }
     atomicAdd(combat[enemy].damage[push.step & 1u], damage);
     atomicAdd(tallies[tallies_written() + own].attacks, 1u);
-    atomicAdd(header.counts.attacks, 1u);
+    atomicAdd(header.counts[counts_written()].attacks, 1u);
 }
 
 void main() {
@@ -251,8 +253,11 @@ void main() {
         precise float cooled = cooldown - dt;
         cooldown = max(cooled, 0.0);
         float heading = placement.heading;
-        // Read before the neighbours, so its loads overlap theirs.
-        vec2 slope = terrain_slope(position);
+        // Read ahead, before the neighbours, its loads overlap theirs.
+        vec2 slope = vec2(0.0);
+        if (ENTRY_BATCH > 1u) {
+            slope = terrain_slope(position);
+        }
         look_around(rules, unit, regiment, position);
         precise float reach_squared = rules.reach * rules.reach;
         if (!standing(regiment.state)) {
@@ -264,7 +269,7 @@ void main() {
             // 2d. An enemy within reach: face it and strike on a cadence.
             precise vec2 to_enemy = nearest_position - position;
             heading = atan(to_enemy.x, to_enemy.y);
-            atomicAdd(header.counts.fighting, 1u);
+            atomicAdd(header.counts[counts_written()].fighting, 1u);
             atomicAdd(tallies[tally].fighting, 1u);
             if (cooldown <= 0.0) {
                 precise float distance = sqrt(nearest_distance_squared);
@@ -307,6 +312,9 @@ void main() {
         if (speed != 0.0) {
             // Uphill slows a unit: its speed over the ground is divided by
             // 1 + slope_slowing × the grade it climbs; downhill is no faster.
+            if (ENTRY_BATCH == 1u) {
+                slope = terrain_slope(position);
+            }
             precise float climb = velocity.x * slope.x + velocity.y * slope.y;
             if (climb > 0.0) {
                 precise float pace = abs(speed);
@@ -338,7 +346,7 @@ void main() {
     }
     if (health > 0) {
         atomicAdd(tallies[tally].alive, 1u);
-        atomicAdd(header.counts.alive[min(regiment.army, 1u)], 1u);
+        atomicAdd(header.counts[counts_written()].alive[min(regiment.army, 1u)], 1u);
     }
 
     if (health > 0) {

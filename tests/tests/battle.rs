@@ -13,6 +13,7 @@ use horde_battle::config::{
     FORMATION_LINE, FORMATION_WEDGE, MARK_FALLEN, MAX_REGIMENTS, ROLE_CENTRE, ROLE_RESERVE,
     STATE_CHARGING, STATE_MARKS, STATE_PURSUING, STATE_ROUTING,
 };
+use horde_battle::passes::battle::entry_batch;
 use horde_battle::plan::{battle_plan, BattlePlan, PlannedUnit};
 use horde_battle::reference::battle::{
     self as battle_reference, slot_position, standing, BattleState, CpuBattle,
@@ -351,6 +352,19 @@ fn grid_on_the_gpu_equals_the_cpu_twin_on_a_large_battle() {
         cells_as_sets(&layout, gpu) == cells_as_sets(&layout, cpu),
         "grid cells"
     );
+    // A battle this large reads the grid one entry at a time (the small
+    // skirmish of the step-by-step test reads ahead): the units move as
+    // the twin moves them.
+    assert_eq!(entry_batch(units), 1);
+    assert!(after.motions == expected.motions, "unit motions");
+    assert!(
+        after
+            .placements
+            .iter()
+            .zip(&expected.placements)
+            .all(|(gpu, cpu)| gpu.position == cpu.position),
+        "unit positions"
+    );
 }
 
 /// The grid's query around a point finds every unit within the radius it
@@ -478,9 +492,7 @@ fn no_two_living_units_overlap_beyond_the_tolerance() {
     let plan = battle_plan(2000, 3, BattleRules::default());
     let mut battle = CpuBattle::new(&plan.setup, plan.placements()).expect("battle");
     let mut worst = f32::MAX;
-    while battle.seconds() < 150.0
-        && (battle.step == 0 || !battle.header.counts.standing.contains(&0))
-    {
+    while battle.seconds() < 150.0 && (battle.step == 0 || !battle.counts().standing.contains(&0)) {
         for _ in 0..30 {
             battle.step();
         }
@@ -597,9 +609,7 @@ fn a_10k_battle_resolves_within_2_to_5_minutes() {
     let plan = battle_plan(10_000, 1, BattleRules::default());
     let mut battle = CpuBattle::new(&plan.setup, plan.placements()).expect("battle");
     let mut fronts_at_60 = None;
-    while battle.seconds() < 300.0
-        && (battle.step == 0 || !battle.header.counts.standing.contains(&0))
-    {
+    while battle.seconds() < 300.0 && (battle.step == 0 || !battle.counts().standing.contains(&0)) {
         battle.step();
         if fronts_at_60.is_none() && battle.seconds() >= 60.0 {
             fronts_at_60 = Some(horde_battle::fronts::melee_fronts(battle.regiment_table()));
@@ -608,10 +618,10 @@ fn a_10k_battle_resolves_within_2_to_5_minutes() {
     let (end, totals) = (battle.seconds(), battle.header.totals);
     println!(
         "ended at {end:.1} s, standing {:?}, fronts at 60 s {fronts_at_60:?}, {totals:?}",
-        battle.header.counts.standing
+        battle.counts().standing
     );
     assert!(
-        battle.header.counts.standing.contains(&0),
+        battle.counts().standing.contains(&0),
         "no winner after {end} s"
     );
     assert!((120.0..=300.0).contains(&end), "ended after {end} s");

@@ -46,7 +46,7 @@ fn main() -> Result<(), horde::Error> {
     let started = std::time::Instant::now();
     while battle.seconds() < seconds {
         battle.step();
-        let counts = battle.header.counts;
+        let counts = *battle.counts();
         let done = counts.standing.contains(&0);
         if battle.step % every == 0 || done {
             let table = battle.regiment_table();

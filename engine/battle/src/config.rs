@@ -104,6 +104,18 @@ pub const CENTROID_SCALE: u32 = 10;
 /// `REGIMENT_LANES`th record, and reduces what they found.
 pub const REGIMENT_LANES: u32 = 64;
 
+/// The unit step reads a bucket's grid entries this many at a time, and
+/// the terrain's slope before the neighbours, when the battle has at most
+/// [`READ_AHEAD_UNITS`] units; one at a time and the slope where it is
+/// used beyond. A battle that small is about one wave of threads on a
+/// large GPU (an H100 holds 270,336): its step is as long as its slowest
+/// thread's chain of loads, so loads issued together shorten it. A larger
+/// battle is many waves, bound by how many threads fit at once: reading
+/// ahead holds more registers, fewer threads fit, and it is slower
+/// (`benches/results/regiments/slopes/README.md` measured both).
+pub const READ_AHEAD_BATCH: u32 = 4;
+pub const READ_AHEAD_UNITS: u32 = 262_144;
+
 /// Every constant above that the battle's shaders use, by its GLSL name
 /// (unsigned integers).
 pub const SHADER_CONSTANTS: &[(&str, u32)] = &[

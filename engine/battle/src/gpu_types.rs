@@ -186,8 +186,10 @@ pub struct BattleRules {
 }
 const _: () = assert!(size_of::<BattleRules>() == 144);
 
-/// What the battle counts each step (cleared before it), read back for the
-/// HUD and the report.
+/// What the battle counts in one step, read back for the HUD and the
+/// report. The header holds two, by step parity: step s adds to copy
+/// s & 1 while its regiment step clears the other for step s + 1, so no
+/// clear of its own stands between steps.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable, PartialEq, Eq)]
 pub struct BattleCounts {
@@ -223,10 +225,18 @@ const _: () = assert!(size_of::<BattleTotals>() == 16);
 #[derive(Clone, Copy, Debug, Pod, Zeroable, PartialEq)]
 pub struct BattleHeader {
     pub rules: BattleRules,
-    pub counts: BattleCounts,
+    /// Step s's counts in copy s & 1 ([`BattleHeader::counts_of`]).
+    pub counts: [BattleCounts; 2],
     pub totals: BattleTotals,
 }
-const _: () = assert!(size_of::<BattleHeader>() == 248);
+const _: () = assert!(size_of::<BattleHeader>() == 336);
+
+impl BattleHeader {
+    /// The counts of step `step`, once it is done (until step + 2 starts).
+    pub fn counts_of(&self, step: u32) -> &BattleCounts {
+        &self.counts[(step & 1) as usize]
+    }
+}
 
 /// Each shared struct's member offsets, for the layout test.
 pub fn layouts() -> Layouts {

@@ -85,7 +85,9 @@ pub const MAX_STEPS_PER_FRAME: u32 = 8;
 
 /// Byte offsets of the `battle` buffer's parts.
 pub const COUNTS_OFFSET: u64 = size_of::<BattleRules>() as u64;
+pub const TOTALS_OFFSET: u64 = COUNTS_OFFSET + 2 * size_of::<BattleCounts>() as u64;
 pub const TALLIES_OFFSET: u64 = size_of::<BattleHeader>() as u64;
+const _: () = assert!(TOTALS_OFFSET + size_of::<BattleTotals>() as u64 == TALLIES_OFFSET);
 pub const REGIMENTS_OFFSET: u64 =
     TALLIES_OFFSET + 2 * MAX_REGIMENTS as u64 * size_of::<RegimentTally>() as u64;
 pub const COMBAT_OFFSET: u64 =
@@ -421,7 +423,7 @@ impl BattleSetup {
         }
         let header = BattleHeader {
             rules: self.rules,
-            counts: BattleCounts::default(),
+            counts: [BattleCounts::default(); 2],
             totals: BattleTotals::default(),
         };
         Ok(InitialState {
@@ -516,7 +518,7 @@ impl Battle {
             pending: 0,
             carried: 0.0,
             stats: None,
-            pass: BattlePass::new(ctx, regiment_count)?,
+            pass: BattlePass::new(ctx, regiment_count, unit_count)?,
         })
     }
 

@@ -5,7 +5,8 @@
 //! # Data
 //! - `battle` (one buffer, `shaders/battle/battle.glsl`):
 //!   [`BattleHeader`](crate::gpu_types::BattleHeader) (the rules, written
-//!   once; this step's [`BattleCounts`]; the totals since the start), then
+//!   once; the [`BattleCounts`] of this step and of the next, by parity;
+//!   the totals since the start), then
 //!   [`RegimentTally`](crate::gpu_types::RegimentTally) ×
 //!   2 [`MAX_REGIMENTS`], then
 //!   [`RegimentState`] × 2
@@ -24,7 +25,11 @@
 //!   falls), which the core's `DEBUG_VIEW_MARKS` draws.
 //! - Push constants: the step number, the unit, regiment and cell counts.
 //!
-//! # A step (five or six dispatches, after the counts are cleared)
+//! # A step (five or six dispatches, four barriers)
+//! The counts are held twice, by step parity, and each step's regiment
+//! dispatch clears the copy the next step adds to, so no clear stands
+//! between steps. The regiments run beside the grid's first scan (neither
+//! reads what the other writes): one barrier for both.
 //! 1. `battle_regiments.comp`, one workgroup of [`REGIMENT_LANES`] threads
 //!    per regiment: together they scan last step's regiment table (each
 //!    lane every `REGIMENT_LANES`th record; sums, and minima with ties to
@@ -85,8 +90,8 @@
 //! many as units. Each regiment scans the regiment table once; the plan
 //! (`horde_tools::battle`) keeps regiments about √units, so that is linear
 //! too. The frame's first step is timed part by part (the scopes `battle:
-//! regiments`, `battle: grid` and `battle: units` inside `battle`), so a
-//! run of one step a frame shows where the step's time goes.
+//! regiments and grid` and `battle: units` inside `battle`), so a run of
+//! one step a frame shows where the step's time goes.
 
 use std::mem::size_of;
 
@@ -102,12 +107,12 @@ use horde::memory::Buffer;
 use horde::simulation::SimulationUnits;
 use horde::Error;
 
-use crate::config::{MAX_REGIMENTS, REGIMENT_LANES};
+use crate::config::{MAX_REGIMENTS, READ_AHEAD_BATCH, READ_AHEAD_UNITS, REGIMENT_LANES};
 use crate::gpu_types::{BattleCounts, BattleTotals, RegimentState};
 use crate::passes::grid::{GridBuffers, GridPass};
 use crate::reference::grid::GridLayout;
 use crate::shaders;
-use crate::{COUNTS_OFFSET, REGIMENTS_OFFSET};
+use crate::{COUNTS_OFFSET, REGIMENTS_OFFSET, TOTALS_OFFSET};
 
 /// Push constants of every battle shader.
 #[repr(C)]
@@ -164,9 +169,11 @@ fn readback_size(regiment_count: u32) -> u64 {
 }
 
 impl BattlePass {
-    pub fn new(ctx: &Context, regiment_count: u32) -> Result<BattlePass, Error> {
+    /// The pass for a battle of `regiment_count` regiments and
+    /// `unit_count` units.
+    pub fn new(ctx: &Context, regiment_count: u32, unit_count: u32) -> Result<BattlePass, Error> {
         let storage = vk::DescriptorType::STORAGE_BUFFER;
-        let group = [ctx.unit_workgroup_size()];
+        let group = ctx.unit_workgroup_size();
         let readback = (0..FRAMES_IN_FLIGHT)
             .map(|slot| {
                 Buffer::new(
@@ -178,9 +185,6 @@ impl BattlePass {
                 )
             })
             .collect::<Result<Vec<_>, Error>>()?;
-        let pipeline = |name: &str, shader: &horde::Spirv, bindings: usize| {
-            ComputePipeline::new(ctx, name, shader, &vec![storage; bindings], &group)
-        };
         Ok(BattlePass {
             regiments: ComputePipeline::new(
                 ctx,
@@ -190,7 +194,13 @@ impl BattlePass {
                 &[REGIMENT_LANES],
             )?,
             grid: GridPass::new(ctx)?,
-            units: pipeline("battle units", &shaders::BATTLE_UNITS_COMP, 6)?,
+            units: ComputePipeline::new(
+                ctx,
+                "battle units",
+                &shaders::BATTLE_UNITS_COMP,
+                &[storage; 6],
+                &[group, entry_batch(unit_count)],
+            )?,
             readback,
             steps: vec![None; FRAMES_IN_FLIGHT as usize],
             regiment_count,
@@ -263,36 +273,27 @@ impl BattlePass {
             for step in steps.clone() {
                 push.step = step;
                 let bytes = bytemuck::bytes_of(&push);
-                frame.uses(&[uses(battle, Access::TransferWrite)]);
-                // SAFETY: the counts lie in the header of the battle buffer.
-                unsafe {
-                    frame.ctx.device.cmd_fill_buffer(
-                        frame.cmd,
-                        battle,
-                        COUNTS_OFFSET,
-                        counts_bytes,
-                        0,
-                    )
-                };
-                frame.uses(&[
-                    uses(battle, Access::ComputeWrite),
-                    uses(state.terrain, Access::ComputeRead),
-                ]);
                 // The frame's first step is timed part by part.
                 let first = step == steps.start;
-                part(frame, first, "battle: regiments", |frame| {
+                part(frame, first, "battle: regiments and grid", |frame| {
+                    // The regiments neither read nor write the cells' counts
+                    // and starts: they run beside the grid's first scan.
+                    let regiment_uses = [
+                        uses(battle, Access::ComputeWrite),
+                        uses(state.terrain, Access::ComputeRead),
+                    ];
                     let lanes = push.regiment_count * REGIMENT_LANES;
-                    frame.dispatch_with(&self.regiments, regiment_set, bytes, lanes)
-                })?;
-                part(frame, first, "battle: grid", |frame| {
-                    let counted = step > 0;
+                    let mut regiments = |frame: &mut Frame| {
+                        frame.dispatch_with(&self.regiments, regiment_set, bytes, lanes)
+                    };
                     self.grid.record(
                         frame,
                         &grid_sets,
                         &grid_buffers,
                         bytes,
                         push.unit_count,
-                        counted,
+                        step > 0,
+                        (&regiment_uses, &mut regiments),
                     )
                 })?;
                 frame.uses(&[
@@ -311,21 +312,28 @@ impl BattlePass {
                 uses(battle, Access::TransferRead),
                 uses(readback, Access::TransferWrite),
             ]);
-            // The copy the last step wrote: step s writes copy (s + 1) & 1.
+            // The copies the last step wrote: its counts, copy s & 1, and
+            // its regiment table, copy (s + 1) & 1.
+            let last = steps.end.wrapping_sub(1);
+            let counts = COUNTS_OFFSET + u64::from(last & 1) * counts_bytes;
             let copy = u64::from(steps.end & 1) * u64::from(MAX_REGIMENTS);
             let table_bytes = u64::from(state.regiment_count) * size_of::<RegimentState>() as u64;
-            let head_bytes = counts_bytes + size_of::<BattleTotals>() as u64;
+            let totals_bytes = size_of::<BattleTotals>() as u64;
             let regions = [
                 vk::BufferCopy::default()
-                    .src_offset(COUNTS_OFFSET)
-                    .size(head_bytes),
+                    .src_offset(counts)
+                    .size(counts_bytes),
+                vk::BufferCopy::default()
+                    .src_offset(TOTALS_OFFSET)
+                    .dst_offset(counts_bytes)
+                    .size(totals_bytes),
                 vk::BufferCopy::default()
                     .src_offset(REGIMENTS_OFFSET + copy * size_of::<RegimentState>() as u64)
-                    .dst_offset(head_bytes)
+                    .dst_offset(counts_bytes + totals_bytes)
                     .size(table_bytes),
             ];
             let regions = if table_bytes == 0 {
-                &regions[..1]
+                &regions[..2]
             } else {
                 &regions[..]
             };
@@ -341,6 +349,16 @@ impl BattlePass {
         })?;
         self.steps[frame.slot] = Some(steps.end);
         Ok(())
+    }
+}
+
+/// How many grid entries the unit step reads at a time in a battle of
+/// `unit_count` units ([`READ_AHEAD_BATCH`] up to [`READ_AHEAD_UNITS`]).
+pub fn entry_batch(unit_count: u32) -> u32 {
+    if unit_count <= READ_AHEAD_UNITS {
+        READ_AHEAD_BATCH
+    } else {
+        1
     }
 }
 

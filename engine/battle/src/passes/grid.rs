@@ -62,7 +62,7 @@
 
 use ash::vk;
 
-use horde::barriers::{uses, Access};
+use horde::barriers::{uses, Access, BufferUse};
 use horde::context::Context;
 use horde::frame::{BoundSet, ComputePipeline, Frame};
 use horde::frames::Descriptor;
@@ -73,6 +73,12 @@ use crate::config::{GRID_CHUNK, GRID_SCAN_THREADS};
 use crate::config::{GRID_ENTRY_WORDS, GRID_MIN_CELLS};
 use crate::reference::grid::GridLayout;
 use crate::shaders;
+
+/// Work recorded beside the grid's first scan: its uses, and its recording.
+pub type Beside<'a> = (
+    &'a [BufferUse],
+    &'a mut dyn FnMut(&mut Frame) -> Result<(), Error>,
+);
 
 /// The grid's five pipelines (the three scans are one shader, specialized
 /// by level).
@@ -153,6 +159,10 @@ impl GridPass {
     /// Records one step's binning of `unit_count` units; `push` is the
     /// battle's push constants of the step. `counted`: the last step's
     /// units counted themselves in (every step but the battle's first).
+    /// `beside` (its uses, and its recording) is work that neither reads
+    /// nor writes what the cells' scan does: it shares the scan's barrier
+    /// and runs beside it.
+    #[allow(clippy::too_many_arguments)]
     pub fn record(
         &self,
         frame: &mut Frame,
@@ -161,6 +171,7 @@ impl GridPass {
         push: &[u8],
         unit_count: u32,
         counted: bool,
+        beside: Beside,
     ) -> Result<(), Error> {
         let (battle, grid) = (buffers.battle, buffers.grid);
         let layout = GridLayout::new(unit_count);
@@ -176,8 +187,23 @@ impl GridPass {
         // second level ends the scan.
         let levels = [layout.cells, layout.chunks(), layout.supers()];
         let scanned = if layout.supers() == 1 { 2 } else { 3 };
-        for ((scan, set), items) in self.scans.iter().zip(sets.scans).zip(levels).take(scanned) {
-            frame.uses(&[uses(grid, Access::ComputeWrite)]);
+        let (beside_uses, record_beside) = beside;
+        for (level, ((scan, set), items)) in self
+            .scans
+            .iter()
+            .zip(sets.scans)
+            .zip(levels)
+            .take(scanned)
+            .enumerate()
+        {
+            if level == 0 {
+                let mut declared = vec![uses(grid, Access::ComputeWrite)];
+                declared.extend_from_slice(beside_uses);
+                frame.uses(&declared);
+                record_beside(frame)?;
+            } else {
+                frame.uses(&[uses(grid, Access::ComputeWrite)]);
+            }
             let groups = items.div_ceil(GRID_CHUNK);
             frame.dispatch_with(scan, set, push, groups * GRID_SCAN_THREADS)?;
         }

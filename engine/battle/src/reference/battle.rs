@@ -120,11 +120,9 @@ pub fn slot_position(regiment: &RegimentState, slot: u32, spacing: f32) -> [f32;
     ]
 }
 
-/// Step `step` of the battle, as the battle pass records it: the counts are
-/// cleared, then the regiment dispatch, the grid's five and the unit
-/// dispatch.
+/// Step `step` of the battle, as the battle pass records it: the regiment
+/// dispatch, the grid's and the unit dispatch.
 pub fn step(step: u32, state: &mut BattleState) {
-    state.header.counts = BattleCounts::default();
     for regiment in 0..state.regiment_count {
         regiment_step(step, regiment, state);
     }
@@ -217,6 +215,10 @@ fn regiment_step(step: u32, index: u32, state: &mut BattleState) {
     let mut regiment = state.regiments[read + index as usize];
     let tally = state.tallies[tally_read + index as usize];
     state.tallies[tally_write + index as usize] = RegimentTally::default();
+    if index == 0 {
+        // The next step's counts start from zero.
+        state.header.counts[((step & 1) ^ 1) as usize] = BattleCounts::default();
+    }
 
     if regiment.state != STATE_DESTROYED {
         let lost = regiment.alive.saturating_sub(tally.alive);
@@ -238,9 +240,10 @@ fn regiment_step(step: u32, index: u32, state: &mut BattleState) {
         }
     }
     let army = regiment.army.min(1) as usize;
-    state.header.counts.regiments[army][regiment.state.min(REGIMENT_STATES - 1) as usize] += 1;
+    state.header.counts[(step & 1) as usize].regiments[army]
+        [regiment.state.min(REGIMENT_STATES - 1) as usize] += 1;
     if standing(regiment.state) {
-        state.header.counts.standing[army] += 1;
+        state.header.counts[(step & 1) as usize].standing[army] += 1;
     }
     state.regiments[write + index as usize] = regiment;
 }
@@ -702,7 +705,7 @@ fn unit_step(step: u32, unit: u32, state: &mut BattleState) {
             // 2d. An enemy within reach: face it and strike on a cadence.
             let to_enemy = sub(near.nearest_position, position);
             heading = to_enemy[0].atan2(to_enemy[1]);
-            state.header.counts.fighting += 1;
+            state.header.counts[(step & 1) as usize].fighting += 1;
             state.tallies[tally_write + fighter.regiment as usize].fighting += 1;
             if cooldown <= 0.0 {
                 let distance = near.nearest_distance_squared.sqrt();
@@ -799,7 +802,7 @@ fn unit_step(step: u32, unit: u32, state: &mut BattleState) {
     }
     if health > 0 {
         state.tallies[tally_write + fighter.regiment as usize].alive += 1;
-        state.header.counts.alive[regiment.army.min(1) as usize] += 1;
+        state.header.counts[(step & 1) as usize].alive[regiment.army.min(1) as usize] += 1;
         // 4. Counted into the next step's grid where it now stands.
         let at = [placement.position[0], placement.position[2]];
         count_into_grid(state, unit as usize, at);
@@ -868,7 +871,7 @@ fn strike(
     let target = &mut state.combat[enemy as usize].damage[step as usize & 1];
     *target = target.wrapping_add(damage);
     state.tallies[tally_write + own as usize].attacks += 1;
-    state.header.counts.attacks += 1;
+    state.header.counts[(step & 1) as usize].attacks += 1;
 }
 
 /// A whole battle on the CPU: the twin stepped over its own buffers, for
@@ -936,6 +939,11 @@ impl CpuBattle {
     pub fn regiment_table(&self) -> &[RegimentState] {
         let copy = (self.step & 1) * MAX_REGIMENTS;
         &self.regiments[copy as usize..(copy + self.regiment_count) as usize]
+    }
+
+    /// What the last step counted (zeros before the first).
+    pub fn counts(&self) -> &BattleCounts {
+        self.header.counts_of(self.step.wrapping_sub(1))
     }
 
     /// Seconds of battle so far.
