@@ -16,13 +16,6 @@ layout(set = 0, binding = 0, std430) buffer Battle {
     RegimentState regiments[2 * MAX_REGIMENTS];
     UnitCombat combat[];
 };
-// The ground: anchors march slower uphill, as their units do.
-layout(set = 0, binding = 1, std430) readonly buffer Terrain {
-    TerrainInfo terrain;
-    float heights[];
-};
-
-#include "terrain.glsl"
 
 float length_squared(vec2 v) {
     precise float squared = v.x * v.x + v.y * v.y;
@@ -46,7 +39,7 @@ vec2 wheel(BattleRules rules, vec2 facing, vec2 wanted) {
 }
 
 // Wheels towards `goal` and, once facing it with the units keeping up,
-// moves the anchor there at `speed`, slower uphill.
+// moves the anchor there at `speed`.
 void march(BattleRules rules, inout RegimentState regiment, vec2 goal, float speed) {
     precise vec2 to_goal = goal - regiment.anchor;
     precise float distance = sqrt(length_squared(to_goal));
@@ -61,14 +54,7 @@ void march(BattleRules rules, inout RegimentState regiment, vec2 goal, float spe
     precise float lag = sqrt(length_squared(regiment.mean_position - expected));
     precise float aligned = regiment.facing.x * wanted.x + regiment.facing.y * wanted.y;
     if (aligned > 0.85 && lag < rules.anchor_lead) {
-        // The units climb slower (the unit step), so the anchor does too.
-        vec2 slope = terrain_slope(regiment.anchor);
-        precise float grade = wanted.x * slope.x + wanted.y * slope.y;
-        precise float pace = speed;
-        if (grade > 0.0) {
-            pace = speed / (1.0 + rules.slope_slowing * grade);
-        }
-        precise float stride = min(pace * rules.step_seconds, distance);
+        precise float stride = min(speed * rules.step_seconds, distance);
         precise vec2 moved = vec2(regiment.anchor.x + wanted.x * stride,
                                   regiment.anchor.y + wanted.y * stride);
         regiment.anchor = moved;

@@ -565,40 +565,43 @@ fn a_regiment_hit_in_the_flank_routs_sooner_than_one_hit_in_front() {
     );
 }
 
-/// Uphill is slower: a regiment advancing on a distant enemy covers less
-/// ground up a 10 % slope than on the flat, by about the rules'
-/// 1 / (1 + 4 × 0.1) (the CPU twin; the GPU equals it step by step on hills).
+/// Uphill is slower: units running back to their slots, 10 m ahead up a
+/// 10 % slope, run at the rules' 1 / (1 + 4 × 0.1) of their flat speed;
+/// downhill they run no faster (the CPU twin; the GPU equals it step by
+/// step on hills).
 #[test]
-fn regiments_march_slower_uphill() {
+fn units_climb_slower() {
     let rules = BattleRules {
         reserve_seconds: 1000.0,
         ..BattleRules::default()
     };
-    let advance = |grade: f32| {
+    let speed = |grade: f32| {
         let mut plan = plan_of(
             rules,
             vec![
-                regiment(0, FORMATION_LINE, 0, 48, [0.0, 0.0], [1.0, 0.0], 1.0),
                 RegimentSetup {
                     role: ROLE_RESERVE,
-                    ..regiment(1, FORMATION_LINE, 48, 48, [150.0, 0.0], [-1.0, 0.0], 1.0)
+                    ..regiment(0, FORMATION_LINE, 0, 16, [0.0, 0.0], [1.0, 0.0], 1.0)
+                },
+                RegimentSetup {
+                    role: ROLE_RESERVE,
+                    ..regiment(1, FORMATION_LINE, 16, 16, [150.0, 0.0], [-1.0, 0.0], 1.0)
                 },
             ],
         );
         plan.setup.terrain = Terrain::from_heights(200.0, 65, |x, _| grade * x);
+        for unit in &mut plan.units[..16] {
+            unit.position[0] -= 10.0;
+        }
         let mut battle = CpuBattle::new(&plan.setup, plan.placements()).expect("battle");
         battle.step();
-        let start = battle.regiment_table()[0].mean_position[0];
-        while battle.seconds() < 20.0 {
-            battle.step();
-        }
-        battle.regiment_table()[0].mean_position[0] - start
+        battle.motions[0].speed
     };
-    let (flat, uphill) = (advance(0.0), advance(0.1));
-    println!("in 20 s: {flat:.2} m on the flat, {uphill:.2} m up a 10 % slope");
-    assert!(flat > 20.0, "{flat} m");
-    let ratio = uphill / flat;
-    assert!((0.65..0.8).contains(&ratio), "uphill / flat = {ratio}");
+    let (flat, uphill, downhill) = (speed(0.0), speed(0.1), speed(-0.1));
+    println!("running to its slot: {flat} m/s on the flat, {uphill} up, {downhill} down");
+    assert_eq!(flat, rules.run_speed);
+    assert!((uphill - flat / 1.4).abs() < 1e-3, "uphill {uphill} m/s");
+    assert_eq!(downhill, flat);
 }
 
 /// The default 10k battle, on the CPU twin (the GPU equals it step by

@@ -43,8 +43,7 @@
 //!    up: then it commits against that regiment's enemy); advance on the
 //!    nearest standing enemy regiment, wheeling to face it (a wing marches
 //!    first to a point beside the enemy's flank, then turns in); charge from
-//!    `charge_distance`, speeding up over `charge_ramp_seconds` (every
-//!    march slower uphill, as its units are); engage
+//!    `charge_distance`, speeding up over `charge_ramp_seconds`; engage
 //!    while its units fight; pursue a routing enemy for `pursue_seconds`.
 //!    At morale 0, or when its army breaks (`army_break_fraction` of its
 //!    regiments broken), it routs: it runs from the nearest enemy, may rally
@@ -67,7 +66,11 @@
 //!    engaged or pursuing it goes for the nearest enemy; otherwise it keeps
 //!    its slot (line and column: files × ranks; wedge: rank r holds 2r + 1).
 //!    Uphill it is slower: its speed is divided by 1 + `slope_slowing` ×
-//!    the grade it climbs (`terrain_slope`, the height's derivative).
+//!    the grade it climbs (`terrain_slope`, the height's derivative). The
+//!    regiment's anchor marches on at its pace (waiting while its units lag
+//!    by more than `anchor_lead`): on a climb the ranks fall behind their
+//!    slots and run to catch up, so slopes stretch a formation and slow its
+//!    charge without slowing the battle.
 //!    It adds itself, its position and its blows to its regiment's tally,
 //!    and counts itself into the next step's grid where it now stands.
 //!
@@ -190,7 +193,7 @@ impl BattlePass {
                 ctx,
                 "battle regiments",
                 &shaders::BATTLE_REGIMENTS_COMP,
-                &[storage, storage],
+                &[storage],
                 &[REGIMENT_LANES],
             )?,
             grid: GridPass::new(ctx)?,
@@ -246,13 +249,7 @@ impl BattlePass {
         frame.pass("battle", |frame| {
             // Every step binds the same buffers: one set per pipeline serves
             // them all, however many steps a frame records.
-            let regiment_set = frame.bind_set(
-                &self.regiments,
-                &[
-                    Descriptor::Storage(battle),
-                    Descriptor::Storage(state.terrain),
-                ],
-            )?;
+            let regiment_set = frame.bind_set(&self.regiments, &[Descriptor::Storage(battle)])?;
             let grid_buffers = GridBuffers {
                 battle,
                 placements,
@@ -278,10 +275,7 @@ impl BattlePass {
                 part(frame, first, "battle: regiments and grid", |frame| {
                     // The regiments neither read nor write the cells' counts
                     // and starts: they run beside the grid's first scan.
-                    let regiment_uses = [
-                        uses(battle, Access::ComputeWrite),
-                        uses(state.terrain, Access::ComputeRead),
-                    ];
+                    let regiment_uses = [uses(battle, Access::ComputeWrite)];
                     let lanes = push.regiment_count * REGIMENT_LANES;
                     let mut regiments = |frame: &mut Frame| {
                         frame.dispatch_with(&self.regiments, regiment_set, bytes, lanes)

@@ -165,15 +165,9 @@ fn wheel(rules: &BattleRules, facing: [f32; 2], wanted: [f32; 2]) -> [f32; 2] {
 }
 
 /// Wheels the regiment towards `goal` and, once it faces it and its units
-/// keep up, moves its anchor there at `speed`, slower uphill (`march` of
+/// keep up, moves its anchor there at `speed` (`march` of
 /// `battle_regiments.comp`).
-fn march(
-    rules: &BattleRules,
-    terrain: &Terrain,
-    regiment: &mut RegimentState,
-    goal: [f32; 2],
-    speed: f32,
-) {
+fn march(rules: &BattleRules, regiment: &mut RegimentState, goal: [f32; 2], speed: f32) {
     let to_goal = sub(goal, regiment.anchor);
     let distance = length_squared(to_goal).sqrt();
     if distance <= 0.01 {
@@ -189,15 +183,7 @@ fn march(
     let lag = length_squared(sub(regiment.mean_position, expected)).sqrt();
     let aligned = regiment.facing[0] * wanted[0] + regiment.facing[1] * wanted[1];
     if aligned > 0.85 && lag < rules.anchor_lead {
-        // The units climb slower (the unit step), so the anchor does too.
-        let slope = terrain.slope(regiment.anchor);
-        let grade = wanted[0] * slope[0] + wanted[1] * slope[1];
-        let pace = if grade > 0.0 {
-            speed / (1.0 + rules.slope_slowing * grade)
-        } else {
-            speed
-        };
-        let stride = (pace * rules.step_seconds).min(distance);
+        let stride = (speed * rules.step_seconds).min(distance);
         regiment.anchor = [
             regiment.anchor[0] + wanted[0] * stride,
             regiment.anchor[1] + wanted[1] * stride,
@@ -442,7 +428,7 @@ fn orders(
                     next = STATE_CHARGING;
                 }
             }
-            march(rules, state.terrain, regiment, goal, rules.walk_speed);
+            march(rules, regiment, goal, rules.walk_speed);
             if in_melee {
                 next = STATE_ENGAGED;
             }
@@ -454,7 +440,7 @@ fn orders(
             let target = state.regiments[read + regiment.target as usize];
             let ramp = (regiment.state_seconds / rules.charge_ramp_seconds).min(1.0);
             let speed = rules.walk_speed + (rules.charge_speed - rules.walk_speed) * ramp;
-            march(rules, state.terrain, regiment, target.mean_position, speed);
+            march(rules, regiment, target.mean_position, speed);
             if in_melee {
                 next = STATE_ENGAGED;
             }
@@ -478,7 +464,7 @@ fn orders(
                 // the formation where the fight is.
                 if tally.fighting * 4 < tally.alive {
                     let goal = state.regiments[read + regiment.target as usize].mean_position;
-                    march(rules, state.terrain, regiment, goal, rules.walk_speed * 0.5);
+                    march(rules, regiment, goal, rules.walk_speed * 0.5);
                 }
             }
         }
@@ -492,7 +478,7 @@ fn orders(
                 next = STATE_ADVANCING;
             } else {
                 let goal = state.regiments[read + target as usize].mean_position;
-                march(rules, state.terrain, regiment, goal, rules.run_speed);
+                march(rules, regiment, goal, rules.run_speed);
             }
         }
     }
