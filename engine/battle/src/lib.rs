@@ -143,6 +143,111 @@ impl Default for BattleRules {
     }
 }
 
+/// The rules `--rule NAME=VALUE` may set: every one but the derived turn
+/// step (`turn_cos`, `turn_sin`, from `step_seconds`).
+pub const RULE_NAMES: &[&str] = &[
+    "step_seconds",
+    "spacing",
+    "separation",
+    "walk_speed",
+    "run_speed",
+    "charge_speed",
+    "charge_ramp_seconds",
+    "reach",
+    "engage_radius",
+    "charge_distance",
+    "steering_gain",
+    "attack_seconds",
+    "corpse_seconds",
+    "sink_speed",
+    "sink_depth",
+    "morale_per_casualty",
+    "morale_per_flank_hit",
+    "morale_per_rear_hit",
+    "morale_per_melee_second",
+    "morale_per_panic_second",
+    "panic_distance",
+    "morale_recovery",
+    "rally_distance",
+    "rally_morale",
+    "flee_distance",
+    "army_break_fraction",
+    "pursue_seconds",
+    "flank_offset",
+    "reserve_seconds",
+    "anchor_lead",
+    "slope_slowing",
+    "damage_min",
+    "damage_range",
+];
+
+impl BattleRules {
+    /// The rules with rule `name` set to `value` (`battle --rule`), for
+    /// studying and tuning the battle; [`BattleRules::validate`] judges
+    /// the result.
+    pub fn with_rule(mut self, name: &str, value: &str) -> Result<BattleRules, Error> {
+        let bad = |why: String| Error::Config(format!("battle rule {name}={value}: {why}"));
+        match name {
+            "damage_min" | "damage_range" => {
+                let parsed: u32 = value.parse().map_err(|e| bad(format!("{e}")))?;
+                if name == "damage_min" {
+                    self.damage_min = parsed;
+                } else {
+                    self.damage_range = parsed;
+                }
+            }
+            _ => {
+                let parsed: f32 = value.parse().map_err(|e| bad(format!("{e}")))?;
+                let field = self.float_rule(name).ok_or_else(|| {
+                    bad(format!(
+                        "no such rule; the rules are {}",
+                        RULE_NAMES.join(", ")
+                    ))
+                })?;
+                *field = parsed;
+            }
+        }
+        Ok(self)
+    }
+
+    fn float_rule(&mut self, name: &str) -> Option<&mut f32> {
+        Some(match name {
+            "step_seconds" => &mut self.step_seconds,
+            "spacing" => &mut self.spacing,
+            "separation" => &mut self.separation,
+            "walk_speed" => &mut self.walk_speed,
+            "run_speed" => &mut self.run_speed,
+            "charge_speed" => &mut self.charge_speed,
+            "charge_ramp_seconds" => &mut self.charge_ramp_seconds,
+            "reach" => &mut self.reach,
+            "engage_radius" => &mut self.engage_radius,
+            "charge_distance" => &mut self.charge_distance,
+            "steering_gain" => &mut self.steering_gain,
+            "attack_seconds" => &mut self.attack_seconds,
+            "corpse_seconds" => &mut self.corpse_seconds,
+            "sink_speed" => &mut self.sink_speed,
+            "sink_depth" => &mut self.sink_depth,
+            "morale_per_casualty" => &mut self.morale_per_casualty,
+            "morale_per_flank_hit" => &mut self.morale_per_flank_hit,
+            "morale_per_rear_hit" => &mut self.morale_per_rear_hit,
+            "morale_per_melee_second" => &mut self.morale_per_melee_second,
+            "morale_per_panic_second" => &mut self.morale_per_panic_second,
+            "panic_distance" => &mut self.panic_distance,
+            "morale_recovery" => &mut self.morale_recovery,
+            "rally_distance" => &mut self.rally_distance,
+            "rally_morale" => &mut self.rally_morale,
+            "flee_distance" => &mut self.flee_distance,
+            "army_break_fraction" => &mut self.army_break_fraction,
+            "pursue_seconds" => &mut self.pursue_seconds,
+            "flank_offset" => &mut self.flank_offset,
+            "reserve_seconds" => &mut self.reserve_seconds,
+            "anchor_lead" => &mut self.anchor_lead,
+            "slope_slowing" => &mut self.slope_slowing,
+            _ => return None,
+        })
+    }
+}
+
 impl BattleRules {
     /// Refuses rules the step cannot follow stably.
     pub fn validate(&self) -> Result<(), Error> {
@@ -616,5 +721,43 @@ impl Simulation for Battle {
 
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rule_is_set_by_name_and_bad_ones_are_refused() {
+        let rules = BattleRules::default()
+            .with_rule("slope_slowing", "2.5")
+            .and_then(|r| r.with_rule("damage_range", "9"))
+            .expect("rules");
+        assert_eq!((rules.slope_slowing, rules.damage_range), (2.5, 9));
+        assert!(rules.validate().is_ok());
+        for (name, value, says) in [
+            ("bogus", "1", "no such rule"),
+            ("turn_cos", "1", "no such rule"),
+            ("walk_speed", "fast", "invalid float"),
+            ("damage_min", "-3", "invalid digit"),
+        ] {
+            let error = BattleRules::default()
+                .with_rule(name, value)
+                .expect_err(name)
+                .to_string();
+            assert!(error.contains(name) && error.contains(says), "{error}");
+        }
+        let negative = BattleRules::default()
+            .with_rule("walk_speed", "-1")
+            .expect("parsed");
+        assert!(negative.validate().is_err());
+        // Every name it lists, it sets.
+        for name in RULE_NAMES {
+            assert!(
+                BattleRules::default().with_rule(name, "1").is_ok(),
+                "{name}"
+            );
+        }
     }
 }

@@ -80,6 +80,11 @@ struct Args {
     /// walk, is refused.
     #[arg(long = "clip-map", value_name = "[ARMY:]ROLE=CLIP")]
     clip_map: Vec<ClipMapping>,
+    /// Sets a battle rule, for studying or tuning the battle (repeatable):
+    /// `--rule slope_slowing=2 --rule rally_distance=90`. Every rule of
+    /// `BattleRules` but the derived turn step; refused when out of range.
+    #[arg(long = "rule", value_name = "NAME=VALUE")]
+    rules: Vec<String>,
     /// Bake every glTF anew instead of using the baked-asset cache
     /// (`HORDE_CACHE_DIR`, else ~/.cache/horde).
     #[arg(long)]
@@ -239,6 +244,14 @@ impl Args {
                 self.lod_bias
             );
         }
+        let mut rules = BattleRules::default();
+        for rule in &self.rules {
+            let Some((name, value)) = rule.split_once('=') else {
+                bail!("--rule {rule}: expected NAME=VALUE, as slope_slowing=2");
+            };
+            rules = rules.with_rule(name.trim(), value.trim())?;
+        }
+        rules.validate()?;
         battle_scene(&BattleOptions {
             units: self.units,
             props: self.props.unwrap_or((self.units / 25).clamp(40, 40_000)),
@@ -249,7 +262,7 @@ impl Args {
                 enabled: !self.no_cache,
                 dir: None,
             },
-            rules: BattleRules::default(),
+            rules,
             clip_map: self.clip_map.clone(),
         })
     }
