@@ -5,7 +5,8 @@
 //!
 //! Arguments: units (10000), seed (1), seconds at most (300), then any
 //! `rule=value` to try other rules (`attack_seconds=2`,
-//! `morale_per_casualty=1`, ...; the float rules of `BattleRules`).
+//! `morale_per_casualty=1`, ...; `BattleRules::with_rule`, as `battle
+//! --rule`).
 
 use horde_battle::config::{STATE_ENGAGED, STATE_FLED, STATE_ROUTING};
 use horde_battle::fronts::melee_fronts;
@@ -20,20 +21,10 @@ fn main() -> Result<(), horde::Error> {
     let mut rules = BattleRules::default();
     for setting in std::env::args().skip(4) {
         let Some((name, value)) = setting.split_once('=') else {
+            eprintln!("{setting}: expected rule=value");
             continue;
         };
-        let Ok(value) = value.parse::<f32>() else {
-            eprintln!("{setting}: not a number");
-            continue;
-        };
-        match name {
-            "damage_min" => rules.damage_min = value as u32,
-            "damage_range" => rules.damage_range = value as u32,
-            _ => match rule(&mut rules, name) {
-                Some(field) => *field = value,
-                None => eprintln!("{name}: no such float rule"),
-            },
-        }
+        rules = rules.with_rule(name, value)?;
     }
     rules.validate()?;
     let plan = battle_plan(units, seed, rules);
@@ -81,24 +72,4 @@ fn main() -> Result<(), horde::Error> {
     }
     println!("{:.1} s of CPU", started.elapsed().as_secs_f32());
     Ok(())
-}
-
-/// The float rule named `name`.
-fn rule<'a>(rules: &'a mut BattleRules, name: &str) -> Option<&'a mut f32> {
-    Some(match name {
-        "attack_seconds" => &mut rules.attack_seconds,
-        "charge_distance" => &mut rules.charge_distance,
-        "morale_per_casualty" => &mut rules.morale_per_casualty,
-        "morale_per_flank_hit" => &mut rules.morale_per_flank_hit,
-        "morale_per_rear_hit" => &mut rules.morale_per_rear_hit,
-        "morale_per_melee_second" => &mut rules.morale_per_melee_second,
-        "morale_per_panic_second" => &mut rules.morale_per_panic_second,
-        "morale_recovery" => &mut rules.morale_recovery,
-        "army_break_fraction" => &mut rules.army_break_fraction,
-        "rally_morale" => &mut rules.rally_morale,
-        "reserve_seconds" => &mut rules.reserve_seconds,
-        "flank_offset" => &mut rules.flank_offset,
-        "walk_speed" => &mut rules.walk_speed,
-        _ => return None,
-    })
 }

@@ -131,7 +131,7 @@ impl Default for BattleRules {
             rally_distance: 60.0,
             rally_morale: 0.5,
             flee_distance: 150.0,
-            army_break_fraction: 0.35,
+            army_break_fraction: 0.3,
             pursue_seconds: 8.0,
             flank_offset: 20.0,
             reserve_seconds: 90.0,
