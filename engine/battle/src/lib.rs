@@ -121,7 +121,7 @@ impl Default for BattleRules {
             sink_depth: 2.5,
             turn_cos: turn.cos(),
             turn_sin: turn.sin(),
-            morale_per_casualty: 0.8,
+            morale_per_casualty: 0.7,
             morale_per_flank_hit: 0.04,
             morale_per_rear_hit: 0.12,
             morale_per_melee_second: 0.0015,

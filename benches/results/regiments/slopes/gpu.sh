@@ -25,7 +25,9 @@
 #     rule variants (battle --rule).
 #   `gpu.sh closing` (the last call): before against .bench/round6i
 #     (92b1eb1: an army breaks at 30 % of its regiments), then run.sh
-#     with it: summary.json.
+#     with it (break_30/summary.json).
+#   `gpu.sh default` (the tenth call): run.sh with .bench/round6j (the
+#     closing defaults: morale 0.7 per casualty): ../summary.json.
 # Step parts: one step a frame, 1920x1080, no budget, 900 frames (the first
 # 30 s of battle: the armies meet at about 10 s) at 100k and 1M.
 set -euo pipefail
@@ -33,7 +35,7 @@ for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 declare -A XZ=([before]=round5 [slopes]=round6a [batch4]=round6b [after]=round6c
-  [after1]=round6d [after2]=round6e [final]=round6f [last]=round6g [closing]=round6i)
+  [after1]=round6d [after2]=round6e [final]=round6f [last]=round6g [closing]=round6i [default]=round6j)
 MODE=${1:-final}
 case $MODE in
 variants) SIDES="before slopes batch4 after after1 after2" ;;
@@ -41,9 +43,10 @@ final) SIDES="before final" ;;
 battles) SIDES="" ;;
 last) SIDES="before last" ;;
 closing) SIDES="before closing" ;;
+default) SIDES="" ;;
 *) echo "usage: gpu.sh variants|final|battles|last|closing"; exit 2 ;;
 esac
-if [ $MODE != battles ]; then
+if [ -n "$SIDES" ]; then
 mkdir -p /tmp/out
 for side in $SIDES; do
   mkdir -p /tmp/$side
@@ -62,7 +65,7 @@ for run in "100000 900" "1000000 900"; do
 done
 tar czf $OUT/step_parts_$MODE.tgz -C /tmp/out $(cd /tmp/out && ls)
 fi
-if [ $MODE = battles ] || [ $MODE = last ] || [ $MODE = closing ]; then
+if [ $MODE != variants ] && [ $MODE != final ]; then
   battle=final; [ $MODE != battles ] && battle=$MODE
   mkdir -p /tmp/summary
   OUT=/tmp/summary BATTLE_XZ=.bench/${XZ[$battle]}/battle.xz bash benches/results/regiments/run.sh \

@@ -1,17 +1,19 @@
 #!/bin/bash
 # Issue 23 on the GPU machine: how long the default battles last under
 # rule variants (battle --rule), with .bench/round6h (the commit that adds
-# --rule). Each variant: the 10k battle (a timeline sample every second)
+# --rule; an army breaks at 35 %), or BIN=round6i (92b1eb1: at 30 %). Each variant: the 10k battle (a timeline sample every second)
 # and the 1M battle (every 10 s), to at most 300 s of battle.
 set -euo pipefail
 for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 export HORDE_CACHE_DIR=/tmp/cache
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-xz -dc .bench/round6h/battle.xz > /tmp/battle; chmod +x /tmp/battle
+xz -dc .bench/${BIN:-round6h}/battle.xz > /tmp/battle; chmod +x /tmp/battle
 mkdir -p /tmp/sweep
 # The first call swept the defaults below; the second, VARIANTS="
-# army_break_fraction=0.31 army_break_fraction=0.32 army_break_fraction=0.33".
+# army_break_fraction=0.31 army_break_fraction=0.32 army_break_fraction=0.33";
+# the third, BIN=round6i SWEEP=sweep_pace VARIANTS="morale_per_panic_second=0.025
+# morale_per_casualty=0.7 attack_seconds=6".
 variants=("" "rally_distance=90" "rally_distance=120" "army_break_fraction=0.3"
   "slope_slowing=2" "reserve_seconds=60")
 [ -n "${VARIANTS:-}" ] && read -ra variants <<< "$VARIANTS"
