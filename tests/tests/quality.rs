@@ -1,7 +1,8 @@
 //! The quality measurement (`horde_tools::quality`, `renderer/replay.rs`):
 //! FLIP itself, the replay's promise to share the frame's state and leave
 //! the next frame alone, the reference's LOD 0 mesh-only route, the
-//! headless battle's quality report, and a golden image compared by FLIP.
+//! headless battle's quality report, a reference that ignores the frame's
+//! MSAA, and a golden image compared by FLIP.
 
 use horde::asset::BoneEncoding;
 use horde::config::MAX_ROUTES;
@@ -190,7 +191,7 @@ fn run_battle(
         horde_tests::offscreen_renderer(&mut ctx, &battle.scene, WIDTH, HEIGHT);
     let reference_target = Offscreen::new(
         &ctx,
-        &renderer.readback_passes(),
+        &renderer.reference_passes(),
         ash::vk::Extent2D {
             width: 2 * WIDTH,
             height: 2 * HEIGHT,
@@ -414,4 +415,54 @@ fn a_window_renderers_frame_is_measured_through_its_replay() {
     assert_eq!(measured.flip.mean, presented.flip.mean);
     assert_eq!(measured.coverage_ratio, presented.coverage_ratio);
     assert!(presented.flip.mean > 0.0);
+}
+
+/// The reference is one picture whatever the frame's MSAA: a multisampled
+/// renderer's reference (drawn by its single-sampled pipelines) equals a
+/// single-sampled renderer's, pixel for pixel, on the same battle state,
+/// while the frames themselves differ (MSAA blends the edges).
+#[test]
+fn the_reference_is_single_sampled_whatever_the_frames_msaa() {
+    use ash::vk;
+    use horde::target::Msaa;
+    let battle = small_battle(400);
+    let ctx = gpu_context(None);
+    let camera = battle.camera(BattleCamera::Front, WIDTH, HEIGHT);
+    let extent = vk::Extent2D {
+        width: WIDTH,
+        height: HEIGHT,
+    };
+    let pictures: Vec<(RgbaImage, RgbaImage)> = [Msaa::Off, Msaa::X4]
+        .into_iter()
+        .map(|msaa| {
+            let (mut renderer, target) =
+                Renderer::new_offscreen(&ctx, &battle.scene, extent, msaa).expect("renderer");
+            let doubled = vk::Extent2D {
+                width: 2 * WIDTH,
+                height: 2 * HEIGHT,
+            };
+            let reference_target =
+                Offscreen::new(&ctx, &renderer.reference_passes(), doubled).expect("target");
+            renderer
+                .simulation_mut::<Battle>()
+                .expect("a battle")
+                .queue_steps(30);
+            renderer
+                .render_offscreen(&ctx, &target, &camera, 1.0, true)
+                .expect("render");
+            let frame = target.read_rgba().expect("read back");
+            let path = ReplayPath::Reference;
+            let view = ReplayView::Shaded;
+            renderer
+                .replay_offscreen(&ctx, &reference_target, &camera, Replay { path, view })
+                .expect("reference");
+            let reference = reference_target.read_rgba().expect("read back");
+            renderer.finish(&ctx).expect("finish");
+            (frame, reference)
+        })
+        .collect();
+    finish(ctx);
+    let (single, multi) = (&pictures[0], &pictures[1]);
+    assert!(single.0 != multi.0, "MSAA changed nothing in the frame");
+    assert!(single.1 == multi.1, "the references differ");
 }

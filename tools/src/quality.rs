@@ -207,7 +207,7 @@ fn reference_target(ctx: &Context, renderer: &Renderer, extent: vk::Extent2D) ->
         width: extent.width * 2,
         height: extent.height * 2,
     };
-    Offscreen::new(ctx, &renderer.readback_passes(), doubled).with_context(|| {
+    Offscreen::new(ctx, &renderer.reference_passes(), doubled).with_context(|| {
         format!(
             "a {}x{} target for the 2×2 supersampled reference",
             doubled.width, doubled.height

@@ -163,6 +163,9 @@ pub struct Renderer {
     /// that draws into a window (the quality measurement's replays); the
     /// pipelines serve both, as the passes differ only in final layouts.
     readback_render_passes: Option<(RenderPass, RenderPass)>,
+    /// With MSAA on: what a reference replay draws with instead
+    /// ([`SingleSampled`]).
+    single_sampled: Option<SingleSampled>,
     color_format: vk::Format,
     /// The raster path's samples per pixel, fixed for the renderer's life.
     pub msaa: Msaa,
@@ -232,6 +235,10 @@ impl Renderer {
                 create_overlay_render_pass(ctx, color_format, readback_layout)?,
             ))
         };
+        let single_sampled = match msaa {
+            Msaa::Off => None,
+            Msaa::X4 => Some(SingleSampled::new(ctx, color_format, &world)?),
+        };
         let far_field = if ctx.far_field_supported {
             Some(FarFieldPass::new(ctx, pass_target, &world)?)
         } else {
@@ -288,6 +295,7 @@ impl Renderer {
             render_pass,
             overlay_render_pass,
             readback_render_passes,
+            single_sampled,
             color_format,
             msaa,
             globals,
@@ -424,6 +432,21 @@ impl Renderer {
                 ..self.target_passes()
             },
             None => self.target_passes(),
+        }
+    }
+
+    /// The render passes of the 2×2 supersampled reference's target: the
+    /// readback passes, single-sampled whatever the frame's MSAA, so the
+    /// reference is one picture whatever the frame's settings.
+    pub fn reference_passes(&self) -> TargetPasses {
+        match &self.single_sampled {
+            Some(single) => TargetPasses {
+                main: *single.main,
+                overlay: *single.overlay,
+                color_format: self.color_format,
+                msaa: Msaa::Off,
+            },
+            None => self.readback_passes(),
         }
     }
 
@@ -609,7 +632,13 @@ impl Renderer {
                 lists,
                 extras: &extras,
             };
-            self.draw.record(frame, world, &target, &draw, &inputs)?;
+            // A reference of a multisampled frame is single-sampled: its
+            // draws are the single-sampled pass's (it has no extras).
+            let draw_pass = match &self.single_sampled {
+                Some(single) if reference => &single.draw,
+                _ => &self.draw,
+            };
+            draw_pass.record(frame, world, &target, &draw, &inputs)?;
             match &hud_draw {
                 Some(hud_draw) => self.hud.record(frame, &hud_target, hud_draw),
                 None => Ok(()),
@@ -632,6 +661,37 @@ impl Renderer {
             Some(pending) => pending.replace_with(draw),
             None => self.hud_draw = Some(draw),
         }
+    }
+}
+
+/// The reference of a multisampled renderer: the reference is a
+/// 2×2 supersampled picture, single-sampled, whatever the frame's MSAA
+/// (else turning MSAA on would smooth the reference too, and a frame would
+/// be judged against a different picture). Its passes end ready for a
+/// readback; its draw pass holds single-sampled pipelines. A reference
+/// draws no extras (no bounds view, far field or impostors), so the draw
+/// pass is all it needs.
+struct SingleSampled {
+    main: RenderPass,
+    overlay: RenderPass,
+    draw: DrawPass,
+}
+
+impl SingleSampled {
+    fn new(ctx: &Context, color_format: vk::Format, world: &World) -> Result<SingleSampled, Error> {
+        let readback = vk::ImageLayout::TRANSFER_SRC_OPTIMAL;
+        let main = create_render_pass(ctx, color_format, readback, Msaa::Off)?;
+        let overlay = create_overlay_render_pass(ctx, color_format, readback)?;
+        let target = PassTarget {
+            render_pass: *main,
+            samples: Msaa::Off.samples(),
+        };
+        let draw = DrawPass::new(ctx, target, world.encoding, world.bone_shape)?;
+        Ok(SingleSampled {
+            main,
+            overlay,
+            draw,
+        })
     }
 }
 
