@@ -63,6 +63,35 @@ impl TierArg {
     }
 }
 
+/// Battles of at most this many units get 4× MSAA under `--msaa auto`. At
+/// 10k on an H100 it costs 0.9 to 3.8 ms, leaves every preset under 16.6
+/// ms, lowers FLIP by a third and brings the still-camera shimmer within
+/// 1.1× the reference's (1.2 to 1.5× without); at 100k the front costs
+/// 0.4 ms more; at 1M it costs the overview 3.7 ms the budget cannot win
+/// back (benches/results/quality/msaa_small/, round2/).
+pub const MSAA_AUTO_MAX_UNITS: u32 = 100_000;
+
+/// `--msaa`: 4× MSAA, none, or chosen by the battle's size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum MsaaChoice {
+    /// 4× for battles of at most [`MSAA_AUTO_MAX_UNITS`] units, else none.
+    Auto,
+    On,
+    Off,
+}
+
+impl MsaaChoice {
+    /// The MSAA a battle of `units` units is drawn with.
+    pub fn msaa(self, units: u32) -> Msaa {
+        match self {
+            MsaaChoice::On => Msaa::X4,
+            MsaaChoice::Off => Msaa::Off,
+            MsaaChoice::Auto if units <= MSAA_AUTO_MAX_UNITS => Msaa::X4,
+            MsaaChoice::Auto => Msaa::Off,
+        }
+    }
+}
+
 /// A switch such as `--far-field on|off`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum OnOff {
@@ -73,15 +102,6 @@ pub enum OnOff {
 impl OnOff {
     pub fn on(self) -> bool {
         self == OnOff::On
-    }
-
-    /// `--msaa`: 4× or none.
-    pub fn msaa(self) -> Msaa {
-        if self.on() {
-            Msaa::X4
-        } else {
-            Msaa::Off
-        }
     }
 }
 

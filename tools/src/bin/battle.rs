@@ -35,7 +35,9 @@ use horde_bake::cache::CacheOptions;
 use horde_bake::output::OutputPath;
 use horde_battle::BattleRules;
 use horde_tools::battle::{battle_hud, battle_scene, BattleCamera, BattleOptions, BattleScene};
-use horde_tools::cli::{close_context, parse_strategy, Encoding, OnOff, PresentMode, TierArg};
+use horde_tools::cli::{
+    close_context, parse_strategy, Encoding, MsaaChoice, OnOff, PresentMode, TierArg,
+};
 use horde_tools::clip_map::ClipMapping;
 use horde_tools::headless::{check_capacity, run_headless, HeadlessOptions};
 use horde_tools::memory_samples::memory_trend;
@@ -159,11 +161,12 @@ struct Args {
     /// averages (antialiased distant units); off: one sample per pixel.
     #[arg(long, value_enum, default_value_t = OnOff::On)]
     far_field_aa: OnOff,
-    /// The raster path's anti-aliasing: 4× MSAA (on) or one sample per
-    /// pixel (off: on an H100 MSAA costs the 1M-unit frame 0.7-3.7 ms,
-    /// benches/results/quality/).
-    #[arg(long, value_enum, default_value_t = OnOff::Off)]
-    msaa: OnOff,
+    /// The raster path's anti-aliasing: 4× MSAA (on), one sample per pixel
+    /// (off), or auto: 4× for battles of at most 100,000 units (on an H100
+    /// it lowers FLIP and shimmer at 10k within the frame budget; at 1M it
+    /// costs the frame 0.7-3.7 ms; benches/results/quality/).
+    #[arg(long, value_enum, default_value_t = MsaaChoice::Auto)]
+    msaa: MsaaChoice,
     /// Headless: the GPU-driven frame (gpu-driven) or a baseline drawing the
     /// same battle (instanced). The CPU baselines (naive, cpu-culled) draw
     /// the CPU's copy of the units and cannot follow a battle the GPU
@@ -305,7 +308,7 @@ fn headless(args: &Args) -> Result<()> {
         far_field_px: args.far_field_px,
         far_field_supersampling: args.far_field_aa.on(),
         impostors: args.impostors.map(OnOff::on),
-        msaa: args.msaa.msaa(),
+        msaa: args.msaa.msaa(args.units),
         budget_ms: args.budget_ms(),
         progress: true,
         memory_every: args.memory_every,
@@ -487,7 +490,7 @@ fn main() -> Result<()> {
             battle_hud(renderer, dt, &armies)
         })),
         budget_ms: args.budget_ms(),
-        msaa: args.msaa.msaa(),
+        msaa: args.msaa.msaa(args.units),
         quality_every_s: args.quality.then_some(QUALITY_EVERY_S),
     })
     .context("window run failed")?;
