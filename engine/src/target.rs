@@ -8,14 +8,19 @@
 //!
 //! # Multisampling
 //! The raster path can anti-alias with 4× MSAA ([`Msaa::X4`]; every
-//! Vulkan device supports 4 samples for colour and depth attachments),
-//! `--msaa on`. Off by default, by measurement against the supersampled
-//! reference of the quality measurement (`benches/results/quality/`,
-//! H100, 1M units, 1920x1080): MSAA lowers FLIP at the overview (0.075 to
+//! Vulkan device supports 4 samples for colour and depth attachments).
+//! `battle --msaa auto`, the default, turns it on for battles of at most
+//! 100k units, by measurement against the supersampled reference of the
+//! quality measurement (`benches/results/quality/round4/`, H100,
+//! 1920x1080): at 10k it lowers FLIP by a quarter to a third and the
+//! still-camera shimmer from 1.2-1.5× the reference's to 1.03-1.07×,
+//! within the frame budget. At 1M units (round 2): MSAA lowers FLIP at the overview (0.075 to
 //! 0.051) and the ground preset (0.0115 to 0.0079) but not at the front
 //! (0.132 to 0.135), where the error is the far field's, and it costs 0.7
 //! to 3.7 ms of the draw pass on a GPU whose graphics part is small, which
-//! the budget cannot win back (the overview went to 18.9 ms, over 16.6).
+//! the budget cannot win back (the overview went to 18.9 ms, over 16.6),
+//! so it is off there. The quality measurement's reference is
+//! single-sampled whatever the frame's MSAA (`Renderer::reference_passes`).
 //! With MSAA the main pass draws into a multisampled colour and depth
 //! image that every target of the renderer's size shares
 //! ([`SampleImages`]) and resolves the colour into the target's image at

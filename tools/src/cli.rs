@@ -64,11 +64,11 @@ impl TierArg {
 }
 
 /// Battles of at most this many units get 4× MSAA under `--msaa auto`. At
-/// 10k on an H100 it costs 0.9 to 3.8 ms, leaves every preset under 16.6
-/// ms, lowers FLIP by a third and brings the still-camera shimmer within
-/// 1.1× the reference's (1.2 to 1.5× without); at 100k the front costs
-/// 0.4 ms more; at 1M it costs the overview 3.7 ms the budget cannot win
-/// back (benches/results/quality/msaa_small/, round2/).
+/// 10k on an H100 it costs 0.9 to 3.7 ms, leaves every preset under 16.6
+/// ms, lowers FLIP by a quarter to a third and brings the still-camera
+/// shimmer to 1.03-1.07× the reference's (1.2 to 1.5× without); at 100k
+/// the front costs 0.4 ms more; at 1M it costs the overview 3.7 ms the
+/// budget cannot win back (benches/results/quality/round4/, round2/).
 pub const MSAA_AUTO_MAX_UNITS: u32 = 100_000;
 
 /// `--msaa`: 4× MSAA, none, or chosen by the battle's size.
