@@ -4,7 +4,9 @@
 // the next step counts, and writes there what its neighbours read of it:
 // its index, its side (its army, and whether its regiment, as this step's
 // regiment dispatch left it, stands) and where it stands. The order within a cell
-// follows the atomics: what reads the grid does not depend on it.
+// follows the atomics: what reads the grid does not depend on it. Every
+// unit of a regiment also writes its mark for the debug view (here rather
+// than in the unit step, which binds four storage buffers already).
 #include "battle.glsl"
 
 layout(local_size_x_id = 0) in;
@@ -16,6 +18,9 @@ layout(set = 0, binding = 0, std430) readonly buffer Battle {
     UnitCombat combat[];
 };
 layout(set = 0, binding = 1, std430) buffer Grid { uint grid[]; };
+// The debug view's colour per unit: its regiment's state, as this step's
+// regiment dispatch left it, or fallen.
+layout(set = 0, binding = 2, std430) writeonly buffer Marks { uint marks[]; };
 
 #include "battle_grid.glsl"
 
@@ -25,14 +30,18 @@ void main() {
         return;
     }
     UnitCombat fighter = combat[unit];
-    if (fighter.regiment >= push.regiment_count || fighter.health <= 0) {
+    if (fighter.regiment >= push.regiment_count) {
+        return;
+    }
+    RegimentState regiment = regiments[regiments_written() + fighter.regiment];
+    marks[unit] = fighter.health > 0 ? state_mark(regiment.state) : MARK_FALLEN;
+    if (fighter.health <= 0) {
         return;
     }
     uint cell = grid_bucket(grid_cell(fighter.grid_position, header.rules.engage_radius));
     uint left = atomicAdd(grid[cell], 0xffffffffu) - 1u;
     uint entry = grid_entries() + (grid_cell_start(cell) + left) * GRID_ENTRY_WORDS;
     grid[entry] = unit;
-    RegimentState regiment = regiments[regiments_written() + fighter.regiment];
     grid[entry + 1u] = min(regiment.army, 1u) | (standing(regiment.state) ? 0u : GRID_ENTRY_BROKEN);
     grid[entry + 2u] = floatBitsToUint(fighter.grid_position.x);
     grid[entry + 3u] = floatBitsToUint(fighter.grid_position.y);

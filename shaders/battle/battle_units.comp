@@ -20,15 +20,9 @@ layout(set = 0, binding = 0, std430) buffer Battle {
 };
 layout(set = 0, binding = 1, std430) buffer Placements { UnitPlacement placements[]; };
 layout(set = 0, binding = 2, std430) buffer Motions { UnitMotion motions[]; };
-// Read: this step's starts and entries; written: the next step's counts.
+// Read: this step's starts and entries, and the terrain after them;
+// written: the next step's counts.
 layout(set = 0, binding = 3, std430) buffer Grid { uint grid[]; };
-// The debug view's colour per unit: its regiment's state.
-layout(set = 0, binding = 4, std430) writeonly buffer Marks { uint marks[]; };
-// The ground units stand on.
-layout(set = 0, binding = 5, std430) readonly buffer Terrain {
-    TerrainInfo terrain;
-    float heights[];
-};
 
 #include "battle_grid.glsl"
 #include "terrain.glsl"
@@ -362,5 +356,4 @@ void main() {
     combat[unit].dead_seconds = dead_seconds;
     placements[unit] = placement;
     motions[unit] = UnitMotion(velocity, speed, commands);
-    marks[unit] = health > 0 ? state_mark(regiment.state) : MARK_FALLEN;
 }

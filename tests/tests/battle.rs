@@ -203,6 +203,7 @@ fn battle_pass_equals_cpu_reference_step_by_step() {
             .render_offscreen(&ctx, &target, &camera, rules.step_seconds, true)
             .expect("frame");
         let after = read(&ctx, &renderer);
+        let fallen_before: Vec<bool> = before.battle.combat.iter().map(|f| f.health <= 0).collect();
         let mut expected = before;
         battle_reference::step(
             step,
@@ -271,10 +272,11 @@ fn battle_pass_equals_cpu_reference_step_by_step() {
         }
         let copy = ((step + 1) & 1) * MAX_REGIMENTS;
         let table = &after.battle.regiments[copy as usize..copy as usize + 4];
-        // The debug view's marks: each unit's regiment's state, or fallen.
+        // The debug view's marks, written by the scatter: each unit's
+        // regiment's state, or fallen if it had fallen before the step.
         for (unit, fighter) in after.battle.combat.iter().enumerate() {
             let want = match table.get(fighter.regiment as usize) {
-                Some(_) if fighter.health <= 0 => MARK_FALLEN,
+                Some(_) if fallen_before[unit] => MARK_FALLEN,
                 Some(regiment) => STATE_MARKS[regiment.state as usize],
                 None => 0,
             };
@@ -684,6 +686,36 @@ fn run_on_a_context(
     let result = run_headless(&ctx, battle, options);
     finish(ctx);
     result
+}
+
+/// The battle runs on the mobile tier (at most four storage buffers a
+/// dispatch: the unit step binds the battle, placements, motions, and the
+/// grid with the terrain after it) and plays out there exactly as on the
+/// desktop tier.
+#[test]
+fn the_battle_runs_on_the_mobile_tier_as_on_desktop() {
+    let battle = small_battle(400, quick_rules());
+    // 15 s: the armies meet and fight.
+    let options = front_view(450, 150);
+    let run = |tier| {
+        let ctx = gpu_context(tier);
+        let result = run_headless(&ctx, &battle, &options);
+        finish(ctx);
+        result.expect("headless battle")
+    };
+    let (desktop, _) = run(None);
+    let (mobile, image) = run(Some(horde::context::Tier::Mobile));
+    assert_eq!(mobile.tier, "mobile");
+    assert!(
+        mobile
+            .timeline
+            .last()
+            .is_some_and(|sample| sample.fighting > 0),
+        "{:?}",
+        mobile.timeline.last()
+    );
+    assert_eq!(mobile.timeline, desktop.timeline);
+    assert!(image.pixels().any(|p| p.0 != image.get_pixel(0, 0).0));
 }
 
 /// Two runs of one seed agree on every count over time and on every pixel;

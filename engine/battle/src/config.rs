@@ -116,6 +116,10 @@ pub const REGIMENT_LANES: u32 = 64;
 pub const READ_AHEAD_BATCH: u32 = 4;
 pub const READ_AHEAD_UNITS: u32 = 262_144;
 
+/// Words of the terrain's [`TerrainInfo`](crate::gpu_types::TerrainInfo),
+/// which the grid buffer holds after its entries, before the heights.
+pub const TERRAIN_INFO_WORDS: u32 = 8;
+
 /// Every constant above that the battle's shaders use, by its GLSL name
 /// (unsigned integers).
 pub const SHADER_CONSTANTS: &[(&str, u32)] = &[
@@ -152,4 +156,5 @@ pub const SHADER_CONSTANTS: &[(&str, u32)] = &[
     ("SEPARATION_SCALE", SEPARATION_SCALE),
     ("CENTROID_SCALE", CENTROID_SCALE),
     ("REGIMENT_LANES", REGIMENT_LANES),
+    ("TERRAIN_INFO_WORDS", TERRAIN_INFO_WORDS),
 ];

@@ -47,6 +47,7 @@ pub struct TerrainInfo {
     pub pad: [u32; 2],
 }
 const _: () = assert!(size_of::<TerrainInfo>() == 32);
+const _: () = assert!(crate::config::TERRAIN_INFO_WORDS as usize * 4 == size_of::<TerrainInfo>());
 
 /// A regiment: its place in the plan, its formation, its orders and
 /// morale (80 bytes; the table is held twice: a step reads last step's copy

@@ -30,8 +30,10 @@
 //! Buffers (device-local; `passes/battle.rs` details them):
 //! - `battle`: [`BattleHeader`] (rules, counts, totals), the tallies and
 //!   the regiment table twice each, one [`UnitCombat`] per unit slot;
-//! - `grid`: the spatial grid ([`reference::grid::GridLayout`]);
-//! - `terrain`: the ground's height field ([`terrain::Terrain`]).
+//! - `grid`: the spatial grid ([`reference::grid::GridLayout`]), then the
+//!   ground's height field ([`terrain::Terrain`]), in one buffer so that
+//!   no dispatch binds more than four storage buffers (the mobile tier's
+//!   limit).
 
 pub mod config;
 pub mod fronts;
@@ -545,10 +547,10 @@ pub struct Battle {
     pub rules: BattleRules,
     /// Header, tallies, regiment table and combat records.
     pub battle: Buffer,
-    /// The spatial grid.
+    /// The spatial grid, then the ground's height field ([`terrain`]):
+    /// one buffer, so the unit step binds four storage buffers, the mobile
+    /// tier's limit.
     pub grid: Buffer,
-    /// The ground's height field ([`terrain`]).
-    pub terrain: Buffer,
     pub regiment_count: u32,
     /// Unit slots the battle covers (the world's, when it began).
     pub unit_count: u32,
@@ -600,9 +602,10 @@ impl Battle {
                 grid_layout.cells
             )));
         }
-        let grid_words = grid_layout.words();
+        let mut grid_bytes = vec![0u8; grid_layout.words() * 4];
+        grid_bytes.extend_from_slice(&setup.terrain.bytes());
         let range = u64::from(ctx.limits.max_storage_buffer_range);
-        let largest = (bytes.len() as u64).max(grid_words as u64 * 4);
+        let largest = (bytes.len() as u64).max(grid_bytes.len() as u64);
         if largest > range {
             let fits = (range - COMBAT_OFFSET) / size_of::<UnitCombat>() as u64;
             return Err(Error::Config(format!(
@@ -615,8 +618,7 @@ impl Battle {
         Ok(Battle {
             rules: setup.rules,
             battle: upload_buffer(ctx, "battle state", usage, &bytes)?,
-            grid: upload_buffer(ctx, "battle grid", usage, &vec![0u8; grid_words * 4])?,
-            terrain: upload_buffer(ctx, "battle terrain", usage, &setup.terrain.bytes())?,
+            grid: upload_buffer(ctx, "battle grid and terrain", usage, &grid_bytes)?,
             regiment_count,
             unit_count,
             step: 0,
@@ -694,7 +696,6 @@ impl Simulation for Battle {
         let state = passes::battle::BattleBuffers {
             battle: self.battle.raw,
             grid: self.grid.raw,
-            terrain: self.terrain.raw,
             regiment_count: self.regiment_count,
             unit_count: self.unit_count,
         };

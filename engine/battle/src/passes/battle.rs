@@ -15,12 +15,17 @@
 //!   parity: a step reads last step's regiments and writes the other copy;
 //!   its units add to one tally copy while the next step's regiments read it.
 //! - `grid`: the spatial grid, its layout and algorithm in
-//!   [`crate::passes::grid`].
+//!   [`crate::passes::grid`], then the terrain (`terrain.glsl`: its
+//!   [`TerrainInfo`](crate::gpu_types::TerrainInfo), then the heights). One
+//!   buffer, so that no dispatch binds more than four storage buffers, the
+//!   mobile tier's limit (the unit step: battle, placements, motions,
+//!   grid).
 //! - `UnitPlacement` and `UnitMotion` (per unit, the core's): the battle
 //!   moves units and writes the animation inputs the animate pass reads
 //!   (ground speed, and the dead, victory, attack and hit commands).
-//! - Marks (per unit, the core's `SimulationUnits::marks`): the unit step
-//!   writes its regiment's state colour ([`MARK_HOLDING`](crate::config::MARK_HOLDING)
+//! - Marks (per unit, the core's `SimulationUnits::marks`): the grid's
+//!   scatter writes each unit's regiment's state colour, as this step's
+//!   regiment dispatch left it ([`MARK_HOLDING`](crate::config::MARK_HOLDING)
 //!   and the rest; [`MARK_FALLEN`](crate::config::MARK_FALLEN) once it
 //!   falls), which the core's `DEBUG_VIEW_MARKS` draws.
 //! - Push constants: the step number, the unit, regiment and cell counts.
@@ -144,9 +149,8 @@ pub struct BattleStats {
 pub struct BattleBuffers {
     /// Header, tallies, regiments and combat records.
     pub battle: vk::Buffer,
+    /// The grid, then the terrain's info and heights.
     pub grid: vk::Buffer,
-    /// The terrain's info and heights.
-    pub terrain: vk::Buffer,
     pub regiment_count: u32,
     /// Unit slots the battle covers.
     pub unit_count: u32,
@@ -201,7 +205,7 @@ impl BattlePass {
                 ctx,
                 "battle units",
                 &shaders::BATTLE_UNITS_COMP,
-                &[storage; 6],
+                &[storage; 4],
                 &[group, entry_batch(unit_count)],
             )?,
             readback,
@@ -254,6 +258,7 @@ impl BattlePass {
                 battle,
                 placements,
                 grid,
+                marks: units.marks,
             };
             let grid_sets = self.grid.bind(frame, &grid_buffers)?;
             let unit_set = frame.bind_set(
@@ -263,8 +268,6 @@ impl BattlePass {
                     Descriptor::Storage(placements),
                     Descriptor::Storage(motions),
                     Descriptor::Storage(grid),
-                    Descriptor::Storage(units.marks),
-                    Descriptor::Storage(state.terrain),
                 ],
             )?;
             for step in steps.clone() {
@@ -295,8 +298,6 @@ impl BattlePass {
                     uses(placements, Access::ComputeWrite),
                     uses(motions, Access::ComputeWrite),
                     uses(grid, Access::ComputeWrite),
-                    uses(units.marks, Access::ComputeWrite),
-                    uses(state.terrain, Access::ComputeRead),
                 ]);
                 part(frame, first, "battle: units", |frame| {
                     frame.dispatch_with(&self.units, unit_set, bytes, push.unit_count)

@@ -21,6 +21,8 @@
 //! linear in units. A bucket two cells share holds both; the query visits
 //! it once and filters by distance. Each unit's `UnitCombat::grid_position`
 //! is where it stood when binned: what its neighbours read while it moves.
+//! The battle's terrain follows the entries in the same buffer
+//! (`passes/battle.rs`).
 //!
 //! # Algorithm (count, prefix sum, scatter)
 //! 1. `battle_grid_count.comp`, one thread per unit, before the battle's
@@ -43,7 +45,8 @@
 //! 5. `battle_grid_scatter.comp`, one thread per unit: the unit takes entry
 //!    `start(cell) + count − 1` by counting its cell down with an atomic, so
 //!    the counts are zero again for the next step, and writes its entry
-//!    (reading its regiment's army and state).
+//!    (reading its regiment's army and state). Every unit of a regiment,
+//!    binned or fallen, also writes its mark for the debug view.
 //!
 //! A cell's start is the sum of its three levels' starts, read where it is
 //! used (`battle_grid.glsl`, [`GridLayout::cell_start`]).
@@ -103,6 +106,8 @@ pub struct GridBuffers {
     pub battle: vk::Buffer,
     pub placements: vk::Buffer,
     pub grid: vk::Buffer,
+    /// The core's per-unit marks, which the scatter writes.
+    pub marks: vk::Buffer,
 }
 
 impl GridPass {
@@ -128,7 +133,7 @@ impl GridPass {
                 scan("battle grid scan chunks", 1)?,
                 scan("battle grid scan total", 2)?,
             ],
-            scatter: pipeline("battle grid scatter", &shaders::BATTLE_GRID_SCATTER_COMP, 2)?,
+            scatter: pipeline("battle grid scatter", &shaders::BATTLE_GRID_SCATTER_COMP, 3)?,
         })
     }
 
@@ -151,7 +156,11 @@ impl GridPass {
             scans: [scans[0], scans[1], scans[2]],
             scatter: frame.bind_set(
                 &self.scatter,
-                &[Descriptor::Storage(battle), Descriptor::Storage(grid)],
+                &[
+                    Descriptor::Storage(battle),
+                    Descriptor::Storage(grid),
+                    Descriptor::Storage(buffers.marks),
+                ],
             )?,
         })
     }
@@ -210,6 +219,7 @@ impl GridPass {
         frame.uses(&[
             uses(battle, Access::ComputeRead),
             uses(grid, Access::ComputeWrite),
+            uses(buffers.marks, Access::ComputeWrite),
         ]);
         frame.dispatch_with(&self.scatter, sets.scatter, push, unit_count)
     }
