@@ -20,9 +20,12 @@ layout(set = 0, binding = 0, std430) buffer Battle {
 };
 layout(set = 0, binding = 1, std430) buffer Placements { UnitPlacement placements[]; };
 layout(set = 0, binding = 2, std430) buffer Motions { UnitMotion motions[]; };
-// Read: this step's starts and entries, and the terrain after them;
-// written: the next step's counts.
+// Read: this step's starts and entries; written: the next step's counts.
 layout(set = 0, binding = 3, std430) buffer Grid { uint grid[]; };
+// The same binding, read-only, for the terrain after the grid's entries,
+// which nothing writes: its loads may take the read-only cache path.
+layout(set = 0, binding = 3, std430) readonly buffer GridTerrain { uint grid_terrain[]; };
+#define TERRAIN_WORDS grid_terrain
 
 #include "battle_grid.glsl"
 #include "terrain.glsl"

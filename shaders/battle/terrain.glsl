@@ -1,7 +1,8 @@
-// The battle's height field, for shaders that declare the `grid` buffer
-// as `uint grid[]` and include battle_grid.glsl before this: it lies after
-// the grid's entries, a TerrainInfo (TERRAIN_INFO_WORDS words) then the
-// heights row by row, as float bits. engine/battle/src/terrain.rs documents
+// The battle's height field, for shaders that declare the grid's buffer
+// and name its words TERRAIN_WORDS (a read-only view of `uint grid[]`),
+// and include battle_grid.glsl before this: it lies after the grid's
+// entries, a TerrainInfo (TERRAIN_INFO_WORDS words) then the heights row
+// by row, as float bits. engine/battle/src/terrain.rs documents
 // it; Terrain::height is the CPU twin, operation for operation.
 #ifndef HORDE_TERRAIN_GLSL
 #define HORDE_TERRAIN_GLSL
@@ -15,17 +16,17 @@ uint terrain_start() {
 // `samples` samples along x and z.
 float terrain_sample(uint start, uvec2 samples, uint column, uint row) {
     uint index = min(row * samples.x + column, samples.x * samples.y - 1u);
-    uint at = min(start + TERRAIN_INFO_WORDS + index, uint(grid.length()) - 1u);
-    return uintBitsToFloat(grid[at]);
+    uint at = min(start + TERRAIN_INFO_WORDS + index, uint(TERRAIN_WORDS.length()) - 1u);
+    return uintBitsToFloat(TERRAIN_WORDS[at]);
 }
 
 // The cell under ground position (x, z): its four samples (h00, h10, h01,
 // h11) and the position within it; beyond the grid, its edge's cell.
 vec4 terrain_cell(vec2 position, out vec2 fraction) {
     uint at = terrain_start();
-    vec2 origin = uintBitsToFloat(uvec2(grid[at], grid[at + 1u]));
-    float inverse_spacing = uintBitsToFloat(grid[at + 3u]);
-    uvec2 samples = uvec2(grid[at + 4u], grid[at + 5u]);
+    vec2 origin = uintBitsToFloat(uvec2(TERRAIN_WORDS[at], TERRAIN_WORDS[at + 1u]));
+    float inverse_spacing = uintBitsToFloat(TERRAIN_WORDS[at + 3u]);
+    uvec2 samples = uvec2(TERRAIN_WORDS[at + 4u], TERRAIN_WORDS[at + 5u]);
     uvec2 last = max(samples, uvec2(2u)) - 1u;
     precise vec2 g = (position - origin) * inverse_spacing;
     // max first: a NaN coordinate stands at the grid's edge.
@@ -60,7 +61,7 @@ vec2 terrain_slope(vec2 position) {
     precise float near = h.x + rise_near * f.x;
     precise float far = h.z + (h.w - h.z) * f.x;
     precise float along_z = far - near;
-    float inverse_spacing = uintBitsToFloat(grid[terrain_start() + 3u]);
+    float inverse_spacing = uintBitsToFloat(TERRAIN_WORDS[terrain_start() + 3u]);
     precise vec2 slope = vec2(along_x, along_z) * inverse_spacing;
     return slope;
 }

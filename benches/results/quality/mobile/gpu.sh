@@ -1,18 +1,19 @@
 #!/bin/bash
 # Issue 21 on the GPU machine: image quality on the mobile tier (no far
 # field: distant units are impostors; HORDE_TIER's limits), with
-# .bench/round6k (739ce75). --quality against the 2x2 supersampled LOD 0
+# .bench/round6l (508ad4f: the first commit whose battle runs on the mobile
+# tier). --quality against the 2x2 supersampled LOD 0
 # reference of the same GPU state, 1920x1080, 600 steps, default budget.
 set -euo pipefail
 for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 export HORDE_ROOT=$PWD HORDE_CACHE_DIR=/tmp/cache
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-xz -dc .bench/round6k/battle.xz > /tmp/battle; chmod +x /tmp/battle
+xz -dc .bench/round6l/battle.xz > /tmp/battle; chmod +x /tmp/battle
 mkdir -p /tmp/out
 run() { # units camera
   local name="mobile_$1_$2"
-  timeout 240 /tmp/battle --headless --quality --tier mobile --units $1 --camera $2 \
+  timeout 150 /tmp/battle --headless --quality --tier mobile --units $1 --camera $2 \
     --width 1920 --height 1080 --frames 600 --report /tmp/out/$name.report.json \
     --screenshot /tmp/out/$name.png > /tmp/out/$name.log 2>&1 \
     || echo "$name failed: $(tail -3 /tmp/out/$name.log)"

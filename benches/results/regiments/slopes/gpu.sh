@@ -28,6 +28,9 @@
 #     with it (break_30/summary.json).
 #   `gpu.sh default` (the tenth call): run.sh with .bench/round6j (the
 #     closing defaults: morale 0.7 per casualty): ../summary.json.
+#   `gpu.sh buffers` (the eleventh call): round6j against .bench/round6l
+#     (508ad4f: the terrain in the grid's buffer, the marks written by the
+#     scatter, so the battle runs on the mobile tier).
 # Step parts: one step a frame, 1920x1080, no budget, 900 frames (the first
 # 30 s of battle: the armies meet at about 10 s) at 100k and 1M.
 set -euo pipefail
@@ -35,7 +38,7 @@ for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 declare -A XZ=([before]=round5 [slopes]=round6a [batch4]=round6b [after]=round6c
-  [after1]=round6d [after2]=round6e [final]=round6f [last]=round6g [closing]=round6i [default]=round6j)
+  [after1]=round6d [after2]=round6e [final]=round6f [last]=round6g [closing]=round6i [default]=round6j [buffers]=round6l)
 MODE=${1:-final}
 case $MODE in
 variants) SIDES="before slopes batch4 after after1 after2" ;;
@@ -44,7 +47,8 @@ battles) SIDES="" ;;
 last) SIDES="before last" ;;
 closing) SIDES="before closing" ;;
 default) SIDES="" ;;
-*) echo "usage: gpu.sh variants|final|battles|last|closing"; exit 2 ;;
+buffers) SIDES="default buffers" ;;
+*) echo "usage: gpu.sh variants|final|battles|last|closing|default|buffers"; exit 2 ;;
 esac
 if [ -n "$SIDES" ]; then
 mkdir -p /tmp/out
@@ -65,7 +69,7 @@ for run in "100000 900" "1000000 900"; do
 done
 tar czf $OUT/step_parts_$MODE.tgz -C /tmp/out $(cd /tmp/out && ls)
 fi
-if [ $MODE != variants ] && [ $MODE != final ]; then
+if [[ $MODE =~ ^(battles|last|closing|default)$ ]]; then
   battle=final; [ $MODE != battles ] && battle=$MODE
   mkdir -p /tmp/summary
   OUT=/tmp/summary BATTLE_XZ=.bench/${XZ[$battle]}/battle.xz bash benches/results/regiments/run.sh \

@@ -19,7 +19,8 @@
 //!   [`TerrainInfo`](crate::gpu_types::TerrainInfo), then the heights). One
 //!   buffer, so that no dispatch binds more than four storage buffers, the
 //!   mobile tier's limit (the unit step: battle, placements, motions,
-//!   grid).
+//!   grid; it reads the terrain through a read-only view of the grid's
+//!   binding, which nothing writes in the dispatch).
 //! - `UnitPlacement` and `UnitMotion` (per unit, the core's): the battle
 //!   moves units and writes the animation inputs the animate pass reads
 //!   (ground speed, and the dead, victory, attack and hit commands).
