@@ -49,6 +49,10 @@ pub struct SimulationUnits {
     /// may mark the unit with, which `DEBUG_VIEW_MARKS` draws (the battle:
     /// its regiment's state).
     pub marks: vk::Buffer,
+    /// Whether this frame draws the marks: a simulation may leave them
+    /// unwritten otherwise, and must write every unit's while they are
+    /// (they follow its steps: a paused simulation's marks stand still).
+    pub marks_shown: bool,
 }
 
 /// A GPU simulation the frame records in its simulation slot.

@@ -124,6 +124,9 @@ layout(push_constant) uniform Push {
     uint regiment_count;
     // Grid cells: a power of two, at least GRID_CHUNK.
     uint cell_count;
+    // 1 while the frame draws the marks (the debug view): only then does
+    // the scatter write them.
+    uint marks_shown;
 } push;
 
 // A 32-bit integer hash (lowbias32): the battle's only source of chance, so

@@ -4,9 +4,10 @@
 // the next step counts, and writes there what its neighbours read of it:
 // its index, its side (its army, and whether its regiment, as this step's
 // regiment dispatch left it, stands) and where it stands. The order within a cell
-// follows the atomics: what reads the grid does not depend on it. A binned
-// unit also writes its mark for the debug view, a fallen one once (here
-// rather than in the unit step, which binds four storage buffers already).
+// follows the atomics: what reads the grid does not depend on it. While the
+// frame shows the marks (the debug view), every unit of a regiment also
+// writes its mark (here rather than in the unit step, which binds four
+// storage buffers already).
 #include "battle.glsl"
 
 layout(local_size_x_id = 0) in;
@@ -33,16 +34,17 @@ void main() {
     if (fighter.regiment >= push.regiment_count) {
         return;
     }
+    bool marked = push.marks_shown != 0u;
     if (fighter.health <= 0) {
-        // Fallen last step (its first step dead counted one step_seconds):
-        // its mark changes now, and never again.
-        if (fighter.dead_seconds <= header.rules.step_seconds) {
+        if (marked) {
             marks[unit] = MARK_FALLEN;
         }
         return;
     }
     RegimentState regiment = regiments[regiments_written() + fighter.regiment];
-    marks[unit] = state_mark(regiment.state);
+    if (marked) {
+        marks[unit] = state_mark(regiment.state);
+    }
     uint cell = grid_bucket(grid_cell(fighter.grid_position, header.rules.engage_radius));
     uint left = atomicAdd(grid[cell], 0xffffffffu) - 1u;
     uint entry = grid_entries() + (grid_cell_start(cell) + left) * GRID_ENTRY_WORDS;

@@ -186,6 +186,8 @@ fn battle_pass_equals_cpu_reference_step_by_step() {
     let terrain = plan.setup.terrain.clone();
     let battle = battle_scene_of(&options(units, rules), plan).expect("battle scene");
     let (mut renderer, target) = horde_tests::offscreen_renderer(&mut ctx, &battle.scene, 32, 32);
+    // The marks view on: the battle writes the marks only while they show.
+    renderer.settings.color_by_mark = true;
     let camera = Camera::look_at(glam::Vec3::new(0.0, 50.0, 1.0), glam::Vec3::ZERO);
     // Frame 0 only uploads the spawns.
     renderer
@@ -359,6 +361,10 @@ fn grid_on_the_gpu_equals_the_cpu_twin_on_a_large_battle() {
     // the twin moves them.
     assert_eq!(entry_batch(units), 1);
     assert!(after.motions == expected.motions, "unit motions");
+    assert!(
+        after.marks.iter().all(|&mark| mark == 0),
+        "marks written while the frame does not show them"
+    );
     assert!(
         after
             .placements

@@ -95,7 +95,7 @@ use crate::passes::upload::UploadPass;
 use crate::pipeline::PassTarget;
 use crate::profiler::Profiler;
 use crate::scene::Scene;
-use crate::simulation::Simulation;
+use crate::simulation::{Simulation, SimulationUnits};
 use crate::target::{
     create_overlay_render_pass, create_render_pass, FramebufferHandles, Msaa, TargetPasses,
     CLEAR_COLOR,
@@ -570,7 +570,13 @@ impl Renderer {
             if replay.is_none() {
                 self.upload.record(frame, world)?;
                 match self.simulation.as_deref_mut() {
-                    Some(simulation) => simulation.record(frame, &world.simulation_units())?,
+                    Some(simulation) => {
+                        let units = SimulationUnits {
+                            marks_shown: debug_view == DEBUG_VIEW_MARKS,
+                            ..world.simulation_units()
+                        };
+                        simulation.record(frame, &units)?
+                    }
                     None => self.simulate.record(frame, world, dt)?,
                 }
                 if settings.strategy != Strategy::Naive {

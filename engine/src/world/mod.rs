@@ -220,6 +220,7 @@ impl World {
             placements: b.unit_placements.buffer.raw,
             motions: b.unit_motions.buffer.raw,
             marks: b.unit_marks.buffer.raw,
+            marks_shown: false,
         }
     }
 

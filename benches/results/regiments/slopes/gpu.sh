@@ -31,6 +31,9 @@
 #   `gpu.sh buffers` (the eleventh call): round6j against .bench/round6l
 #     (508ad4f: the terrain in the grid's buffer, the marks written by the
 #     scatter, so the battle runs on the mobile tier).
+#   `gpu.sh view` (the twelfth call): round6j against .bench/round6m
+#     (c1cca97: the terrain read through a read-only view of the grid's
+#     binding; a fallen unit writes its mark once).
 # Step parts: one step a frame, 1920x1080, no budget, 900 frames (the first
 # 30 s of battle: the armies meet at about 10 s) at 100k and 1M.
 set -euo pipefail
@@ -38,7 +41,7 @@ for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 declare -A XZ=([before]=round5 [slopes]=round6a [batch4]=round6b [after]=round6c
-  [after1]=round6d [after2]=round6e [final]=round6f [last]=round6g [closing]=round6i [default]=round6j [buffers]=round6l)
+  [after1]=round6d [after2]=round6e [final]=round6f [last]=round6g [closing]=round6i [default]=round6j [buffers]=round6l [view]=round6m)
 MODE=${1:-final}
 case $MODE in
 variants) SIDES="before slopes batch4 after after1 after2" ;;
@@ -48,7 +51,8 @@ last) SIDES="before last" ;;
 closing) SIDES="before closing" ;;
 default) SIDES="" ;;
 buffers) SIDES="default buffers" ;;
-*) echo "usage: gpu.sh variants|final|battles|last|closing|default|buffers"; exit 2 ;;
+view) SIDES="default view" ;;
+*) echo "usage: gpu.sh variants|final|battles|last|closing|default|buffers|view"; exit 2 ;;
 esac
 if [ -n "$SIDES" ]; then
 mkdir -p /tmp/out

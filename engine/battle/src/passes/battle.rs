@@ -24,12 +24,14 @@
 //! - `UnitPlacement` and `UnitMotion` (per unit, the core's): the battle
 //!   moves units and writes the animation inputs the animate pass reads
 //!   (ground speed, and the dead, victory, attack and hit commands).
-//! - Marks (per unit, the core's `SimulationUnits::marks`): the grid's
-//!   scatter writes each unit's regiment's state colour, as this step's
-//!   regiment dispatch left it ([`MARK_HOLDING`](crate::config::MARK_HOLDING)
+//! - Marks (per unit, the core's `SimulationUnits::marks`): while the frame
+//!   draws them (`SimulationUnits::marks_shown`), the grid's scatter writes
+//!   each unit's regiment's state colour, as this step's regiment dispatch
+//!   left it ([`MARK_HOLDING`](crate::config::MARK_HOLDING)
 //!   and the rest; [`MARK_FALLEN`](crate::config::MARK_FALLEN) once it
 //!   falls), which the core's `DEBUG_VIEW_MARKS` draws.
-//! - Push constants: the step number, the unit, regiment and cell counts.
+//! - Push constants: the step number, the unit, regiment and cell counts,
+//!   whether the marks are shown.
 //!
 //! # A step (five or six dispatches, four barriers)
 //! The counts are held twice, by step parity, and each step's regiment
@@ -131,8 +133,10 @@ struct Push {
     unit_count: u32,
     regiment_count: u32,
     cell_count: u32,
+    /// 1 while the frame draws the marks.
+    marks_shown: u32,
 }
-const _: () = assert!(size_of::<Push>() == 16);
+const _: () = assert!(size_of::<Push>() == 20);
 
 /// The battle as the CPU last heard of it.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -249,6 +253,7 @@ impl BattlePass {
             unit_count: state.unit_count,
             regiment_count: state.regiment_count,
             cell_count: layout.cells,
+            marks_shown: u32::from(units.marks_shown),
         };
         let counts_bytes = size_of::<BattleCounts>() as u64;
         frame.pass("battle", |frame| {

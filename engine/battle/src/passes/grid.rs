@@ -45,8 +45,9 @@
 //! 5. `battle_grid_scatter.comp`, one thread per unit: the unit takes entry
 //!    `start(cell) + count − 1` by counting its cell down with an atomic, so
 //!    the counts are zero again for the next step, and writes its entry
-//!    (reading its regiment's army and state), and its mark for the debug
-//!    view; a fallen unit writes its mark once, the step after it fell.
+//!    (reading its regiment's army and state); while the frame shows the
+//!    marks, every unit of a regiment, binned or fallen, writes its mark
+//!    for the debug view.
 //!
 //! A cell's start is the sum of its three levels' starts, read where it is
 //! used (`battle_grid.glsl`, [`GridLayout::cell_start`]).
