@@ -34,6 +34,10 @@
 #   `gpu.sh view` (the twelfth call): round6j against .bench/round6m
 #     (c1cca97: the terrain read through a read-only view of the grid's
 #     binding; a fallen unit writes its mark once).
+#   `gpu.sh shown` (the thirteenth call): round6j against .bench/round6n
+#     (the scatter writes the marks only while the frame shows them).
+#   `gpu.sh release` (the fourteenth call): run.sh with round6n, the
+#     session's last code: ../summary.json.
 # Step parts: one step a frame, 1920x1080, no budget, 900 frames (the first
 # 30 s of battle: the armies meet at about 10 s) at 100k and 1M.
 set -euo pipefail
@@ -41,7 +45,7 @@ for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 declare -A XZ=([before]=round5 [slopes]=round6a [batch4]=round6b [after]=round6c
-  [after1]=round6d [after2]=round6e [final]=round6f [last]=round6g [closing]=round6i [default]=round6j [buffers]=round6l [view]=round6m)
+  [after1]=round6d [after2]=round6e [final]=round6f [last]=round6g [closing]=round6i [default]=round6j [buffers]=round6l [view]=round6m [shown]=round6n [release]=round6n)
 MODE=${1:-final}
 case $MODE in
 variants) SIDES="before slopes batch4 after after1 after2" ;;
@@ -52,7 +56,9 @@ closing) SIDES="before closing" ;;
 default) SIDES="" ;;
 buffers) SIDES="default buffers" ;;
 view) SIDES="default view" ;;
-*) echo "usage: gpu.sh variants|final|battles|last|closing|default|buffers|view"; exit 2 ;;
+shown) SIDES="default shown" ;;
+release) SIDES="" ;;
+*) echo "usage: gpu.sh variants|final|battles|last|closing|default|buffers|view|shown|release"; exit 2 ;;
 esac
 if [ -n "$SIDES" ]; then
 mkdir -p /tmp/out
@@ -73,7 +79,7 @@ for run in "100000 900" "1000000 900"; do
 done
 tar czf $OUT/step_parts_$MODE.tgz -C /tmp/out $(cd /tmp/out && ls)
 fi
-if [[ $MODE =~ ^(battles|last|closing|default)$ ]]; then
+if [[ $MODE =~ ^(battles|last|closing|default|release)$ ]]; then
   battle=final; [ $MODE != battles ] && battle=$MODE
   mkdir -p /tmp/summary
   OUT=/tmp/summary BATTLE_XZ=.bench/${XZ[$battle]}/battle.xz bash benches/results/regiments/run.sh \
