@@ -100,14 +100,6 @@ struct BattleTotals {
     uint rallies;
 };
 
-struct TerrainInfo {
-    vec2 origin;
-    float spacing;
-    float inverse_spacing;
-    uvec2 samples;
-    uvec2 pad;
-};
-
 struct BattleHeader {
     BattleRules rules;
     // By step parity: step s adds to counts[s & 1] (counts_written()).

@@ -25,8 +25,9 @@ float terrain_sample(uint start, uvec2 samples, uint column, uint row) {
 vec4 terrain_cell(vec2 position, out vec2 fraction) {
     uint at = terrain_start();
     vec2 origin = uintBitsToFloat(uvec2(TERRAIN_WORDS[at], TERRAIN_WORDS[at + 1u]));
-    float inverse_spacing = uintBitsToFloat(TERRAIN_WORDS[at + 3u]);
-    uvec2 samples = uvec2(TERRAIN_WORDS[at + 4u], TERRAIN_WORDS[at + 5u]);
+    float inverse_spacing = uintBitsToFloat(TERRAIN_WORDS[at + TERRAIN_INVERSE_SPACING_WORD]);
+    uvec2 samples = uvec2(TERRAIN_WORDS[at + TERRAIN_SAMPLES_WORD],
+                          TERRAIN_WORDS[at + TERRAIN_SAMPLES_WORD + 1u]);
     uvec2 last = max(samples, uvec2(2u)) - 1u;
     precise vec2 g = (position - origin) * inverse_spacing;
     // max first: a NaN coordinate stands at the grid's edge.
@@ -61,7 +62,8 @@ vec2 terrain_slope(vec2 position) {
     precise float near = h.x + rise_near * f.x;
     precise float far = h.z + (h.w - h.z) * f.x;
     precise float along_z = far - near;
-    float inverse_spacing = uintBitsToFloat(TERRAIN_WORDS[terrain_start() + 3u]);
+    float inverse_spacing =
+        uintBitsToFloat(TERRAIN_WORDS[terrain_start() + TERRAIN_INVERSE_SPACING_WORD]);
     precise vec2 slope = vec2(along_x, along_z) * inverse_spacing;
     return slope;
 }

@@ -119,6 +119,10 @@ pub const READ_AHEAD_UNITS: u32 = 262_144;
 /// Words of the terrain's [`TerrainInfo`](crate::gpu_types::TerrainInfo),
 /// which the grid buffer holds after its entries, before the heights.
 pub const TERRAIN_INFO_WORDS: u32 = 8;
+/// Words of its inverse spacing and of its sample counts (x, then z) within
+/// it; its origin (x, z) is words 0 and 1.
+pub const TERRAIN_INVERSE_SPACING_WORD: u32 = 3;
+pub const TERRAIN_SAMPLES_WORD: u32 = 4;
 
 /// Every constant above that the battle's shaders use, by its GLSL name
 /// (unsigned integers).
@@ -157,4 +161,6 @@ pub const SHADER_CONSTANTS: &[(&str, u32)] = &[
     ("CENTROID_SCALE", CENTROID_SCALE),
     ("REGIMENT_LANES", REGIMENT_LANES),
     ("TERRAIN_INFO_WORDS", TERRAIN_INFO_WORDS),
+    ("TERRAIN_INVERSE_SPACING_WORD", TERRAIN_INVERSE_SPACING_WORD),
+    ("TERRAIN_SAMPLES_WORD", TERRAIN_SAMPLES_WORD),
 ];

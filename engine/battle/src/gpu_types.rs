@@ -32,8 +32,10 @@ pub struct UnitCombat {
 }
 const _: () = assert!(size_of::<UnitCombat>() == 32);
 
-/// The header of the terrain buffer (32 bytes), before the heights
-/// (`terrain.rs`).
+/// The header of the terrain (32 bytes), before the heights
+/// (`terrain.rs`). The grid's buffer holds it after the entries, and
+/// `terrain.glsl` reads it as words: the word offsets below are its
+/// source of truth, checked against the fields here.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable, PartialEq)]
 pub struct TerrainInfo {
@@ -48,6 +50,14 @@ pub struct TerrainInfo {
 }
 const _: () = assert!(size_of::<TerrainInfo>() == 32);
 const _: () = assert!(crate::config::TERRAIN_INFO_WORDS as usize * 4 == size_of::<TerrainInfo>());
+const _: () = assert!(std::mem::offset_of!(TerrainInfo, origin) == 0);
+const _: () = assert!(
+    std::mem::offset_of!(TerrainInfo, inverse_spacing)
+        == crate::config::TERRAIN_INVERSE_SPACING_WORD as usize * 4
+);
+const _: () = assert!(
+    std::mem::offset_of!(TerrainInfo, samples) == crate::config::TERRAIN_SAMPLES_WORD as usize * 4
+);
 
 /// A regiment: its place in the plan, its formation, its orders and
 /// morale (80 bytes; the table is held twice: a step reads last step's copy
@@ -333,13 +343,6 @@ pub fn layouts() -> Layouts {
             rules,
             counts,
             totals
-        }),
-        layout!(TerrainInfo {
-            origin,
-            spacing,
-            inverse_spacing,
-            samples,
-            pad
         }),
     ]
 }
