@@ -97,8 +97,7 @@ use crate::profiler::Profiler;
 use crate::scene::Scene;
 use crate::simulation::{Simulation, SimulationUnits};
 use crate::target::{
-    create_overlay_render_pass, create_render_pass, FramebufferHandles, Msaa, TargetPasses,
-    CLEAR_COLOR,
+    create_overlay_render_pass, create_render_pass, FramebufferHandles, Msaa, CLEAR_COLOR,
 };
 use crate::world::World;
 use crate::Error;
@@ -110,6 +109,7 @@ mod budget;
 mod replay;
 mod settings;
 mod submit;
+mod targets;
 use replay::{reference_settings, RouteSnapshot};
 pub use replay::{Replay, ReplayPath, ReplayView};
 pub use settings::{
@@ -118,6 +118,7 @@ pub use settings::{
     DEFAULT_FAR_FIELD_PX, DEFAULT_IMPOSTOR_THRESHOLD_PX,
 };
 pub use submit::WindowFrame;
+use targets::SingleSampled;
 
 /// What a recorded frame does: a step of the world, or a replay of the last
 /// one's state.
@@ -410,46 +411,6 @@ impl Renderer {
         Ok(self.globals[slot].raw)
     }
 
-    /// The render passes its targets must be made for: the swapchain's
-    /// of a window renderer, the offscreen targets' otherwise.
-    pub fn target_passes(&self) -> TargetPasses {
-        TargetPasses {
-            main: *self.render_pass,
-            overlay: *self.overlay_render_pass,
-            color_format: self.color_format,
-            msaa: self.msaa,
-        }
-    }
-
-    /// The render passes of an [`Offscreen`](crate::target::Offscreen) target of this renderer, whose
-    /// image is read back: [`Renderer::target_passes`] ending in
-    /// `TRANSFER_SRC_OPTIMAL`.
-    pub fn readback_passes(&self) -> TargetPasses {
-        match &self.readback_render_passes {
-            Some((main, overlay)) => TargetPasses {
-                main: **main,
-                overlay: **overlay,
-                ..self.target_passes()
-            },
-            None => self.target_passes(),
-        }
-    }
-
-    /// The render passes of the 2×2 supersampled reference's target: the
-    /// readback passes, single-sampled whatever the frame's MSAA, so the
-    /// reference is one picture whatever the frame's settings.
-    pub fn reference_passes(&self) -> TargetPasses {
-        match &self.single_sampled {
-            Some(single) => TargetPasses {
-                main: *single.main,
-                overlay: *single.overlay,
-                color_format: self.color_format,
-                msaa: Msaa::Off,
-            },
-            None => self.readback_passes(),
-        }
-    }
-
     /// The frame: every pass, in order, into `framebuffers`.
     #[allow(clippy::too_many_arguments)]
     fn record(
@@ -667,37 +628,6 @@ impl Renderer {
             Some(pending) => pending.replace_with(draw),
             None => self.hud_draw = Some(draw),
         }
-    }
-}
-
-/// The reference of a multisampled renderer: the reference is a
-/// 2×2 supersampled picture, single-sampled, whatever the frame's MSAA
-/// (else turning MSAA on would smooth the reference too, and a frame would
-/// be judged against a different picture). Its passes end ready for a
-/// readback; its draw pass holds single-sampled pipelines. A reference
-/// draws no extras (no bounds view, far field or impostors), so the draw
-/// pass is all it needs.
-struct SingleSampled {
-    main: RenderPass,
-    overlay: RenderPass,
-    draw: DrawPass,
-}
-
-impl SingleSampled {
-    fn new(ctx: &Context, color_format: vk::Format, world: &World) -> Result<SingleSampled, Error> {
-        let readback = vk::ImageLayout::TRANSFER_SRC_OPTIMAL;
-        let main = create_render_pass(ctx, color_format, readback, Msaa::Off)?;
-        let overlay = create_overlay_render_pass(ctx, color_format, readback)?;
-        let target = PassTarget {
-            render_pass: *main,
-            samples: Msaa::Off.samples(),
-        };
-        let draw = DrawPass::new(ctx, target, world.encoding, world.bone_shape)?;
-        Ok(SingleSampled {
-            main,
-            overlay,
-            draw,
-        })
     }
 }
 
