@@ -22,10 +22,12 @@ vec3 rotate_y(vec3 v, float angle) {
 }
 
 // Directional + ambient lighting plus emitted light, with exponential fog,
-// in linear colour.
-vec3 shade(vec3 albedo, vec3 emitted, vec3 normal, vec3 world_position, FrameGlobals g) {
+// in linear colour; `sun`: the share of the sun that reaches the point
+// (1 lit, 0 in shadow: `sun_visibility` in shadow.glsl).
+vec3 shade(vec3 albedo, vec3 emitted, vec3 normal, vec3 world_position, float sun,
+           FrameGlobals g) {
     vec3 n = normalize(normal);
-    float diffuse = max(dot(n, g.light_direction), 0.0);
+    float diffuse = max(dot(n, g.light_direction), 0.0) * sun;
     float hemisphere = 0.5 + 0.5 * n.y;
     vec3 lit = albedo * (g.light_color * diffuse + g.ambient * mix(0.6, 1.0, hemisphere))
              + emitted;

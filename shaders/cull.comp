@@ -226,7 +226,9 @@ bool route_instance(uint index, out Append primary, out bool banded, out Append 
     // frame's route.
     uint lod_count = clamp(types[type_index].lod_count, 1u, uint(MAX_LODS));
     precise vec3 offset = centre - cull.camera_position;
-    precise float distance_squared = max(
+    // An orthographic view (a shadow cascade) projects at one scale
+    // whatever the distance: every comparison then runs at distance 1.
+    precise float distance_squared = cull.orthographic != 0u ? 1.0 : max(
         (offset.x * offset.x + offset.y * offset.y) + offset.z * offset.z,
         MIN_LOD_DISTANCE * MIN_LOD_DISTANCE);
     precise float size_px = (radius * 2.0) * cull.pixels_per_unit;

@@ -34,6 +34,12 @@ layout(set = 0, binding = 11, std430) buffer Visibility { uint64_t visibility[];
 layout(set = 0, binding = 12) uniform sampler2D bone_texture;
 layout(set = 0, binding = 13) uniform sampler2D atlas;
 layout(set = 0, binding = 14, std430) readonly buffer Marks { uint marks[]; };
+layout(set = 0, binding = 15) uniform sampler2DArrayShadow shadow_map;
+#include "shadow.glsl"
+
+// 1: a shadow cascade's casters (`globals.view_proj` is the cascade's):
+// depth only, both faces, no shading; the payload is 0.
+layout(constant_id = 1) const uint DEPTH_ONLY = 0u;
 
 layout(push_constant) uniform Dispatch {
     uint width;
@@ -124,6 +130,11 @@ FarVertex skin_vertex(uint type_index, FarFieldMesh mesh, uint v, uint slot, Uni
                                       vec2(dispatch.width, dispatch.height));
     s_position[slot] = projected.position;
     s_depth[slot] = projected.depth_bits;
+    if (DEPTH_ONLY == 1u) {
+        s_front[slot] = 0u;
+        s_back[slot] = 0u;
+        return projected;
+    }
 
     MaterialInfo material = materials[min(types[type_index].first_material + skin_bytes.w,
                                           uint(MAX_MATERIALS) - 1u)];
@@ -150,9 +161,11 @@ FarVertex skin_vertex(uint type_index, FarFieldMesh mesh, uint v, uint slot, Uni
         s_back[slot] = material.double_sided != 0u ? s_front[slot] : NO_BACK_FACE;
         return projected;
     }
-    s_front[slot] = far_pack_color(shade(albedo, emitted, world_normal, world, globals));
+    float sun = sun_visibility(shadow_map, world, world_normal, globals);
+    s_front[slot] = far_pack_color(shade(albedo, emitted, world_normal, world, sun, globals));
     s_back[slot] = material.double_sided != 0u
-        ? far_pack_color(shade(albedo, emitted, -world_normal, world, globals)) : NO_BACK_FACE;
+        ? far_pack_color(shade(albedo, emitted, -world_normal, world, sun, globals))
+        : NO_BACK_FACE;
     return projected;
 }
 

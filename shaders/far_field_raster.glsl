@@ -48,7 +48,9 @@ FarVertex far_project(vec4 clip, vec2 viewport) {
     pixel = clamp(pixel, vec2(-guard), viewport + guard);
     precise vec2 scaled = pixel * float(FAR_SUBPIXEL) + 0.5;
     v.position = ivec2(floor(scaled));
-    precise float depth = clip.z / clip.w;
+    // Past the far plane (a shadow cascade's; the camera's is at infinity)
+    // depth would be negative, whose bits order above every positive one.
+    precise float depth = max(clip.z / clip.w, 0.0);
     v.depth_bits = max(floatBitsToUint(depth), 1u);
     return v;
 }

@@ -10,6 +10,8 @@
 layout(set = 0, binding = 0) uniform Globals { FrameGlobals globals; };
 layout(set = 0, binding = 5) uniform sampler2D impostor_albedo;
 layout(set = 0, binding = 7) uniform sampler2D impostor_normal;
+layout(set = 0, binding = 10) uniform sampler2DArrayShadow shadow_map;
+#include "shadow.glsl"
 
 layout(location = 0) in vec3 in_world_position;
 layout(location = 1) in vec4 in_view_uv01;
@@ -87,5 +89,6 @@ void main() {
         albedo = in_tint.rgb;
     }
     vec3 world_normal = rotate_y(normal, in_heading);
-    out_color = vec4(shade(albedo, vec3(0.0), world_normal, in_world_position, globals), 1.0);
+    float sun = sun_visibility(shadow_map, in_world_position, world_normal, globals);
+    out_color = vec4(shade(albedo, vec3(0.0), world_normal, in_world_position, sun, globals), 1.0);
 }

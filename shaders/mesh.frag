@@ -1,6 +1,7 @@
 #version 450
-// Base colour (atlas texture × factor × instance tint), directional + ambient
-// light, emission (atlas texture × factor), fog. The LOD debug view replaces
+// Base colour (atlas texture × factor × instance tint), directional light
+// through the sun's shadow map + ambient light, emission (atlas texture ×
+// factor), fog. The LOD debug view replaces
 // the base colour by the route's colour; the unit mask view draws units white
 // and props black, unlit; the marks view replaces a unit's base colour by its
 // mark's. In the pipelines that rasterize back
@@ -14,6 +15,8 @@
 layout(set = 0, binding = 0) uniform Globals { FrameGlobals globals; };
 layout(set = 0, binding = 4, std140) uniform Materials { MaterialInfo materials[MAX_MATERIALS]; };
 layout(set = 0, binding = 5) uniform sampler2D atlas;
+layout(set = 0, binding = 6) uniform sampler2DArrayShadow shadow_map;
+#include "shadow.glsl"
 
 layout(location = 0) in vec3 in_world_position;
 layout(location = 1) in vec3 in_normal;
@@ -66,5 +69,6 @@ void main() {
         albedo = in_tint.rgb;
         emitted = vec3(0.0);
     }
-    out_color = vec4(shade(albedo, emitted, normal, in_world_position, globals), 1.0);
+    float sun = sun_visibility(shadow_map, in_world_position, normal, globals);
+    out_color = vec4(shade(albedo, emitted, normal, in_world_position, sun, globals), 1.0);
 }

@@ -20,6 +20,12 @@ struct FrameGlobals {
     float pixels_per_unit;
     float impostor_threshold_px;
     float impostor_band;
+    uint shadow_cascade_count;
+    vec4 shadow_cascade_bias[MAX_SHADOW_CASCADES];
+    mat4 shadow_view_proj[MAX_SHADOW_CASCADES];
+    float shadow_inverse_size;
+    float shadow_distance;
+    vec2 shadow_pad;
 };
 
 struct UnitInfo {
@@ -132,6 +138,7 @@ struct CullGlobals {
     float far_field_px;
     float impostor_threshold_px;
     float impostor_band;
+    uint orthographic;
 };
 
 struct ImpostorBox {

@@ -191,6 +191,10 @@ pub const DEBUG_VIEW_UNIT_MASK: u32 = 2;
 /// state), lit; unmarked units grey.
 pub const DEBUG_VIEW_MARKS: u32 = 3;
 
+/// Sun shadow cascades at most (`passes/shadow.rs`): the desktop tier
+/// draws this many, the mobile tier one.
+pub const MAX_SHADOW_CASCADES: u32 = 3;
+
 /// A value handed to GLSL.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ShaderValue {
@@ -202,6 +206,7 @@ pub enum ShaderValue {
 pub const SHADER_CONSTANTS: &[(&str, ShaderValue)] = &[
     ("MAX_TYPES", ShaderValue::U32(MAX_TYPES)),
     ("MAX_LODS", ShaderValue::U32(MAX_LODS)),
+    ("MAX_SHADOW_CASCADES", ShaderValue::U32(MAX_SHADOW_CASCADES)),
     ("ROUTE_FAR_FIELD", ShaderValue::U32(ROUTE_FAR_FIELD)),
     ("MAX_ROUTES", ShaderValue::U32(MAX_ROUTES)),
     ("ROUTE_IMPOSTOR", ShaderValue::U32(ROUTE_IMPOSTOR)),

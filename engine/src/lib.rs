@@ -53,6 +53,7 @@ pub mod reference;
 pub mod reflect;
 pub mod renderer;
 pub mod scene;
+pub mod shadow;
 pub mod simulation;
 pub mod swapchain;
 pub mod target;

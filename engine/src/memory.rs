@@ -187,7 +187,28 @@ impl Image {
         )
     }
 
-    /// The one constructor behind the three above.
+    /// A device-local 2D array image of `layers` layers and an array view of
+    /// them all (an array view even of one layer).
+    pub fn array(
+        ctx: &Context,
+        name: &str,
+        extent: vk::Extent2D,
+        format: vk::Format,
+        usage: vk::ImageUsageFlags,
+        layers: u32,
+    ) -> Result<Image, Error> {
+        Image::create_layers(
+            ctx,
+            name,
+            extent,
+            format,
+            usage,
+            vk::SampleCountFlags::TYPE_1,
+            (1, Some(layers.max(1))),
+        )
+    }
+
+    /// A single-layer image with a 2D view.
     fn create(
         ctx: &Context,
         name: &str,
@@ -196,6 +217,20 @@ impl Image {
         usage: vk::ImageUsageFlags,
         samples: vk::SampleCountFlags,
         levels: u32,
+    ) -> Result<Image, Error> {
+        Image::create_layers(ctx, name, extent, format, usage, samples, (levels, None))
+    }
+
+    /// The one constructor behind those above: `(levels, layers)`, where
+    /// `Some` layers makes an array image with an array view.
+    fn create_layers(
+        ctx: &Context,
+        name: &str,
+        extent: vk::Extent2D,
+        format: vk::Format,
+        usage: vk::ImageUsageFlags,
+        samples: vk::SampleCountFlags,
+        (levels, layers): (u32, Option<u32>),
     ) -> Result<Image, Error> {
         let max = ctx.limits.max_image_dimension_2d;
         if extent.width == 0 || extent.height == 0 || extent.width > max || extent.height > max {
@@ -213,7 +248,7 @@ impl Image {
                 depth: 1,
             })
             .mip_levels(levels.max(1))
-            .array_layers(1)
+            .array_layers(layers.unwrap_or(1))
             .samples(samples)
             .tiling(vk::ImageTiling::OPTIMAL)
             .usage(usage)
@@ -250,10 +285,15 @@ impl Image {
         }?;
         let view_info = vk::ImageViewCreateInfo::default()
             .image(raw)
-            .view_type(vk::ImageViewType::TYPE_2D)
+            .view_type(if layers.is_some() {
+                vk::ImageViewType::TYPE_2D_ARRAY
+            } else {
+                vk::ImageViewType::TYPE_2D
+            })
             .format(format)
             .subresource_range(vk::ImageSubresourceRange {
                 level_count: levels.max(1),
+                layer_count: layers.unwrap_or(1),
                 ..full_range(aspect_of(format))
             });
         // SAFETY: the image is bound to memory.

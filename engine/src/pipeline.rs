@@ -306,7 +306,8 @@ pub struct GraphicsDesc<'a> {
     pub alpha_blend: bool,
 }
 
-/// Creates a graphics pipeline from a vertex and a fragment shader.
+/// Creates a graphics pipeline from a vertex and a fragment shader, drawing
+/// into one colour attachment and the depth.
 pub fn graphics_pipeline(
     ctx: &Context,
     name: &str,
@@ -316,28 +317,73 @@ pub fn graphics_pipeline(
     state: &GraphicsDesc,
     specialization: &[u32],
 ) -> Result<Pipeline, Error> {
+    create_graphics(
+        ctx,
+        name,
+        (vertex, Some(fragment)),
+        1,
+        layout_desc,
+        state,
+        specialization,
+    )
+}
+
+/// Creates a graphics pipeline that draws depth only (a shadow map): no
+/// colour attachment, and no fragment shader unless one writes the depth.
+pub fn depth_pipeline(
+    ctx: &Context,
+    name: &str,
+    (vertex, fragment): (&Spirv, Option<&Spirv>),
+    layout_desc: &LayoutDesc,
+    state: &GraphicsDesc,
+    specialization: &[u32],
+) -> Result<Pipeline, Error> {
+    create_graphics(
+        ctx,
+        name,
+        (vertex, fragment),
+        0,
+        layout_desc,
+        state,
+        specialization,
+    )
+}
+
+fn create_graphics(
+    ctx: &Context,
+    name: &str,
+    (vertex, fragment): (&Spirv, Option<&Spirv>),
+    color_attachments: usize,
+    layout_desc: &LayoutDesc,
+    state: &GraphicsDesc,
+    specialization: &[u32],
+) -> Result<Pipeline, Error> {
     check_layout(vertex, vk::ShaderStageFlags::VERTEX, layout_desc)?;
-    check_layout(fragment, vk::ShaderStageFlags::FRAGMENT, layout_desc)?;
+    if let Some(fragment) = fragment {
+        check_layout(fragment, vk::ShaderStageFlags::FRAGMENT, layout_desc)?;
+    }
     let attributes = used_attributes(vertex, state.vertex_attributes)?;
     let stages = vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT;
     let mut pipeline = Pipeline::empty(ctx, name);
     create_layout(ctx, &mut pipeline, layout_desc, stages)?;
     let vs = shader_module(ctx, vertex)?;
-    let fs = shader_module(ctx, fragment)?;
+    let fs = fragment.map(|fragment| shader_module(ctx, fragment)).transpose()?;
     let spec = Specialization::new(specialization);
     let spec_info = spec.info();
-    let stage_infos = [
-        vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::VERTEX)
-            .module(*vs)
-            .name(c"main")
-            .specialization_info(&spec_info),
-        vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::FRAGMENT)
-            .module(*fs)
-            .name(c"main")
-            .specialization_info(&spec_info),
-    ];
+    let mut stage_infos = vec![vk::PipelineShaderStageCreateInfo::default()
+        .stage(vk::ShaderStageFlags::VERTEX)
+        .module(*vs)
+        .name(c"main")
+        .specialization_info(&spec_info)];
+    if let Some(fs) = &fs {
+        stage_infos.push(
+            vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::FRAGMENT)
+                .module(**fs)
+                .name(c"main")
+                .specialization_info(&spec_info),
+        );
+    }
     let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
         .vertex_binding_descriptions(state.vertex_bindings)
         .vertex_attribute_descriptions(&attributes);
@@ -366,7 +412,7 @@ pub fn graphics_pipeline(
         .dst_alpha_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
         .alpha_blend_op(vk::BlendOp::ADD)
         .color_write_mask(vk::ColorComponentFlags::RGBA);
-    let attachments = [attachment];
+    let attachments = vec![attachment; color_attachments];
     let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&attachments);
     let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
     let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);

@@ -325,7 +325,7 @@ impl Framebuffers {
     }
 }
 
-fn framebuffer(
+pub(crate) fn framebuffer(
     ctx: &Context,
     render_pass: vk::RenderPass,
     views: &[vk::ImageView],

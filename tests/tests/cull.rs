@@ -633,6 +633,7 @@ fn exact_globals() -> CullGlobals {
         far_field_px: 0.0,
         impostor_threshold_px: 0.0,
         impostor_band: 0.0,
+        orthographic: 0,
     }
 }
 

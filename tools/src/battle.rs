@@ -270,7 +270,8 @@ pub fn battle_scene_of(options: &BattleOptions, plan: BattlePlan) -> Result<Batt
         regiments_per_army[regiment.army.min(1) as usize] += 1;
     }
     let bounds = layout.bounds();
-    let stage = Stage::for_armies(&bounds);
+    let mut stage = Stage::for_armies(&bounds);
+    stage.environment.ground_top = terrain.heights.iter().copied().fold(0.0, f32::max);
     let corridors = ViewCorridors::new(&bounds);
     let front_half_width = layout.front_half_width();
     let half = bounds.half_extent;

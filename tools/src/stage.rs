@@ -21,6 +21,10 @@
 //! cut off by the cull's far plane. Sun and ambient light keep their
 //! defaults: they do not depend on the scene's size.
 //!
+//! **Shadows** reach as far as the fog leaves the armies visible: the sun's
+//! cascades cover [`Stage::far_corner_distance`] past the nearest ground a
+//! camera sees (at least [`MIN_SHADOW_DISTANCE`]).
+//!
 //! **Props keep out of the views.** A prop may stand where its bounding sphere
 //! misses the *view hull* of every preset camera: the convex hull of the
 //! camera's position and the armies' box (every sight line from the camera to
@@ -46,6 +50,8 @@ pub const PLANNED_ASPECTS: [f32; 3] = [1.0, DEFAULT_ASPECT, 2.4];
 /// The nearest the visibility distance comes, in metres (a tiny battle
 /// still gets a horizon).
 const MIN_VISIBILITY: f32 = 600.0;
+/// The least distance shadows cover past the nearest ground, metres.
+const MIN_SHADOW_DISTANCE: f32 = 100.0;
 
 /// What a renderer needs to show a battle at its size.
 #[derive(Clone, Copy, Debug)]
@@ -56,16 +62,23 @@ pub struct Stage {
     pub max_draw_distance: f32,
     /// The side of the square field under everything, in metres.
     pub field_size: f32,
+    /// The sun casts shadows (`RenderSettings::shadows`).
+    pub shadows: bool,
+    /// Metres of view distance they cover past the nearest ground
+    /// (`RenderSettings::shadow_distance`).
+    pub shadow_distance: f32,
 }
 
 impl Default for Stage {
     /// The renderer's defaults: for scenes that are not sized (the viewer's).
     fn default() -> Stage {
-        let max_draw_distance = RenderSettings::default().max_draw_distance;
+        let settings = RenderSettings::default();
         Stage {
             environment: Environment::default(),
-            max_draw_distance,
-            field_size: max_draw_distance,
+            max_draw_distance: settings.max_draw_distance,
+            field_size: settings.max_draw_distance,
+            shadows: settings.shadows,
+            shadow_distance: settings.shadow_distance,
         }
     }
 }
@@ -87,6 +100,8 @@ impl Stage {
             },
             max_draw_distance: visibility,
             field_size: 2.0 * reach,
+            shadows: true,
+            shadow_distance: far.max(MIN_SHADOW_DISTANCE),
         }
     }
 
@@ -108,6 +123,8 @@ impl Stage {
     pub fn apply(&self, renderer: &mut Renderer) {
         renderer.environment = self.environment;
         renderer.settings.max_draw_distance = self.max_draw_distance;
+        renderer.settings.shadows = self.shadows;
+        renderer.settings.shadow_distance = self.shadow_distance;
     }
 }
 

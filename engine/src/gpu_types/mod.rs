@@ -30,6 +30,7 @@ use crate::config::{
     ANIM_COMMAND_ATTACK_SHIFT, ANIM_COMMAND_DEAD, ANIM_COMMAND_HIT_SHIFT,
     ANIM_COMMAND_VARIANT_SHIFT, ANIM_COMMAND_VICTORY, ANIM_SERIAL_MASK, MAX_ROUTES,
 };
+const MAX_SHADOW_CASCADES: usize = crate::config::MAX_SHADOW_CASCADES as usize;
 pub use crate::config::{
     ENTRY_INDEX_BITS, INACTIVE_TYPE, MAX_ANIM_STATES, MAX_ANIM_TRANSITIONS, STATE_LOCOMOTION,
     STATE_NO_ANY, STATE_PLAY_ONCE,
@@ -76,8 +77,24 @@ pub struct FrameGlobals {
     pub impostor_threshold_px: f32,
     /// The cull's `impostor_band`.
     pub impostor_band: f32,
+    /// Sun shadow cascades drawn this frame (0: no shadows;
+    /// `passes/shadow.rs`).
+    pub shadow_cascade_count: u32,
+    /// Per cascade: how far a receiver is moved along its normal before the
+    /// lookup (metres, about a texel), and the depth added to it (reverse-Z
+    /// units); z and w unused.
+    pub shadow_cascade_bias: [[f32; 4]; MAX_SHADOW_CASCADES],
+    /// Per cascade: world to the shadow map's clip space (orthographic,
+    /// reverse-Z: nearer the sun is larger).
+    pub shadow_view_proj: [[[f32; 4]; 4]; MAX_SHADOW_CASCADES],
+    /// 1 / the shadow map's size in texels.
+    pub shadow_inverse_size: f32,
+    /// Where shadows end, in metres from the camera (they fade out over its
+    /// last tenth).
+    pub shadow_distance: f32,
+    pub shadow_pad: [f32; 2],
 }
-const _: () = assert!(size_of::<FrameGlobals>() == 156);
+const _: () = assert!(size_of::<FrameGlobals>() == 416);
 
 /// What the CPU writes once when a unit spawns or a prop is placed (16 bytes).
 #[repr(C)]
@@ -412,8 +429,11 @@ pub struct CullGlobals {
     /// `impostor_threshold_px * (1 + impostor_band)` a mesh-drawn unit is
     /// also drawn as an impostor, the two dithered.
     pub impostor_band: f32,
+    /// 1 for an orthographic view (a shadow cascade): the projected size is
+    /// `2r * pixels_per_unit` whatever the distance.
+    pub orthographic: u32,
 }
-const _: () = assert!(size_of::<CullGlobals>() == 136);
+const _: () = assert!(size_of::<CullGlobals>() == 140);
 
 // The vertex is read as two attributes: position, normal and UV as four
 // words, then bones, weight and material as four bytes.
@@ -505,7 +525,12 @@ pub fn layouts() -> Layouts {
             inverse_viewport_size,
             pixels_per_unit,
             impostor_threshold_px,
-            impostor_band
+            impostor_band,
+            shadow_cascade_count,
+            shadow_cascade_bias,
+            shadow_view_proj,
+            shadow_inverse_size,
+            shadow_distance
         }),
         layout!(UnitInfo {
             type_index,
@@ -601,7 +626,8 @@ pub fn layouts() -> Layouts {
             max_draw_distance,
             far_field_px,
             impostor_threshold_px,
-            impostor_band
+            impostor_band,
+            orthographic
         }),
         layout!(ImpostorBox {
             center,

@@ -87,10 +87,16 @@ use crate::world::buffers::DRAW_COMMANDS_BYTES;
 use crate::world::World;
 use crate::{shaders, Error};
 
-/// The cull pipeline and one `CullGlobals` uniform buffer per frame slot.
+/// The cull pipeline and one `CullGlobals` uniform buffer per frame slot
+/// and view.
 pub struct CullPass {
+    /// The pass's name in the frame list and the profiler.
+    name: &'static str,
     pipeline: ComputePipeline,
+    /// `[slot * views + view]`.
     globals: Vec<Buffer>,
+    /// Views culled per frame: the camera's one, or one per shadow cascade.
+    views: usize,
 }
 
 /// The buffers every dispatch of a frame shares.
@@ -171,8 +177,18 @@ fn check_subgroup_support(ctx: &Context) -> Result<(), Error> {
 }
 
 impl CullPass {
-    /// Creates the pipeline (workgroup size by tier) and the uniform buffers.
+    /// The camera's cull: one view a frame.
     pub fn new(ctx: &Context) -> Result<CullPass, Error> {
+        CullPass::with_views(ctx, "cull", 1)
+    }
+
+    /// Creates the pipeline (workgroup size by tier) and the uniform buffers
+    /// of a pass `name` that culls `views` views a frame.
+    pub fn with_views(
+        ctx: &Context,
+        name: &'static str,
+        views: usize,
+    ) -> Result<CullPass, Error> {
         check_subgroup_support(ctx)?;
         let storage = vk::DescriptorType::STORAGE_BUFFER;
         let uniform = vk::DescriptorType::UNIFORM_BUFFER;
@@ -184,25 +200,42 @@ impl CullPass {
             &[ctx.unit_workgroup_size(), MIN_LOD_DISTANCE.to_bits()],
         )?;
         let mut pass = CullPass {
+            name,
             pipeline,
             globals: Vec::new(),
+            views,
         };
         for slot in 0..FRAMES_IN_FLIGHT {
-            pass.globals.push(Buffer::new(
-                ctx,
-                &format!("cull globals {slot}"),
-                size_of::<CullGlobals>() as u64,
-                vk::BufferUsageFlags::UNIFORM_BUFFER,
-                MemoryLocation::CpuToGpu,
-            )?);
+            for view in 0..views {
+                pass.globals.push(Buffer::new(
+                    ctx,
+                    &format!("{name} globals {slot}.{view}"),
+                    size_of::<CullGlobals>() as u64,
+                    vk::BufferUsageFlags::UNIFORM_BUFFER,
+                    MemoryLocation::CpuToGpu,
+                )?);
+            }
         }
         Ok(pass)
     }
 
-    /// Records the command reset and one dispatch per batch, in order.
+    /// Records the command reset and one dispatch per batch, in order, of
+    /// the camera's view.
     pub fn record(
         &mut self,
         frame: &mut Frame,
+        globals: &CullGlobals,
+        targets: &CullTargets,
+        batches: &[CullBatch],
+    ) -> Result<(), Error> {
+        self.record_view(frame, 0, globals, targets, batches)
+    }
+
+    /// As [`CullPass::record`], for view `view` of the pass's views.
+    pub fn record_view(
+        &mut self,
+        frame: &mut Frame,
+        view: usize,
         globals: &CullGlobals,
         targets: &CullTargets,
         batches: &[CullBatch],
@@ -211,14 +244,21 @@ impl CullPass {
         for batch in batches {
             check_batch(batch)?;
         }
+        let index = frame.slot * self.views + view;
         let uniform = self
             .globals
-            .get_mut(frame.slot)
-            .ok_or_else(|| Error::Config(format!("frame slot {} out of range", frame.slot)))?;
+            .get_mut(index)
+            .filter(|_| view < self.views)
+            .ok_or_else(|| {
+                Error::Config(format!(
+                    "{}: frame slot {} view {view} out of range",
+                    self.name, frame.slot
+                ))
+            })?;
         uniform.write(0, std::slice::from_ref(globals))?;
         let uniform = uniform.raw;
         let pipeline = &self.pipeline;
-        frame.pass("cull", |frame| {
+        frame.pass(self.name, |frame| {
             frame.uses(&[
                 uses(targets.template_commands.raw, Access::TransferRead),
                 uses(targets.draw_lists.raw, Access::TransferWrite),
@@ -348,5 +388,6 @@ pub fn cull_globals(
         far_field_px: 0.0,
         impostor_threshold_px: 0.0,
         impostor_band: 0.0,
+        orthographic: 0,
     }
 }

@@ -76,6 +76,8 @@ pub struct DrawTarget {
     /// Linear colour where nothing is drawn: the sky, or black for the unit
     /// mask (so a mask pixel's value is the units' coverage of it).
     pub clear_color: [f32; 4],
+    /// The sun's shadow map (`passes/shadow.rs`).
+    pub shadow_map: Descriptor,
 }
 
 /// Per-frame choices of the draw pass.
@@ -96,12 +98,12 @@ pub struct DrawInputs<'a> {
     pub extras: &'a [&'a dyn ExtraDraw],
 }
 
-/// The descriptors the mesh pipelines bind (bindings 0..=5 of
+/// The descriptors the mesh pipelines bind (bindings 0..=6 of
 /// [`set_layout`]), for the world's units and for its props.
 #[derive(Clone, Copy, Debug)]
 pub struct MeshDescriptors {
-    pub units: [Descriptor; 6],
-    pub props: [Descriptor; 6],
+    pub units: [Descriptor; 7],
+    pub props: [Descriptor; 7],
 }
 
 /// Draws that enter the main render pass after the world's indirect draws:
@@ -115,12 +117,12 @@ pub trait ExtraDraw {
     fn draw(&self, frame: &mut Frame, world: &World, mesh: &MeshDescriptors) -> Result<(), Error>;
 }
 
-/// Descriptor bindings. Props use 0..=5; units add 6..=9.
+/// Descriptor bindings. Props use 0..=6; units add 7..=10.
 ///
 /// 0 `Globals` (uniform), 1 `Types` (uniform), 2 `Infos` (storage),
 /// 3 `Placements` (storage), 4 `Materials` (uniform), 5 base colour atlas,
-/// 6 `AnimStates` (storage), 7 `Clips` (uniform), 8 bone texture,
-/// 9 `Marks` (storage).
+/// 6 the sun's shadow map, 7 `AnimStates` (storage), 8 `Clips` (uniform),
+/// 9 bone texture, 10 `Marks` (storage).
 pub fn set_layout(skinned: bool) -> Vec<vk::DescriptorSetLayoutBinding<'static>> {
     let vertex = vk::ShaderStageFlags::VERTEX;
     let fragment = vk::ShaderStageFlags::FRAGMENT;
@@ -131,13 +133,14 @@ pub fn set_layout(skinned: bool) -> Vec<vk::DescriptorSetLayoutBinding<'static>>
         binding(3, vk::DescriptorType::STORAGE_BUFFER, vertex),
         binding(4, vk::DescriptorType::UNIFORM_BUFFER, fragment),
         binding(5, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, fragment),
+        binding(6, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, fragment),
     ];
     if skinned {
         bindings.extend([
-            binding(6, vk::DescriptorType::STORAGE_BUFFER, vertex),
-            binding(7, vk::DescriptorType::UNIFORM_BUFFER, vertex),
-            binding(8, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, vertex),
-            binding(9, vk::DescriptorType::STORAGE_BUFFER, vertex),
+            binding(7, vk::DescriptorType::STORAGE_BUFFER, vertex),
+            binding(8, vk::DescriptorType::UNIFORM_BUFFER, vertex),
+            binding(9, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, vertex),
+            binding(10, vk::DescriptorType::STORAGE_BUFFER, vertex),
         ]);
     }
     bindings
@@ -332,6 +335,7 @@ impl DrawPass {
             mesh.units[3],
             mesh.units[4],
             mesh.units[5],
+            mesh.units[6],
             Descriptor::Storage(b.anim_states.buffer.raw),
             Descriptor::Uniform(b.clip_table.raw),
             Descriptor::Sampled(b.bone_texture.view, *self.bone_sampler),
@@ -354,7 +358,7 @@ impl DrawPass {
             let descriptors = if options.skinning {
                 &units[..]
             } else {
-                &units[..6]
+                &units[..7]
             };
             let set = frame.descriptor_set(
                 self.unit_pipeline(options, false).set_layouts[0],
@@ -405,6 +409,7 @@ fn mesh_descriptors(
         Descriptor::Storage(b.unit_placements.buffer.raw),
         Descriptor::Uniform(b.material_table.raw),
         Descriptor::Sampled(b.atlas.view, atlas_sampler),
+        target.shadow_map,
     ];
     let mut props = units;
     props[2] = Descriptor::Storage(b.prop_infos.buffer.raw);

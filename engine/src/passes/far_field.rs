@@ -116,6 +116,12 @@
 //! Sub-pixel triangles that cover no pixel centre draw nothing, as in the
 //! raster (no point splats: they would fatten distant units).
 //!
+//! # Shadow casters
+//! The sun's shadow cascades (`passes/shadow.rs`) run the same rasterizer
+//! with `DEPTH_ONLY` set ([`FarFieldPass::record_casters`]): the cascade's
+//! matrix as `view_proj`, its cull's lists, its own visibility buffer; no
+//! shading, and both faces of every triangle cast.
+//!
 //! # Barriers
 //! Declared uses: the fill (transfer write), the dispatch (compute reads of
 //! the world's tables and unit state, compute writes of the draw lists,
@@ -157,6 +163,8 @@ pub struct FarFieldPass {
     meshes: Buffer,
     resolve: Pipeline,
     raster: ComputePipeline,
+    /// The same rasterizer, depth only: shadow casters (`passes/shadow.rs`).
+    caster_raster: ComputePipeline,
     bone_sampler: Sampler,
     atlas_sampler: Sampler,
 }
@@ -210,20 +218,25 @@ impl FarFieldPass {
         bindings.extend([storage; 7]);
         bindings.extend([sampled; 2]);
         bindings.push(storage);
-        // Constant 0: bone encoding; 1: unused; 2: the bones' shape;
-        // 3: the workgroup size.
-        let raster = ComputePipeline::new(
-            ctx,
-            "far field",
-            &shaders::FAR_FIELD_COMP,
-            &bindings,
-            &[
-                world.encoding.shader_constant(),
-                0,
-                world.bone_shape.shader_constant(),
-                FAR_FIELD_WORKGROUP_SIZE,
-            ],
-        )?;
+        bindings.push(sampled);
+        // Constant 0: bone encoding; 1: depth only (shadow casters); 2: the
+        // bones' shape; 3: the workgroup size.
+        let raster_of = |name, depth_only| {
+            ComputePipeline::new(
+                ctx,
+                name,
+                &shaders::FAR_FIELD_COMP,
+                &bindings,
+                &[
+                    world.encoding.shader_constant(),
+                    depth_only,
+                    world.bone_shape.shader_constant(),
+                    FAR_FIELD_WORKGROUP_SIZE,
+                ],
+            )
+        };
+        let raster = raster_of("far field", 0)?;
+        let caster_raster = raster_of("far field shadow casters", 1)?;
         let set0 = [binding(0, storage, vk::ShaderStageFlags::FRAGMENT)];
         let resolve = graphics_pipeline(
             ctx,
@@ -261,6 +274,7 @@ impl FarFieldPass {
             meshes,
             resolve,
             raster,
+            caster_raster,
             bone_sampler,
             atlas_sampler,
         })
@@ -312,32 +326,71 @@ impl FarFieldPass {
     /// Records the clear of the visibility buffer and the rasterization of
     /// every far-field unit into it, after the cull pass, at
     /// `samples_per_axis`² samples per pixel. `globals` is this frame's
-    /// `FrameGlobals` (camera, light, fog).
+    /// `FrameGlobals` (camera, light, fog), `shadow_map` the sun's.
     pub fn record(
         &mut self,
         frame: &mut Frame,
         world: &World,
         extent: vk::Extent2D,
-        globals: vk::Buffer,
+        (globals, shadow_map): (vk::Buffer, Descriptor),
         samples_per_axis: u32,
     ) -> Result<(), Error> {
         let samples_per_axis = samples_per_axis.max(1);
         let visibility = self.visibility_for(frame, extent, samples_per_axis)?;
+        let target = RasterTarget {
+            globals,
+            lists: &world.buffers.draw_lists.buffer,
+            visibility,
+            width: extent.width * samples_per_axis,
+            height: extent.height * samples_per_axis,
+            shadow_map,
+        };
+        frame.pass("far field", |frame| {
+            self.rasterize(frame, world, &self.raster, &target)
+        })
+    }
+
+    /// Records the far-field casters of a shadow cascade (listed by its
+    /// cull in `target.lists`) into its visibility buffer, depth only.
+    pub fn record_casters(
+        &self,
+        frame: &mut Frame,
+        world: &World,
+        target: &CasterTarget,
+    ) -> Result<(), Error> {
+        let raster = RasterTarget {
+            globals: target.globals,
+            lists: target.lists,
+            visibility: target.visibility,
+            width: target.size,
+            height: target.size,
+            shadow_map: target.shadow_map,
+        };
+        frame.pass("shadow far field", |frame| {
+            self.rasterize(frame, world, &self.caster_raster, &raster)
+        })
+    }
+
+    /// The clear and the dispatch of `raster` into `target`.
+    fn rasterize(
+        &self,
+        frame: &mut Frame,
+        world: &World,
+        raster: &ComputePipeline,
+        target: &RasterTarget,
+    ) -> Result<(), Error> {
         let meshes = self.meshes.raw;
         let b = &world.buffers;
+        let visibility = target.visibility;
         let far_capacity: u32 = world.types[..world.unit_type_count as usize]
             .iter()
             .map(|t| t.info.routes[ROUTE_FAR_FIELD as usize].capacity)
             .sum();
         let groups = far_capacity.div_ceil(FAR_FIELD_BATCH_UNITS).min(MAX_GROUPS);
-        let push = [
-            extent.width * samples_per_axis,
-            extent.height * samples_per_axis,
-            world.unit_type_count,
-        ];
-        let raster = &self.raster;
+        let push = [target.width, target.height, world.unit_type_count];
+        let lists = target.lists.raw;
         let descriptors = [
-            Descriptor::Uniform(globals),
+            Descriptor::Uniform(target.globals),
             Descriptor::Uniform(b.type_table.raw),
             Descriptor::Uniform(meshes),
             Descriptor::Uniform(b.clip_table.raw),
@@ -347,13 +400,14 @@ impl FarFieldPass {
             Descriptor::Storage(b.anim_states.buffer.raw),
             Descriptor::Storage(b.vertices.raw),
             Descriptor::Storage(b.indices.raw),
-            Descriptor::Storage(b.draw_lists.buffer.raw),
+            Descriptor::Storage(lists),
             Descriptor::Storage(visibility),
             Descriptor::Sampled(b.bone_texture.view, *self.bone_sampler),
             Descriptor::Sampled(b.atlas.view, *self.atlas_sampler),
             Descriptor::Storage(b.unit_marks.buffer.raw),
+            target.shadow_map,
         ];
-        frame.pass("far field", |frame| {
+        {
             frame.uses(&[uses(visibility, Access::TransferWrite)]);
             // SAFETY: the buffer lives until the frames using it complete.
             unsafe {
@@ -375,7 +429,7 @@ impl FarFieldPass {
                 uses(b.unit_marks.buffer.raw, Access::ComputeRead),
                 uses(b.vertices.raw, Access::ComputeRead),
                 uses(b.indices.raw, Access::ComputeRead),
-                uses(b.draw_lists.buffer.raw, Access::ComputeWrite),
+                uses(lists, Access::ComputeWrite),
                 uses(visibility, Access::ComputeWrite),
             ]);
             frame.dispatch(
@@ -384,8 +438,33 @@ impl FarFieldPass {
                 bytemuck::cast_slice(&push),
                 groups * raster.workgroup_size,
             )
-        })
+        }
     }
+}
+
+/// Where a shadow cascade's far casters are rasterized.
+pub struct CasterTarget<'a> {
+    /// The cascade's `FrameGlobals` (its matrix as `view_proj`).
+    pub globals: vk::Buffer,
+    /// The cascade's draw lists: its far-field lists are read, the
+    /// fallback appends to its mesh lists.
+    pub lists: &'a Buffer,
+    /// `size`² `u64` keys.
+    pub visibility: vk::Buffer,
+    /// Texels along a side of the map.
+    pub size: u32,
+    /// The shadow map's descriptor (bound, not read, depth only).
+    pub shadow_map: Descriptor,
+}
+
+/// One rasterization: the view, the lists, the visibility buffer.
+struct RasterTarget<'a> {
+    globals: vk::Buffer,
+    lists: &'a Buffer,
+    visibility: vk::Buffer,
+    width: u32,
+    height: u32,
+    shadow_map: Descriptor,
 }
 
 /// The resolve: the draw pass's last extra draw, after the raster's depth.

@@ -105,6 +105,7 @@ fn set_layout() -> Vec<vk::DescriptorSetLayoutBinding<'static>> {
         binding(7, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, fragment),
         binding(8, vk::DescriptorType::UNIFORM_BUFFER, vertex),
         binding(9, vk::DescriptorType::STORAGE_BUFFER, vertex),
+        binding(10, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, fragment),
     ]
 }
 
@@ -176,6 +177,7 @@ impl ExtraDraw for ImpostorPass {
             Descriptor::Sampled(b.impostor_normal.view, *self.sampler),
             Descriptor::Uniform(b.impostor_boxes.raw),
             Descriptor::Storage(b.unit_marks.buffer.raw),
+            mesh.units[6],
         ];
         let set = frame.descriptor_set(self.pipeline.set_layouts[0], &descriptors)?;
         let stride = std::mem::size_of::<DrawCommand>() as u64;

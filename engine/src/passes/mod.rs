@@ -14,6 +14,7 @@ pub mod draw;
 pub mod far_field;
 pub mod hud;
 pub mod impostor;
+pub mod shadow;
 pub mod simulate;
 pub mod statistics;
 pub mod upload;

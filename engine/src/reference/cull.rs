@@ -184,9 +184,12 @@ pub fn decide_route(
         sphere.centre[1] - camera[1],
         sphere.centre[2] - camera[2],
     ];
-    let distance_squared = ((offset[0] * offset[0] + offset[1] * offset[1])
-        + offset[2] * offset[2])
-        .max(MIN_LOD_DISTANCE * MIN_LOD_DISTANCE);
+    let distance_squared = if globals.orthographic != 0 {
+        1.0
+    } else {
+        ((offset[0] * offset[0] + offset[1] * offset[1]) + offset[2] * offset[2])
+            .max(MIN_LOD_DISTANCE * MIN_LOD_DISTANCE)
+    };
     let size_px = (sphere.radius * 2.0) * globals.pixels_per_unit;
     let threshold = globals.lod_threshold_px;
     let tight_threshold = threshold * (1.0 - globals.lod_hysteresis);

@@ -64,7 +64,9 @@ pub fn project(clip: Vec4, viewport: Vec2) -> FarVertex {
     let pixel = pixel.clamp(Vec2::splat(-guard), viewport + guard);
     let scaled = pixel * SUBPIXEL as f32 + 0.5;
     v.position = IVec2::new(scaled.x.floor() as i32, scaled.y.floor() as i32);
-    let depth = clip.z / clip.w;
+    // Past the far plane (a shadow cascade's; the camera's is at infinity)
+    // depth would be negative, whose bits order above every positive one.
+    let depth = (clip.z / clip.w).max(0.0);
     v.depth_bits = depth.to_bits().max(1);
     v
 }

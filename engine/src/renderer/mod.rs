@@ -11,27 +11,31 @@
 //!    inputs: the `horde-battle` crate);
 //! 3. `simulate`: without a simulation, units move by their velocity;
 //! 4. `animate`: the animation state machine of every unit;
-//! 5. `cull`: frustum, route (mesh LOD or far field), instance lists and
+//! 5. `shadow cull`, `shadow far field`, `shadow draw` (with
+//!    `RenderSettings::shadows`): the sun's cascaded shadow maps, their
+//!    casters culled per cascade by the cull's shader, the far ones
+//!    rasterized by the far field's, depth only (`passes/shadow.rs`);
+//! 6. `cull`: frustum, route (mesh LOD or far field), instance lists and
 //!    draw commands, for units and props;
-//! 6. `far field` (where the device has 64-bit atomics and
+//! 7. `far field` (where the device has 64-bit atomics and
 //!    `far_field_px > 0`): far units skinned and rasterized by a compute
 //!    shader into a visibility buffer; a unit it cannot take joins the
 //!    instance list of the mesh LOD the far field draws;
-//! 7. `statistics`: the draw commands copied for the CPU to read later;
-//! 8. `bounds` (debug view): the sphere commands' instance counts;
-//! 9. `draw`: the main render pass, two indirect draws, then the
+//! 8. `statistics`: the draw commands copied for the CPU to read later;
+//! 9. `bounds` (debug view): the sphere commands' instance counts;
+//! 10. `draw`: the main render pass, two indirect draws, then the
 //!    impostors' one (`impostors` on, where the unit types have them) and
 //!    the far field's resolve;
-//! 10. `hud` (when the application set one with [`Renderer::set_hud`]):
+//! 11. `hud` (when the application set one with [`Renderer::set_hud`]):
 //!     egui's texture uploads, then its triangles in the overlay render pass,
 //!     over the finished image (`passes/hud.rs`).
 //!
-//! [`Strategy`] swaps steps 5 and 6 for a baseline's, whose lists the
+//! [`Strategy`] swaps steps 6 and 7 for a baseline's, whose lists the
 //! statistics and draw passes then read (the bounds view and the far field
 //! are the GPU-driven frame's alone): `instanced` draws every unit at LOD 0
 //! from lists written when the units change (`baselines/instanced.rs`),
 //! `cpu-culled` culls on the CPU and uploads the lists each frame
-//! (`baselines/cpu_cull.rs`), and `naive` replaces steps 4 to 7 too: it
+//! (`baselines/cpu_cull.rs`), and `naive` replaces steps 4 to 8 too: it
 //! animates and skins on the CPU, counts what it draws, and draws each unit
 //! on its own (`baselines/naive.rs`). The GPU-driven list is unchanged.
 //!
@@ -89,6 +93,7 @@ use crate::passes::draw::{DrawInputs, DrawOptions, DrawPass, DrawTarget, ExtraDr
 use crate::passes::far_field::FarFieldPass;
 use crate::passes::hud::{HudDraw, HudPass, HudTarget};
 use crate::passes::impostor::ImpostorPass;
+use crate::passes::shadow::ShadowPass;
 use crate::passes::simulate::SimulatePass;
 use crate::passes::statistics::StatisticsPass;
 use crate::passes::upload::UploadPass;
@@ -106,6 +111,7 @@ use std::sync::Arc;
 pub use crate::passes::statistics::DrawStats;
 
 mod budget;
+mod globals;
 mod replay;
 mod settings;
 mod submit;
@@ -141,6 +147,8 @@ pub struct Renderer {
     /// The HUD frame to draw next, if the application set one.
     hud_draw: Option<HudDraw>,
     draw: DrawPass,
+    /// The sun's shadow map and its passes.
+    shadow: ShadowPass,
     naive: NaivePass,
     cpu_cull: CpuCullPass,
     instanced: InstancedPass,
@@ -282,6 +290,7 @@ impl Renderer {
             statistics: StatisticsPass::new(ctx)?,
             bounds: BoundsPass::new(ctx, pass_target)?,
             draw: DrawPass::new(ctx, pass_target, world.encoding, world.bone_shape)?,
+            shadow: ShadowPass::new(ctx, &world)?,
             hud: HudPass::new(ctx, *overlay_render_pass)?,
             hud_draw: None,
             instanced: InstancedPass::new(),
@@ -381,36 +390,6 @@ impl Renderer {
         self.impostor.is_some()
     }
 
-    fn write_globals(
-        &mut self,
-        slot: usize,
-        camera: &Camera,
-        extent: vk::Extent2D,
-        debug_view: u32,
-        cull: &crate::gpu_types::CullGlobals,
-    ) -> Result<vk::Buffer, Error> {
-        let (w, h) = (extent.width.max(1) as f32, extent.height.max(1) as f32);
-        let env = &self.environment;
-        let globals = FrameGlobals {
-            view_proj: camera.view_projection(w / h).to_cols_array_2d(),
-            camera_position: camera.position.to_array(),
-            debug_view,
-            light_direction: env.sun_direction.normalize().to_array(),
-            ambient: env.ambient,
-            light_color: env.sun_color.to_array(),
-            fog_density: env.fog_density,
-            fog_color: env.fog_color.to_array(),
-            time: self.time,
-            viewport_size: [w, h],
-            inverse_viewport_size: [1.0 / w, 1.0 / h],
-            pixels_per_unit: cull.pixels_per_unit,
-            impostor_threshold_px: cull.impostor_threshold_px,
-            impostor_band: cull.impostor_band,
-        };
-        self.globals[slot].write(0, &[globals])?;
-        Ok(self.globals[slot].raw)
-    }
-
     /// The frame: every pass, in order, into `framebuffers`.
     #[allow(clippy::too_many_arguments)]
     fn record(
@@ -480,16 +459,34 @@ impl Renderer {
         if far_field_on && self.far_field.is_some() {
             cull.far_field_px = settings.far_field_px;
         }
+        // The sun's shadows: the GPU-driven frame's, as the far field, and
+        // not the unit mask's, which is unlit.
+        let shadow_view = self.shadow_view(camera, extent);
+        let cascades = if settings.shadows
+            && settings.strategy == Strategy::GpuDriven
+            && debug_view != DEBUG_VIEW_UNIT_MASK
+        {
+            self.shadow.cascades(&shadow_view)
+        } else {
+            Vec::new()
+        };
         let target = DrawTarget {
             render_pass: framebuffers.main_pass,
             framebuffer: framebuffers.main,
             extent,
-            globals: self.write_globals(start.slot, camera, extent, debug_view, &cull)?,
+            globals: self.write_globals(
+                start.slot,
+                camera,
+                extent,
+                debug_view,
+                (&cull, &cascades),
+            )?,
             clear_color: if debug_view == DEBUG_VIEW_UNIT_MASK {
                 [0.0, 0.0, 0.0, 1.0]
             } else {
                 CLEAR_COLOR
             },
+            shadow_map: self.shadow.map_descriptor(),
         };
         let mut far_field = self.far_field.as_mut().filter(|_| far_field_on);
         let impostor = self.impostor.as_ref().filter(|_| impostors_on);
@@ -549,6 +546,15 @@ impl Renderer {
                     )?;
                 }
             }
+            if !cascades.is_empty() {
+                self.shadow.record(
+                    frame,
+                    world,
+                    (&shadow_view, &cascades),
+                    settings.lod_bias,
+                    far_field.as_deref(),
+                )?;
+            }
             // The bounds view, a baseline's own draws and the far field's
             // resolve (last) enter the draw pass's render pass after the
             // world's draws.
@@ -570,7 +576,13 @@ impl Renderer {
                         replay_routes.restore(frame, world);
                     }
                     if let Some(far_field) = far_field.as_deref_mut() {
-                        far_field.record(frame, world, extent, target.globals, samples_per_axis)?;
+                        far_field.record(
+                            frame,
+                            world,
+                            extent,
+                            (target.globals, target.shadow_map),
+                            samples_per_axis,
+                        )?;
                     }
                     &world.buffers.draw_lists.buffer
                 }

@@ -17,6 +17,9 @@ pub struct Environment {
     pub ambient: f32,
     pub fog_color: Vec3,
     pub fog_density: f32,
+    /// The highest ground (world Y): shadow cascades start at the camera's
+    /// height above it, the nearest ground it can see (`shadow.rs`).
+    pub ground_top: f32,
 }
 
 impl Default for Environment {
@@ -27,6 +30,7 @@ impl Default for Environment {
             ambient: 0.35,
             fog_color: Vec3::new(CLEAR_COLOR[0], CLEAR_COLOR[1], CLEAR_COLOR[2]),
             fog_density: 0.0015,
+            ground_top: 0.0,
         }
     }
 }
@@ -145,6 +149,13 @@ pub struct RenderSettings {
     pub budget_ms: Option<f32>,
     /// Where the budget's frame time comes from.
     pub budget_source: BudgetSource,
+    /// The sun casts shadows (`passes/shadow.rs`): units and props onto the
+    /// ground and each other, in the GPU-driven frame. Off by default; the
+    /// battle demo turns them on.
+    pub shadows: bool,
+    /// Metres of view distance the shadows cover past the nearest ground
+    /// the camera sees.
+    pub shadow_distance: f32,
 }
 
 /// The frame time the budget controller acts on.
@@ -205,6 +216,8 @@ impl Default for RenderSettings {
             strategy: Strategy::GpuDriven,
             budget_ms: None,
             budget_source: BudgetSource::GpuTimestamps,
+            shadows: false,
+            shadow_distance: 300.0,
         }
     }
 }

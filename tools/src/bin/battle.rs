@@ -167,6 +167,12 @@ struct Args {
     /// costs the frame 0.7-3.7 ms; benches/results/quality/).
     #[arg(long, value_enum, default_value_t = MsaaChoice::Auto)]
     msaa: MsaaChoice,
+    /// The sun's shadows: units and props onto the ground and each other,
+    /// in cascaded shadow maps (three on the desktop tier, the far crowd
+    /// cast by the far field's compute rasterizer; one near cascade on the
+    /// mobile tier).
+    #[arg(long, value_enum, default_value_t = OnOff::On)]
+    shadows: OnOff,
     /// Headless: the GPU-driven frame (gpu-driven) or a baseline drawing the
     /// same battle (instanced). The CPU baselines (naive, cpu-culled) draw
     /// the CPU's copy of the units and cannot follow a battle the GPU
@@ -255,7 +261,7 @@ impl Args {
             rules = rules.with_rule(name.trim(), value.trim())?;
         }
         rules.validate()?;
-        battle_scene(&BattleOptions {
+        let mut battle = battle_scene(&BattleOptions {
             units: self.units,
             props: self.props.unwrap_or((self.units / 25).clamp(40, 40_000)),
             seed: self.seed,
@@ -267,7 +273,9 @@ impl Args {
             },
             rules,
             clip_map: self.clip_map.clone(),
-        })
+        })?;
+        battle.stage.shadows = self.shadows.on();
+        Ok(battle)
     }
 }
 

@@ -1,0 +1,733 @@
+//! The sun's shadows: cascaded shadow maps whose casters the GPU culls per
+//! cascade from the same unit data, drawn at a LOD chosen for the cascade,
+//! with the far field's compute rasterizer drawing the units a few texels
+//! tall depth only. The cascades are fitted on the CPU (`shadow.rs`); the
+//! receivers look them up in `shaders/shadow.glsl`.
+//!
+//! # Data layout
+//! - The map: one `D32_SFLOAT` 2D array image, a layer per cascade
+//!   (`SHADOW_MAP_SIZE` texels a side: 2048 on the desktop tier with three
+//!   cascades, 1024 on the mobile tier with one), reverse-Z (cleared to 0,
+//!   nearer the sun is larger), left in `SHADER_READ_ONLY_OPTIMAL` for the
+//!   receivers' comparison sampler (`GREATER_OR_EQUAL`, linear: a 2×2
+//!   percentage-closer filter per tap). It exists with shadows off too
+//!   (the receivers' pipelines bind it; `shadow_cascade_count` 0 reads
+//!   nothing).
+//! - Per cascade: a draw-lists buffer in the layout of the world's (command
+//!   head, then every (type, route) region, `passes/cull.rs`), the routes of
+//!   its units and props (the cull's hysteresis, per cascade), its
+//!   `FrameGlobals` per frame slot (the cascade's matrix as `view_proj`,
+//!   which `unit.vert`, `mesh.vert` and `far_field.comp` project with), and
+//!   where the far field runs its visibility buffer (`u64` per texel, as
+//!   the far field's: depth bits << 32, payload 0).
+//!
+//! # Algorithm (the frame's `shadow cull`, `shadow far field` and
+//! `shadow draw` passes)
+//! 1. Cull: `cull.comp` once per cascade with the cascade's box as the
+//!    frustum, `orthographic` set (a unit's size is its diameter in texels),
+//!    the LOD threshold in texels (`SHADOW_LOD_THRESHOLD_TEXELS`) and the
+//!    far field's size in texels (`SHADOW_FAR_FIELD_TEXELS`): the same rule,
+//!    the same code, the same CPU twin as the camera's cull.
+//! 2. Far field (desktop tier): `far_field.comp` with `DEPTH_ONLY` set, once
+//!    per cascade, into the cascade's visibility buffer: every far caster
+//!    skinned at its cascade LOD, both faces, no shading. A caster it cannot
+//!    take (crossing the box's sunward face) joins its LOD's mesh list.
+//! 3. Draw, per cascade, one depth-only render pass on its layer: the far
+//!    field's depths written first by a full-map triangle
+//!    (`shadow_resolve.frag`), then the mesh casters with the camera's
+//!    indirect draws (`draw_commands`), vertex shaders only, no back-face
+//!    culling (open meshes, capes and banners, cast from both sides).
+//!
+//! The receivers bias their lookup (normal offset and depth bias of about a
+//! texel, `shadow.rs`), so casters need no depth bias, and the far field's
+//! depths and the raster's agree.
+//!
+//! # Barriers
+//! Buffers through the declared uses. The map's through its render pass:
+//! its incoming dependency waits for the last frame's fragment and compute
+//! reads before the clear; its outgoing one makes the depth writes visible
+//! to fragment and compute reads (the receivers, the far field's shading).
+
+use ash::vk;
+use gpu_allocator::MemoryLocation;
+
+use crate::barriers::{uses, Access};
+use crate::config::{FRAMES_IN_FLIGHT, MAX_SHADOW_CASCADES};
+use crate::context::{Context, Tier};
+use crate::frame::Frame;
+use crate::frames::Descriptor;
+use crate::gpu_types::FrameGlobals;
+use crate::memory::{submit_and_wait, Buffer, Image, Released};
+use crate::owned::{Framebuffer, ImageView, Owned, RenderPass, Sampler};
+use crate::passes::cull::{CullBatch, CullPass, CullTargets};
+use crate::passes::draw::{
+    create_bone_sampler, create_sampler, draw_commands, set_layout, DrawnCommands,
+};
+use crate::passes::far_field::{CasterTarget, FarFieldPass};
+use crate::pipeline::{binding, depth_pipeline, GraphicsDesc, LayoutDesc, PassTarget, Pipeline};
+use crate::shadow::{cascade_cull, fit_cascades, Cascade, ShadowView};
+use crate::world::buffers::DRAW_COMMANDS_BYTES;
+use crate::world::World;
+use crate::{shaders, Error};
+
+/// The map's format: depth, sampled with comparison.
+pub const SHADOW_FORMAT: vk::Format = vk::Format::D32_SFLOAT;
+
+/// Texels along a side of a cascade's map, by tier.
+pub fn shadow_map_size(tier: Tier) -> u32 {
+    match tier {
+        Tier::Desktop => 2048,
+        Tier::Mobile => 1024,
+    }
+}
+
+/// Cascades drawn, by tier: the mobile tier draws one near the camera.
+pub fn shadow_cascades(tier: Tier) -> u32 {
+    match tier {
+        Tier::Desktop => MAX_SHADOW_CASCADES,
+        Tier::Mobile => 1,
+    }
+}
+
+/// One cascade's buffers, sized for the world as it grows.
+struct CascadeBuffers {
+    lists: Option<Buffer>,
+    unit_routes: Option<Buffer>,
+    prop_routes: Option<Buffer>,
+    /// The far field's depths (desktop tier).
+    visibility: Option<Buffer>,
+    /// `FrameGlobals` of the cascade's view, per frame slot.
+    globals: Vec<Buffer>,
+}
+
+/// The shadow map, its passes and its cascades' buffers. Fields drop in
+/// declaration order: framebuffers and views before the map.
+pub struct ShadowPass {
+    cascades: Vec<CascadeBuffers>,
+    /// Per layer: its framebuffer, and the view it draws into.
+    layers: Vec<(Framebuffer, ImageView)>,
+    /// The map, all layers (`Image::view` is the array view).
+    pub map: Image,
+    /// The receivers' comparison sampler.
+    pub sampler: Sampler,
+    render_pass: RenderPass,
+    unit_pipeline: Pipeline,
+    prop_pipeline: Pipeline,
+    resolve: Pipeline,
+    cull: CullPass,
+    atlas_sampler: Sampler,
+    bone_sampler: Sampler,
+    /// Texels along a side.
+    pub map_size: u32,
+    /// Cascades this tier draws.
+    pub cascade_count: u32,
+}
+
+impl ShadowPass {
+    /// Creates the map (left ready for the receivers), its render pass and
+    /// pipelines, for the world's bone encoding.
+    pub fn new(ctx: &Context, world: &World) -> Result<ShadowPass, Error> {
+        let map_size = shadow_map_size(ctx.tier);
+        let cascade_count = shadow_cascades(ctx.tier);
+        let extent = vk::Extent2D {
+            width: map_size,
+            height: map_size,
+        };
+        let map = Image::array(
+            ctx,
+            "shadow map",
+            extent,
+            SHADOW_FORMAT,
+            vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
+                | vk::ImageUsageFlags::SAMPLED
+                | vk::ImageUsageFlags::TRANSFER_DST,
+            cascade_count,
+        )?;
+        ready_for_sampling(ctx, &map, cascade_count)?;
+        let render_pass = shadow_render_pass(ctx)?;
+        let layer_views = (0..cascade_count)
+            .map(|layer| layer_view(ctx, &map, layer))
+            .collect::<Result<Vec<_>, Error>>()?;
+        let layers = layer_views
+            .into_iter()
+            .enumerate()
+            .map(|(layer, view)| {
+                let name = format!("shadow cascade {layer}");
+                let framebuffer =
+                    crate::target::framebuffer(ctx, *render_pass, &[*view], extent, &name)?;
+                Ok((framebuffer, view))
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        let target = PassTarget {
+            render_pass: *render_pass,
+            samples: vk::SampleCountFlags::TYPE_1,
+        };
+        let casters = GraphicsDesc {
+            vertex_bindings: &crate::gpu_types::mesh_vertex_bindings(),
+            vertex_attributes: &crate::gpu_types::mesh_vertex_attributes(),
+            target,
+            cull_mode: vk::CullModeFlags::NONE,
+            depth_compare: vk::CompareOp::GREATER,
+            depth_write: true,
+            alpha_blend: false,
+        };
+        let constants = [
+            world.encoding.shader_constant(),
+            0,
+            world.bone_shape.shader_constant(),
+            0,
+        ];
+        let mesh_layout = |skinned| set_layout(skinned);
+        let unit_set = mesh_layout(true);
+        let prop_set = mesh_layout(false);
+        let unit_pipeline = depth_pipeline(
+            ctx,
+            "shadow units",
+            (&shaders::UNIT_VERT, None),
+            &LayoutDesc {
+                sets: &[&unit_set],
+                push_constant_size: 0,
+            },
+            &casters,
+            &constants,
+        )?;
+        let prop_pipeline = depth_pipeline(
+            ctx,
+            "shadow props",
+            (&shaders::MESH_VERT, None),
+            &LayoutDesc {
+                sets: &[&prop_set],
+                push_constant_size: 0,
+            },
+            &casters,
+            &constants,
+        )?;
+        let resolve_set = [binding(
+            0,
+            vk::DescriptorType::STORAGE_BUFFER,
+            vk::ShaderStageFlags::FRAGMENT,
+        )];
+        let resolve = depth_pipeline(
+            ctx,
+            "shadow far field resolve",
+            (
+                &shaders::FAR_FIELD_RESOLVE_VERT,
+                Some(&shaders::SHADOW_RESOLVE_FRAG),
+            ),
+            &LayoutDesc {
+                sets: &[&resolve_set],
+                push_constant_size: 4,
+            },
+            &GraphicsDesc {
+                vertex_bindings: &[],
+                vertex_attributes: &[],
+                ..casters
+            },
+            &[],
+        )?;
+        let cascades = (0..cascade_count)
+            .map(|cascade| {
+                let globals = (0..FRAMES_IN_FLIGHT)
+                    .map(|slot| {
+                        Buffer::new(
+                            ctx,
+                            &format!("shadow cascade {cascade} globals {slot}"),
+                            std::mem::size_of::<FrameGlobals>() as u64,
+                            vk::BufferUsageFlags::UNIFORM_BUFFER,
+                            MemoryLocation::CpuToGpu,
+                        )
+                    })
+                    .collect::<Result<Vec<_>, Error>>()?;
+                Ok(CascadeBuffers {
+                    lists: None,
+                    unit_routes: None,
+                    prop_routes: None,
+                    visibility: None,
+                    globals,
+                })
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        Ok(ShadowPass {
+            cascades,
+            layers,
+            map,
+            sampler: comparison_sampler(ctx)?,
+            render_pass,
+            unit_pipeline,
+            prop_pipeline,
+            resolve,
+            cull: CullPass::with_views(ctx, "shadow cull", cascade_count as usize)?,
+            atlas_sampler: create_sampler(ctx, vk::Filter::LINEAR, "shadow atlas sampler")?,
+            bone_sampler: create_bone_sampler(ctx)?,
+            map_size,
+            cascade_count,
+        })
+    }
+
+    /// The map as the receivers bind it.
+    pub fn map_descriptor(&self) -> Descriptor {
+        Descriptor::Sampled(self.map.view, *self.sampler)
+    }
+
+    /// The cascades of `view` this pass draws: at most this tier's count,
+    /// at this tier's map size.
+    pub fn cascades(&self, view: &ShadowView) -> Vec<Cascade> {
+        fit_cascades(&ShadowView {
+            cascade_count: view.cascade_count.min(self.cascade_count),
+            map_size: self.map_size,
+            ..*view
+        })
+    }
+
+    /// Culls the casters of `cascades` (from [`ShadowPass::cascades`] of
+    /// `view`), rasterizes the far ones with `far_field` where given, and
+    /// draws every cascade's map.
+    pub fn record(
+        &mut self,
+        frame: &mut Frame,
+        world: &World,
+        (view, cascades): (&ShadowView, &[Cascade]),
+        lod_bias: f32,
+        far_field: Option<&FarFieldPass>,
+    ) -> Result<(), Error> {
+        let cascades = &cascades[..cascades.len().min(self.cascades.len())];
+        if cascades.is_empty() || world.unit_count() + world.prop_count() == 0 {
+            return Ok(());
+        }
+        for (index, cascade) in cascades.iter().enumerate() {
+            let globals = FrameGlobals {
+                view_proj: cascade.view_proj.to_cols_array_2d(),
+                camera_position: view.camera.position.to_array(),
+                light_direction: view.sun_direction.normalize_or(glam::Vec3::Y).to_array(),
+                ..FrameGlobals::default()
+            };
+            self.cascades[index].globals[frame.slot].write(0, &[globals])?;
+            self.ensure_buffers(frame, world, index, far_field.is_some())?;
+        }
+        for (index, cascade) in cascades.iter().enumerate() {
+            let buffers = &self.cascades[index];
+            let (Some(lists), Some(unit_routes), Some(prop_routes)) =
+                (&buffers.lists, &buffers.unit_routes, &buffers.prop_routes)
+            else {
+                continue;
+            };
+            let b = &world.buffers;
+            let targets = CullTargets {
+                types: &b.type_table,
+                template_commands: &b.command_template,
+                draw_lists: lists,
+            };
+            let batches = [
+                CullBatch {
+                    infos: &b.unit_infos.buffer,
+                    placements: &b.unit_placements.buffer,
+                    routes: unit_routes,
+                    count: world.unit_count(),
+                },
+                CullBatch {
+                    infos: &b.prop_infos.buffer,
+                    placements: &b.prop_placements.buffer,
+                    routes: prop_routes,
+                    count: world.prop_count(),
+                },
+            ];
+            let globals = cascade_cull(cascade, lod_bias, far_field.is_some());
+            self.cull
+                .record_view(frame, index, &globals, &targets, &batches)?;
+        }
+        if let Some(far_field) = far_field {
+            for buffers in self.cascades.iter().take(cascades.len()) {
+                let (Some(lists), Some(visibility)) = (&buffers.lists, &buffers.visibility) else {
+                    continue;
+                };
+                let target = CasterTarget {
+                    globals: buffers.globals[frame.slot].raw,
+                    lists,
+                    visibility: visibility.raw,
+                    size: self.map_size,
+                    shadow_map: self.map_descriptor(),
+                };
+                far_field.record_casters(frame, world, &target)?;
+            }
+        }
+        self.draw(frame, world, cascades.len(), far_field.is_some())
+    }
+
+    /// Sizes cascade `index`'s lists and routes for the world (and its
+    /// visibility buffer where `far_field`); new routes start at LOD 0.
+    fn ensure_buffers(
+        &mut self,
+        frame: &mut Frame,
+        world: &World,
+        index: usize,
+        far_field: bool,
+    ) -> Result<(), Error> {
+        let b = &world.buffers;
+        let storage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST;
+        let lists_usage = storage
+            | vk::BufferUsageFlags::INDIRECT_BUFFER
+            | vk::BufferUsageFlags::VERTEX_BUFFER;
+        let lists_bytes = DRAW_COMMANDS_BYTES + u64::from(world.needed().list_entries) * 4;
+        let texels = u64::from(self.map_size).pow(2);
+        let wanted = [
+            (lists_bytes, lists_usage, "lists"),
+            (b.unit_routes.buffer.size, storage, "unit routes"),
+            (b.prop_routes.buffer.size, storage, "prop routes"),
+            (if far_field { texels * 8 } else { 0 }, storage, "far field"),
+        ];
+        let buffers = &mut self.cascades[index];
+        let slots = [
+            &mut buffers.lists,
+            &mut buffers.unit_routes,
+            &mut buffers.prop_routes,
+            &mut buffers.visibility,
+        ];
+        for (slot, (bytes, usage, what)) in slots.into_iter().zip(wanted) {
+            if bytes == 0 || slot.as_ref().is_some_and(|buffer| buffer.size == bytes) {
+                continue;
+            }
+            if let Some(old) = slot.take() {
+                frame.forget(old.raw);
+                frame
+                    .deferred
+                    .push(frame.number.saturating_sub(1), Released::Buffer(old));
+            }
+            let name = format!("shadow cascade {index} {what}");
+            let buffer = Buffer::new(frame.ctx, &name, bytes, usage, MemoryLocation::GpuOnly)?;
+            if what.ends_with("routes") {
+                frame.uses(&[uses(buffer.raw, Access::TransferWrite)]);
+                // SAFETY: the buffer lives until the frames using it complete.
+                unsafe {
+                    frame
+                        .ctx
+                        .device
+                        .cmd_fill_buffer(frame.cmd, buffer.raw, 0, vk::WHOLE_SIZE, 0)
+                };
+            }
+            *slot = Some(buffer);
+        }
+        Ok(())
+    }
+
+    /// The `shadow draw` pass: each cascade's render pass, the far field's
+    /// depths, then the mesh casters.
+    fn draw(
+        &self,
+        frame: &mut Frame,
+        world: &World,
+        count: usize,
+        far_field: bool,
+    ) -> Result<(), Error> {
+        let b = &world.buffers;
+        frame.pass("shadow draw", |frame| {
+            let mut declared = vec![
+                uses(b.vertices.raw, Access::VertexInput),
+                uses(b.indices.raw, Access::VertexInput),
+                uses(b.type_table.raw, Access::VertexRead),
+                uses(b.clip_table.raw, Access::VertexRead),
+                uses(b.unit_infos.buffer.raw, Access::VertexRead),
+                uses(b.unit_placements.buffer.raw, Access::VertexRead),
+                uses(b.anim_states.buffer.raw, Access::VertexRead),
+                uses(b.unit_marks.buffer.raw, Access::VertexRead),
+                uses(b.prop_infos.buffer.raw, Access::VertexRead),
+                uses(b.prop_placements.buffer.raw, Access::VertexRead),
+            ];
+            for buffers in self.cascades.iter().take(count) {
+                if let Some(lists) = &buffers.lists {
+                    declared.push(uses(lists.raw, Access::IndirectRead));
+                    declared.push(uses(lists.raw, Access::VertexInput));
+                }
+                if let (Some(visibility), true) = (&buffers.visibility, far_field) {
+                    declared.push(uses(visibility.raw, Access::FragmentRead));
+                }
+            }
+            frame.uses(&declared);
+            for (index, buffers) in self.cascades.iter().take(count).enumerate() {
+                let Some(lists) = &buffers.lists else {
+                    continue;
+                };
+                self.begin(frame, index);
+                let drawn = self.draw_cascade(frame, world, buffers, lists, far_field);
+                // SAFETY: matches the begin above.
+                unsafe { frame.ctx.device.cmd_end_render_pass(frame.cmd) };
+                drawn?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Begins cascade `index`'s render pass: depth cleared to 0 (far),
+    /// viewport and scissor over the whole layer.
+    fn begin(&self, frame: &Frame, index: usize) {
+        let extent = vk::Extent2D {
+            width: self.map_size,
+            height: self.map_size,
+        };
+        let clear = [vk::ClearValue {
+            depth_stencil: vk::ClearDepthStencilValue {
+                depth: 0.0,
+                stencil: 0,
+            },
+        }];
+        let area = vk::Rect2D {
+            offset: vk::Offset2D::default(),
+            extent,
+        };
+        let begin = vk::RenderPassBeginInfo::default()
+            .render_pass(*self.render_pass)
+            .framebuffer(*self.layers[index].0)
+            .render_area(area)
+            .clear_values(&clear);
+        let viewport = vk::Viewport {
+            x: 0.0,
+            y: 0.0,
+            width: extent.width as f32,
+            height: extent.height as f32,
+            min_depth: 0.0,
+            max_depth: 1.0,
+        };
+        let device = &frame.ctx.device;
+        // SAFETY: recording outside a render pass; the framebuffer is this
+        // render pass's.
+        unsafe {
+            device.cmd_begin_render_pass(frame.cmd, &begin, vk::SubpassContents::INLINE);
+            device.cmd_set_viewport(frame.cmd, 0, &[viewport]);
+            device.cmd_set_scissor(frame.cmd, 0, &[area]);
+        }
+    }
+
+    /// Inside a cascade's render pass: the far field's depths, the units,
+    /// the props.
+    fn draw_cascade(
+        &self,
+        frame: &mut Frame,
+        world: &World,
+        buffers: &CascadeBuffers,
+        lists: &Buffer,
+        far_field: bool,
+    ) -> Result<(), Error> {
+        let device = &frame.ctx.device;
+        if let (Some(visibility), true) = (&buffers.visibility, far_field) {
+            let set = frame.descriptor_set(
+                self.resolve.set_layouts[0],
+                &[Descriptor::Storage(visibility.raw)],
+            )?;
+            // SAFETY: inside the cascade's render pass, whose viewport covers
+            // the map the buffer was sized for.
+            unsafe {
+                device.cmd_bind_pipeline(frame.cmd, vk::PipelineBindPoint::GRAPHICS, self.resolve.raw);
+                device.cmd_bind_descriptor_sets(
+                    frame.cmd,
+                    vk::PipelineBindPoint::GRAPHICS,
+                    self.resolve.layout,
+                    0,
+                    &[set],
+                    &[],
+                );
+                device.cmd_push_constants(
+                    frame.cmd,
+                    self.resolve.layout,
+                    vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
+                    0,
+                    &self.map_size.to_ne_bytes(),
+                );
+                device.cmd_draw(frame.cmd, 3, 1, 0, 0);
+            }
+        }
+        let b = &world.buffers;
+        // SAFETY: the index buffer lives as long as the world.
+        unsafe { device.cmd_bind_index_buffer(frame.cmd, b.indices.raw, 0, vk::IndexType::UINT32) };
+        let globals = Descriptor::Uniform(buffers.globals[frame.slot].raw);
+        let atlas = Descriptor::Sampled(b.atlas.view, *self.atlas_sampler);
+        let draws = DrawnCommands {
+            commands: lists,
+            lists,
+        };
+        // Bindings 4 to 6 (materials, atlas, the map itself) are the
+        // fragment shader's, which casters have none of.
+        let common = |infos: &Buffer, placements: &Buffer| {
+            [
+                globals,
+                Descriptor::Uniform(b.type_table.raw),
+                Descriptor::Storage(infos.raw),
+                Descriptor::Storage(placements.raw),
+                Descriptor::Uniform(b.material_table.raw),
+                atlas,
+                self.map_descriptor(),
+            ]
+        };
+        if world.unit_count() > 0 {
+            let mut descriptors = common(&b.unit_infos.buffer, &b.unit_placements.buffer).to_vec();
+            descriptors.extend([
+                Descriptor::Storage(b.anim_states.buffer.raw),
+                Descriptor::Uniform(b.clip_table.raw),
+                Descriptor::Sampled(b.bone_texture.view, *self.bone_sampler),
+                Descriptor::Storage(b.unit_marks.buffer.raw),
+            ]);
+            let set = frame.descriptor_set(self.unit_pipeline.set_layouts[0], &descriptors)?;
+            draw_commands(frame, &self.unit_pipeline, set, world, draws, world.unit_commands());
+        }
+        if world.prop_count() > 0 {
+            let descriptors = common(&b.prop_infos.buffer, &b.prop_placements.buffer);
+            let set = frame.descriptor_set(self.prop_pipeline.set_layouts[0], &descriptors)?;
+            draw_commands(frame, &self.prop_pipeline, set, world, draws, world.prop_commands());
+        }
+        Ok(())
+    }
+}
+
+/// The receivers' sampler: comparison `GREATER_OR_EQUAL` (lit where the
+/// receiver is at least as near the sun as the nearest caster), linear
+/// (four comparisons per tap, weighted), clamped.
+fn comparison_sampler(ctx: &Context) -> Result<Sampler, Error> {
+    let info = vk::SamplerCreateInfo::default()
+        .mag_filter(vk::Filter::LINEAR)
+        .min_filter(vk::Filter::LINEAR)
+        .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
+        .address_mode_u(vk::SamplerAddressMode::CLAMP_TO_EDGE)
+        .address_mode_v(vk::SamplerAddressMode::CLAMP_TO_EDGE)
+        .address_mode_w(vk::SamplerAddressMode::CLAMP_TO_EDGE)
+        .compare_enable(true)
+        .compare_op(vk::CompareOp::GREATER_OR_EQUAL)
+        .max_lod(0.0);
+    // SAFETY: valid create info.
+    let sampler = unsafe { ctx.device.create_sampler(&info, None) }?;
+    Ok(Owned::new(ctx, sampler, "shadow map sampler"))
+}
+
+/// A 2D view of one layer of the map, for its framebuffer.
+fn layer_view(ctx: &Context, map: &Image, layer: u32) -> Result<ImageView, Error> {
+    let info = vk::ImageViewCreateInfo::default()
+        .image(map.raw)
+        .view_type(vk::ImageViewType::TYPE_2D)
+        .format(SHADOW_FORMAT)
+        .subresource_range(vk::ImageSubresourceRange {
+            aspect_mask: vk::ImageAspectFlags::DEPTH,
+            base_mip_level: 0,
+            level_count: 1,
+            base_array_layer: layer,
+            layer_count: 1,
+        });
+    // SAFETY: the image is alive and bound to memory.
+    let view = unsafe { ctx.device.create_image_view(&info, None) }?;
+    Ok(Owned::new(ctx, view, &format!("shadow map layer {layer}")))
+}
+
+/// Moves every layer of the new map to `SHADER_READ_ONLY_OPTIMAL`, cleared
+/// to 0, so frames without shadows can bind it.
+fn ready_for_sampling(ctx: &Context, map: &Image, layers: u32) -> Result<(), Error> {
+    let range = vk::ImageSubresourceRange {
+        aspect_mask: vk::ImageAspectFlags::DEPTH,
+        base_mip_level: 0,
+        level_count: 1,
+        base_array_layer: 0,
+        layer_count: layers,
+    };
+    submit_and_wait(ctx, |cmd| {
+        let barrier = |old, new, src, dst| {
+            vk::ImageMemoryBarrier::default()
+                .src_access_mask(src)
+                .dst_access_mask(dst)
+                .old_layout(old)
+                .new_layout(new)
+                .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                .image(map.raw)
+                .subresource_range(range)
+        };
+        let to_clear = barrier(
+            vk::ImageLayout::UNDEFINED,
+            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+            vk::AccessFlags::empty(),
+            vk::AccessFlags::TRANSFER_WRITE,
+        );
+        let to_shader = barrier(
+            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+            vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+            vk::AccessFlags::TRANSFER_WRITE,
+            vk::AccessFlags::SHADER_READ,
+        );
+        let clear = vk::ClearDepthStencilValue {
+            depth: 0.0,
+            stencil: 0,
+        };
+        // SAFETY: the image is alive; the barriers order the clear.
+        unsafe {
+            ctx.device.cmd_pipeline_barrier(
+                cmd,
+                vk::PipelineStageFlags::TOP_OF_PIPE,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &[to_clear],
+            );
+            ctx.device.cmd_clear_depth_stencil_image(
+                cmd,
+                map.raw,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &clear,
+                &[range],
+            );
+            ctx.device.cmd_pipeline_barrier(
+                cmd,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::PipelineStageFlags::FRAGMENT_SHADER | vk::PipelineStageFlags::COMPUTE_SHADER,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &[to_shader],
+            );
+        }
+    })
+}
+
+/// The depth-only render pass of a cascade: cleared, stored, left for
+/// sampling; its dependencies order it after the last frame's reads and
+/// before this frame's.
+fn shadow_render_pass(ctx: &Context) -> Result<RenderPass, Error> {
+    let attachments = [vk::AttachmentDescription::default()
+        .format(SHADOW_FORMAT)
+        .samples(vk::SampleCountFlags::TYPE_1)
+        .load_op(vk::AttachmentLoadOp::CLEAR)
+        .store_op(vk::AttachmentStoreOp::STORE)
+        .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
+        .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
+        .initial_layout(vk::ImageLayout::UNDEFINED)
+        .final_layout(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)];
+    let depth_ref = vk::AttachmentReference {
+        attachment: 0,
+        layout: vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+    };
+    let subpasses = [vk::SubpassDescription::default()
+        .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
+        .depth_stencil_attachment(&depth_ref)];
+    let tests =
+        vk::PipelineStageFlags::EARLY_FRAGMENT_TESTS | vk::PipelineStageFlags::LATE_FRAGMENT_TESTS;
+    let readers = vk::PipelineStageFlags::FRAGMENT_SHADER | vk::PipelineStageFlags::COMPUTE_SHADER;
+    let depth_access = vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_READ
+        | vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_WRITE;
+    let dependencies = [
+        vk::SubpassDependency::default()
+            .src_subpass(vk::SUBPASS_EXTERNAL)
+            .dst_subpass(0)
+            .src_stage_mask(readers | tests)
+            .src_access_mask(vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_WRITE)
+            .dst_stage_mask(tests)
+            .dst_access_mask(depth_access),
+        vk::SubpassDependency::default()
+            .src_subpass(0)
+            .dst_subpass(vk::SUBPASS_EXTERNAL)
+            .src_stage_mask(tests)
+            .src_access_mask(vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_WRITE)
+            .dst_stage_mask(readers)
+            .dst_access_mask(vk::AccessFlags::SHADER_READ),
+    ];
+    let info = vk::RenderPassCreateInfo::default()
+        .attachments(&attachments)
+        .subpasses(&subpasses)
+        .dependencies(&dependencies);
+    // SAFETY: valid create info.
+    let render_pass = unsafe { ctx.device.create_render_pass(&info, None) }?;
+    Ok(Owned::new(ctx, render_pass, "shadow render pass"))
+}

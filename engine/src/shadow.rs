@@ -1,0 +1,312 @@
+//! Sun shadow cascades on the CPU: where each cascade's map lies, its
+//! matrix, the cull inputs of its casters, and the lookup's prediction for
+//! tests. The GPU side is `passes/shadow.rs`; the receivers' lookup is
+//! `sun_visibility` in `shaders/shadow.glsl`.
+//!
+//! # Cascades
+//! Shadows cover view distances from `start`, the nearest ground the camera
+//! can see (its height above the highest ground, at least its near plane),
+//! to `start + distance`. The range is split by the practical scheme
+//! (Zhang et al. 2006): each split the mean of the logarithmic and the
+//! uniform split, weighted [`SPLIT_LOG_WEIGHT`], so near cascades are small
+//! and sharp and far ones wide. Each cascade is an orthographic box along
+//! the sun:
+//! - across, the bounding sphere of its slice of the view frustum (the
+//!   tightest sphere around the slice's eight corners, its centre on the
+//!   view axis), its radius rounded up to a whole metre: the box's size
+//!   does not change as the camera turns, and its centre moves in whole
+//!   texels of the light's plane, so a still sun casts still shadows
+//!   (no shimmer at the edges as the camera moves);
+//! - along the sun, from the sphere's far side to [`CASTER_REACH`] metres
+//!   sunward of its near side, so casters outside the view still cast into
+//!   it.
+//!
+//! Reverse-Z, as the camera: depth 1 at the box's sunward face, 0 at its far
+//! face; nearer the sun is larger.
+//!
+//! # Casters
+//! The cull (`cull.comp`) runs once per cascade with [`cascade_cull`]: the
+//! box's six planes, `orthographic` set (a unit's projected size is its
+//! diameter × texels per metre, whatever the distance), the LOD threshold in
+//! texels, and the far field's size in texels, so units a few texels tall
+//! are rasterized by the far field's compute rasterizer, depth only.
+
+use glam::{Mat4, Vec3, Vec4};
+
+use crate::camera::Camera;
+use crate::gpu_types::CullGlobals;
+
+/// The weight of the logarithmic split against the uniform one.
+pub const SPLIT_LOG_WEIGHT: f32 = 0.75;
+/// Metres sunward of a cascade's slice within which casters still cast.
+pub const CASTER_REACH: f32 = 150.0;
+/// A cascade's shadow LODs: the coarsest whose error stays within this many
+/// texels.
+pub const SHADOW_LOD_THRESHOLD_TEXELS: f32 = 1.0;
+/// Units whose bounding sphere spans at most this many texels of a cascade
+/// are drawn into it by the far field's compute rasterizer (where the
+/// device has it).
+pub const SHADOW_FAR_FIELD_TEXELS: f32 = 24.0;
+/// Receivers move this many texels along their normal before the lookup,
+/// and the compared depth this many texels' worth sunward.
+const NORMAL_OFFSET_TEXELS: f32 = 1.5;
+const DEPTH_BIAS_TEXELS: f32 = 1.0;
+
+/// What the cascades are fitted to.
+#[derive(Clone, Copy, Debug)]
+pub struct ShadowView {
+    pub camera: Camera,
+    /// Width over height of the camera's image.
+    pub aspect: f32,
+    /// Direction towards the sun.
+    pub sun_direction: Vec3,
+    /// The highest ground (world Y): the camera sees no ground nearer than
+    /// its height above it.
+    pub ground_top: f32,
+    /// Metres of view distance shadows cover past the nearest ground.
+    pub distance: f32,
+    pub cascade_count: u32,
+    /// Texels along each side of a cascade's map.
+    pub map_size: u32,
+}
+
+/// One cascade.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cascade {
+    /// World to the map's clip space (x, y in ±1, reverse-Z depth in 0..=1).
+    pub view_proj: Mat4,
+    /// The view distances the cascade's slice spans.
+    pub near: f32,
+    pub far: f32,
+    /// Half the box's width, metres.
+    pub half_width: f32,
+    /// Metres along the sun the box spans (its depth range).
+    pub depth_range: f32,
+    /// Texels along each side.
+    pub map_size: u32,
+}
+
+/// The cascades of `view`, nearest first (none when the count or the
+/// distance is 0).
+pub fn fit_cascades(view: &ShadowView) -> Vec<Cascade> {
+    let count = view.cascade_count;
+    if count == 0 || view.distance <= 0.0 || view.map_size == 0 {
+        return Vec::new();
+    }
+    let camera = &view.camera;
+    let start = (camera.position.y - view.ground_top).max(camera.near).max(1e-3);
+    let end = start + view.distance;
+    let split = |i: u32| {
+        let t = i as f32 / count as f32;
+        let logarithmic = start * (end / start).powf(t);
+        let uniform = start + (end - start) * t;
+        SPLIT_LOG_WEIGHT * logarithmic + (1.0 - SPLIT_LOG_WEIGHT) * uniform
+    };
+    (0..count)
+        .map(|i| {
+            let near = if i == 0 { camera.near } else { split(i) };
+            fit_cascade(view, near, split(i + 1))
+        })
+        .collect()
+}
+
+/// The basis of the sun's view: right, up, and the direction light travels.
+fn sun_basis(sun_direction: Vec3) -> (Vec3, Vec3, Vec3) {
+    let forward = -sun_direction.normalize_or(Vec3::Y);
+    let reference = if forward.y.abs() > 0.99 {
+        Vec3::Z
+    } else {
+        Vec3::Y
+    };
+    let right = forward.cross(reference).normalize();
+    let up = right.cross(forward);
+    (right, up, forward)
+}
+
+/// The cascade of the view slice from `near` to `far` (view distances).
+fn fit_cascade(view: &ShadowView, near: f32, far: f32) -> Cascade {
+    let camera = &view.camera;
+    let tan_half = (camera.fov_y * 0.5).tan();
+    // Half the diagonal of a slice's cross-section per metre of depth.
+    let spread = tan_half * (1.0 + view.aspect * view.aspect).sqrt();
+    let (near_half, far_half) = (near * spread, far * spread);
+    // The centre on the axis equidistant from the near and far corners,
+    // within the slice.
+    let centre_depth = ((far * far + far_half * far_half - near * near - near_half * near_half)
+        / (2.0 * (far - near).max(1e-6)))
+    .clamp(near, far);
+    let radius = ((centre_depth - near).powi(2) + near_half * near_half)
+        .max((far - centre_depth).powi(2) + far_half * far_half)
+        .sqrt()
+        .ceil();
+    let forward = (camera.target - camera.position).normalize_or(Vec3::NEG_Z);
+    let centre = camera.position + forward * centre_depth;
+
+    let (right, up, light) = sun_basis(view.sun_direction);
+    let texel = 2.0 * radius / view.map_size as f32;
+    let snap = |value: f32| (value / texel).floor() * texel;
+    let (x, y, z) = (snap(centre.dot(right)), snap(centre.dot(up)), centre.dot(light));
+    let (box_near, box_far) = (z - radius - CASTER_REACH, z + radius);
+    let depth_range = box_far - box_near;
+    let rows = [
+        (right / radius).extend(-x / radius),
+        (up / radius).extend(-y / radius),
+        (-light / depth_range).extend(box_far / depth_range),
+        Vec4::W,
+    ];
+    Cascade {
+        view_proj: Mat4::from_cols(rows[0], rows[1], rows[2], rows[3]).transpose(),
+        near,
+        far,
+        half_width: radius,
+        depth_range,
+        map_size: view.map_size,
+    }
+}
+
+impl Cascade {
+    /// World metres per texel.
+    pub fn texel(&self) -> f32 {
+        2.0 * self.half_width / self.map_size as f32
+    }
+
+    /// The receiver's bias: the normal offset in metres and the depth bias
+    /// in reverse-Z units (`FrameGlobals::shadow_cascade_bias`).
+    pub fn bias(&self) -> [f32; 4] {
+        let texel = self.texel();
+        [
+            NORMAL_OFFSET_TEXELS * texel,
+            DEPTH_BIAS_TEXELS * texel / self.depth_range,
+            0.0,
+            0.0,
+        ]
+    }
+
+    /// The map's (u, v) in 0..=1 and reverse-Z depth of a world point.
+    pub fn project(&self, world: Vec3) -> Vec3 {
+        let clip = self.view_proj * world.extend(1.0);
+        Vec3::new(clip.x * 0.5 + 0.5, clip.y * 0.5 + 0.5, clip.z)
+    }
+}
+
+/// The cull inputs of `cascade`'s casters: its box, `orthographic`, texels
+/// per metre, the shadow LOD threshold (divided by `lod_bias`), and the far
+/// field where `far_field` (the device has it).
+pub fn cascade_cull(cascade: &Cascade, lod_bias: f32, far_field: bool) -> CullGlobals {
+    let row = |i: usize| cascade.view_proj.row(i);
+    let normalized = |plane: Vec4| plane / plane.truncate().length().max(f32::MIN_POSITIVE);
+    // x and y within ±1, depth within 0..=1 (w is 1).
+    let planes = [
+        row(3) + row(0),
+        row(3) - row(0),
+        row(3) + row(1),
+        row(3) - row(1),
+        row(3) - row(2),
+        row(2),
+    ]
+    .map(|plane| normalized(plane).to_array());
+    let inverse = cascade.view_proj.inverse();
+    CullGlobals {
+        planes,
+        camera_position: inverse.transform_point3(Vec3::new(0.0, 0.0, 1.0)).to_array(),
+        pixels_per_unit: cascade.map_size as f32 / (2.0 * cascade.half_width),
+        lod_threshold_px: SHADOW_LOD_THRESHOLD_TEXELS / lod_bias.max(f32::MIN_POSITIVE),
+        lod_hysteresis: 0.25,
+        max_draw_distance: cascade.depth_range,
+        far_field_px: if far_field {
+            SHADOW_FAR_FIELD_TEXELS
+        } else {
+            0.0
+        },
+        impostor_threshold_px: 0.0,
+        impostor_band: 0.0,
+        orthographic: 1,
+    }
+}
+
+/// Where the shadow of the point `caster` falls on the horizontal ground at
+/// height `ground`: along the sun's rays.
+pub fn shadow_on_ground(caster: Vec3, sun_direction: Vec3, ground: f32) -> Vec3 {
+    let sun = sun_direction.normalize_or(Vec3::Y);
+    let along = (caster.y - ground) / sun.y.max(1e-6);
+    caster - sun * along
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view() -> ShadowView {
+        ShadowView {
+            camera: Camera::look_at(Vec3::new(0.0, 20.0, 40.0), Vec3::ZERO),
+            aspect: 16.0 / 9.0,
+            sun_direction: Vec3::new(0.4, 0.8, 0.3),
+            ground_top: 0.0,
+            distance: 300.0,
+            cascade_count: 3,
+            map_size: 2048,
+        }
+    }
+
+    #[test]
+    fn cascades_tile_the_range_and_grow() {
+        let cascades = fit_cascades(&view());
+        assert_eq!(cascades.len(), 3);
+        assert_eq!(cascades[0].near, 0.1);
+        for pair in cascades.windows(2) {
+            assert_eq!(pair[0].far, pair[1].near);
+            assert!(pair[1].half_width > pair[0].half_width);
+        }
+        assert!((cascades[2].far - 320.0).abs() < 1e-3, "{}", cascades[2].far);
+    }
+
+    #[test]
+    fn the_slice_lies_inside_its_box() {
+        let view = view();
+        let camera = view.camera;
+        let forward = (camera.target - camera.position).normalize();
+        for cascade in fit_cascades(&view) {
+            for depth in [cascade.near, cascade.far] {
+                let p = cascade.project(camera.position + forward * depth);
+                assert!((0.0..=1.0).contains(&p.x) && (0.0..=1.0).contains(&p.y), "{p}");
+                assert!((0.0..=1.0).contains(&p.z), "{p}");
+            }
+        }
+    }
+
+    #[test]
+    fn nearer_the_sun_is_deeper_and_planes_agree() {
+        let view = view();
+        let cascade = fit_cascades(&view)[1];
+        let ground = Vec3::new(2.0, 0.0, 3.0);
+        let above = ground + view.sun_direction.normalize() * 5.0;
+        assert!(cascade.project(above).z > cascade.project(ground).z);
+        let cull = cascade_cull(&cascade, 1.0, true);
+        let inside = |p: Vec3| {
+            cull.planes
+                .iter()
+                .all(|n| n[0] * p.x + n[1] * p.y + n[2] * p.z + n[3] >= -1e-3)
+        };
+        assert!(inside(ground));
+        let far_away = ground + Vec3::new(cascade.half_width * 3.0, 0.0, 0.0);
+        assert!(!inside(far_away));
+    }
+
+    #[test]
+    fn a_moving_camera_moves_the_box_in_whole_texels() {
+        let mut view = view();
+        let a = fit_cascades(&view)[2];
+        view.camera.position.x += 0.37;
+        view.camera.target.x += 0.37;
+        let b = fit_cascades(&view)[2];
+        assert_eq!(a.half_width, b.half_width);
+        let shift = (b.view_proj.col(3).x - a.view_proj.col(3).x) * a.half_width / a.texel();
+        assert!((shift - shift.round()).abs() < 1e-2, "{shift}");
+    }
+
+    #[test]
+    fn shadows_fall_away_from_the_sun() {
+        let shadow = shadow_on_ground(Vec3::new(0.0, 2.0, 0.0), Vec3::new(0.0, 1.0, 1.0), 0.0);
+        assert!((shadow - Vec3::new(0.0, 0.0, -2.0)).length() < 1e-5);
+    }
+}
