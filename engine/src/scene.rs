@@ -24,6 +24,11 @@ pub struct Scene {
     /// The GPU simulation that moves the units, started once they have
     /// spawned (the battle demo's); `None`: units move by their velocities.
     pub simulation: Option<SimulationStart>,
+    /// Prop types that are the ground (indices into `prop_types`): they
+    /// receive the sun's shadows and cast none (they would cover every
+    /// shadow cascade's map, and gentle hills under a high sun shadow
+    /// nothing).
+    pub ground_prop_types: Vec<u32>,
 }
 
 /// A unit to spawn.

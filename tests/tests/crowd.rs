@@ -91,6 +91,7 @@ fn sample_scene(encoding: BoneEncoding) -> Scene {
         units,
         props,
         simulation: None,
+        ground_prop_types: Vec::new(),
     }
 }
 

@@ -358,6 +358,7 @@ fn knight_scene(knight: &Asset, units: &[(Vec3, f32)], spheres: &[(Vec3, f32)]) 
         units: spawns,
         props,
         simulation: None,
+        ground_prop_types: vec![1],
     }
 }
 

@@ -86,6 +86,7 @@ fn exact_light() -> Environment {
         ambient: 0.5,
         fog_color: Vec3::ZERO,
         fog_density: 0.0,
+        ground_top: 0.0,
     }
 }
 
@@ -191,6 +192,7 @@ fn plane_pixel(
         ambient: 0.0,
         fog_color: Vec3::ZERO,
         fog_density: 0.0,
+        ground_top: 0.0,
     };
     let camera = Camera::look_at(Vec3::new(0.0, camera_y, 0.01), Vec3::ZERO);
     let mut ctx = gpu_context(tier);

@@ -308,6 +308,7 @@ pub fn battle_scene_of(options: &BattleOptions, plan: BattlePlan) -> Result<Batt
         terrain_prop(&mut prop_types, &terrain)
     };
     field.tint = rgba8(FIELD_TINT);
+    let ground_prop_types = vec![field.prop_type];
     props.push(field);
     Ok(BattleScene {
         scene: Scene {
@@ -317,6 +318,7 @@ pub fn battle_scene_of(options: &BattleOptions, plan: BattlePlan) -> Result<Batt
             units,
             props,
             simulation: Some(horde_battle::start(plan.setup)),
+            ground_prop_types,
         },
         rules,
         regiments_per_army,

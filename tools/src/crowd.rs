@@ -272,10 +272,9 @@ pub fn crowd_scene(options: &CrowdOptions) -> Result<Scene> {
         props.push(scattered_prop(&mut rng, &prop_types, prop_type, position));
     }
     // The field: one flat prop under everything.
-    props.push(field_prop(
-        &mut prop_types,
-        (extent_x.max(extent_z) + 60.0) * 2.0,
-    ));
+    let field = field_prop(&mut prop_types, (extent_x.max(extent_z) + 60.0) * 2.0);
+    let ground_prop_types = vec![field.prop_type];
+    props.push(field);
     Ok(Scene {
         controllers: vec![None; unit_types.len()],
         unit_types,
@@ -283,6 +282,7 @@ pub fn crowd_scene(options: &CrowdOptions) -> Result<Scene> {
         units,
         props,
         simulation: None,
+        ground_prop_types,
     })
 }
 

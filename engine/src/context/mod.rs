@@ -142,6 +142,9 @@ pub struct Context {
     /// device with `shaderInt64` and `shaderBufferInt64Atomics`, both then
     /// enabled (see `device::far_field_support`).
     pub far_field_supported: bool,
+    /// The device rasterizes on the CPU (lavapipe): fill-bound work is
+    /// sized down (the shadow map, `passes/shadow.rs`).
+    pub software_rasterizer: bool,
 }
 
 impl Context {
@@ -293,6 +296,7 @@ impl Context {
             gpu: Arc::new(gpu),
             physical_device: chosen.physical_device,
             device_name: chosen.name,
+            software_rasterizer: props.device_type == vk::PhysicalDeviceType::CPU,
             driver_info,
             queue_family: chosen.queue_family,
             queue,

@@ -6,8 +6,9 @@
 //!
 //! # Data layout
 //! - The map: one `D32_SFLOAT` 2D array image, a layer per cascade
-//!   (`SHADOW_MAP_SIZE` texels a side: 2048 on the desktop tier with three
-//!   cascades, 1024 on the mobile tier with one), reverse-Z (cleared to 0,
+//!   ([`shadow_map_size`] texels a side: 2048 on the desktop tier with three
+//!   cascades, 1024 on the mobile tier with one; a quarter of that on a CPU
+//!   rasterizer), reverse-Z (cleared to 0,
 //!   nearer the sun is larger), left in `SHADER_READ_ONLY_OPTIMAL` for the
 //!   receivers' comparison sampler (`GREATER_OR_EQUAL`, linear: a 2×2
 //!   percentage-closer filter per tap). It exists with shadows off too
@@ -48,11 +49,13 @@
 //! reads before the clear; its outgoing one makes the depth writes visible
 //! to fragment and compute reads (the receivers, the far field's shading).
 
+use std::ops::Range;
+
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 
 use crate::barriers::{uses, Access};
-use crate::config::{FRAMES_IN_FLIGHT, MAX_SHADOW_CASCADES};
+use crate::config::{FRAMES_IN_FLIGHT, MAX_ROUTES, MAX_SHADOW_CASCADES};
 use crate::context::{Context, Tier};
 use crate::frame::Frame;
 use crate::frames::Descriptor;
@@ -67,17 +70,24 @@ use crate::passes::far_field::{CasterTarget, FarFieldPass};
 use crate::pipeline::{binding, depth_pipeline, GraphicsDesc, LayoutDesc, PassTarget, Pipeline};
 use crate::shadow::{cascade_cull, fit_cascades, Cascade, ShadowView};
 use crate::world::buffers::DRAW_COMMANDS_BYTES;
-use crate::world::World;
+use crate::world::{World, WorldType};
 use crate::{shaders, Error};
 
 /// The map's format: depth, sampled with comparison.
 pub const SHADOW_FORMAT: vk::Format = vk::Format::D32_SFLOAT;
 
-/// Texels along a side of a cascade's map, by tier.
-pub fn shadow_map_size(tier: Tier) -> u32 {
-    match tier {
+/// Texels along a side of a cascade's map: by tier, and a quarter on a
+/// device that rasterizes on the CPU (lavapipe fills a 2048² map in about
+/// half a second).
+pub fn shadow_map_size(ctx: &Context) -> u32 {
+    let size = match ctx.tier {
         Tier::Desktop => 2048,
         Tier::Mobile => 1024,
+    };
+    if ctx.software_rasterizer {
+        size / 4
+    } else {
+        size
     }
 }
 
@@ -117,6 +127,9 @@ pub struct ShadowPass {
     cull: CullPass,
     atlas_sampler: Sampler,
     bone_sampler: Sampler,
+    /// The prop commands that cast: every prop type's but the ground's,
+    /// in runs of consecutive types.
+    prop_casters: Vec<Range<u32>>,
     /// Texels along a side.
     pub map_size: u32,
     /// Cascades this tier draws.
@@ -125,10 +138,29 @@ pub struct ShadowPass {
 
 impl ShadowPass {
     /// Creates the map (left ready for the receivers), its render pass and
-    /// pipelines, for the world's bone encoding.
-    pub fn new(ctx: &Context, world: &World) -> Result<ShadowPass, Error> {
-        let map_size = shadow_map_size(ctx.tier);
+    /// pipelines, for the world's bone encoding; `ground_prop_types` (the
+    /// scene's) cast no shadow.
+    pub fn new(
+        ctx: &Context,
+        world: &World,
+        ground_prop_types: &[u32],
+    ) -> Result<ShadowPass, Error> {
+        let map_size = shadow_map_size(ctx);
         let cascade_count = shadow_cascades(ctx.tier);
+        log::info!(
+            "shadows: {cascade_count} cascade(s) of {map_size}² texels ({} tier{}{})",
+            ctx.tier.name(),
+            if ctx.far_field_supported {
+                ", far casters by the far field's compute rasterizer"
+            } else {
+                ", every caster a mesh"
+            },
+            if ctx.software_rasterizer {
+                ", a quarter size on a CPU rasterizer"
+            } else {
+                ""
+            }
+        );
         let extent = vk::Extent2D {
             width: map_size,
             height: map_size,
@@ -259,6 +291,7 @@ impl ShadowPass {
             cull: CullPass::with_views(ctx, "shadow cull", cascade_count as usize)?,
             atlas_sampler: create_sampler(ctx, vk::Filter::LINEAR, "shadow atlas sampler")?,
             bone_sampler: create_bone_sampler(ctx)?,
+            prop_casters: prop_casters(world, ground_prop_types),
             map_size,
             cascade_count,
         })
@@ -570,10 +603,27 @@ impl ShadowPass {
         if world.prop_count() > 0 {
             let descriptors = common(&b.prop_infos.buffer, &b.prop_placements.buffer);
             let set = frame.descriptor_set(self.prop_pipeline.set_layouts[0], &descriptors)?;
-            draw_commands(frame, &self.prop_pipeline, set, world, draws, world.prop_commands());
+            for run in &self.prop_casters {
+                draw_commands(frame, &self.prop_pipeline, set, world, draws, run.clone());
+            }
         }
         Ok(())
     }
+}
+
+/// The commands of every prop type but `ground_prop_types`, in runs of
+/// consecutive types.
+fn prop_casters(world: &World, ground_prop_types: &[u32]) -> Vec<Range<u32>> {
+    let mut runs: Vec<Range<u32>> = Vec::new();
+    let prop_types = world.types.len() as u32 - world.unit_type_count;
+    for prop_type in (0..prop_types).filter(|t| !ground_prop_types.contains(t)) {
+        let first = WorldType::command((world.unit_type_count + prop_type) as usize, 0);
+        match runs.last_mut() {
+            Some(run) if run.end == first => run.end = first + MAX_ROUTES,
+            _ => runs.push(first..first + MAX_ROUTES),
+        }
+    }
+    runs
 }
 
 /// The receivers' sampler: comparison `GREATER_OR_EQUAL` (lit where the

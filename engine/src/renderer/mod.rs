@@ -290,7 +290,7 @@ impl Renderer {
             statistics: StatisticsPass::new(ctx)?,
             bounds: BoundsPass::new(ctx, pass_target)?,
             draw: DrawPass::new(ctx, pass_target, world.encoding, world.bone_shape)?,
-            shadow: ShadowPass::new(ctx, &world)?,
+            shadow: ShadowPass::new(ctx, &world, &scene.ground_prop_types)?,
             hud: HudPass::new(ctx, *overlay_render_pass)?,
             hud_draw: None,
             instanced: InstancedPass::new(),
