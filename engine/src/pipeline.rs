@@ -367,7 +367,9 @@ fn create_graphics(
     let mut pipeline = Pipeline::empty(ctx, name);
     create_layout(ctx, &mut pipeline, layout_desc, stages)?;
     let vs = shader_module(ctx, vertex)?;
-    let fs = fragment.map(|fragment| shader_module(ctx, fragment)).transpose()?;
+    let fs = fragment
+        .map(|fragment| shader_module(ctx, fragment))
+        .transpose()?;
     let spec = Specialization::new(specialization);
     let spec_info = spec.info();
     let mut stage_infos = vec![vk::PipelineShaderStageCreateInfo::default()

@@ -94,7 +94,9 @@ pub fn fit_cascades(view: &ShadowView) -> Vec<Cascade> {
         return Vec::new();
     }
     let camera = &view.camera;
-    let start = (camera.position.y - view.ground_top).max(camera.near).max(1e-3);
+    let start = (camera.position.y - view.ground_top)
+        .max(camera.near)
+        .max(1e-3);
     let end = start + view.distance;
     let split = |i: u32| {
         let t = i as f32 / count as f32;
@@ -145,7 +147,11 @@ fn fit_cascade(view: &ShadowView, near: f32, far: f32) -> Cascade {
     let (right, up, light) = sun_basis(view.sun_direction);
     let texel = 2.0 * radius / view.map_size as f32;
     let snap = |value: f32| (value / texel).floor() * texel;
-    let (x, y, z) = (snap(centre.dot(right)), snap(centre.dot(up)), centre.dot(light));
+    let (x, y, z) = (
+        snap(centre.dot(right)),
+        snap(centre.dot(up)),
+        centre.dot(light),
+    );
     let (box_near, box_far) = (z - radius - CASTER_REACH, z + radius);
     let depth_range = box_far - box_near;
     let rows = [
@@ -208,7 +214,9 @@ pub fn cascade_cull(cascade: &Cascade, lod_bias: f32, far_field: bool) -> CullGl
     let inverse = cascade.view_proj.inverse();
     CullGlobals {
         planes,
-        camera_position: inverse.transform_point3(Vec3::new(0.0, 0.0, 1.0)).to_array(),
+        camera_position: inverse
+            .transform_point3(Vec3::new(0.0, 0.0, 1.0))
+            .to_array(),
         pixels_per_unit: cascade.map_size as f32 / (2.0 * cascade.half_width),
         lod_threshold_px: SHADOW_LOD_THRESHOLD_TEXELS / lod_bias.max(f32::MIN_POSITIVE),
         lod_hysteresis: 0.25,
@@ -257,7 +265,11 @@ mod tests {
             assert_eq!(pair[0].far, pair[1].near);
             assert!(pair[1].half_width > pair[0].half_width);
         }
-        assert!((cascades[2].far - 320.0).abs() < 1e-3, "{}", cascades[2].far);
+        assert!(
+            (cascades[2].far - 320.0).abs() < 1e-3,
+            "{}",
+            cascades[2].far
+        );
     }
 
     #[test]
@@ -268,7 +280,10 @@ mod tests {
         for cascade in fit_cascades(&view) {
             for depth in [cascade.near, cascade.far] {
                 let p = cascade.project(camera.position + forward * depth);
-                assert!((0.0..=1.0).contains(&p.x) && (0.0..=1.0).contains(&p.y), "{p}");
+                assert!(
+                    (0.0..=1.0).contains(&p.x) && (0.0..=1.0).contains(&p.y),
+                    "{p}"
+                );
                 assert!((0.0..=1.0).contains(&p.z), "{p}");
             }
         }

@@ -89,6 +89,7 @@ impl Instances {
 }
 
 /// What the GPU gets and the reference reads.
+#[derive(Clone)]
 struct Scene {
     /// The full uniform table (`MAX_TYPES` entries).
     types: Vec<TypeInfo>,
@@ -1104,4 +1105,83 @@ fn far_field_routes_match_the_reference_on_desktop() {
 #[test]
 fn far_field_routes_match_the_reference_on_mobile() {
     far_field_routes_match_the_reference(Tier::Mobile);
+}
+
+/// The sun's shadow cascades cull their casters with this pass
+/// (`passes/shadow.rs`): each cascade's orthographic box, sizes in texels
+/// whatever the distance, the far field's size in texels. Every cascade's
+/// lists and routes equal the reference's, frame after frame (each cascade
+/// keeps its own routes, as the shadow pass does).
+fn shadow_cascades_match_the_reference(tier: Tier) {
+    use horde::shadow::{cascade_cull, fit_cascades, ShadowView};
+    let mut ctx = gpu_context(Some(tier));
+    let base = random_scene(0x5AD0 + tier as u64, 60_000, 20_000, 4, |_| 0, |n| n);
+    let cameras = [
+        look([0.0, 30.0, 0.0], [200.0, 0.0, 100.0]),
+        look([5.0, 32.0, 2.0], [205.0, 0.0, 102.0]),
+        look([0.0, 400.0, 200.0], [0.0, 0.0, -50.0]),
+    ];
+    let cascade_count = 3;
+    let mut scenes: Vec<Scene> = (0..cascade_count).map(|_| base.clone()).collect();
+    let mut harnesses: Vec<Harness> = scenes
+        .iter()
+        .map(|scene| Harness::new(&mut ctx, scene))
+        .collect();
+    let mut casters = [0u32; 2];
+    for (frame, camera) in cameras.iter().enumerate() {
+        let cascades = fit_cascades(&ShadowView {
+            camera: *camera,
+            aspect: 16.0 / 9.0,
+            sun_direction: Vec3::new(0.4, 0.8, 0.3),
+            ground_top: 0.0,
+            distance: 400.0,
+            cascade_count,
+            map_size: 2048,
+        });
+        for (index, cascade) in cascades.iter().enumerate() {
+            let globals = cascade_cull(cascade, 1.0, tier == Tier::Desktop);
+            assert_eq!(globals.orthographic, 1);
+            let scene = &mut scenes[index];
+            let (units, props) = (scene.units.len(), scene.props.len());
+            let gpu = harnesses[index].frame(&mut ctx, &globals, units as u32, props as u32);
+            let expected = reference_frame(scene, &globals, units, props);
+            let far = far_field_entries(scene, &expected) as u32;
+            casters[0] += expected.instance_counts.iter().sum::<u32>() - far;
+            casters[1] += far;
+            assert_matches(
+                scene,
+                &expected,
+                &gpu,
+                &format!("{tier:?} frame {frame} cascade {index}"),
+            );
+            assert_eq!(
+                gpu.unit_routes, scene.units.routes,
+                "cascade {index} unit routes"
+            );
+            assert_eq!(
+                gpu.prop_routes, scene.props.routes,
+                "cascade {index} prop routes"
+            );
+        }
+    }
+    // Casters were drawn as meshes, and on the desktop tier by the far
+    // field too.
+    assert!(casters[0] > 1000, "casters (mesh, far field): {casters:?}");
+    assert_eq!(
+        casters[1] > 0,
+        tier == Tier::Desktop,
+        "casters: {casters:?}"
+    );
+    drop(harnesses);
+    finish(ctx);
+}
+
+#[test]
+fn shadow_cascades_match_the_reference_on_desktop() {
+    shadow_cascades_match_the_reference(Tier::Desktop);
+}
+
+#[test]
+fn shadow_cascades_match_the_reference_on_mobile() {
+    shadow_cascades_match_the_reference(Tier::Mobile);
 }

@@ -184,11 +184,7 @@ impl CullPass {
 
     /// Creates the pipeline (workgroup size by tier) and the uniform buffers
     /// of a pass `name` that culls `views` views a frame.
-    pub fn with_views(
-        ctx: &Context,
-        name: &'static str,
-        views: usize,
-    ) -> Result<CullPass, Error> {
+    pub fn with_views(ctx: &Context, name: &'static str, views: usize) -> Result<CullPass, Error> {
         check_subgroup_support(ctx)?;
         let storage = vk::DescriptorType::STORAGE_BUFFER;
         let uniform = vk::DescriptorType::UNIFORM_BUFFER;

@@ -397,9 +397,8 @@ impl ShadowPass {
     ) -> Result<(), Error> {
         let b = &world.buffers;
         let storage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST;
-        let lists_usage = storage
-            | vk::BufferUsageFlags::INDIRECT_BUFFER
-            | vk::BufferUsageFlags::VERTEX_BUFFER;
+        let lists_usage =
+            storage | vk::BufferUsageFlags::INDIRECT_BUFFER | vk::BufferUsageFlags::VERTEX_BUFFER;
         let lists_bytes = DRAW_COMMANDS_BYTES + u64::from(world.needed().list_entries) * 4;
         let texels = u64::from(self.map_size).pow(2);
         let wanted = [
@@ -548,7 +547,11 @@ impl ShadowPass {
             // SAFETY: inside the cascade's render pass, whose viewport covers
             // the map the buffer was sized for.
             unsafe {
-                device.cmd_bind_pipeline(frame.cmd, vk::PipelineBindPoint::GRAPHICS, self.resolve.raw);
+                device.cmd_bind_pipeline(
+                    frame.cmd,
+                    vk::PipelineBindPoint::GRAPHICS,
+                    self.resolve.raw,
+                );
                 device.cmd_bind_descriptor_sets(
                     frame.cmd,
                     vk::PipelineBindPoint::GRAPHICS,
@@ -598,7 +601,14 @@ impl ShadowPass {
                 Descriptor::Storage(b.unit_marks.buffer.raw),
             ]);
             let set = frame.descriptor_set(self.unit_pipeline.set_layouts[0], &descriptors)?;
-            draw_commands(frame, &self.unit_pipeline, set, world, draws, world.unit_commands());
+            draw_commands(
+                frame,
+                &self.unit_pipeline,
+                set,
+                world,
+                draws,
+                world.unit_commands(),
+            );
         }
         if world.prop_count() > 0 {
             let descriptors = common(&b.prop_infos.buffer, &b.prop_placements.buffer);

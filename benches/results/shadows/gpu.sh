@@ -1,0 +1,43 @@
+#!/bin/bash
+# Issue 22 (shadows) on the GPU machine, with the stripped release binaries
+# of .bench/$BENCH (the commit named in the README).
+#   gpu.sh look      the three presets at 1M, 1920x1080, shadows on, 20 s in:
+#                    screenshots and the pass times (a first look);
+#   gpu.sh cost      the 1M frame at each preset with shadows off and on,
+#                    side by side, 600 frames (20 s into the battle),
+#                    default budget, quality against the reference;
+#   gpu.sh montage   the three presets at 10k, 1M and 4M, shadows on.
+set -euo pipefail
+for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+export HORDE_ROOT=$PWD
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+mkdir -p /tmp/bin /tmp/out
+for b in .bench/$BENCH/*.xz; do xz -dc $b > /tmp/bin/$(basename $b .xz); done
+chmod +x /tmp/bin/*
+run() { # name, timeout, args...
+  local name=$1 limit=$2; shift 2
+  HORDE_CACHE_DIR=/tmp/cache timeout $limit /tmp/bin/battle --headless --width 1920 --height 1080 \
+    --report /tmp/out/$name.report.json "$@" > /tmp/out/$name.log 2>&1 \
+    || echo "$name failed: $(tail -3 /tmp/out/$name.log)"
+  grep -h "gpu frame\|gpu shadow\|gpu draw\|gpu far field\|quality against" /tmp/out/$name.log \
+    | sed "s/^.*INFO[^ ]* /$name: /" | cut -c1-200 || true
+}
+case "$1" in
+look)
+  for camera in overview front ground; do
+    run look_$camera 150 --units 1000000 --camera $camera --frames 600 --screenshot $OUT/1m_$camera.png
+  done ;;
+cost)
+  for camera in overview front ground; do
+    for shadows in off on; do
+      run ${camera}_$shadows 150 --quality --units 1000000 --camera $camera --frames 600 --shadows $shadows
+    done
+  done ;;
+montage)
+  HORDE_CACHE_DIR=/tmp/cache timeout 560 /tmp/bin/montage --battle /tmp/bin/battle --out /tmp/montage \
+    > /tmp/out/montage.log 2>&1 || tail -5 /tmp/out/montage.log
+  cp /tmp/montage/montage.png $OUT/
+  for f in /tmp/montage/*.json; do cp $f /tmp/out/; done ;;
+esac
+tar czf $OUT/reports_$1.tgz -C /tmp/out $(cd /tmp/out && ls)
