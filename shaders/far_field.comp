@@ -34,7 +34,7 @@ layout(set = 0, binding = 11, std430) buffer Visibility { uint64_t visibility[];
 layout(set = 0, binding = 12) uniform sampler2D bone_texture;
 layout(set = 0, binding = 13) uniform sampler2D atlas;
 layout(set = 0, binding = 14, std430) readonly buffer Marks { uint marks[]; };
-layout(set = 0, binding = 15) uniform sampler2DArrayShadow shadow_map;
+layout(set = 0, binding = 15, std430) readonly buffer ShadowDepths { uint shadow_depths[]; };
 #include "shadow.glsl"
 
 // 1: a shadow cascade's casters (`globals.view_proj` is the cascade's):
@@ -161,7 +161,7 @@ FarVertex skin_vertex(uint type_index, FarFieldMesh mesh, uint v, uint slot, Uni
         s_back[slot] = material.double_sided != 0u ? s_front[slot] : NO_BACK_FACE;
         return projected;
     }
-    float sun = sun_visibility(shadow_map, world, world_normal, globals);
+    float sun = sun_visibility(world, world_normal, globals);
     s_front[slot] = far_pack_color(shade(albedo, emitted, world_normal, world, sun, globals));
     s_back[slot] = material.double_sided != 0u
         ? far_pack_color(shade(albedo, emitted, -world_normal, world, sun, globals))

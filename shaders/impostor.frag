@@ -10,7 +10,7 @@
 layout(set = 0, binding = 0) uniform Globals { FrameGlobals globals; };
 layout(set = 0, binding = 5) uniform sampler2D impostor_albedo;
 layout(set = 0, binding = 7) uniform sampler2D impostor_normal;
-layout(set = 0, binding = 10) uniform sampler2DArrayShadow shadow_map;
+layout(set = 0, binding = 10, std430) readonly buffer ShadowDepths { uint shadow_depths[]; };
 #include "shadow.glsl"
 
 layout(location = 0) in vec3 in_world_position;
@@ -89,6 +89,6 @@ void main() {
         albedo = in_tint.rgb;
     }
     vec3 world_normal = rotate_y(normal, in_heading);
-    float sun = sun_visibility(shadow_map, in_world_position, world_normal, globals);
+    float sun = sun_visibility(in_world_position, world_normal, globals);
     out_color = vec4(shade(albedo, vec3(0.0), world_normal, in_world_position, sun, globals), 1.0);
 }

@@ -15,7 +15,7 @@
 layout(set = 0, binding = 0) uniform Globals { FrameGlobals globals; };
 layout(set = 0, binding = 4, std140) uniform Materials { MaterialInfo materials[MAX_MATERIALS]; };
 layout(set = 0, binding = 5) uniform sampler2D atlas;
-layout(set = 0, binding = 6) uniform sampler2DArrayShadow shadow_map;
+layout(set = 0, binding = 6, std430) readonly buffer ShadowDepths { uint shadow_depths[]; };
 #include "shadow.glsl"
 
 layout(location = 0) in vec3 in_world_position;
@@ -69,6 +69,6 @@ void main() {
         albedo = in_tint.rgb;
         emitted = vec3(0.0);
     }
-    float sun = sun_visibility(shadow_map, in_world_position, normal, globals);
+    float sun = sun_visibility(in_world_position, normal, globals);
     out_color = vec4(shade(albedo, emitted, normal, in_world_position, sun, globals), 1.0);
 }

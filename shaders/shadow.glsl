@@ -1,23 +1,47 @@
-// The sun's shadow map lookup (engine/src/shadow.rs fits the cascades,
-// engine/src/passes/shadow.rs draws them). The includer declares the map,
-// a sampler2DArrayShadow (one layer per cascade, reverse-Z: nearer the sun
-// is larger, compared GREATER_OR_EQUAL with linear filtering).
+// The sun's shadow lookup (engine/src/shadow.rs fits the cascades,
+// engine/src/passes/shadow.rs draws them). The includer declares, before
+// including this file, the cascades' depths as
+//   readonly buffer ShadowDepths { uint shadow_depths[]; };
+// cascade after cascade, row after row, float bits of reverse-Z depth
+// (nearer the sun is larger; 0 where nothing casts).
 #ifndef HORDE_SHADOW_GLSL
 #define HORDE_SHADOW_GLSL
+
+// Texel (x, y) of cascade `c` lights a receiver at reverse-Z depth
+// `reference`: nothing nearer the sun is there.
+float shadow_texel_lit(uint c, ivec2 texel, int size, float reference) {
+    texel = clamp(texel, ivec2(0), ivec2(size - 1));
+    uint index = (c * uint(size) + uint(texel.y)) * uint(size) + uint(texel.x);
+    return reference >= uintBitsToFloat(shadow_depths[index]) ? 1.0 : 0.0;
+}
+
+// Percentage-closer filtering at `uv` of cascade `c`: the four texels
+// around it compared and weighted bilinearly (what a comparison sampler's
+// linear filter does).
+float shadow_bilinear(uint c, vec2 uv, int size, float reference) {
+    vec2 position = uv * float(size) - 0.5;
+    ivec2 base = ivec2(floor(position));
+    vec2 f = position - vec2(base);
+    float a = shadow_texel_lit(c, base, size, reference);
+    float b = shadow_texel_lit(c, base + ivec2(1, 0), size, reference);
+    float d = shadow_texel_lit(c, base + ivec2(0, 1), size, reference);
+    float e = shadow_texel_lit(c, base + ivec2(1, 1), size, reference);
+    return mix(mix(a, b, f.x), mix(d, e, f.x), f.y);
+}
 
 // The share of the sun reaching `world` (normal `normal`): 1 lit, 0 in
 // shadow. The first cascade whose map holds the point (with a margin for
 // the filter) answers: the point moved along its normal by about a texel,
 // its depth biased sunward by about a texel, four bilinear comparisons half
 // a texel apart (a 3x3-texel tent). Past the shadow distance every point is
-// lit, faded in over its last tenth. Explicit gradients: the map has no mip
-// levels, and compute shaders (the far field) have no implicit ones.
-float sun_visibility(sampler2DArrayShadow map, vec3 world, vec3 normal, FrameGlobals g) {
+// lit, faded in over its last tenth.
+float sun_visibility(vec3 world, vec3 normal, FrameGlobals g) {
     uint count = min(g.shadow_cascade_count, uint(MAX_SHADOW_CASCADES));
     float distance_to_camera = length(world - g.camera_position);
     if (count == 0u || !(distance_to_camera < g.shadow_distance)) {
         return 1.0;
     }
+    int size = int(round(1.0 / g.shadow_inverse_size));
     vec3 n = normalize(normal);
     float margin = 2.0 * g.shadow_inverse_size;
     for (uint c = 0u; c < count; c++) {
@@ -29,13 +53,12 @@ float sun_visibility(sampler2DArrayShadow map, vec3 world, vec3 normal, FrameGlo
             continue;
         }
         float reference = clip.z + bias.y;
-        float layer = float(c);
         float half_texel = 0.5 * g.shadow_inverse_size;
         float lit = 0.0;
         for (int i = 0; i < 4; i++) {
             vec2 offset = vec2((i & 1) == 0 ? -half_texel : half_texel,
                                (i & 2) == 0 ? -half_texel : half_texel);
-            lit += textureGrad(map, vec4(uv + offset, layer, reference), vec2(0.0), vec2(0.0));
+            lit += shadow_bilinear(c, uv + offset, size, reference);
         }
         float fade = smoothstep(0.9 * g.shadow_distance, g.shadow_distance, distance_to_camera);
         return mix(lit * 0.25, 1.0, fade);

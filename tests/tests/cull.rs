@@ -1133,6 +1133,7 @@ fn shadow_cascades_match_the_reference(tier: Tier) {
             camera: *camera,
             aspect: 16.0 / 9.0,
             sun_direction: Vec3::new(0.4, 0.8, 0.3),
+            ground_bottom: 0.0,
             ground_top: 0.0,
             distance: 400.0,
             cascade_count,

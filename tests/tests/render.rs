@@ -86,7 +86,8 @@ fn exact_light() -> Environment {
         ambient: 0.5,
         fog_color: Vec3::ZERO,
         fog_density: 0.0,
-        ground_top: 0.0,
+        ground_bottom: 0.0,
+            ground_top: 0.0,
     }
 }
 
@@ -192,7 +193,8 @@ fn plane_pixel(
         ambient: 0.0,
         fog_color: Vec3::ZERO,
         fog_density: 0.0,
-        ground_top: 0.0,
+        ground_bottom: 0.0,
+            ground_top: 0.0,
     };
     let camera = Camera::look_at(Vec3::new(0.0, camera_y, 0.01), Vec3::ZERO);
     let mut ctx = gpu_context(tier);

@@ -271,6 +271,7 @@ pub fn battle_scene_of(options: &BattleOptions, plan: BattlePlan) -> Result<Batt
     }
     let bounds = layout.bounds();
     let mut stage = Stage::for_armies(&bounds);
+    stage.environment.ground_bottom = terrain.heights.iter().copied().fold(0.0, f32::min);
     stage.environment.ground_top = terrain.heights.iter().copied().fold(0.0, f32::max);
     let corridors = ViewCorridors::new(&bounds);
     let front_half_width = layout.front_half_width();

@@ -76,8 +76,8 @@ pub struct DrawTarget {
     /// Linear colour where nothing is drawn: the sky, or black for the unit
     /// mask (so a mask pixel's value is the units' coverage of it).
     pub clear_color: [f32; 4],
-    /// The sun's shadow map (`passes/shadow.rs`).
-    pub shadow_map: Descriptor,
+    /// The sun's shadow depths (`passes/shadow.rs`).
+    pub shadow_depths: vk::Buffer,
 }
 
 /// Per-frame choices of the draw pass.
@@ -121,7 +121,7 @@ pub trait ExtraDraw {
 ///
 /// 0 `Globals` (uniform), 1 `Types` (uniform), 2 `Infos` (storage),
 /// 3 `Placements` (storage), 4 `Materials` (uniform), 5 base colour atlas,
-/// 6 the sun's shadow map, 7 `AnimStates` (storage), 8 `Clips` (uniform),
+/// 6 `ShadowDepths` (storage: the sun's shadows), 7 `AnimStates` (storage), 8 `Clips` (uniform),
 /// 9 bone texture, 10 `Marks` (storage).
 pub fn set_layout(skinned: bool) -> Vec<vk::DescriptorSetLayoutBinding<'static>> {
     let vertex = vk::ShaderStageFlags::VERTEX;
@@ -133,7 +133,7 @@ pub fn set_layout(skinned: bool) -> Vec<vk::DescriptorSetLayoutBinding<'static>>
         binding(3, vk::DescriptorType::STORAGE_BUFFER, vertex),
         binding(4, vk::DescriptorType::UNIFORM_BUFFER, fragment),
         binding(5, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, fragment),
-        binding(6, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, fragment),
+        binding(6, vk::DescriptorType::STORAGE_BUFFER, fragment),
     ];
     if skinned {
         bindings.extend([
@@ -298,6 +298,7 @@ impl DrawPass {
                 uses(b.unit_marks.buffer.raw, Access::VertexRead),
                 uses(b.prop_infos.buffer.raw, Access::VertexRead),
                 uses(b.prop_placements.buffer.raw, Access::VertexRead),
+                uses(target.shadow_depths, Access::FragmentRead),
             ];
             for extra in inputs.extras {
                 declared.extend(extra.draw_uses(frame, world)?);
@@ -409,7 +410,7 @@ fn mesh_descriptors(
         Descriptor::Storage(b.unit_placements.buffer.raw),
         Descriptor::Uniform(b.material_table.raw),
         Descriptor::Sampled(b.atlas.view, atlas_sampler),
-        target.shadow_map,
+        Descriptor::Storage(target.shadow_depths),
     ];
     let mut props = units;
     props[2] = Descriptor::Storage(b.prop_infos.buffer.raw);

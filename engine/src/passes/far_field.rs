@@ -217,8 +217,7 @@ impl FarFieldPass {
         let mut bindings = vec![uniform; 5];
         bindings.extend([storage; 7]);
         bindings.extend([sampled; 2]);
-        bindings.push(storage);
-        bindings.push(sampled);
+        bindings.extend([storage; 2]);
         // Constant 0: bone encoding; 1: depth only (shadow casters); 2: the
         // bones' shape; 3: the workgroup size.
         let raster_of = |name, depth_only| {
@@ -326,13 +325,14 @@ impl FarFieldPass {
     /// Records the clear of the visibility buffer and the rasterization of
     /// every far-field unit into it, after the cull pass, at
     /// `samples_per_axis`² samples per pixel. `globals` is this frame's
-    /// `FrameGlobals` (camera, light, fog), `shadow_map` the sun's.
+    /// `FrameGlobals` (camera, light, fog), `shadow_depths` the sun's
+    /// shadows (`passes/shadow.rs`).
     pub fn record(
         &mut self,
         frame: &mut Frame,
         world: &World,
         extent: vk::Extent2D,
-        (globals, shadow_map): (vk::Buffer, Descriptor),
+        (globals, shadow_depths): (vk::Buffer, vk::Buffer),
         samples_per_axis: u32,
     ) -> Result<(), Error> {
         let samples_per_axis = samples_per_axis.max(1);
@@ -343,7 +343,7 @@ impl FarFieldPass {
             visibility,
             width: extent.width * samples_per_axis,
             height: extent.height * samples_per_axis,
-            shadow_map,
+            shadow_depths,
         };
         frame.pass("far field", |frame| {
             self.rasterize(frame, world, &self.raster, &target)
@@ -364,7 +364,7 @@ impl FarFieldPass {
             visibility: target.visibility,
             width: target.size,
             height: target.size,
-            shadow_map: target.shadow_map,
+            shadow_depths: target.shadow_depths,
         };
         frame.pass("shadow far field", |frame| {
             self.rasterize(frame, world, &self.caster_raster, &raster)
@@ -405,7 +405,7 @@ impl FarFieldPass {
             Descriptor::Sampled(b.bone_texture.view, *self.bone_sampler),
             Descriptor::Sampled(b.atlas.view, *self.atlas_sampler),
             Descriptor::Storage(b.unit_marks.buffer.raw),
-            target.shadow_map,
+            Descriptor::Storage(target.shadow_depths),
         ];
         {
             frame.uses(&[uses(visibility, Access::TransferWrite)]);
@@ -431,6 +431,7 @@ impl FarFieldPass {
                 uses(b.indices.raw, Access::ComputeRead),
                 uses(lists, Access::ComputeWrite),
                 uses(visibility, Access::ComputeWrite),
+                uses(target.shadow_depths, Access::ComputeRead),
             ]);
             frame.dispatch(
                 raster,
@@ -453,8 +454,8 @@ pub struct CasterTarget<'a> {
     pub visibility: vk::Buffer,
     /// Texels along a side of the map.
     pub size: u32,
-    /// The shadow map's descriptor (bound, not read, depth only).
-    pub shadow_map: Descriptor,
+    /// The receivers' shadow depths (bound, not read, depth only).
+    pub shadow_depths: vk::Buffer,
 }
 
 /// One rasterization: the view, the lists, the visibility buffer.
@@ -464,7 +465,7 @@ struct RasterTarget<'a> {
     visibility: vk::Buffer,
     width: u32,
     height: u32,
-    shadow_map: Descriptor,
+    shadow_depths: vk::Buffer,
 }
 
 /// The resolve: the draw pass's last extra draw, after the raster's depth.

@@ -105,7 +105,7 @@ fn set_layout() -> Vec<vk::DescriptorSetLayoutBinding<'static>> {
         binding(7, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, fragment),
         binding(8, vk::DescriptorType::UNIFORM_BUFFER, vertex),
         binding(9, vk::DescriptorType::STORAGE_BUFFER, vertex),
-        binding(10, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, fragment),
+        binding(10, vk::DescriptorType::STORAGE_BUFFER, fragment),
     ]
 }
 

@@ -5,14 +5,18 @@
 //! receivers look them up in `shaders/shadow.glsl`.
 //!
 //! # Data layout
-//! - The map: one `D32_SFLOAT` 2D array image, a layer per cascade
-//!   ([`shadow_map_size`] texels a side: 2048 on the desktop tier with three
-//!   cascades, 1024 on the mobile tier with one; a quarter of that on a CPU
-//!   rasterizer), reverse-Z (cleared to 0,
-//!   nearer the sun is larger), left in `SHADER_READ_ONLY_OPTIMAL` for the
-//!   receivers' comparison sampler (`GREATER_OR_EQUAL`, linear: a 2×2
-//!   percentage-closer filter per tap). It exists with shadows off too
-//!   (the receivers' pipelines bind it; `shadow_cascade_count` 0 reads
+//! - The casters' depth: one `D32_SFLOAT` 2D array image, a layer per
+//!   cascade ([`shadow_map_size`] texels a side: 2048 on the desktop tier
+//!   with three cascades, 1024 on the mobile tier with one; a quarter of
+//!   that on a CPU rasterizer), reverse-Z (cleared to 0, nearer the sun is
+//!   larger), left in `SHADER_READ_ONLY_OPTIMAL` for the merge.
+//! - The receivers' depths (`ShadowDepths`, a storage buffer): cascade
+//!   after cascade, row after row, the float bits of the nearest caster's
+//!   depth, raster and far field merged. The receivers filter it in the
+//!   shader (`shadow.glsl`: bilinear percentage-closer taps, what a
+//!   comparison sampler's linear filter does), so the far field's depths
+//!   join the raster's without a full-map draw. It exists with shadows off
+//!   too (the receivers' pipelines bind it; `shadow_cascade_count` 0 reads
 //!   nothing).
 //! - Per cascade: a draw-lists buffer in the layout of the world's (command
 //!   head, then every (type, route) region, `passes/cull.rs`), the routes of
@@ -22,8 +26,8 @@
 //!   where the far field runs its visibility buffer (`u64` per texel, as
 //!   the far field's: depth bits << 32, payload 0).
 //!
-//! # Algorithm (the frame's `shadow cull`, `shadow far field` and
-//! `shadow draw` passes)
+//! # Algorithm (the frame's `shadow cull`, `shadow far field`, `shadow
+//! draw` and `shadow merge` passes)
 //! 1. Cull: `cull.comp` once per cascade with the cascade's box as the
 //!    frustum, `orthographic` set (a unit's size is its diameter in texels),
 //!    the LOD threshold in texels (`SHADOW_LOD_THRESHOLD_TEXELS`) and the
@@ -33,21 +37,23 @@
 //!    per cascade, into the cascade's visibility buffer: every far caster
 //!    skinned at its cascade LOD, both faces, no shading. A caster it cannot
 //!    take (crossing the box's sunward face) joins its LOD's mesh list.
-//! 3. Draw, per cascade, one depth-only render pass on its layer: the far
-//!    field's depths written first by a full-map triangle
-//!    (`shadow_resolve.frag`), then the mesh casters with the camera's
-//!    indirect draws (`draw_commands`), vertex shaders only, no back-face
-//!    culling (open meshes, capes and banners, cast from both sides).
+//! 3. Draw, per cascade, one depth-only render pass on its layer: the mesh
+//!    casters with the camera's indirect draws (`draw_commands`), vertex
+//!    shaders only, no back-face culling (open meshes, capes and banners,
+//!    cast from both sides). The ground casts nothing (the scene's
+//!    `ground_prop_types`).
+//! 4. Merge (`shadow_merge.comp`): per texel, the larger of the raster's
+//!    depth and the far field's, into the receivers' buffer.
 //!
 //! The receivers bias their lookup (normal offset and depth bias of about a
 //! texel, `shadow.rs`), so casters need no depth bias, and the far field's
 //! depths and the raster's agree.
 //!
 //! # Barriers
-//! Buffers through the declared uses. The map's through its render pass:
-//! its incoming dependency waits for the last frame's fragment and compute
-//! reads before the clear; its outgoing one makes the depth writes visible
-//! to fragment and compute reads (the receivers, the far field's shading).
+//! Buffers through the declared uses. The casters' depth through its render
+//! pass: its incoming dependency waits for the last frame's merge before
+//! the clear; its outgoing one makes the depth writes visible to the
+//! merge.
 
 use std::ops::Range;
 
@@ -57,17 +63,17 @@ use gpu_allocator::MemoryLocation;
 use crate::barriers::{uses, Access};
 use crate::config::{FRAMES_IN_FLIGHT, MAX_ROUTES, MAX_SHADOW_CASCADES};
 use crate::context::{Context, Tier};
-use crate::frame::Frame;
+use crate::frame::{ComputePipeline, Frame};
 use crate::frames::Descriptor;
 use crate::gpu_types::FrameGlobals;
-use crate::memory::{submit_and_wait, Buffer, Image, Released};
+use crate::memory::{Buffer, Image, Released};
 use crate::owned::{Framebuffer, ImageView, Owned, RenderPass, Sampler};
 use crate::passes::cull::{CullBatch, CullPass, CullTargets};
 use crate::passes::draw::{
     create_bone_sampler, create_sampler, draw_commands, set_layout, DrawnCommands,
 };
 use crate::passes::far_field::{CasterTarget, FarFieldPass};
-use crate::pipeline::{binding, depth_pipeline, GraphicsDesc, LayoutDesc, PassTarget, Pipeline};
+use crate::pipeline::{depth_pipeline, GraphicsDesc, LayoutDesc, PassTarget, Pipeline};
 use crate::shadow::{cascade_cull, fit_cascades, Cascade, ShadowView};
 use crate::world::buffers::DRAW_COMMANDS_BYTES;
 use crate::world::{World, WorldType};
@@ -110,20 +116,24 @@ struct CascadeBuffers {
     globals: Vec<Buffer>,
 }
 
-/// The shadow map, its passes and its cascades' buffers. Fields drop in
-/// declaration order: framebuffers and views before the map.
+/// The shadow maps, their passes and their cascades' buffers. Fields drop
+/// in declaration order: framebuffers and views before the image.
 pub struct ShadowPass {
     cascades: Vec<CascadeBuffers>,
     /// Per layer: its framebuffer, and the view it draws into.
     layers: Vec<(Framebuffer, ImageView)>,
-    /// The map, all layers (`Image::view` is the array view).
-    pub map: Image,
-    /// The receivers' comparison sampler.
-    pub sampler: Sampler,
+    /// The raster's casters, a layer per cascade (`Image::view` is the
+    /// array view the merge reads).
+    casters_depth: Image,
+    /// What the receivers read: every cascade's depths, merged.
+    pub depths: Buffer,
+    /// Bound as the far field's visibility where there is none.
+    no_far_field: Buffer,
+    depth_sampler: Sampler,
     render_pass: RenderPass,
     unit_pipeline: Pipeline,
     prop_pipeline: Pipeline,
-    resolve: Pipeline,
+    merge: ComputePipeline,
     cull: CullPass,
     atlas_sampler: Sampler,
     bone_sampler: Sampler,
@@ -137,9 +147,8 @@ pub struct ShadowPass {
 }
 
 impl ShadowPass {
-    /// Creates the map (left ready for the receivers), its render pass and
-    /// pipelines, for the world's bone encoding; `ground_prop_types` (the
-    /// scene's) cast no shadow.
+    /// Creates the maps, their render pass and pipelines, for the world's
+    /// bone encoding; `ground_prop_types` (the scene's) cast no shadow.
     pub fn new(
         ctx: &Context,
         world: &World,
@@ -165,20 +174,33 @@ impl ShadowPass {
             width: map_size,
             height: map_size,
         };
-        let map = Image::array(
+        let casters_depth = Image::array(
             ctx,
-            "shadow map",
+            "shadow casters depth",
             extent,
             SHADOW_FORMAT,
-            vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
-                | vk::ImageUsageFlags::SAMPLED
-                | vk::ImageUsageFlags::TRANSFER_DST,
+            vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT | vk::ImageUsageFlags::SAMPLED,
             cascade_count,
         )?;
-        ready_for_sampling(ctx, &map, cascade_count)?;
+        let texels = u64::from(map_size).pow(2);
+        let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
+        let depths = Buffer::new(
+            ctx,
+            "shadow depths",
+            u64::from(cascade_count) * texels * 4,
+            storage,
+            MemoryLocation::GpuOnly,
+        )?;
+        let no_far_field = Buffer::new(
+            ctx,
+            "shadow without far field",
+            8,
+            storage,
+            MemoryLocation::GpuOnly,
+        )?;
         let render_pass = shadow_render_pass(ctx)?;
         let layer_views = (0..cascade_count)
-            .map(|layer| layer_view(ctx, &map, layer))
+            .map(|layer| layer_view(ctx, &casters_depth, layer))
             .collect::<Result<Vec<_>, Error>>()?;
         let layers = layer_views
             .into_iter()
@@ -234,27 +256,15 @@ impl ShadowPass {
             &casters,
             &constants,
         )?;
-        let resolve_set = [binding(
-            0,
-            vk::DescriptorType::STORAGE_BUFFER,
-            vk::ShaderStageFlags::FRAGMENT,
-        )];
-        let resolve = depth_pipeline(
+        let merge = ComputePipeline::new(
             ctx,
-            "shadow far field resolve",
-            (
-                &shaders::FAR_FIELD_RESOLVE_VERT,
-                Some(&shaders::SHADOW_RESOLVE_FRAG),
-            ),
-            &LayoutDesc {
-                sets: &[&resolve_set],
-                push_constant_size: 4,
-            },
-            &GraphicsDesc {
-                vertex_bindings: &[],
-                vertex_attributes: &[],
-                ..casters
-            },
+            "shadow merge",
+            &shaders::SHADOW_MERGE_COMP,
+            &[
+                vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+                vk::DescriptorType::STORAGE_BUFFER,
+                vk::DescriptorType::STORAGE_BUFFER,
+            ],
             &[],
         )?;
         let cascades = (0..cascade_count)
@@ -282,12 +292,14 @@ impl ShadowPass {
         Ok(ShadowPass {
             cascades,
             layers,
-            map,
-            sampler: comparison_sampler(ctx)?,
+            casters_depth,
+            depths,
+            no_far_field,
+            depth_sampler: create_sampler(ctx, vk::Filter::NEAREST, "shadow casters sampler")?,
             render_pass,
             unit_pipeline,
             prop_pipeline,
-            resolve,
+            merge,
             cull: CullPass::with_views(ctx, "shadow cull", cascade_count as usize)?,
             atlas_sampler: create_sampler(ctx, vk::Filter::LINEAR, "shadow atlas sampler")?,
             bone_sampler: create_bone_sampler(ctx)?,
@@ -297,9 +309,9 @@ impl ShadowPass {
         })
     }
 
-    /// The map as the receivers bind it.
-    pub fn map_descriptor(&self) -> Descriptor {
-        Descriptor::Sampled(self.map.view, *self.sampler)
+    /// The merged depths, as the receivers bind them.
+    pub fn depths_descriptor(&self) -> Descriptor {
+        Descriptor::Storage(self.depths.raw)
     }
 
     /// The cascades of `view` this pass draws: at most this tier's count,
@@ -313,8 +325,8 @@ impl ShadowPass {
     }
 
     /// Culls the casters of `cascades` (from [`ShadowPass::cascades`] of
-    /// `view`), rasterizes the far ones with `far_field` where given, and
-    /// draws every cascade's map.
+    /// `view`), rasterizes the far ones with `far_field` where given, draws
+    /// the others, and merges both into the receivers' depths.
     pub fn record(
         &mut self,
         frame: &mut Frame,
@@ -378,12 +390,50 @@ impl ShadowPass {
                     lists,
                     visibility: visibility.raw,
                     size: self.map_size,
-                    shadow_map: self.map_descriptor(),
+                    shadow_depths: self.depths.raw,
                 };
                 far_field.record_casters(frame, world, &target)?;
             }
         }
-        self.draw(frame, world, cascades.len(), far_field.is_some())
+        self.draw(frame, world, cascades.len())?;
+        self.merge(frame, cascades.len(), far_field.is_some())
+    }
+
+    /// The `shadow merge` pass: each cascade's raster depths and far-field
+    /// depths into the receivers' buffer.
+    fn merge(&self, frame: &mut Frame, count: usize, far_field: bool) -> Result<(), Error> {
+        frame.pass("shadow merge", |frame| {
+            let mut declared = vec![uses(self.depths.raw, Access::ComputeWrite)];
+            let visibility: Vec<vk::Buffer> = self
+                .cascades
+                .iter()
+                .take(count)
+                .map(|buffers| match (&buffers.visibility, far_field) {
+                    (Some(visibility), true) => visibility.raw,
+                    _ => self.no_far_field.raw,
+                })
+                .collect();
+            declared.extend(visibility.iter().map(|&b| uses(b, Access::ComputeRead)));
+            frame.uses(&declared);
+            for (cascade, &visibility) in visibility.iter().enumerate() {
+                let push = [
+                    self.map_size,
+                    cascade as u32,
+                    u32::from(visibility != self.no_far_field.raw),
+                ];
+                frame.dispatch(
+                    &self.merge,
+                    &[
+                        Descriptor::Sampled(self.casters_depth.view, *self.depth_sampler),
+                        Descriptor::Storage(visibility),
+                        Descriptor::Storage(self.depths.raw),
+                    ],
+                    bytemuck::cast_slice(&push),
+                    self.map_size * self.map_size,
+                )?;
+            }
+            Ok(())
+        })
     }
 
     /// Sizes cascade `index`'s lists and routes for the world (and its
@@ -443,13 +493,7 @@ impl ShadowPass {
 
     /// The `shadow draw` pass: each cascade's render pass, the far field's
     /// depths, then the mesh casters.
-    fn draw(
-        &self,
-        frame: &mut Frame,
-        world: &World,
-        count: usize,
-        far_field: bool,
-    ) -> Result<(), Error> {
+    fn draw(&self, frame: &mut Frame, world: &World, count: usize) -> Result<(), Error> {
         let b = &world.buffers;
         frame.pass("shadow draw", |frame| {
             let mut declared = vec![
@@ -469,9 +513,6 @@ impl ShadowPass {
                     declared.push(uses(lists.raw, Access::IndirectRead));
                     declared.push(uses(lists.raw, Access::VertexInput));
                 }
-                if let (Some(visibility), true) = (&buffers.visibility, far_field) {
-                    declared.push(uses(visibility.raw, Access::FragmentRead));
-                }
             }
             frame.uses(&declared);
             for (index, buffers) in self.cascades.iter().take(count).enumerate() {
@@ -479,7 +520,7 @@ impl ShadowPass {
                     continue;
                 };
                 self.begin(frame, index);
-                let drawn = self.draw_cascade(frame, world, buffers, lists, far_field);
+                let drawn = self.draw_cascade(frame, world, buffers, lists);
                 // SAFETY: matches the begin above.
                 unsafe { frame.ctx.device.cmd_end_render_pass(frame.cmd) };
                 drawn?;
@@ -528,48 +569,15 @@ impl ShadowPass {
         }
     }
 
-    /// Inside a cascade's render pass: the far field's depths, the units,
-    /// the props.
+    /// Inside a cascade's render pass: the units, then the props.
     fn draw_cascade(
         &self,
         frame: &mut Frame,
         world: &World,
         buffers: &CascadeBuffers,
         lists: &Buffer,
-        far_field: bool,
     ) -> Result<(), Error> {
         let device = &frame.ctx.device;
-        if let (Some(visibility), true) = (&buffers.visibility, far_field) {
-            let set = frame.descriptor_set(
-                self.resolve.set_layouts[0],
-                &[Descriptor::Storage(visibility.raw)],
-            )?;
-            // SAFETY: inside the cascade's render pass, whose viewport covers
-            // the map the buffer was sized for.
-            unsafe {
-                device.cmd_bind_pipeline(
-                    frame.cmd,
-                    vk::PipelineBindPoint::GRAPHICS,
-                    self.resolve.raw,
-                );
-                device.cmd_bind_descriptor_sets(
-                    frame.cmd,
-                    vk::PipelineBindPoint::GRAPHICS,
-                    self.resolve.layout,
-                    0,
-                    &[set],
-                    &[],
-                );
-                device.cmd_push_constants(
-                    frame.cmd,
-                    self.resolve.layout,
-                    vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
-                    0,
-                    &self.map_size.to_ne_bytes(),
-                );
-                device.cmd_draw(frame.cmd, 3, 1, 0, 0);
-            }
-        }
         let b = &world.buffers;
         // SAFETY: the index buffer lives as long as the world.
         unsafe { device.cmd_bind_index_buffer(frame.cmd, b.indices.raw, 0, vk::IndexType::UINT32) };
@@ -589,7 +597,7 @@ impl ShadowPass {
                 Descriptor::Storage(placements.raw),
                 Descriptor::Uniform(b.material_table.raw),
                 atlas,
-                self.map_descriptor(),
+                self.depths_descriptor(),
             ]
         };
         if world.unit_count() > 0 {
@@ -636,25 +644,6 @@ fn prop_casters(world: &World, ground_prop_types: &[u32]) -> Vec<Range<u32>> {
     runs
 }
 
-/// The receivers' sampler: comparison `GREATER_OR_EQUAL` (lit where the
-/// receiver is at least as near the sun as the nearest caster), linear
-/// (four comparisons per tap, weighted), clamped.
-fn comparison_sampler(ctx: &Context) -> Result<Sampler, Error> {
-    let info = vk::SamplerCreateInfo::default()
-        .mag_filter(vk::Filter::LINEAR)
-        .min_filter(vk::Filter::LINEAR)
-        .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
-        .address_mode_u(vk::SamplerAddressMode::CLAMP_TO_EDGE)
-        .address_mode_v(vk::SamplerAddressMode::CLAMP_TO_EDGE)
-        .address_mode_w(vk::SamplerAddressMode::CLAMP_TO_EDGE)
-        .compare_enable(true)
-        .compare_op(vk::CompareOp::GREATER_OR_EQUAL)
-        .max_lod(0.0);
-    // SAFETY: valid create info.
-    let sampler = unsafe { ctx.device.create_sampler(&info, None) }?;
-    Ok(Owned::new(ctx, sampler, "shadow map sampler"))
-}
-
 /// A 2D view of one layer of the map, for its framebuffer.
 fn layer_view(ctx: &Context, map: &Image, layer: u32) -> Result<ImageView, Error> {
     let info = vk::ImageViewCreateInfo::default()
@@ -671,75 +660,6 @@ fn layer_view(ctx: &Context, map: &Image, layer: u32) -> Result<ImageView, Error
     // SAFETY: the image is alive and bound to memory.
     let view = unsafe { ctx.device.create_image_view(&info, None) }?;
     Ok(Owned::new(ctx, view, &format!("shadow map layer {layer}")))
-}
-
-/// Moves every layer of the new map to `SHADER_READ_ONLY_OPTIMAL`, cleared
-/// to 0, so frames without shadows can bind it.
-fn ready_for_sampling(ctx: &Context, map: &Image, layers: u32) -> Result<(), Error> {
-    let range = vk::ImageSubresourceRange {
-        aspect_mask: vk::ImageAspectFlags::DEPTH,
-        base_mip_level: 0,
-        level_count: 1,
-        base_array_layer: 0,
-        layer_count: layers,
-    };
-    submit_and_wait(ctx, |cmd| {
-        let barrier = |old, new, src, dst| {
-            vk::ImageMemoryBarrier::default()
-                .src_access_mask(src)
-                .dst_access_mask(dst)
-                .old_layout(old)
-                .new_layout(new)
-                .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-                .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-                .image(map.raw)
-                .subresource_range(range)
-        };
-        let to_clear = barrier(
-            vk::ImageLayout::UNDEFINED,
-            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-            vk::AccessFlags::empty(),
-            vk::AccessFlags::TRANSFER_WRITE,
-        );
-        let to_shader = barrier(
-            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-            vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
-            vk::AccessFlags::TRANSFER_WRITE,
-            vk::AccessFlags::SHADER_READ,
-        );
-        let clear = vk::ClearDepthStencilValue {
-            depth: 0.0,
-            stencil: 0,
-        };
-        // SAFETY: the image is alive; the barriers order the clear.
-        unsafe {
-            ctx.device.cmd_pipeline_barrier(
-                cmd,
-                vk::PipelineStageFlags::TOP_OF_PIPE,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::DependencyFlags::empty(),
-                &[],
-                &[],
-                &[to_clear],
-            );
-            ctx.device.cmd_clear_depth_stencil_image(
-                cmd,
-                map.raw,
-                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                &clear,
-                &[range],
-            );
-            ctx.device.cmd_pipeline_barrier(
-                cmd,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::FRAGMENT_SHADER | vk::PipelineStageFlags::COMPUTE_SHADER,
-                vk::DependencyFlags::empty(),
-                &[],
-                &[],
-                &[to_shader],
-            );
-        }
-    })
 }
 
 /// The depth-only render pass of a cascade: cleared, stored, left for
@@ -764,7 +684,7 @@ fn shadow_render_pass(ctx: &Context) -> Result<RenderPass, Error> {
         .depth_stencil_attachment(&depth_ref)];
     let tests =
         vk::PipelineStageFlags::EARLY_FRAGMENT_TESTS | vk::PipelineStageFlags::LATE_FRAGMENT_TESTS;
-    let readers = vk::PipelineStageFlags::FRAGMENT_SHADER | vk::PipelineStageFlags::COMPUTE_SHADER;
+    let readers = vk::PipelineStageFlags::COMPUTE_SHADER;
     let depth_access = vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_READ
         | vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_WRITE;
     let dependencies = [

@@ -19,6 +19,7 @@ impl Renderer {
             camera: *camera,
             aspect: extent.width.max(1) as f32 / extent.height.max(1) as f32,
             sun_direction: self.environment.sun_direction,
+            ground_bottom: self.environment.ground_bottom,
             ground_top: self.environment.ground_top,
             distance: self.settings.shadow_distance,
             cascade_count: MAX_SHADOW_CASCADES,

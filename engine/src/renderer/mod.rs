@@ -486,7 +486,7 @@ impl Renderer {
             } else {
                 CLEAR_COLOR
             },
-            shadow_map: self.shadow.map_descriptor(),
+            shadow_depths: self.shadow.depths.raw,
         };
         let mut far_field = self.far_field.as_mut().filter(|_| far_field_on);
         let impostor = self.impostor.as_ref().filter(|_| impostors_on);
@@ -580,7 +580,7 @@ impl Renderer {
                             frame,
                             world,
                             extent,
-                            (target.globals, target.shadow_map),
+                            (target.globals, target.shadow_depths),
                             samples_per_axis,
                         )?;
                     }

@@ -17,8 +17,10 @@ pub struct Environment {
     pub ambient: f32,
     pub fog_color: Vec3,
     pub fog_density: f32,
-    /// The highest ground (world Y): shadow cascades start at the camera's
-    /// height above it, the nearest ground it can see (`shadow.rs`).
+    /// The lowest and the highest ground (world Y): shadow cascades start
+    /// at the camera's height above the highest, the nearest ground it can
+    /// see, and cover what stands between the two (`shadow.rs`).
+    pub ground_bottom: f32,
     pub ground_top: f32,
 }
 
@@ -30,6 +32,7 @@ impl Default for Environment {
             ambient: 0.35,
             fog_color: Vec3::new(CLEAR_COLOR[0], CLEAR_COLOR[1], CLEAR_COLOR[2]),
             fog_density: 0.0015,
+            ground_bottom: 0.0,
             ground_top: 0.0,
         }
     }
