@@ -40,6 +40,8 @@ layout(set = 0, binding = 15, std430) readonly buffer ShadowDepths { uint shadow
 // 1: a shadow cascade's casters (`globals.view_proj` is the cascade's):
 // depth only, both faces, no shading; the payload is 0.
 layout(constant_id = 1) const uint DEPTH_ONLY = 0u;
+// AnimState::blend of a pose without crossfade: 1.0 as f16.
+const uint STILL_POSE_BLEND = 0x3C00u;
 
 layout(push_constant) uniform Dispatch {
     uint width;
@@ -303,9 +305,19 @@ void draw_batch(uint units) {
         uint mesh_index = s_mesh[u];
         uint type_index = mesh_index / uint(MAX_LODS);
         uint unit = s_unit[u];
+        // A shadow caster at its type's coarsest LOD (a few texels) casts
+        // its type's first clip's first pose: every such unit reads the
+        // same bone texels, and no animation state (shadow LODs,
+        // passes/shadow.rs).
+        uint lod = mesh_index % uint(MAX_LODS);
+        uint lod_count = clamp(types[type_index].lod_count, 1u, uint(MAX_LODS));
+        AnimState anim = AnimState(0u, 0.0, 0.0, STILL_POSE_BLEND);
+        if (DEPTH_ONLY == 0u || lod + 1u < lod_count) {
+            anim = anim_states[unit];
+        }
         FarVertex projected = skin_vertex(type_index, far_meshes[mesh_index],
                                           slot - s_vertex_base[u], slot, infos[unit],
-                                          placements[unit], anim_states[unit], marks[unit]);
+                                          placements[unit], anim, marks[unit]);
         if (projected.depth_bits == 0u) {
             atomicOr(s_flags[u], NEAR_BEFORE);
         } else {

@@ -105,6 +105,13 @@ pub fn shadow_cascades(tier: Tier) -> u32 {
     }
 }
 
+/// The timestamp scope of each cascade's render pass.
+const CASCADE_SCOPES: [&str; MAX_SHADOW_CASCADES as usize] = [
+    "shadow draw: cascade 0",
+    "shadow draw: cascade 1",
+    "shadow draw: cascade 2",
+];
+
 /// One cascade's buffers, sized for the world as it grows.
 struct CascadeBuffers {
     lists: Option<Buffer>,
@@ -327,7 +334,21 @@ impl ShadowPass {
     /// Culls the casters of `cascades` (from [`ShadowPass::cascades`] of
     /// `view`), rasterizes the far ones with `far_field` where given, draws
     /// the others, and merges both into the receivers' depths.
+    /// All of it is timed as the scope `shadows`.
     pub fn record(
+        &mut self,
+        frame: &mut Frame,
+        world: &World,
+        view: (&ShadowView, &[Cascade]),
+        lod_bias: f32,
+        far_field: Option<&FarFieldPass>,
+    ) -> Result<(), Error> {
+        frame.timed("shadows", |frame| {
+            self.record_cascades(frame, world, view, lod_bias, far_field)
+        })
+    }
+
+    fn record_cascades(
         &mut self,
         frame: &mut Frame,
         world: &World,
@@ -519,11 +540,13 @@ impl ShadowPass {
                 let Some(lists) = &buffers.lists else {
                     continue;
                 };
-                self.begin(frame, index);
-                let drawn = self.draw_cascade(frame, world, buffers, lists);
-                // SAFETY: matches the begin above.
-                unsafe { frame.ctx.device.cmd_end_render_pass(frame.cmd) };
-                drawn?;
+                frame.timed(CASCADE_SCOPES[index], |frame| {
+                    self.begin(frame, index);
+                    let drawn = self.draw_cascade(frame, world, buffers, lists);
+                    // SAFETY: matches the begin above.
+                    unsafe { frame.ctx.device.cmd_end_render_pass(frame.cmd) };
+                    drawn
+                })?;
             }
             Ok(())
         })
