@@ -48,13 +48,17 @@ pub const CASTER_REACH: f32 = 150.0;
 pub const RECEIVER_HEIGHT: f32 = 20.0;
 /// A cascade's shadow LODs: the coarsest whose error stays within this many
 /// texels.
-pub const SHADOW_LOD_THRESHOLD_TEXELS: f32 = 1.0;
+pub const SHADOW_LOD_THRESHOLD_TEXELS: f32 = 2.0;
 /// Units whose bounding sphere spans at most this many texels of a cascade
 /// are drawn into it by the far field's compute rasterizer (where the
 /// device has it). The raster skins about 0.5 G vertices/s on an H100
 /// (DESIGN.md): at 24 texels the 1M ground preset's mesh casters took
 /// 20 ms.
 pub const SHADOW_FAR_FIELD_TEXELS: f32 = 64.0;
+/// Far casters spanning at most this many texels are splatted: the line
+/// from their feet to their top, a texel a step (`shadow_splat.comp`), not
+/// skinned and rasterized.
+pub const SHADOW_SPLAT_TEXELS: f32 = 4.0;
 /// Receivers move this many texels along their normal before the lookup,
 /// and the compared depth this many texels' worth sunward.
 const NORMAL_OFFSET_TEXELS: f32 = 1.5;

@@ -344,6 +344,7 @@ impl FarFieldPass {
             width: extent.width * samples_per_axis,
             height: extent.height * samples_per_axis,
             shadow_depths,
+            clear: true,
         };
         frame.pass("far field", |frame| {
             self.rasterize(frame, world, &self.raster, &target)
@@ -351,7 +352,8 @@ impl FarFieldPass {
     }
 
     /// Records the far-field casters of a shadow cascade (listed by its
-    /// cull in `target.lists`) into its visibility buffer, depth only.
+    /// cull in `target.lists`) into its visibility buffer, depth only,
+    /// over what the cascade's splats left there.
     pub fn record_casters(
         &self,
         frame: &mut Frame,
@@ -365,6 +367,7 @@ impl FarFieldPass {
             width: target.size,
             height: target.size,
             shadow_depths: target.shadow_depths,
+            clear: false,
         };
         frame.pass("shadow far field", |frame| {
             self.rasterize(frame, world, &self.caster_raster, &raster)
@@ -407,7 +410,7 @@ impl FarFieldPass {
             Descriptor::Storage(b.unit_marks.buffer.raw),
             Descriptor::Storage(target.shadow_depths),
         ];
-        {
+        if target.clear {
             frame.uses(&[uses(visibility, Access::TransferWrite)]);
             // SAFETY: the buffer lives until the frames using it complete.
             unsafe {
@@ -416,6 +419,8 @@ impl FarFieldPass {
                     .device
                     .cmd_fill_buffer(frame.cmd, visibility, 0, vk::WHOLE_SIZE, 0)
             };
+        }
+        {
             if groups == 0 || world.unit_count() == 0 {
                 return Ok(());
             }
@@ -466,6 +471,9 @@ struct RasterTarget<'a> {
     width: u32,
     height: u32,
     shadow_depths: vk::Buffer,
+    /// Fill the visibility buffer with 0 first (the shadow pass's splats
+    /// have cleared and written it for casters).
+    clear: bool,
 }
 
 /// The resolve: the draw pass's last extra draw, after the raster's depth.

@@ -61,7 +61,7 @@ use ash::vk;
 use gpu_allocator::MemoryLocation;
 
 use crate::barriers::{uses, Access};
-use crate::config::{FRAMES_IN_FLIGHT, MAX_ROUTES, MAX_SHADOW_CASCADES};
+use crate::config::{FRAMES_IN_FLIGHT, MAX_ROUTES, MAX_SHADOW_CASCADES, ROUTE_FAR_FIELD};
 use crate::context::{Context, Tier};
 use crate::frame::{ComputePipeline, Frame};
 use crate::frames::Descriptor;
@@ -74,7 +74,7 @@ use crate::passes::draw::{
 };
 use crate::passes::far_field::{CasterTarget, FarFieldPass};
 use crate::pipeline::{depth_pipeline, GraphicsDesc, LayoutDesc, PassTarget, Pipeline};
-use crate::shadow::{cascade_cull, fit_cascades, Cascade, ShadowView};
+use crate::shadow::{cascade_cull, fit_cascades, Cascade, ShadowView, SHADOW_SPLAT_TEXELS};
 use crate::world::buffers::DRAW_COMMANDS_BYTES;
 use crate::world::{World, WorldType};
 use crate::{shaders, Error};
@@ -141,6 +141,8 @@ pub struct ShadowPass {
     unit_pipeline: Pipeline,
     prop_pipeline: Pipeline,
     merge: ComputePipeline,
+    /// The smallest far casters' lines (desktop tier).
+    splat: Option<ComputePipeline>,
     cull: CullPass,
     atlas_sampler: Sampler,
     bone_sampler: Sampler,
@@ -263,6 +265,19 @@ impl ShadowPass {
             &casters,
             &constants,
         )?;
+        let uniform = vk::DescriptorType::UNIFORM_BUFFER;
+        let storage_buffer = vk::DescriptorType::STORAGE_BUFFER;
+        let splat = if ctx.far_field_supported {
+            Some(ComputePipeline::new(
+                ctx,
+                "shadow splat",
+                &shaders::SHADOW_SPLAT_COMP,
+                &[uniform, uniform, storage_buffer, storage_buffer, storage_buffer, storage_buffer],
+                &[],
+            )?)
+        } else {
+            None
+        };
         let merge = ComputePipeline::new(
             ctx,
             "shadow merge",
@@ -307,6 +322,7 @@ impl ShadowPass {
             unit_pipeline,
             prop_pipeline,
             merge,
+            splat,
             cull: CullPass::with_views(ctx, "shadow cull", cascade_count as usize)?,
             atlas_sampler: create_sampler(ctx, vk::Filter::LINEAR, "shadow atlas sampler")?,
             bone_sampler: create_bone_sampler(ctx)?,
@@ -401,7 +417,10 @@ impl ShadowPass {
             self.cull
                 .record_view(frame, index, &globals, &targets, &batches)?;
         }
-        if let Some(far_field) = far_field {
+        if let (Some(far_field), Some(splat)) = (far_field, &self.splat) {
+            for (buffers, cascade) in self.cascades.iter().zip(cascades) {
+                self.splat_casters(frame, world, splat, buffers, cascade)?;
+            }
             for buffers in self.cascades.iter().take(cascades.len()) {
                 let (Some(lists), Some(visibility)) = (&buffers.lists, &buffers.visibility) else {
                     continue;
@@ -418,6 +437,63 @@ impl ShadowPass {
         }
         self.draw(frame, world, cascades.len())?;
         self.merge(frame, cascades.len(), far_field.is_some())
+    }
+
+    /// The `shadow splat` pass of one cascade: its visibility buffer
+    /// cleared, then its smallest far casters splatted and struck out of
+    /// its far-field lists.
+    fn splat_casters(
+        &self,
+        frame: &mut Frame,
+        world: &World,
+        splat: &ComputePipeline,
+        buffers: &CascadeBuffers,
+        cascade: &Cascade,
+    ) -> Result<(), Error> {
+        let (Some(lists), Some(visibility)) = (&buffers.lists, &buffers.visibility) else {
+            return Ok(());
+        };
+        let b = &world.buffers;
+        let far_capacity: u32 = world.types[..world.unit_type_count as usize]
+            .iter()
+            .map(|t| t.info.routes[ROUTE_FAR_FIELD as usize].capacity)
+            .sum();
+        let push = [
+            self.map_size,
+            world.unit_type_count,
+            SHADOW_SPLAT_TEXELS.to_bits(),
+            (self.map_size as f32 / (2.0 * cascade.half_width)).to_bits(),
+        ];
+        frame.pass("shadow splat", |frame| {
+            frame.uses(&[uses(visibility.raw, Access::TransferWrite)]);
+            // SAFETY: the buffer lives until the frames using it complete.
+            unsafe {
+                frame
+                    .ctx
+                    .device
+                    .cmd_fill_buffer(frame.cmd, visibility.raw, 0, vk::WHOLE_SIZE, 0)
+            };
+            frame.uses(&[
+                uses(b.type_table.raw, Access::ComputeRead),
+                uses(b.unit_infos.buffer.raw, Access::ComputeRead),
+                uses(b.unit_placements.buffer.raw, Access::ComputeRead),
+                uses(lists.raw, Access::ComputeWrite),
+                uses(visibility.raw, Access::ComputeWrite),
+            ]);
+            frame.dispatch(
+                splat,
+                &[
+                    Descriptor::Uniform(buffers.globals[frame.slot].raw),
+                    Descriptor::Uniform(b.type_table.raw),
+                    Descriptor::Storage(b.unit_infos.buffer.raw),
+                    Descriptor::Storage(b.unit_placements.buffer.raw),
+                    Descriptor::Storage(lists.raw),
+                    Descriptor::Storage(visibility.raw),
+                ],
+                bytemuck::cast_slice(&push),
+                far_capacity,
+            )
+        })
     }
 
     /// The `shadow merge` pass: each cascade's raster depths and far-field

@@ -15,3 +15,4 @@
 pub mod animate;
 pub mod cull;
 pub mod far_field;
+pub mod shadow;

@@ -1,0 +1,35 @@
+//! CPU twin of `shadow_splat.comp`: the texels and depths a shadow
+//! cascade's smallest far casters write, operation for operation.
+
+use glam::{Mat4, Vec3};
+
+/// The most texels a splatted line takes, as the shader's `MAX_STEPS`.
+pub const MAX_STEPS: u32 = 16;
+
+/// The texel (x, y) and reverse-Z depth of a world point in a map of
+/// `size` texels a side.
+fn to_texel(view_proj: &Mat4, size: u32, world: Vec3) -> Vec3 {
+    let clip = *view_proj * world.extend(1.0);
+    let x = (clip.x * 0.5 + 0.5) * size as f32;
+    let y = (clip.y * 0.5 + 0.5) * size as f32;
+    Vec3::new(x, y, clip.z.max(0.0))
+}
+
+/// The texels (x, y) and depth bits a unit standing at `feet`, `top`
+/// metres tall, splats into a map of `size` texels a side.
+pub fn splat(view_proj: &Mat4, size: u32, feet: Vec3, top: f32) -> Vec<(u32, u32, u32)> {
+    let a = to_texel(view_proj, size, feet);
+    let b = to_texel(view_proj, size, feet + Vec3::new(0.0, top, 0.0));
+    let (dx, dy) = (b.x - a.x, b.y - a.y);
+    let length = (dx * dx + dy * dy).sqrt();
+    let steps = (length.ceil() as u32).min(MAX_STEPS);
+    (0..=steps)
+        .filter_map(|k| {
+            let t = k as f32 / steps.max(1) as f32;
+            let at = a + (b - a) * t;
+            let (x, y) = (at.x.floor(), at.y.floor());
+            let inside = x >= 0.0 && y >= 0.0 && x < size as f32 && y < size as f32;
+            inside.then(|| (x as u32, y as u32, at.z.to_bits().max(1)))
+        })
+        .collect()
+}
