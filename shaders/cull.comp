@@ -272,6 +272,12 @@ bool route_instance(uint index, out Append primary, out bool banded, out Append 
         banded = !impostor && error_fits(impostor_route.error, size_px, distance_squared,
                                          band_threshold);
     }
+    // A mesh too small to matter (`min_size_px`: a shadow cascade's tiny
+    // casters) is not drawn, and keeps last frame's route.
+    if (!far && cull.min_size_px > 0.0
+        && projects_within(size_px, distance_squared, cull.min_size_px)) {
+        return false;
+    }
     uint code = far ? ROUTE_FAR_FIELD + lod : (impostor ? ROUTE_CODE_IMPOSTOR : lod);
     if (code != previous_code) {
         routes[index] = code;

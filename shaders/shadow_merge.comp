@@ -5,7 +5,7 @@
 // bits of reverse-Z depth: the larger, nearer the sun.
 #include "types.glsl"
 
-layout(local_size_x = 256) in;
+layout(local_size_x_id = 0) in;
 
 layout(set = 0, binding = 0) uniform sampler2DArray casters_depth;
 // depth bits << 32 | payload per texel, as (payload, depth bits).

@@ -139,6 +139,7 @@ struct CullGlobals {
     float impostor_threshold_px;
     float impostor_band;
     uint orthographic;
+    float min_size_px;
 };
 
 struct ImpostorBox {

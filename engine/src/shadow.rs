@@ -33,7 +33,9 @@
 //! box's six planes, `orthographic` set (a unit's projected size is its
 //! diameter × texels per metre, whatever the distance), the LOD threshold in
 //! texels, and the far field's size in texels, so units a few texels tall
-//! are rasterized by the far field's compute rasterizer, depth only.
+//! are rasterized by the far field's compute rasterizer, depth only (the
+//! smallest splatted, `shadow_splat.comp`), and meshes within
+//! [`SHADOW_MIN_CASTER_TEXELS`] are not drawn.
 
 use glam::{Mat4, Vec3, Vec4};
 
@@ -55,6 +57,10 @@ pub const SHADOW_LOD_THRESHOLD_TEXELS: f32 = 2.0;
 /// (DESIGN.md): at 24 texels the 1M ground preset's mesh casters took
 /// 20 ms.
 pub const SHADOW_FAR_FIELD_TEXELS: f32 = 64.0;
+/// Mesh casters (props; units without the far field) spanning at most
+/// this many texels cast nothing: their shadow would be smaller than the
+/// receivers' filter.
+pub const SHADOW_MIN_CASTER_TEXELS: f32 = 3.0;
 /// Far casters spanning at most this many texels are splatted: the line
 /// from their feet to their top, a texel a step (`shadow_splat.comp`), not
 /// skinned and rasterized.
@@ -287,6 +293,7 @@ pub fn cascade_cull(cascade: &Cascade, lod_bias: f32, far_field: bool) -> CullGl
         impostor_threshold_px: 0.0,
         impostor_band: 0.0,
         orthographic: 1,
+        min_size_px: SHADOW_MIN_CASTER_TEXELS,
     }
 }
 

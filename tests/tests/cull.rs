@@ -635,6 +635,7 @@ fn exact_globals() -> CullGlobals {
         impostor_threshold_px: 0.0,
         impostor_band: 0.0,
         orthographic: 0,
+        min_size_px: 0.0,
     }
 }
 
@@ -967,7 +968,9 @@ fn camera_planes_bound_the_view() {
         globals.impostor_threshold_px, 0.0,
         "impostors are off by default"
     );
-    assert_eq!(size_of::<CullGlobals>(), 136);
+    assert_eq!(globals.orthographic, 0, "a camera is a perspective view");
+    assert_eq!(globals.min_size_px, 0.0, "every visible mesh is drawn");
+    assert_eq!(size_of::<CullGlobals>(), 144);
 }
 
 /// How far-field routes changed over one frame, for the visible instances.

@@ -87,7 +87,7 @@ fn exact_light() -> Environment {
         fog_color: Vec3::ZERO,
         fog_density: 0.0,
         ground_bottom: 0.0,
-            ground_top: 0.0,
+        ground_top: 0.0,
     }
 }
 
@@ -194,7 +194,7 @@ fn plane_pixel(
         fog_color: Vec3::ZERO,
         fog_density: 0.0,
         ground_bottom: 0.0,
-            ground_top: 0.0,
+        ground_top: 0.0,
     };
     let camera = Camera::look_at(Vec3::new(0.0, camera_y, 0.01), Vec3::ZERO);
     let mut ctx = gpu_context(tier);

@@ -140,3 +140,173 @@ fn shadows_land_where_predicted_on_desktop() {
 fn shadows_land_where_predicted_on_mobile() {
     shadows_land_where_predicted(Tier::Mobile);
 }
+
+/// The far field's smallest shadow casters, splatted (`shadow_splat.comp`)
+/// against the CPU twin (`horde::reference::shadow::splat`): the same
+/// texels at the same depths, and exactly the units within the splat size
+/// struck out of the far-field list (the others left to the rasterizer).
+#[test]
+fn splats_match_the_cpu_reference() {
+    use ash::vk;
+    use horde::config::{ENTRY_INDEX_BITS, ENTRY_INDEX_MASK, ROUTE_FAR_FIELD};
+    use horde::gpu_types::{
+        DrawCommand, FrameGlobals, RouteInfo, TypeInfo, UnitInfo, UnitPlacement,
+    };
+    use horde::memory::upload_buffer;
+    use horde::passes::shadow::{record_splats, splat_pipeline, SplatInputs, SplatPush};
+    use horde::shadow::{fit_cascades, ShadowView};
+    use horde::world::buffers::DRAW_COMMANDS_BYTES;
+    use horde_tests::PassHarness;
+
+    const UNITS: u32 = 3000;
+    const MAP: u32 = 256;
+    let mut ctx = gpu_context(Some(Tier::Desktop));
+    let cascade = fit_cascades(&ShadowView {
+        camera: Camera::look_at(Vec3::new(0.0, 40.0, 60.0), Vec3::ZERO),
+        aspect: 16.0 / 9.0,
+        sun_direction: SUN,
+        ground_bottom: 0.0,
+        ground_top: 0.0,
+        distance: 200.0,
+        cascade_count: 1,
+        map_size: MAP,
+    })[0];
+    let texels_per_metre = MAP as f32 / (2.0 * cascade.half_width);
+    let far_command = ROUTE_FAR_FIELD;
+    let mut type_info = TypeInfo {
+        sphere_center: [0.0, 0.9, 0.0],
+        sphere_radius: 1.0,
+        lod_count: 1,
+        ..TypeInfo::default()
+    };
+    type_info.routes[ROUTE_FAR_FIELD as usize] = RouteInfo {
+        command: far_command,
+        list_base: 0,
+        capacity: UNITS,
+        ..RouteInfo::default()
+    };
+    let mut types = vec![TypeInfo::default(); horde::gpu_types::MAX_TYPES];
+    types[0] = type_info;
+    // Scales from 0.2 to 2.2: the larger units span more than the splat
+    // size and stay in the list.
+    let mut seed = 0x5eed_u32;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        (seed % 10_000) as f32 / 10_000.0
+    };
+    let (mut infos, mut placements) = (Vec::new(), Vec::new());
+    for _ in 0..UNITS {
+        infos.push(UnitInfo {
+            type_index: 0,
+            team: 0,
+            tint: 0,
+            scale: 0.2 + 2.0 * next(),
+        });
+        placements.push(UnitPlacement {
+            position: [(next() - 0.5) * 60.0, next() * 3.0, (next() - 0.5) * 60.0],
+            heading: 0.0,
+        });
+    }
+    let mut commands = vec![DrawCommand::default(); horde::config::MAX_DRAW_COMMANDS as usize];
+    commands[far_command as usize].instance_count = UNITS;
+    let mut lists = bytemuck::cast_slice::<_, u8>(&commands).to_vec();
+    assert_eq!(lists.len() as u64, DRAW_COMMANDS_BYTES);
+    let entries: Vec<u32> = (0..UNITS)
+        .map(|u| u | (ROUTE_FAR_FIELD << ENTRY_INDEX_BITS))
+        .collect();
+    lists.extend_from_slice(bytemuck::cast_slice(&entries));
+    let globals = FrameGlobals {
+        view_proj: cascade.view_proj.to_cols_array_2d(),
+        ..FrameGlobals::default()
+    };
+    let storage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC;
+    let upload = |ctx: &mut horde::context::Context, name: &str, usage, bytes: &[u8]| {
+        upload_buffer(ctx, name, usage, bytes).expect("upload")
+    };
+    let uniform = vk::BufferUsageFlags::UNIFORM_BUFFER;
+    let globals = upload(&mut ctx, "globals", uniform, bytemuck::bytes_of(&globals));
+    let types = upload(&mut ctx, "types", uniform, bytemuck::cast_slice(&types));
+    let infos_buffer = upload(&mut ctx, "infos", storage, bytemuck::cast_slice(&infos));
+    let placements_buffer = upload(
+        &mut ctx,
+        "placements",
+        storage,
+        bytemuck::cast_slice(&placements),
+    );
+    let lists = upload(&mut ctx, "lists", storage, &lists);
+    let visibility = upload(
+        &mut ctx,
+        "visibility",
+        storage | vk::BufferUsageFlags::TRANSFER_DST,
+        &vec![0xffu8; (MAP * MAP * 8) as usize],
+    );
+    let pipeline = splat_pipeline(&ctx).expect("splat pipeline");
+    let inputs = SplatInputs {
+        globals: globals.raw,
+        types: types.raw,
+        infos: infos_buffer.raw,
+        placements: placements_buffer.raw,
+        lists: lists.raw,
+        visibility: visibility.raw,
+    };
+    let push = SplatPush {
+        size: MAP,
+        unit_type_count: 1,
+        splat_texels: horde::shadow::SHADOW_SPLAT_TEXELS,
+        texels_per_metre,
+    };
+    let mut harness = PassHarness::new(&ctx);
+    let read = harness.run(
+        &mut ctx,
+        |frame| record_splats(frame, &pipeline, &inputs, &push, UNITS).expect("record"),
+        &[&lists, &visibility],
+    );
+    let gpu_entries: Vec<u32> =
+        bytemuck::pod_collect_to_vec(&read[0][DRAW_COMMANDS_BYTES as usize..]);
+    let gpu_depths: Vec<u64> = bytemuck::pod_collect_to_vec(&read[1]);
+
+    let mut expected = vec![0u64; (MAP * MAP) as usize];
+    let mut splatted = 0;
+    for (unit, (info, placement)) in infos.iter().zip(&placements).enumerate() {
+        let small = 2.0 * info.scale * texels_per_metre <= push.splat_texels;
+        let entry = gpu_entries[unit];
+        assert_eq!(
+            entry == ENTRY_INDEX_MASK,
+            small,
+            "unit {unit} (scale {})",
+            info.scale
+        );
+        if !small {
+            assert_eq!(entry, entries[unit]);
+            continue;
+        }
+        splatted += 1;
+        let top = 2.0 * 0.9 * info.scale;
+        let feet = Vec3::from_array(placement.position);
+        for (x, y, depth) in horde::reference::shadow::splat(&cascade.view_proj, MAP, feet, top) {
+            let key = &mut expected[(y * MAP + x) as usize];
+            *key = (*key).max(u64::from(depth) << 32);
+        }
+    }
+    assert!(
+        splatted > 300 && splatted < UNITS as usize - 300,
+        "{splatted} splatted"
+    );
+    let covered = expected.iter().filter(|&&k| k != 0).count();
+    let differing = expected
+        .iter()
+        .zip(&gpu_depths)
+        .filter(|(a, b)| a != b)
+        .count();
+    assert!(covered > 1000, "{covered} texels covered");
+    // The GPU's square root may round a step count differently where a
+    // line's length is within an ulp of a whole number of texels.
+    assert!(
+        differing * 200 <= covered,
+        "{differing} of {covered} texels differ from the reference"
+    );
+    drop(harness);
+    finish(ctx);
+}

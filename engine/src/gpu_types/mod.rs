@@ -432,8 +432,12 @@ pub struct CullGlobals {
     /// 1 for an orthographic view (a shadow cascade): the projected size is
     /// `2r * pixels_per_unit` whatever the distance.
     pub orthographic: u32,
+    /// Instances drawn as meshes whose bounding sphere projects within this
+    /// many pixels are not drawn (a shadow cascade's casters too small to
+    /// cast a visible shadow); 0 draws every one.
+    pub min_size_px: f32,
 }
-const _: () = assert!(size_of::<CullGlobals>() == 140);
+const _: () = assert!(size_of::<CullGlobals>() == 144);
 
 // The vertex is read as two attributes: position, normal and UV as four
 // words, then bones, weight and material as four bytes.
@@ -627,7 +631,8 @@ pub fn layouts() -> Layouts {
             far_field_px,
             impostor_threshold_px,
             impostor_band,
-            orthographic
+            orthographic,
+            min_size_px
         }),
         layout!(ImpostorBox {
             center,

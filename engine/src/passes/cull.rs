@@ -47,6 +47,10 @@
 //!    `far_field_px * (1 - hysteresis)`); the rest are drawn as meshes.
 //!    Every comparison is squared, so only additions and multiplications
 //!    decide and the CPU reference matches bit for bit.
+//!    An orthographic view (`orthographic`, a shadow cascade's: `shadow.rs`)
+//!    compares at distance 1, its `pixels_per_unit` being texels per metre;
+//!    a mesh-drawn instance within `min_size_px` is not drawn (a caster too
+//!    small to cast a visible shadow).
 //! 4. The new route code is stored back; invisible instances keep theirs.
 //! 5. Append, per workgroup: the lanes of a subgroup with the same command
 //!    elect a leader, which adds their count to the workgroup's counter of
@@ -385,5 +389,6 @@ pub fn cull_globals(
         impostor_threshold_px: 0.0,
         impostor_band: 0.0,
         orthographic: 0,
+        min_size_px: 0.0,
     }
 }

@@ -143,6 +143,8 @@ pub struct RouteDecision {
     /// Also drawn as an impostor: a mesh-drawn unit within the crossfade
     /// band.
     pub banded: bool,
+    /// Not drawn: a mesh within `min_size_px` (its route stays).
+    pub dropped: bool,
 }
 
 /// The route code of a visible instance this frame, given last frame's: its
@@ -253,7 +255,15 @@ pub fn decide_route(
     } else {
         lod
     };
-    RouteDecision { code, lod, banded }
+    let dropped = !far
+        && globals.min_size_px > 0.0
+        && projects_within(size_px, distance_squared, globals.min_size_px);
+    RouteDecision {
+        code,
+        lod,
+        banded,
+        dropped,
+    }
 }
 
 /// The route (the index into `TypeInfo::routes`) of a route code.
@@ -307,6 +317,9 @@ pub fn cull(
             continue;
         }
         let decision = decide_route(&sphere, &type_info, globals, batch.routes[index]);
+        if decision.dropped {
+            continue;
+        }
         let code = decision.code;
         batch.routes[index] = code;
         // Impostor entries carry the mesh LOD the unit would take.

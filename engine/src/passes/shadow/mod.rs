@@ -26,23 +26,30 @@
 //!   where the far field runs its visibility buffer (`u64` per texel, as
 //!   the far field's: depth bits << 32, payload 0).
 //!
-//! # Algorithm (the frame's `shadow cull`, `shadow far field`, `shadow
-//! draw` and `shadow merge` passes)
+//! # Algorithm (the frame's `shadow cull`, `shadow splat`, `shadow far
+//! field`, `shadow draw` and `shadow merge` passes)
 //! 1. Cull: `cull.comp` once per cascade with the cascade's box as the
 //!    frustum, `orthographic` set (a unit's size is its diameter in texels),
 //!    the LOD threshold in texels (`SHADOW_LOD_THRESHOLD_TEXELS`) and the
 //!    far field's size in texels (`SHADOW_FAR_FIELD_TEXELS`): the same rule,
 //!    the same code, the same CPU twin as the camera's cull.
-//! 2. Far field (desktop tier): `far_field.comp` with `DEPTH_ONLY` set, once
-//!    per cascade, into the cascade's visibility buffer: every far caster
-//!    skinned at its cascade LOD, both faces, no shading. A caster it cannot
-//!    take (crossing the box's sunward face) joins its LOD's mesh list.
-//! 3. Draw, per cascade, one depth-only render pass on its layer: the mesh
-//!    casters with the camera's indirect draws (`draw_commands`), vertex
+//! 2. Splat (desktop tier, `splat.rs`): the cascade's visibility buffer
+//!    cleared, then every far caster spanning at most
+//!    `SHADOW_SPLAT_TEXELS` writes the line from its feet to its top, one
+//!    thread a unit, and is struck out of the far-field list. At the 1M
+//!    overview most far casters are this small: skinning them cost 5.6 ms a
+//!    cascade on an H100, splatting them 0.05 ms.
+//! 3. Far field (desktop tier): `far_field.comp` with `DEPTH_ONLY` set, once
+//!    per cascade, into the same buffer: every other far caster skinned at
+//!    its cascade LOD (at the type's coarsest LOD, one still pose for all),
+//!    both faces, no shading. A caster it cannot take (crossing the box's
+//!    sunward face) joins its LOD's mesh list.
+//! 4. Draw (`casters.rs`), per cascade, one depth-only render pass on its
+//!    layer: the mesh casters with the camera's indirect draws (`draw_commands`), vertex
 //!    shaders only, no back-face culling (open meshes, capes and banners,
 //!    cast from both sides). The ground casts nothing (the scene's
 //!    `ground_prop_types`).
-//! 4. Merge (`shadow_merge.comp`): per texel, the larger of the raster's
+//! 5. Merge (`shadow_merge.comp`): per texel, the larger of the raster's
 //!    depth and the far field's, into the receivers' buffer.
 //!
 //! The receivers bias their lookup (normal offset and depth bias of about a
@@ -61,23 +68,26 @@ use ash::vk;
 use gpu_allocator::MemoryLocation;
 
 use crate::barriers::{uses, Access};
-use crate::config::{FRAMES_IN_FLIGHT, MAX_ROUTES, MAX_SHADOW_CASCADES, ROUTE_FAR_FIELD};
+use crate::config::{FRAMES_IN_FLIGHT, MAX_SHADOW_CASCADES, ROUTE_FAR_FIELD};
 use crate::context::{Context, Tier};
 use crate::frame::{ComputePipeline, Frame};
 use crate::frames::Descriptor;
 use crate::gpu_types::FrameGlobals;
 use crate::memory::{Buffer, Image, Released};
-use crate::owned::{Framebuffer, ImageView, Owned, RenderPass, Sampler};
+use crate::owned::{Framebuffer, ImageView, RenderPass, Sampler};
 use crate::passes::cull::{CullBatch, CullPass, CullTargets};
-use crate::passes::draw::{
-    create_bone_sampler, create_sampler, draw_commands, set_layout, DrawnCommands,
-};
+use crate::passes::draw::{create_bone_sampler, create_sampler, set_layout};
 use crate::passes::far_field::{CasterTarget, FarFieldPass};
 use crate::pipeline::{depth_pipeline, GraphicsDesc, LayoutDesc, PassTarget, Pipeline};
 use crate::shadow::{cascade_cull, fit_cascades, Cascade, ShadowView, SHADOW_SPLAT_TEXELS};
 use crate::world::buffers::DRAW_COMMANDS_BYTES;
-use crate::world::{World, WorldType};
+use crate::world::World;
 use crate::{shaders, Error};
+
+mod casters;
+mod splat;
+use casters::{layer_view, prop_casters, shadow_render_pass};
+pub use splat::{record_splats, splat_pipeline, SplatInputs, SplatPush};
 
 /// The map's format: depth, sampled with comparison.
 pub const SHADOW_FORMAT: vk::Format = vk::Format::D32_SFLOAT;
@@ -265,16 +275,8 @@ impl ShadowPass {
             &casters,
             &constants,
         )?;
-        let uniform = vk::DescriptorType::UNIFORM_BUFFER;
-        let storage_buffer = vk::DescriptorType::STORAGE_BUFFER;
         let splat = if ctx.far_field_supported {
-            Some(ComputePipeline::new(
-                ctx,
-                "shadow splat",
-                &shaders::SHADOW_SPLAT_COMP,
-                &[uniform, uniform, storage_buffer, storage_buffer, storage_buffer, storage_buffer],
-                &[],
-            )?)
+            Some(splat_pipeline(ctx)?)
         } else {
             None
         };
@@ -287,7 +289,7 @@ impl ShadowPass {
                 vk::DescriptorType::STORAGE_BUFFER,
                 vk::DescriptorType::STORAGE_BUFFER,
             ],
-            &[],
+            &[ctx.unit_workgroup_size()],
         )?;
         let cascades = (0..cascade_count)
             .map(|cascade| {
@@ -439,9 +441,7 @@ impl ShadowPass {
         self.merge(frame, cascades.len(), far_field.is_some())
     }
 
-    /// The `shadow splat` pass of one cascade: its visibility buffer
-    /// cleared, then its smallest far casters splatted and struck out of
-    /// its far-field lists.
+    /// The `shadow splat` pass of one cascade ([`record_splats`]).
     fn splat_casters(
         &self,
         frame: &mut Frame,
@@ -454,46 +454,25 @@ impl ShadowPass {
             return Ok(());
         };
         let b = &world.buffers;
+        let inputs = SplatInputs {
+            globals: buffers.globals[frame.slot].raw,
+            types: b.type_table.raw,
+            infos: b.unit_infos.buffer.raw,
+            placements: b.unit_placements.buffer.raw,
+            lists: lists.raw,
+            visibility: visibility.raw,
+        };
         let far_capacity: u32 = world.types[..world.unit_type_count as usize]
             .iter()
             .map(|t| t.info.routes[ROUTE_FAR_FIELD as usize].capacity)
             .sum();
-        let push = [
-            self.map_size,
-            world.unit_type_count,
-            SHADOW_SPLAT_TEXELS.to_bits(),
-            (self.map_size as f32 / (2.0 * cascade.half_width)).to_bits(),
-        ];
-        frame.pass("shadow splat", |frame| {
-            frame.uses(&[uses(visibility.raw, Access::TransferWrite)]);
-            // SAFETY: the buffer lives until the frames using it complete.
-            unsafe {
-                frame
-                    .ctx
-                    .device
-                    .cmd_fill_buffer(frame.cmd, visibility.raw, 0, vk::WHOLE_SIZE, 0)
-            };
-            frame.uses(&[
-                uses(b.type_table.raw, Access::ComputeRead),
-                uses(b.unit_infos.buffer.raw, Access::ComputeRead),
-                uses(b.unit_placements.buffer.raw, Access::ComputeRead),
-                uses(lists.raw, Access::ComputeWrite),
-                uses(visibility.raw, Access::ComputeWrite),
-            ]);
-            frame.dispatch(
-                splat,
-                &[
-                    Descriptor::Uniform(buffers.globals[frame.slot].raw),
-                    Descriptor::Uniform(b.type_table.raw),
-                    Descriptor::Storage(b.unit_infos.buffer.raw),
-                    Descriptor::Storage(b.unit_placements.buffer.raw),
-                    Descriptor::Storage(lists.raw),
-                    Descriptor::Storage(visibility.raw),
-                ],
-                bytemuck::cast_slice(&push),
-                far_capacity,
-            )
-        })
+        let push = SplatPush {
+            size: self.map_size,
+            unit_type_count: world.unit_type_count,
+            splat_texels: SHADOW_SPLAT_TEXELS,
+            texels_per_metre: self.map_size as f32 / (2.0 * cascade.half_width),
+        };
+        record_splats(frame, splat, &inputs, &push, far_capacity)
     }
 
     /// The `shadow merge` pass: each cascade's raster depths and far-field
@@ -587,226 +566,4 @@ impl ShadowPass {
         }
         Ok(())
     }
-
-    /// The `shadow draw` pass: each cascade's render pass, the far field's
-    /// depths, then the mesh casters.
-    fn draw(&self, frame: &mut Frame, world: &World, count: usize) -> Result<(), Error> {
-        let b = &world.buffers;
-        frame.pass("shadow draw", |frame| {
-            let mut declared = vec![
-                uses(b.vertices.raw, Access::VertexInput),
-                uses(b.indices.raw, Access::VertexInput),
-                uses(b.type_table.raw, Access::VertexRead),
-                uses(b.clip_table.raw, Access::VertexRead),
-                uses(b.unit_infos.buffer.raw, Access::VertexRead),
-                uses(b.unit_placements.buffer.raw, Access::VertexRead),
-                uses(b.anim_states.buffer.raw, Access::VertexRead),
-                uses(b.unit_marks.buffer.raw, Access::VertexRead),
-                uses(b.prop_infos.buffer.raw, Access::VertexRead),
-                uses(b.prop_placements.buffer.raw, Access::VertexRead),
-            ];
-            for buffers in self.cascades.iter().take(count) {
-                if let Some(lists) = &buffers.lists {
-                    declared.push(uses(lists.raw, Access::IndirectRead));
-                    declared.push(uses(lists.raw, Access::VertexInput));
-                }
-            }
-            frame.uses(&declared);
-            for (index, buffers) in self.cascades.iter().take(count).enumerate() {
-                let Some(lists) = &buffers.lists else {
-                    continue;
-                };
-                frame.timed(CASCADE_SCOPES[index], |frame| {
-                    self.begin(frame, index);
-                    let drawn = self.draw_cascade(frame, world, buffers, lists);
-                    // SAFETY: matches the begin above.
-                    unsafe { frame.ctx.device.cmd_end_render_pass(frame.cmd) };
-                    drawn
-                })?;
-            }
-            Ok(())
-        })
-    }
-
-    /// Begins cascade `index`'s render pass: depth cleared to 0 (far),
-    /// viewport and scissor over the whole layer.
-    fn begin(&self, frame: &Frame, index: usize) {
-        let extent = vk::Extent2D {
-            width: self.map_size,
-            height: self.map_size,
-        };
-        let clear = [vk::ClearValue {
-            depth_stencil: vk::ClearDepthStencilValue {
-                depth: 0.0,
-                stencil: 0,
-            },
-        }];
-        let area = vk::Rect2D {
-            offset: vk::Offset2D::default(),
-            extent,
-        };
-        let begin = vk::RenderPassBeginInfo::default()
-            .render_pass(*self.render_pass)
-            .framebuffer(*self.layers[index].0)
-            .render_area(area)
-            .clear_values(&clear);
-        let viewport = vk::Viewport {
-            x: 0.0,
-            y: 0.0,
-            width: extent.width as f32,
-            height: extent.height as f32,
-            min_depth: 0.0,
-            max_depth: 1.0,
-        };
-        let device = &frame.ctx.device;
-        // SAFETY: recording outside a render pass; the framebuffer is this
-        // render pass's.
-        unsafe {
-            device.cmd_begin_render_pass(frame.cmd, &begin, vk::SubpassContents::INLINE);
-            device.cmd_set_viewport(frame.cmd, 0, &[viewport]);
-            device.cmd_set_scissor(frame.cmd, 0, &[area]);
-        }
-    }
-
-    /// Inside a cascade's render pass: the units, then the props.
-    fn draw_cascade(
-        &self,
-        frame: &mut Frame,
-        world: &World,
-        buffers: &CascadeBuffers,
-        lists: &Buffer,
-    ) -> Result<(), Error> {
-        let device = &frame.ctx.device;
-        let b = &world.buffers;
-        // SAFETY: the index buffer lives as long as the world.
-        unsafe { device.cmd_bind_index_buffer(frame.cmd, b.indices.raw, 0, vk::IndexType::UINT32) };
-        let globals = Descriptor::Uniform(buffers.globals[frame.slot].raw);
-        let atlas = Descriptor::Sampled(b.atlas.view, *self.atlas_sampler);
-        let draws = DrawnCommands {
-            commands: lists,
-            lists,
-        };
-        // Bindings 4 to 6 (materials, atlas, the map itself) are the
-        // fragment shader's, which casters have none of.
-        let common = |infos: &Buffer, placements: &Buffer| {
-            [
-                globals,
-                Descriptor::Uniform(b.type_table.raw),
-                Descriptor::Storage(infos.raw),
-                Descriptor::Storage(placements.raw),
-                Descriptor::Uniform(b.material_table.raw),
-                atlas,
-                self.depths_descriptor(),
-            ]
-        };
-        if world.unit_count() > 0 {
-            let mut descriptors = common(&b.unit_infos.buffer, &b.unit_placements.buffer).to_vec();
-            descriptors.extend([
-                Descriptor::Storage(b.anim_states.buffer.raw),
-                Descriptor::Uniform(b.clip_table.raw),
-                Descriptor::Sampled(b.bone_texture.view, *self.bone_sampler),
-                Descriptor::Storage(b.unit_marks.buffer.raw),
-            ]);
-            let set = frame.descriptor_set(self.unit_pipeline.set_layouts[0], &descriptors)?;
-            draw_commands(
-                frame,
-                &self.unit_pipeline,
-                set,
-                world,
-                draws,
-                world.unit_commands(),
-            );
-        }
-        if world.prop_count() > 0 {
-            let descriptors = common(&b.prop_infos.buffer, &b.prop_placements.buffer);
-            let set = frame.descriptor_set(self.prop_pipeline.set_layouts[0], &descriptors)?;
-            for run in &self.prop_casters {
-                draw_commands(frame, &self.prop_pipeline, set, world, draws, run.clone());
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The commands of every prop type but `ground_prop_types`, in runs of
-/// consecutive types.
-fn prop_casters(world: &World, ground_prop_types: &[u32]) -> Vec<Range<u32>> {
-    let mut runs: Vec<Range<u32>> = Vec::new();
-    let prop_types = world.types.len() as u32 - world.unit_type_count;
-    for prop_type in (0..prop_types).filter(|t| !ground_prop_types.contains(t)) {
-        let first = WorldType::command((world.unit_type_count + prop_type) as usize, 0);
-        match runs.last_mut() {
-            Some(run) if run.end == first => run.end = first + MAX_ROUTES,
-            _ => runs.push(first..first + MAX_ROUTES),
-        }
-    }
-    runs
-}
-
-/// A 2D view of one layer of the map, for its framebuffer.
-fn layer_view(ctx: &Context, map: &Image, layer: u32) -> Result<ImageView, Error> {
-    let info = vk::ImageViewCreateInfo::default()
-        .image(map.raw)
-        .view_type(vk::ImageViewType::TYPE_2D)
-        .format(SHADOW_FORMAT)
-        .subresource_range(vk::ImageSubresourceRange {
-            aspect_mask: vk::ImageAspectFlags::DEPTH,
-            base_mip_level: 0,
-            level_count: 1,
-            base_array_layer: layer,
-            layer_count: 1,
-        });
-    // SAFETY: the image is alive and bound to memory.
-    let view = unsafe { ctx.device.create_image_view(&info, None) }?;
-    Ok(Owned::new(ctx, view, &format!("shadow map layer {layer}")))
-}
-
-/// The depth-only render pass of a cascade: cleared, stored, left for
-/// sampling; its dependencies order it after the last frame's reads and
-/// before this frame's.
-fn shadow_render_pass(ctx: &Context) -> Result<RenderPass, Error> {
-    let attachments = [vk::AttachmentDescription::default()
-        .format(SHADOW_FORMAT)
-        .samples(vk::SampleCountFlags::TYPE_1)
-        .load_op(vk::AttachmentLoadOp::CLEAR)
-        .store_op(vk::AttachmentStoreOp::STORE)
-        .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
-        .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
-        .initial_layout(vk::ImageLayout::UNDEFINED)
-        .final_layout(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)];
-    let depth_ref = vk::AttachmentReference {
-        attachment: 0,
-        layout: vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
-    };
-    let subpasses = [vk::SubpassDescription::default()
-        .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
-        .depth_stencil_attachment(&depth_ref)];
-    let tests =
-        vk::PipelineStageFlags::EARLY_FRAGMENT_TESTS | vk::PipelineStageFlags::LATE_FRAGMENT_TESTS;
-    let readers = vk::PipelineStageFlags::COMPUTE_SHADER;
-    let depth_access = vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_READ
-        | vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_WRITE;
-    let dependencies = [
-        vk::SubpassDependency::default()
-            .src_subpass(vk::SUBPASS_EXTERNAL)
-            .dst_subpass(0)
-            .src_stage_mask(readers | tests)
-            .src_access_mask(vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_WRITE)
-            .dst_stage_mask(tests)
-            .dst_access_mask(depth_access),
-        vk::SubpassDependency::default()
-            .src_subpass(0)
-            .dst_subpass(vk::SUBPASS_EXTERNAL)
-            .src_stage_mask(tests)
-            .src_access_mask(vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_WRITE)
-            .dst_stage_mask(readers)
-            .dst_access_mask(vk::AccessFlags::SHADER_READ),
-    ];
-    let info = vk::RenderPassCreateInfo::default()
-        .attachments(&attachments)
-        .subpasses(&subpasses)
-        .dependencies(&dependencies);
-    // SAFETY: valid create info.
-    let render_pass = unsafe { ctx.device.create_render_pass(&info, None) }?;
-    Ok(Owned::new(ctx, render_pass, "shadow render pass"))
 }

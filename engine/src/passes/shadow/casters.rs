@@ -1,0 +1,244 @@
+//! The `shadow draw` pass of `passes/shadow`: each cascade's depth-only
+//! render pass on its layer of the casters' depth, its mesh casters drawn
+//! with the camera's indirect draws, vertex shaders only; and the render
+//! pass, the layer views and the prop commands that cast.
+
+use std::ops::Range;
+
+use ash::vk;
+
+use super::{CascadeBuffers, ShadowPass, CASCADE_SCOPES, SHADOW_FORMAT};
+use crate::barriers::{uses, Access};
+use crate::config::MAX_ROUTES;
+use crate::context::Context;
+use crate::frame::Frame;
+use crate::frames::Descriptor;
+use crate::memory::{Buffer, Image};
+use crate::owned::{ImageView, Owned, RenderPass};
+use crate::passes::draw::{draw_commands, DrawnCommands};
+use crate::world::{World, WorldType};
+use crate::Error;
+
+impl ShadowPass {
+    /// The `shadow draw` pass: each cascade's render pass, the far field's
+    /// depths, then the mesh casters.
+    pub(super) fn draw(&self, frame: &mut Frame, world: &World, count: usize) -> Result<(), Error> {
+        let b = &world.buffers;
+        frame.pass("shadow draw", |frame| {
+            let mut declared = vec![
+                uses(b.vertices.raw, Access::VertexInput),
+                uses(b.indices.raw, Access::VertexInput),
+                uses(b.type_table.raw, Access::VertexRead),
+                uses(b.clip_table.raw, Access::VertexRead),
+                uses(b.unit_infos.buffer.raw, Access::VertexRead),
+                uses(b.unit_placements.buffer.raw, Access::VertexRead),
+                uses(b.anim_states.buffer.raw, Access::VertexRead),
+                uses(b.unit_marks.buffer.raw, Access::VertexRead),
+                uses(b.prop_infos.buffer.raw, Access::VertexRead),
+                uses(b.prop_placements.buffer.raw, Access::VertexRead),
+            ];
+            for buffers in self.cascades.iter().take(count) {
+                if let Some(lists) = &buffers.lists {
+                    declared.push(uses(lists.raw, Access::IndirectRead));
+                    declared.push(uses(lists.raw, Access::VertexInput));
+                }
+            }
+            frame.uses(&declared);
+            for (index, buffers) in self.cascades.iter().take(count).enumerate() {
+                let Some(lists) = &buffers.lists else {
+                    continue;
+                };
+                frame.timed(CASCADE_SCOPES[index], |frame| {
+                    self.begin(frame, index);
+                    let drawn = self.draw_cascade(frame, world, buffers, lists);
+                    // SAFETY: matches the begin above.
+                    unsafe { frame.ctx.device.cmd_end_render_pass(frame.cmd) };
+                    drawn
+                })?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Begins cascade `index`'s render pass: depth cleared to 0 (far),
+    /// viewport and scissor over the whole layer.
+    fn begin(&self, frame: &Frame, index: usize) {
+        let extent = vk::Extent2D {
+            width: self.map_size,
+            height: self.map_size,
+        };
+        let clear = [vk::ClearValue {
+            depth_stencil: vk::ClearDepthStencilValue {
+                depth: 0.0,
+                stencil: 0,
+            },
+        }];
+        let area = vk::Rect2D {
+            offset: vk::Offset2D::default(),
+            extent,
+        };
+        let begin = vk::RenderPassBeginInfo::default()
+            .render_pass(*self.render_pass)
+            .framebuffer(*self.layers[index].0)
+            .render_area(area)
+            .clear_values(&clear);
+        let viewport = vk::Viewport {
+            x: 0.0,
+            y: 0.0,
+            width: extent.width as f32,
+            height: extent.height as f32,
+            min_depth: 0.0,
+            max_depth: 1.0,
+        };
+        let device = &frame.ctx.device;
+        // SAFETY: recording outside a render pass; the framebuffer is this
+        // render pass's.
+        unsafe {
+            device.cmd_begin_render_pass(frame.cmd, &begin, vk::SubpassContents::INLINE);
+            device.cmd_set_viewport(frame.cmd, 0, &[viewport]);
+            device.cmd_set_scissor(frame.cmd, 0, &[area]);
+        }
+    }
+
+    /// Inside a cascade's render pass: the units, then the props.
+    fn draw_cascade(
+        &self,
+        frame: &mut Frame,
+        world: &World,
+        buffers: &CascadeBuffers,
+        lists: &Buffer,
+    ) -> Result<(), Error> {
+        let device = &frame.ctx.device;
+        let b = &world.buffers;
+        // SAFETY: the index buffer lives as long as the world.
+        unsafe { device.cmd_bind_index_buffer(frame.cmd, b.indices.raw, 0, vk::IndexType::UINT32) };
+        let globals = Descriptor::Uniform(buffers.globals[frame.slot].raw);
+        let atlas = Descriptor::Sampled(b.atlas.view, *self.atlas_sampler);
+        let draws = DrawnCommands {
+            commands: lists,
+            lists,
+        };
+        // Bindings 4 to 6 (materials, atlas, the map itself) are the
+        // fragment shader's, which casters have none of.
+        let common = |infos: &Buffer, placements: &Buffer| {
+            [
+                globals,
+                Descriptor::Uniform(b.type_table.raw),
+                Descriptor::Storage(infos.raw),
+                Descriptor::Storage(placements.raw),
+                Descriptor::Uniform(b.material_table.raw),
+                atlas,
+                self.depths_descriptor(),
+            ]
+        };
+        if world.unit_count() > 0 {
+            let mut descriptors = common(&b.unit_infos.buffer, &b.unit_placements.buffer).to_vec();
+            descriptors.extend([
+                Descriptor::Storage(b.anim_states.buffer.raw),
+                Descriptor::Uniform(b.clip_table.raw),
+                Descriptor::Sampled(b.bone_texture.view, *self.bone_sampler),
+                Descriptor::Storage(b.unit_marks.buffer.raw),
+            ]);
+            let set = frame.descriptor_set(self.unit_pipeline.set_layouts[0], &descriptors)?;
+            draw_commands(
+                frame,
+                &self.unit_pipeline,
+                set,
+                world,
+                draws,
+                world.unit_commands(),
+            );
+        }
+        if world.prop_count() > 0 {
+            let descriptors = common(&b.prop_infos.buffer, &b.prop_placements.buffer);
+            let set = frame.descriptor_set(self.prop_pipeline.set_layouts[0], &descriptors)?;
+            for run in &self.prop_casters {
+                draw_commands(frame, &self.prop_pipeline, set, world, draws, run.clone());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The commands of every prop type but `ground_prop_types`, in runs of
+/// consecutive types.
+pub(super) fn prop_casters(world: &World, ground_prop_types: &[u32]) -> Vec<Range<u32>> {
+    let mut runs: Vec<Range<u32>> = Vec::new();
+    let prop_types = world.types.len() as u32 - world.unit_type_count;
+    for prop_type in (0..prop_types).filter(|t| !ground_prop_types.contains(t)) {
+        let first = WorldType::command((world.unit_type_count + prop_type) as usize, 0);
+        match runs.last_mut() {
+            Some(run) if run.end == first => run.end = first + MAX_ROUTES,
+            _ => runs.push(first..first + MAX_ROUTES),
+        }
+    }
+    runs
+}
+
+/// A 2D view of one layer of the map, for its framebuffer.
+pub(super) fn layer_view(ctx: &Context, map: &Image, layer: u32) -> Result<ImageView, Error> {
+    let info = vk::ImageViewCreateInfo::default()
+        .image(map.raw)
+        .view_type(vk::ImageViewType::TYPE_2D)
+        .format(SHADOW_FORMAT)
+        .subresource_range(vk::ImageSubresourceRange {
+            aspect_mask: vk::ImageAspectFlags::DEPTH,
+            base_mip_level: 0,
+            level_count: 1,
+            base_array_layer: layer,
+            layer_count: 1,
+        });
+    // SAFETY: the image is alive and bound to memory.
+    let view = unsafe { ctx.device.create_image_view(&info, None) }?;
+    Ok(Owned::new(ctx, view, &format!("shadow map layer {layer}")))
+}
+
+/// The depth-only render pass of a cascade: cleared, stored, left for
+/// sampling; its dependencies order it after the last frame's reads and
+/// before this frame's.
+pub(super) fn shadow_render_pass(ctx: &Context) -> Result<RenderPass, Error> {
+    let attachments = [vk::AttachmentDescription::default()
+        .format(SHADOW_FORMAT)
+        .samples(vk::SampleCountFlags::TYPE_1)
+        .load_op(vk::AttachmentLoadOp::CLEAR)
+        .store_op(vk::AttachmentStoreOp::STORE)
+        .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
+        .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
+        .initial_layout(vk::ImageLayout::UNDEFINED)
+        .final_layout(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)];
+    let depth_ref = vk::AttachmentReference {
+        attachment: 0,
+        layout: vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+    };
+    let subpasses = [vk::SubpassDescription::default()
+        .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
+        .depth_stencil_attachment(&depth_ref)];
+    let tests =
+        vk::PipelineStageFlags::EARLY_FRAGMENT_TESTS | vk::PipelineStageFlags::LATE_FRAGMENT_TESTS;
+    let readers = vk::PipelineStageFlags::COMPUTE_SHADER;
+    let depth_access = vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_READ
+        | vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_WRITE;
+    let dependencies = [
+        vk::SubpassDependency::default()
+            .src_subpass(vk::SUBPASS_EXTERNAL)
+            .dst_subpass(0)
+            .src_stage_mask(readers | tests)
+            .src_access_mask(vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_WRITE)
+            .dst_stage_mask(tests)
+            .dst_access_mask(depth_access),
+        vk::SubpassDependency::default()
+            .src_subpass(0)
+            .dst_subpass(vk::SUBPASS_EXTERNAL)
+            .src_stage_mask(tests)
+            .src_access_mask(vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_WRITE)
+            .dst_stage_mask(readers)
+            .dst_access_mask(vk::AccessFlags::SHADER_READ),
+    ];
+    let info = vk::RenderPassCreateInfo::default()
+        .attachments(&attachments)
+        .subpasses(&subpasses)
+        .dependencies(&dependencies);
+    // SAFETY: valid create info.
+    let render_pass = unsafe { ctx.device.create_render_pass(&info, None) }?;
+    Ok(Owned::new(ctx, render_pass, "shadow render pass"))
+}
