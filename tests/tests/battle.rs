@@ -886,6 +886,12 @@ fn frame_graph_in_the_docs_is_the_code() {
             "upload",
             "battle",
             "animate",
+            "shadow buffers",
+            "shadow cull",
+            "shadow splat",
+            "shadow far field",
+            "shadow draw",
+            "shadow merge",
             "cull",
             "far field",
             "statistics",
@@ -909,6 +915,11 @@ fn frame_graph_in_the_docs_is_the_code() {
         handed("far field", "draw").contains(&"far field visibility".to_owned()),
         "far field -> draw: {:?}",
         handed("far field", "draw")
+    );
+    assert!(
+        handed("shadow merge", "draw").contains(&"shadow depths".to_owned()),
+        "shadow merge -> draw: {:?}",
+        handed("shadow merge", "draw")
     );
     let committed = std::fs::read_to_string(horde_tests::repo_root().join("docs/frame-graph.dot"))
         .expect("docs/frame-graph.dot (tools/frame-graph.sh writes it)");

@@ -534,7 +534,8 @@ pub fn layouts() -> Layouts {
             shadow_cascade_bias,
             shadow_view_proj,
             shadow_inverse_size,
-            shadow_distance
+            shadow_distance,
+            shadow_pad
         }),
         layout!(UnitInfo {
             type_index,

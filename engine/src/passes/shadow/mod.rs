@@ -378,6 +378,7 @@ impl ShadowPass {
         if cascades.is_empty() || world.unit_count() + world.prop_count() == 0 {
             return Ok(());
         }
+        let mut new_routes = Vec::new();
         for (index, cascade) in cascades.iter().enumerate() {
             let globals = FrameGlobals {
                 view_proj: cascade.view_proj.to_cols_array_2d(),
@@ -386,8 +387,9 @@ impl ShadowPass {
                 ..FrameGlobals::default()
             };
             self.cascades[index].globals[frame.slot].write(0, &[globals])?;
-            self.ensure_buffers(frame, world, index, far_field.is_some())?;
+            self.ensure_buffers(frame, world, (index, far_field.is_some()), &mut new_routes)?;
         }
+        ShadowPass::clear_routes(frame, &new_routes)?;
         for (index, cascade) in cascades.iter().enumerate() {
             let buffers = &self.cascades[index];
             let (Some(lists), Some(unit_routes), Some(prop_routes)) =
@@ -513,13 +515,14 @@ impl ShadowPass {
     }
 
     /// Sizes cascade `index`'s lists and routes for the world (and its
-    /// visibility buffer where `far_field`); new routes start at LOD 0.
+    /// visibility buffer where `far_field`); the route buffers it creates
+    /// join `new_routes`.
     fn ensure_buffers(
         &mut self,
         frame: &mut Frame,
         world: &World,
-        index: usize,
-        far_field: bool,
+        (index, far_field): (usize, bool),
+        new_routes: &mut Vec<vk::Buffer>,
     ) -> Result<(), Error> {
         let b = &world.buffers;
         let storage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST;
@@ -553,17 +556,35 @@ impl ShadowPass {
             let name = format!("shadow cascade {index} {what}");
             let buffer = Buffer::new(frame.ctx, &name, bytes, usage, MemoryLocation::GpuOnly)?;
             if what.ends_with("routes") {
-                frame.uses(&[uses(buffer.raw, Access::TransferWrite)]);
+                new_routes.push(buffer.raw);
+            }
+            *slot = Some(buffer);
+        }
+        Ok(())
+    }
+
+    /// The `shadow buffers` pass, on frames that created route buffers:
+    /// each filled with 0 (LOD 0, as the world's units spawn).
+    fn clear_routes(frame: &mut Frame, new_routes: &[vk::Buffer]) -> Result<(), Error> {
+        if new_routes.is_empty() {
+            return Ok(());
+        }
+        frame.pass("shadow buffers", |frame| {
+            let declared: Vec<_> = new_routes
+                .iter()
+                .map(|&buffer| uses(buffer, Access::TransferWrite))
+                .collect();
+            frame.uses(&declared);
+            for &buffer in new_routes {
                 // SAFETY: the buffer lives until the frames using it complete.
                 unsafe {
                     frame
                         .ctx
                         .device
-                        .cmd_fill_buffer(frame.cmd, buffer.raw, 0, vk::WHOLE_SIZE, 0)
+                        .cmd_fill_buffer(frame.cmd, buffer, 0, vk::WHOLE_SIZE, 0)
                 };
             }
-            *slot = Some(buffer);
-        }
-        Ok(())
+            Ok(())
+        })
     }
 }
