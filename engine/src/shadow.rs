@@ -13,7 +13,7 @@
 //! the sun:
 //! - across, the light-space box of what its slice of the view frustum
 //!   must shadow: the slice cut to the ground slab, from the lowest ground
-//!   to [`RECEIVER_HEIGHT`] above the highest ([`slice_points`]). A camera
+//!   to [`RECEIVER_HEIGHT`] above the highest (`slice_points`). A camera
 //!   high above the battle sees the ground through a small part of each
 //!   slice, so the boxes are a fraction of the slice's bounding sphere (a
 //!   first version fitted spheres: each unit then cast into all three

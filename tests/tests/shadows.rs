@@ -171,7 +171,9 @@ fn splats_match_the_cpu_reference() {
         cascade_count: 1,
         map_size: MAP,
     })[0];
-    let texels_per_metre = MAP as f32 / (2.0 * cascade.half_width);
+    // The splat's size test reads this scale, not the matrix: units up to
+    // scale 1.2 are splatted, the larger ones left to the rasterizer.
+    let texels_per_metre = horde::shadow::SHADOW_SPLAT_TEXELS / (2.0 * 1.2);
     let far_command = ROUTE_FAR_FIELD;
     let mut type_info = TypeInfo {
         sphere_center: [0.0, 0.9, 0.0],
@@ -294,19 +296,38 @@ fn splats_match_the_cpu_reference() {
         splatted > 300 && splatted < UNITS as usize - 300,
         "{splatted} splatted"
     );
+    // Coverage texel for texel; depths within a millionth (the GPU and
+    // glam may order the matrix product's additions differently).
     let covered = expected.iter().filter(|&&k| k != 0).count();
-    let differing = expected
-        .iter()
-        .zip(&gpu_depths)
-        .filter(|(a, b)| a != b)
-        .count();
+    let depth = |key: u64| f32::from_bits((key >> 32) as u32);
+    let mut coverage_differs = 0;
+    for (&want, &got) in expected.iter().zip(&gpu_depths) {
+        if (want == 0) != (got == 0) {
+            coverage_differs += 1;
+        } else if want != 0 {
+            assert!(
+                (depth(want) - depth(got)).abs() <= 1e-6,
+                "depth {} against the reference's {}",
+                depth(got),
+                depth(want)
+            );
+        }
+    }
     assert!(covered > 1000, "{covered} texels covered");
     // The GPU's square root may round a step count differently where a
     // line's length is within an ulp of a whole number of texels.
     assert!(
-        differing * 200 <= covered,
-        "{differing} of {covered} texels differ from the reference"
+        coverage_differs * 200 <= covered,
+        "{coverage_differs} of {covered} texels covered on one side only"
     );
-    drop(harness);
+    drop((harness, pipeline));
+    drop((
+        globals,
+        types,
+        infos_buffer,
+        placements_buffer,
+        lists,
+        visibility,
+    ));
     finish(ctx);
 }

@@ -23,7 +23,7 @@
 //!
 //! **Shadows** reach as far as the fog leaves the armies visible: the sun's
 //! cascades cover [`Stage::far_corner_distance`] past the nearest ground a
-//! camera sees (at least [`MIN_SHADOW_DISTANCE`]).
+//! camera sees (at least `MIN_SHADOW_DISTANCE`).
 //!
 //! **Props keep out of the views.** A prop may stand where its bounding sphere
 //! misses the *view hull* of every preset camera: the convex hull of the

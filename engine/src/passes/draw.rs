@@ -284,22 +284,13 @@ impl DrawPass {
     ) -> Result<(), Error> {
         let b = &world.buffers;
         frame.pass("draw", |frame| {
-            let mut declared = vec![
-                uses(b.vertices.raw, Access::VertexInput),
-                uses(b.indices.raw, Access::VertexInput),
+            let mut declared = mesh_vertex_uses(world);
+            declared.extend([
                 uses(inputs.lists.raw, Access::IndirectRead),
                 uses(inputs.lists.raw, Access::VertexInput),
-                uses(b.type_table.raw, Access::VertexRead),
-                uses(b.clip_table.raw, Access::VertexRead),
                 uses(b.material_table.raw, Access::FragmentRead),
-                uses(b.unit_infos.buffer.raw, Access::VertexRead),
-                uses(b.unit_placements.buffer.raw, Access::VertexRead),
-                uses(b.anim_states.buffer.raw, Access::VertexRead),
-                uses(b.unit_marks.buffer.raw, Access::VertexRead),
-                uses(b.prop_infos.buffer.raw, Access::VertexRead),
-                uses(b.prop_placements.buffer.raw, Access::VertexRead),
                 uses(target.shadow_depths, Access::FragmentRead),
-            ];
+            ]);
             for extra in inputs.extras {
                 declared.extend(extra.draw_uses(frame, world)?);
             }
@@ -396,7 +387,25 @@ impl DrawPass {
     }
 }
 
-/// The mesh pipelines' bindings 0..=5 for the world's units and props.
+/// What the mesh pipelines' vertex stages read of the world: the vertex and
+/// index buffers, the tables, the unit and prop state.
+pub fn mesh_vertex_uses(world: &World) -> Vec<BufferUse> {
+    let b = &world.buffers;
+    vec![
+        uses(b.vertices.raw, Access::VertexInput),
+        uses(b.indices.raw, Access::VertexInput),
+        uses(b.type_table.raw, Access::VertexRead),
+        uses(b.clip_table.raw, Access::VertexRead),
+        uses(b.unit_infos.buffer.raw, Access::VertexRead),
+        uses(b.unit_placements.buffer.raw, Access::VertexRead),
+        uses(b.anim_states.buffer.raw, Access::VertexRead),
+        uses(b.unit_marks.buffer.raw, Access::VertexRead),
+        uses(b.prop_infos.buffer.raw, Access::VertexRead),
+        uses(b.prop_placements.buffer.raw, Access::VertexRead),
+    ]
+}
+
+/// The mesh pipelines' bindings 0..=6 for the world's units and props.
 fn mesh_descriptors(
     world: &World,
     target: &DrawTarget,

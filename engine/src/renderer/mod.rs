@@ -24,8 +24,8 @@
 //! 8. `statistics`: the draw commands copied for the CPU to read later;
 //! 9. `bounds` (debug view): the sphere commands' instance counts;
 //! 10. `draw`: the main render pass, two indirect draws, then the
-//!    impostors' one (`impostors` on, where the unit types have them) and
-//!    the far field's resolve;
+//!     impostors' one (`impostors` on, where the unit types have them) and
+//!     the far field's resolve;
 //! 11. `hud` (when the application set one with [`Renderer::set_hud`]):
 //!     egui's texture uploads, then its triangles in the overlay render pass,
 //!     over the finished image (`passes/hud.rs`).

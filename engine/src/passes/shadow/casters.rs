@@ -15,28 +15,16 @@ use crate::frame::Frame;
 use crate::frames::Descriptor;
 use crate::memory::{Buffer, Image};
 use crate::owned::{ImageView, Owned, RenderPass};
-use crate::passes::draw::{draw_commands, DrawnCommands};
+use crate::passes::draw::{draw_commands, mesh_vertex_uses, DrawnCommands};
 use crate::world::{World, WorldType};
 use crate::Error;
 
 impl ShadowPass {
-    /// The `shadow draw` pass: each cascade's render pass, the far field's
-    /// depths, then the mesh casters.
+    /// The `shadow draw` pass: each cascade's render pass and its mesh
+    /// casters.
     pub(super) fn draw(&self, frame: &mut Frame, world: &World, count: usize) -> Result<(), Error> {
-        let b = &world.buffers;
         frame.pass("shadow draw", |frame| {
-            let mut declared = vec![
-                uses(b.vertices.raw, Access::VertexInput),
-                uses(b.indices.raw, Access::VertexInput),
-                uses(b.type_table.raw, Access::VertexRead),
-                uses(b.clip_table.raw, Access::VertexRead),
-                uses(b.unit_infos.buffer.raw, Access::VertexRead),
-                uses(b.unit_placements.buffer.raw, Access::VertexRead),
-                uses(b.anim_states.buffer.raw, Access::VertexRead),
-                uses(b.unit_marks.buffer.raw, Access::VertexRead),
-                uses(b.prop_infos.buffer.raw, Access::VertexRead),
-                uses(b.prop_placements.buffer.raw, Access::VertexRead),
-            ];
+            let mut declared = mesh_vertex_uses(world);
             for buffers in self.cascades.iter().take(count) {
                 if let Some(lists) = &buffers.lists {
                     declared.push(uses(lists.raw, Access::IndirectRead));
