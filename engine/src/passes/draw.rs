@@ -445,20 +445,36 @@ fn begin_render_pass(frame: &Frame, target: &DrawTarget) {
     // the multisampled colour (`target.rs`); a pass without the third
     // ignores its value.
     let clear = [color, depth, color];
+    begin_pass(
+        frame,
+        (target.render_pass, target.framebuffer),
+        target.extent,
+        &clear,
+    );
+}
+
+/// Begins `render_pass` on `framebuffer` (the whole of `extent`) with
+/// `clear`, and sets the viewport and scissor to the whole target.
+pub fn begin_pass(
+    frame: &Frame,
+    (render_pass, framebuffer): (vk::RenderPass, vk::Framebuffer),
+    extent: vk::Extent2D,
+    clear: &[vk::ClearValue],
+) {
     let area = vk::Rect2D {
         offset: vk::Offset2D::default(),
-        extent: target.extent,
+        extent,
     };
     let begin = vk::RenderPassBeginInfo::default()
-        .render_pass(target.render_pass)
-        .framebuffer(target.framebuffer)
+        .render_pass(render_pass)
+        .framebuffer(framebuffer)
         .render_area(area)
-        .clear_values(&clear);
+        .clear_values(clear);
     let viewport = vk::Viewport {
         x: 0.0,
         y: 0.0,
-        width: target.extent.width as f32,
-        height: target.extent.height as f32,
+        width: extent.width as f32,
+        height: extent.height as f32,
         min_depth: 0.0,
         max_depth: 1.0,
     };

@@ -15,7 +15,7 @@ use crate::frame::Frame;
 use crate::frames::Descriptor;
 use crate::memory::{Buffer, Image};
 use crate::owned::{ImageView, Owned, RenderPass};
-use crate::passes::draw::{draw_commands, mesh_vertex_uses, DrawnCommands};
+use crate::passes::draw::{begin_pass, draw_commands, mesh_vertex_uses, DrawnCommands};
 use crate::world::{World, WorldType};
 use crate::Error;
 
@@ -61,31 +61,8 @@ impl ShadowPass {
                 stencil: 0,
             },
         }];
-        let area = vk::Rect2D {
-            offset: vk::Offset2D::default(),
-            extent,
-        };
-        let begin = vk::RenderPassBeginInfo::default()
-            .render_pass(*self.render_pass)
-            .framebuffer(*self.layers[index].0)
-            .render_area(area)
-            .clear_values(&clear);
-        let viewport = vk::Viewport {
-            x: 0.0,
-            y: 0.0,
-            width: extent.width as f32,
-            height: extent.height as f32,
-            min_depth: 0.0,
-            max_depth: 1.0,
-        };
-        let device = &frame.ctx.device;
-        // SAFETY: recording outside a render pass; the framebuffer is this
-        // render pass's.
-        unsafe {
-            device.cmd_begin_render_pass(frame.cmd, &begin, vk::SubpassContents::INLINE);
-            device.cmd_set_viewport(frame.cmd, 0, &[viewport]);
-            device.cmd_set_scissor(frame.cmd, 0, &[area]);
-        }
+        let pass = (*self.render_pass, *self.layers[index].0);
+        begin_pass(frame, pass, extent, &clear);
     }
 
     /// Inside a cascade's render pass: the units, then the props.
