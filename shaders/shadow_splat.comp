@@ -3,7 +3,8 @@
 // of engine/src/passes/shadow.rs; CPU twin engine/src/reference/shadow.rs):
 // a unit whose bounding sphere spans at most `splat_texels` texels casts
 // the line from its feet to the top of its sphere (a standing unit seen
-// from the sun), one texel a step, depth interpolated, into the cascade's
+// from the sun), one texel a step, depth interpolated, a third of its span
+// wide (one or two texels), into the cascade's
 // visibility buffer; its entry in the far-field list is then struck out
 // (ENTRY_INDEX_MASK), so the far field's rasterizer skins only the larger
 // ones. At a few texels a unit's shadow is that line, softened by the
@@ -37,6 +38,8 @@ layout(push_constant) uniform Dispatch {
 
 // The most texels a splatted line takes (its length, in steps).
 const uint MAX_STEPS = 16u;
+// A splat's width in texels per texel of its sphere's span, rounded.
+const float SPLAT_WIDTH = 0.3;
 
 // The texel (x, y) and reverse-Z depth of a world point.
 vec3 to_texel(vec3 world) {
@@ -73,9 +76,12 @@ void main() {
     UnitInfo info = infos[unit];
     UnitPlacement placement = placements[unit];
     float radius = types[type_index].sphere_radius * info.scale;
-    if (2.0 * radius * dispatch.texels_per_metre > dispatch.splat_texels) {
+    precise float span = (2.0 * radius) * dispatch.texels_per_metre;
+    if (span > dispatch.splat_texels) {
         return;
     }
+    // A standing unit is about a third as wide as its sphere.
+    int width = max(1, int(floor(span * SPLAT_WIDTH + 0.5)));
     float top = 2.0 * types[type_index].sphere_center.y * info.scale;
     vec3 feet = to_texel(placement.position);
     vec3 head = to_texel(placement.position + vec3(0.0, top, 0.0));
@@ -83,14 +89,17 @@ void main() {
     uint steps = min(uint(ceil(sqrt(along.x * along.x + along.y * along.y))), MAX_STEPS);
     for (uint k = 0u; k <= steps; k++) {
         precise vec3 at = feet + (head - feet) * (float(k) / float(max(steps, 1u)));
-        ivec2 texel = ivec2(floor(at.xy));
-        if (any(lessThan(texel, ivec2(0))) || any(greaterThanEqual(texel, ivec2(dispatch.size)))) {
-            continue;
-        }
-        uint index = uint(texel.y) * dispatch.size + uint(texel.x);
         uint64_t key = uint64_t(max(floatBitsToUint(at.z), 1u)) << 32;
-        if (index < uint(visibility.length()) && visibility[index] < key) {
-            atomicMax(visibility[index], key);
+        for (int column = 0; column < width; column++) {
+            ivec2 texel = ivec2(floor(at.xy)) + ivec2(column - (width - 1) / 2, 0);
+            if (any(lessThan(texel, ivec2(0)))
+                || any(greaterThanEqual(texel, ivec2(dispatch.size)))) {
+                continue;
+            }
+            uint index = uint(texel.y) * dispatch.size + uint(texel.x);
+            if (index < uint(visibility.length()) && visibility[index] < key) {
+                atomicMax(visibility[index], key);
+            }
         }
     }
     entries[slot] = ENTRY_INDEX_MASK;

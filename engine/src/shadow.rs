@@ -62,9 +62,9 @@ pub const SHADOW_FAR_FIELD_TEXELS: f32 = 64.0;
 /// receivers' filter.
 pub const SHADOW_MIN_CASTER_TEXELS: f32 = 3.0;
 /// Far casters spanning at most this many texels are splatted: the line
-/// from their feet to their top, a texel a step (`shadow_splat.comp`), not
-/// skinned and rasterized.
-pub const SHADOW_SPLAT_TEXELS: f32 = 4.0;
+/// from their feet to their top, a texel a step, one or two texels wide
+/// (`shadow_splat.comp`), not skinned and rasterized.
+pub const SHADOW_SPLAT_TEXELS: f32 = 8.0;
 /// Receivers move this many texels along their normal before the lookup,
 /// and the compared depth this many texels' worth sunward.
 const NORMAL_OFFSET_TEXELS: f32 = 1.5;

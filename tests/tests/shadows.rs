@@ -172,7 +172,8 @@ fn splats_match_the_cpu_reference() {
         map_size: MAP,
     })[0];
     // The splat's size test reads this scale, not the matrix: units up to
-    // scale 1.2 are splatted, the larger ones left to the rasterizer.
+    // scale 1.2 are splatted (one or two texels wide), the larger ones left
+    // to the rasterizer.
     let texels_per_metre = horde::shadow::SHADOW_SPLAT_TEXELS / (2.0 * 1.2);
     let far_command = ROUTE_FAR_FIELD;
     let mut type_info = TypeInfo {
@@ -272,7 +273,8 @@ fn splats_match_the_cpu_reference() {
     let mut expected = vec![0u64; (MAP * MAP) as usize];
     let mut splatted = 0;
     for (unit, (info, placement)) in infos.iter().zip(&placements).enumerate() {
-        let small = 2.0 * info.scale * texels_per_metre <= push.splat_texels;
+        let span = (2.0 * info.scale) * texels_per_metre;
+        let small = span <= push.splat_texels;
         let entry = gpu_entries[unit];
         assert_eq!(
             entry == ENTRY_INDEX_MASK,
@@ -287,7 +289,8 @@ fn splats_match_the_cpu_reference() {
         splatted += 1;
         let top = 2.0 * 0.9 * info.scale;
         let feet = Vec3::from_array(placement.position);
-        for (x, y, depth) in horde::reference::shadow::splat(&cascade.view_proj, MAP, feet, top) {
+        let splat = horde::reference::shadow::splat(&cascade.view_proj, MAP, (feet, top), span);
+        for (x, y, depth) in splat {
             let key = &mut expected[(y * MAP + x) as usize];
             *key = (*key).max(u64::from(depth) << 32);
         }
