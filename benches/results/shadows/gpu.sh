@@ -6,7 +6,10 @@
 #   gpu.sh cost      the 1M frame at each preset with shadows off and on,
 #                    side by side, 600 frames (20 s into the battle),
 #                    default budget, quality against the reference;
-#   gpu.sh montage   the three presets at 10k, 1M and 4M, shadows on.
+#   gpu.sh montage   the three presets at 10k, 1M and 4M, shadows on;
+#   gpu.sh near      front and ground at 1M as `cost` does, shadows on only
+#                    (a later version measured against `cost`'s table),
+#                    with screenshots.
 set -euo pipefail
 for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
@@ -33,6 +36,11 @@ cost)
     for shadows in off on; do
       run ${camera}_$shadows 150 --quality --units 1000000 --camera $camera --frames 600 --shadows $shadows
     done
+  done ;;
+near)
+  for camera in front ground; do
+    run ${camera}_on 150 --quality --units 1000000 --camera $camera --frames 600 --shadows on \
+      --screenshot $OUT/1m_$camera.png
   done ;;
 montage)
   HORDE_CACHE_DIR=/tmp/cache timeout 560 /tmp/bin/montage --battle /tmp/bin/battle --out /tmp/montage \
