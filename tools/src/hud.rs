@@ -9,7 +9,7 @@
 //! profiler scope, the units visible per LOD (and far field) and props, the
 //! device tier and bone encoding, the camera mode and any lines the
 //! application adds ([`HudLine`]). Its controls edit the renderer's
-//! [`RenderSettings`] (LOD colours, bounds, freeze culling, LOD bias) and the
+//! [`RenderSettings`] (LOD colours, bounds, shadows, freeze culling, LOD bias) and the
 //! [`SimulationClock`] (pause, simulation speed) in place, so a key press
 //! and a click change the same state.
 
@@ -299,6 +299,7 @@ fn controls(
         ui.checkbox(&mut settings.color_by_lod, "LOD colours (L)");
         ui.checkbox(&mut settings.color_by_mark, "marks (M)");
         ui.checkbox(&mut settings.show_bounds, "bounds (B)");
+        ui.checkbox(&mut settings.shadows, "shadows (O)");
     });
     ui.horizontal(|ui| {
         let mut frozen = settings.cull_camera.is_some();

@@ -34,12 +34,14 @@ pub(super) struct Pointer {
 
 /// Debug keys: L colours by LOD, M by the simulation's marks (the battle:
 /// regiment state), B shows bounding spheres, F freezes culling at the
-/// current camera, + and - scale the LOD bias. Other keys do nothing.
+/// current camera, O turns the sun's shadows on and off, + and - scale the
+/// LOD bias. Other keys do nothing.
 pub(super) fn toggle(settings: &mut RenderSettings, key: KeyCode, camera: &Camera) {
     match key {
         KeyCode::KeyL => settings.color_by_lod = !settings.color_by_lod,
         KeyCode::KeyM => settings.color_by_mark = !settings.color_by_mark,
         KeyCode::KeyB => settings.show_bounds = !settings.show_bounds,
+        KeyCode::KeyO => settings.shadows = !settings.shadows,
         KeyCode::KeyF => {
             settings.cull_camera = match settings.cull_camera {
                 Some(_) => None,
@@ -55,10 +57,12 @@ pub(super) fn toggle(settings: &mut RenderSettings, key: KeyCode, camera: &Camer
         _ => return,
     }
     log::info!(
-        "settings: colour by LOD {}, by mark {}, bounds {}, culling frozen {}, LOD bias {:.2}",
+        "settings: colour by LOD {}, by mark {}, bounds {}, shadows {}, culling frozen {}, \
+         LOD bias {:.2}",
         settings.color_by_lod,
         settings.color_by_mark,
         settings.show_bounds,
+        settings.shadows,
         settings.cull_camera.is_some(),
         settings.lod_bias
     );
