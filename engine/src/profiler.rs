@@ -8,7 +8,9 @@
 //!   has signalled, so the results are always ready and the CPU never waits:
 //!   they describe the frame `FRAMES_IN_FLIGHT` frames ago.
 //! - Ticks are scaled by `timestampPeriod` to milliseconds. A history of recent
-//!   frames per scope gives the median and 95th percentile.
+//!   frames per scope gives the median and 95th percentile. A scope opened
+//!   several times in a frame (a pass run once per shadow cascade) counts
+//!   as the sum of its times in that frame.
 //! - Each scope also times its recording on the CPU (the commands and the
 //!   Rust around them), so a slow frame on the CPU names its pass too.
 //! - Devices without timestamps report "n/a" instead of numbers.
@@ -74,6 +76,8 @@ pub struct Profiler {
     history: BTreeMap<&'static str, VecDeque<f64>>,
     /// CPU recording milliseconds per scope, recent frames.
     cpu_history: BTreeMap<&'static str, VecDeque<f64>>,
+    /// CPU recording milliseconds per scope in the frame being recorded.
+    cpu_frame: BTreeMap<&'static str, f64>,
     /// Each scope first waits for all earlier GPU work (see the module doc).
     pub serialize: bool,
     /// The crash marker: the last scope opened, that is the last pass
@@ -112,6 +116,7 @@ impl Profiler {
             last: Vec::new(),
             history: BTreeMap::new(),
             cpu_history: BTreeMap::new(),
+            cpu_frame: BTreeMap::new(),
             serialize: std::env::var("HORDE_PROFILE_SERIAL").is_ok_and(|v| v.trim() == "1"),
             last_opened: None,
             measuring: true,
@@ -126,6 +131,7 @@ impl Profiler {
     /// Reads the slot's previous results (its fence has signalled) and resets
     /// its queries. Call at the start of the slot's command buffer.
     pub fn begin_frame(&mut self, ctx: &Context, cmd: vk::CommandBuffer, slot: usize) {
+        self.end_cpu_frame();
         self.current_slot = slot;
         self.measuring = true;
         self.read_slot(ctx, slot);
@@ -144,6 +150,7 @@ impl Profiler {
     /// for a frame whose scopes are labelled but not timed, so they stay
     /// out of the history and of [`Profiler::last_frame`].
     pub fn begin_unmeasured_frame(&mut self, ctx: &Context, slot: usize) {
+        self.end_cpu_frame();
         self.current_slot = slot;
         self.read_slot(ctx, slot);
         self.measuring = false;
@@ -177,13 +184,26 @@ impl Profiler {
         }
     }
 
+    /// One frame's scopes: a name's times summed, in the order first opened.
     fn record(&mut self, names: &[&'static str], ticks: &[u64]) {
         self.last.clear();
-        for (index, name) in names.iter().enumerate() {
+        for (index, &name) in names.iter().enumerate() {
             let (start, end) = (ticks[index * 2], ticks[index * 2 + 1]);
             let ms = end.saturating_sub(start) as f64 * self.period_ns / 1e6;
-            self.last.push((name, ms));
+            match self.last.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, sum)) => *sum += ms,
+                None => self.last.push((name, ms)),
+            }
+        }
+        for &(name, ms) in &self.last {
             push_sample(self.history.entry(name).or_default(), ms);
+        }
+    }
+
+    /// Moves the CPU times of the frame just recorded into the history.
+    fn end_cpu_frame(&mut self) {
+        for (name, ms) in std::mem::take(&mut self.cpu_frame) {
+            push_sample(self.cpu_history.entry(name).or_default(), ms);
         }
     }
 
@@ -247,7 +267,7 @@ impl Profiler {
         ctx.end_label(cmd);
         if self.measuring {
             let cpu_ms = scope.opened.elapsed().as_secs_f64() * 1e3;
-            push_sample(self.cpu_history.entry(scope.name).or_default(), cpu_ms);
+            *self.cpu_frame.entry(scope.name).or_default() += cpu_ms;
         }
     }
 
@@ -298,6 +318,7 @@ impl Profiler {
     pub fn clear_history(&mut self) {
         self.history.clear();
         self.cpu_history.clear();
+        self.cpu_frame.clear();
     }
 }
 
@@ -348,6 +369,21 @@ mod tests {
         let stats = profiler.stats();
         assert_eq!(stats.len(), 2);
         assert_eq!(stats[1].median_ms, 1.0);
+    }
+
+    #[test]
+    fn a_scope_opened_twice_in_a_frame_counts_as_its_sum() {
+        let mut profiler = Profiler::without_timestamps();
+        profiler.period_ns = 1e6;
+        let names = ["shadow far field", "shadow draw", "shadow far field"];
+        profiler.record(&names, &[0, 2, 2, 3, 3, 7]);
+        assert_eq!(
+            profiler.last_frame(),
+            &[("shadow far field", 6.0), ("shadow draw", 1.0)]
+        );
+        let stats = profiler.stats();
+        let far_field = stats.iter().find(|s| s.name == "shadow far field").unwrap();
+        assert_eq!((far_field.median_ms, far_field.samples), (6.0, 1));
     }
 
     #[test]

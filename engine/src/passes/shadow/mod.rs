@@ -121,6 +121,17 @@ const CASCADE_SCOPES: [&str; MAX_SHADOW_CASCADES as usize] = [
     "shadow draw: cascade 1",
     "shadow draw: cascade 2",
 ];
+/// The timestamp scope of each cascade's splat and far-field passes.
+const SPLAT_SCOPES: [&str; MAX_SHADOW_CASCADES as usize] = [
+    "shadow splat: cascade 0",
+    "shadow splat: cascade 1",
+    "shadow splat: cascade 2",
+];
+const FAR_FIELD_SCOPES: [&str; MAX_SHADOW_CASCADES as usize] = [
+    "shadow far field: cascade 0",
+    "shadow far field: cascade 1",
+    "shadow far field: cascade 2",
+];
 
 /// One cascade's buffers, sized for the world as it grows.
 struct CascadeBuffers {
@@ -422,10 +433,12 @@ impl ShadowPass {
                 .record_view(frame, index, &globals, &targets, &batches)?;
         }
         if let (Some(far_field), Some(splat)) = (far_field, &self.splat) {
-            for (buffers, cascade) in self.cascades.iter().zip(cascades) {
-                self.splat_casters(frame, world, splat, buffers, cascade)?;
+            for (index, (buffers, cascade)) in self.cascades.iter().zip(cascades).enumerate() {
+                frame.timed(SPLAT_SCOPES[index], |frame| {
+                    self.splat_casters(frame, world, splat, buffers, cascade)
+                })?;
             }
-            for buffers in self.cascades.iter().take(cascades.len()) {
+            for (index, buffers) in self.cascades.iter().take(cascades.len()).enumerate() {
                 let (Some(lists), Some(visibility)) = (&buffers.lists, &buffers.visibility) else {
                     continue;
                 };
@@ -436,7 +449,9 @@ impl ShadowPass {
                     size: self.map_size,
                     shadow_depths: self.depths.raw,
                 };
-                far_field.record_casters(frame, world, &target)?;
+                frame.timed(FAR_FIELD_SCOPES[index], |frame| {
+                    far_field.record_casters(frame, world, &target)
+                })?;
             }
         }
         self.draw(frame, world, cascades.len())?;
