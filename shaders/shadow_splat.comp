@@ -4,7 +4,7 @@
 // a unit whose bounding sphere spans at most `splat_texels` texels casts
 // the line from its feet to the top of its sphere (a standing unit seen
 // from the sun), one texel a step, depth interpolated, a third of its span
-// wide (one or two texels), into the cascade's
+// wide (one to five texels), into the cascade's
 // visibility buffer; its entry in the far-field list is then struck out
 // (ENTRY_INDEX_MASK), so the far field's rasterizer skins only the larger
 // ones. At a few texels a unit's shadow is that line, softened by the
