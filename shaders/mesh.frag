@@ -1,5 +1,6 @@
 #version 450
-// Base colour (atlas texture × factor × instance tint), directional light
+// Base colour (atlas texture × factor × instance tint; on the ground, times
+// the ground texture tiled in world X and Z), directional light
 // through the sun's shadow map + ambient light, emission (atlas texture ×
 // factor), fog. The LOD debug view replaces
 // the base colour by the route's colour; the unit mask view draws units white
@@ -16,6 +17,7 @@ layout(set = 0, binding = 0) uniform Globals { FrameGlobals globals; };
 layout(set = 0, binding = 4, std140) uniform Materials { MaterialInfo materials[MAX_MATERIALS]; };
 layout(set = 0, binding = 5) uniform sampler2D atlas;
 layout(set = 0, binding = 6, std430) readonly buffer ShadowDepths { uint shadow_depths[]; };
+layout(set = 0, binding = 7) uniform sampler2D ground_texture;
 #include "shadow.glsl"
 
 layout(location = 0) in vec3 in_world_position;
@@ -44,7 +46,7 @@ void main() {
     }
     MaterialInfo material = materials[in_material];
     bool back_face = BACK_FACES_RASTERIZED == 1u && !gl_FrontFacing;
-    if (back_face && material.double_sided == 0u) {
+    if (back_face && (material.flags & MATERIAL_DOUBLE_SIDED) == 0u) {
         discard;
     }
     if (globals.debug_view == DEBUG_VIEW_UNIT_MASK) {
@@ -55,6 +57,9 @@ void main() {
     vec3 albedo = material.base_color.rgb * in_tint.rgb;
     if (material.atlas_rect.z > 0.0) {
         albedo *= atlas_texel(material.atlas_rect);
+    }
+    if ((material.flags & MATERIAL_GROUND_TEXTURE) != 0u) {
+        albedo *= texture(ground_texture, in_world_position.xz * globals.ground_texture_scale).rgb;
     }
     vec3 emitted = material.emissive;
     if (material.emissive_rect.z > 0.0) {

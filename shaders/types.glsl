@@ -25,7 +25,8 @@ struct FrameGlobals {
     mat4 shadow_view_proj[MAX_SHADOW_CASCADES];
     float shadow_inverse_size;
     float shadow_distance;
-    vec2 shadow_pad;
+    float ground_texture_scale;
+    float pad;
 };
 
 struct UnitInfo {
@@ -104,7 +105,7 @@ struct MaterialInfo {
     vec4 base_color;
     vec4 atlas_rect;
     vec3 emissive;
-    uint double_sided;
+    uint flags;
     vec4 emissive_rect;
 };
 

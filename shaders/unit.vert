@@ -11,10 +11,10 @@ layout(set = 0, binding = 0) uniform Globals { FrameGlobals globals; };
 layout(set = 0, binding = 1, std140) uniform Types { TypeInfo types[MAX_TYPES]; };
 layout(set = 0, binding = 2, std430) readonly buffer Infos { UnitInfo infos[]; };
 layout(set = 0, binding = 3, std430) readonly buffer Placements { UnitPlacement placements[]; };
-layout(set = 0, binding = 7, std430) readonly buffer AnimStates { AnimState anim_states[]; };
-layout(set = 0, binding = 8, std140) uniform Clips { ClipInfo clips[MAX_CLIPS]; };
-layout(set = 0, binding = 9) uniform sampler2D bone_texture;
-layout(set = 0, binding = 10, std430) readonly buffer Marks { uint marks[]; };
+layout(set = 0, binding = 8, std430) readonly buffer AnimStates { AnimState anim_states[]; };
+layout(set = 0, binding = 9, std140) uniform Clips { ClipInfo clips[MAX_CLIPS]; };
+layout(set = 0, binding = 10) uniform sampler2D bone_texture;
+layout(set = 0, binding = 11, std430) readonly buffer Marks { uint marks[]; };
 
 #include "skinning.glsl"
 

@@ -195,6 +195,12 @@ pub const DEBUG_VIEW_MARKS: u32 = 3;
 /// draws this many, the mobile tier one.
 pub const MAX_SHADOW_CASCADES: u32 = 3;
 
+/// `MaterialInfo::flags`: back faces are drawn, lit with the flipped normal.
+pub const MATERIAL_DOUBLE_SIDED: u32 = 1;
+/// `MaterialInfo::flags`: the base colour is multiplied by the scene's
+/// ground texture, tiled in world X and Z (`Scene::ground_texture`).
+pub const MATERIAL_GROUND_TEXTURE: u32 = 2;
+
 /// A value handed to GLSL.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ShaderValue {
@@ -337,6 +343,14 @@ pub const SHADER_CONSTANTS: &[(&str, ShaderValue)] = &[
         ShaderValue::U32(DEBUG_VIEW_UNIT_MASK),
     ),
     ("DEBUG_VIEW_MARKS", ShaderValue::U32(DEBUG_VIEW_MARKS)),
+    (
+        "MATERIAL_DOUBLE_SIDED",
+        ShaderValue::U32(MATERIAL_DOUBLE_SIDED),
+    ),
+    (
+        "MATERIAL_GROUND_TEXTURE",
+        ShaderValue::U32(MATERIAL_GROUND_TEXTURE),
+    ),
 ];
 
 impl ShaderValue {

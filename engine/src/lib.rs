@@ -55,6 +55,7 @@ pub mod renderer;
 pub mod scene;
 pub mod shadow;
 pub mod simulation;
+pub mod srgb;
 pub mod swapchain;
 pub mod target;
 pub mod world;

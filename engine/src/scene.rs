@@ -7,7 +7,7 @@
 use glam::Vec3;
 
 use crate::anim::Controller;
-use crate::asset::{Asset, AssetKind, Bounds, ErrorReport, Material, MeshLod, Submesh};
+use crate::asset::{Asset, AssetKind, Bounds, ErrorReport, Material, MeshLod, Submesh, Texture};
 use crate::gpu_types::AnimParams;
 use crate::mesh::{quantize, MeshData};
 use crate::simulation::SimulationStart;
@@ -29,6 +29,18 @@ pub struct Scene {
     /// shadow cascade's map, and gentle hills under a high sun shadow
     /// nothing).
     pub ground_prop_types: Vec<u32>,
+    /// A texture tiled over the ground prop types' base colour in world X
+    /// and Z, with its mips (`world/ground.rs`); `None`: their own textures
+    /// alone.
+    pub ground_texture: Option<GroundTexture>,
+}
+
+/// A texture repeated over the ground: square, its side a power of two,
+/// sRGB RGBA8, one tile every `tile_metres` along world X and Z.
+#[derive(Clone, Debug)]
+pub struct GroundTexture {
+    pub texture: Texture,
+    pub tile_metres: f32,
 }
 
 /// A unit to spawn.

@@ -92,6 +92,7 @@ fn sample_scene(encoding: BoneEncoding) -> Scene {
         props,
         simulation: None,
         ground_prop_types: Vec::new(),
+        ground_texture: None,
     }
 }
 

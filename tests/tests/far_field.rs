@@ -359,6 +359,7 @@ fn knight_scene(knight: &Asset, units: &[(Vec3, f32)], spheres: &[(Vec3, f32)]) 
         props,
         simulation: None,
         ground_prop_types: vec![1],
+        ground_texture: None,
     }
 }
 

@@ -119,6 +119,7 @@ fn lone_knight(knight: &Asset) -> Scene {
         props: Vec::new(),
         simulation: None,
         ground_prop_types: Vec::new(),
+        ground_texture: None,
     }
 }
 

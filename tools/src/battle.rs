@@ -47,6 +47,7 @@ use crate::clip_map::{cast_army_types, ArmyType, ClipMapping};
 use crate::crowd::{
     field_prop, generated_unit_types, prop_types, scattered_prop, CrowdOptions, Rng,
 };
+use crate::ground_texture::meadow;
 use crate::presets::{preset_camera, Preset, SceneBounds};
 use crate::stage::{Stage, ViewCorridors};
 use crate::window::HudLine;
@@ -320,6 +321,7 @@ pub fn battle_scene_of(options: &BattleOptions, plan: BattlePlan) -> Result<Batt
             props,
             simulation: Some(horde_battle::start(plan.setup)),
             ground_prop_types,
+            ground_texture: Some(meadow(options.seed)),
         },
         rules,
         regiments_per_army,

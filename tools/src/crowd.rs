@@ -283,6 +283,7 @@ pub fn crowd_scene(options: &CrowdOptions) -> Result<Scene> {
         props,
         simulation: None,
         ground_prop_types,
+        ground_texture: Some(crate::ground_texture::meadow(options.seed)),
     })
 }
 

@@ -13,6 +13,7 @@ pub mod cli;
 pub mod clip_map;
 pub mod crowd;
 pub mod first_scene;
+pub mod ground_texture;
 pub mod headless;
 pub mod hud;
 pub mod memory_samples;

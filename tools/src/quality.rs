@@ -44,6 +44,7 @@ use horde::camera::Camera;
 use horde::context::Context;
 use horde::profiler::percentile;
 use horde::renderer::{Renderer, Replay, ReplayPath, ReplayView};
+use horde::srgb::srgb_to_linear;
 use horde::target::Offscreen;
 use image::{RgbImage, RgbaImage};
 
@@ -116,27 +117,6 @@ pub fn flip(reference: &RgbaImage, test: &RgbaImage) -> Result<FlipResult> {
     })
 }
 
-/// sRGB byte to linear light.
-fn srgb_to_linear(byte: u8) -> f32 {
-    let c = f32::from(byte) / 255.0;
-    if c <= 0.04045 {
-        c / 12.92
-    } else {
-        ((c + 0.055) / 1.055).powf(2.4)
-    }
-}
-
-/// Linear light to the nearest sRGB byte.
-fn linear_to_srgb(linear: f32) -> u8 {
-    let c = linear.clamp(0.0, 1.0);
-    let encoded = if c <= 0.003_130_8 {
-        c * 12.92
-    } else {
-        1.055 * c.powf(1.0 / 2.4) - 0.055
-    };
-    (encoded * 255.0).round() as u8
-}
-
 /// Halves both sides: each output pixel is the mean of a 2×2 block in
 /// linear light (alpha averaged as is). The size must be even.
 pub fn box_downsample_2x2(image: &RgbaImage) -> Result<RgbaImage> {
@@ -144,19 +124,8 @@ pub fn box_downsample_2x2(image: &RgbaImage) -> Result<RgbaImage> {
     if width % 2 != 0 || height % 2 != 0 || width == 0 || height == 0 {
         bail!("a 2×2 box filter needs an even, non-zero size, not {width}x{height}");
     }
-    let linear: Vec<f32> = (0..=255u8).map(srgb_to_linear).collect();
-    Ok(RgbaImage::from_fn(width / 2, height / 2, |x, y| {
-        let block = [(0, 0), (1, 0), (0, 1), (1, 1)]
-            .map(|(dx, dy)| *image.get_pixel(2 * x + dx, 2 * y + dy));
-        let mut out = [0u8; 4];
-        for (channel, value) in out.iter_mut().enumerate().take(3) {
-            let sum: f32 = block.iter().map(|p| linear[usize::from(p[channel])]).sum();
-            *value = linear_to_srgb(sum / 4.0);
-        }
-        let alpha: u32 = block.iter().map(|p| u32::from(p[3])).sum();
-        out[3] = ((alpha + 2) / 4) as u8;
-        image::Rgba(out)
-    }))
+    let halved = horde::srgb::halve_rgba8(image.as_raw(), width, height);
+    RgbaImage::from_raw(width / 2, height / 2, halved).context("a halved image's size")
 }
 
 /// The unit pixels of a unit mask: the mask draws units white over black
@@ -399,13 +368,6 @@ mod tests {
 
     fn uniform(width: u32, height: u32, rgb: [u8; 3]) -> RgbaImage {
         RgbaImage::from_pixel(width, height, image::Rgba([rgb[0], rgb[1], rgb[2], 255]))
-    }
-
-    #[test]
-    fn srgb_bytes_survive_the_round_trip_through_linear_light() {
-        for byte in 0..=255u8 {
-            assert_eq!(linear_to_srgb(srgb_to_linear(byte)), byte);
-        }
     }
 
     #[test]

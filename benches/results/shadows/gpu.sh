@@ -9,7 +9,13 @@
 #   gpu.sh montage   the three presets at 10k, 1M and 4M, shadows on;
 #   gpu.sh near      front and ground at 1M as `cost` does, shadows on only
 #                    (a later version measured against `cost`'s table),
-#                    with screenshots.
+#                    with screenshots;
+#   gpu.sh cost4m    as `cost` at 4M units, without the quality reference;
+#   gpu.sh mobile    the three presets at 10k on the mobile tier (one
+#                    1024² cascade, no far field), shadows off and on,
+#                    quality against the reference.
+# Each run's log starts with its command line; summarize.py makes the
+# summary rows from the reports.
 set -euo pipefail
 for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
@@ -20,8 +26,9 @@ for b in .bench/$BENCH/*.xz; do xz -dc $b > /tmp/bin/$(basename $b .xz); done
 chmod +x /tmp/bin/*
 run() { # name, timeout, args...
   local name=$1 limit=$2; shift 2
+  echo "battle --headless --width 1920 --height 1080 $*" > /tmp/out/$name.log
   HORDE_CACHE_DIR=/tmp/cache timeout $limit /tmp/bin/battle --headless --width 1920 --height 1080 \
-    --report /tmp/out/$name.report.json "$@" > /tmp/out/$name.log 2>&1 \
+    --report /tmp/out/$name.report.json "$@" >> /tmp/out/$name.log 2>&1 \
     || echo "$name failed: $(tail -3 /tmp/out/$name.log)"
   grep -h "gpu frame\|gpu shadow\|gpu draw\|gpu far field\|quality against" /tmp/out/$name.log \
     | sed "s/^.*INFO[^ ]* /$name: /" | cut -c1-200 || true
@@ -41,6 +48,19 @@ near)
   for camera in front ground; do
     run ${camera}_on 150 --quality --units 1000000 --camera $camera --frames 600 --shadows on \
       --screenshot $OUT/1m_$camera.png
+  done ;;
+cost4m)
+  for camera in overview front ground; do
+    for shadows in off on; do
+      run 4m_${camera}_$shadows 150 --units 4000000 --camera $camera --frames 600 --shadows $shadows
+    done
+  done ;;
+mobile)
+  for camera in overview front ground; do
+    for shadows in off on; do
+      run mobile_${camera}_$shadows 100 --quality --tier mobile --units 10000 --camera $camera \
+        --frames 600 --shadows $shadows
+    done
   done ;;
 montage)
   HORDE_CACHE_DIR=/tmp/cache timeout 560 /tmp/bin/montage --battle /tmp/bin/battle --out /tmp/montage \

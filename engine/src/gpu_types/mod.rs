@@ -92,7 +92,9 @@ pub struct FrameGlobals {
     /// Where shadows end, in metres from the camera (they fade out over its
     /// last tenth).
     pub shadow_distance: f32,
-    pub shadow_pad: [f32; 2],
+    /// Ground texture tiles per metre (`Scene::ground_texture`; 0: none).
+    pub ground_texture_scale: f32,
+    pub pad: f32,
 }
 const _: () = assert!(size_of::<FrameGlobals>() == 416);
 
@@ -347,8 +349,9 @@ pub struct MaterialInfo {
     pub atlas_rect: [f32; 4],
     /// Linear RGB emitted light (0 for none).
     pub emissive: [f32; 3],
-    /// 1 when back faces are drawn, lit with the flipped normal.
-    pub double_sided: u32,
+    /// `MATERIAL_*` bits of [`crate::config`]: double-sided, ground
+    /// texture.
+    pub flags: u32,
     /// Atlas rectangle of the emissive texture, as `atlas_rect`.
     pub emissive_rect: [f32; 4],
 }
@@ -535,7 +538,8 @@ pub fn layouts() -> Layouts {
             shadow_view_proj,
             shadow_inverse_size,
             shadow_distance,
-            shadow_pad
+            ground_texture_scale,
+            pad
         }),
         layout!(UnitInfo {
             type_index,
@@ -601,7 +605,7 @@ pub fn layouts() -> Layouts {
             base_color,
             atlas_rect,
             emissive,
-            double_sided,
+            flags,
             emissive_rect
         }),
         layout!(AnimStateDef {

@@ -62,6 +62,7 @@ pub struct DrawPass {
     double_sided_prop_pipeline: Pipeline,
     double_sided_unit_pipeline: Pipeline,
     atlas_sampler: Sampler,
+    ground_sampler: Sampler,
     bone_sampler: Sampler,
 }
 
@@ -98,12 +99,12 @@ pub struct DrawInputs<'a> {
     pub extras: &'a [&'a dyn ExtraDraw],
 }
 
-/// The descriptors the mesh pipelines bind (bindings 0..=6 of
+/// The descriptors the mesh pipelines bind (bindings 0..=7 of
 /// [`set_layout`]), for the world's units and for its props.
 #[derive(Clone, Copy, Debug)]
 pub struct MeshDescriptors {
-    pub units: [Descriptor; 7],
-    pub props: [Descriptor; 7],
+    pub units: [Descriptor; 8],
+    pub props: [Descriptor; 8],
 }
 
 /// Draws that enter the main render pass after the world's indirect draws:
@@ -117,12 +118,13 @@ pub trait ExtraDraw {
     fn draw(&self, frame: &mut Frame, world: &World, mesh: &MeshDescriptors) -> Result<(), Error>;
 }
 
-/// Descriptor bindings. Props use 0..=6; units add 7..=10.
+/// Descriptor bindings. Props use 0..=7; units add 8..=11.
 ///
 /// 0 `Globals` (uniform), 1 `Types` (uniform), 2 `Infos` (storage),
 /// 3 `Placements` (storage), 4 `Materials` (uniform), 5 base colour atlas,
-/// 6 `ShadowDepths` (storage: the sun's shadows), 7 `AnimStates` (storage), 8 `Clips` (uniform),
-/// 9 bone texture, 10 `Marks` (storage).
+/// 6 `ShadowDepths` (storage: the sun's shadows), 7 the ground texture,
+/// 8 `AnimStates` (storage), 9 `Clips` (uniform), 10 bone texture,
+/// 11 `Marks` (storage).
 pub fn set_layout(skinned: bool) -> Vec<vk::DescriptorSetLayoutBinding<'static>> {
     let vertex = vk::ShaderStageFlags::VERTEX;
     let fragment = vk::ShaderStageFlags::FRAGMENT;
@@ -134,13 +136,14 @@ pub fn set_layout(skinned: bool) -> Vec<vk::DescriptorSetLayoutBinding<'static>>
         binding(4, vk::DescriptorType::UNIFORM_BUFFER, fragment),
         binding(5, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, fragment),
         binding(6, vk::DescriptorType::STORAGE_BUFFER, fragment),
+        binding(7, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, fragment),
     ];
     if skinned {
         bindings.extend([
-            binding(7, vk::DescriptorType::STORAGE_BUFFER, vertex),
-            binding(8, vk::DescriptorType::UNIFORM_BUFFER, vertex),
-            binding(9, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, vertex),
-            binding(10, vk::DescriptorType::STORAGE_BUFFER, vertex),
+            binding(8, vk::DescriptorType::STORAGE_BUFFER, vertex),
+            binding(9, vk::DescriptorType::UNIFORM_BUFFER, vertex),
+            binding(10, vk::DescriptorType::COMBINED_IMAGE_SAMPLER, vertex),
+            binding(11, vk::DescriptorType::STORAGE_BUFFER, vertex),
         ]);
     }
     bindings
@@ -156,6 +159,22 @@ pub fn create_sampler(ctx: &Context, filter: vk::Filter, name: &str) -> Result<S
         .address_mode_v(vk::SamplerAddressMode::CLAMP_TO_EDGE)
         .address_mode_w(vk::SamplerAddressMode::CLAMP_TO_EDGE)
         .max_lod(0.0);
+    // SAFETY: valid create info.
+    let sampler = unsafe { ctx.device.create_sampler(&info, None) }?;
+    Ok(Owned::new(ctx, sampler, name))
+}
+
+/// A trilinear sampler that repeats: the ground texture, tiled over the
+/// ground and read at every mip level.
+pub fn create_tiling_sampler(ctx: &Context, name: &str) -> Result<Sampler, Error> {
+    let info = vk::SamplerCreateInfo::default()
+        .mag_filter(vk::Filter::LINEAR)
+        .min_filter(vk::Filter::LINEAR)
+        .mipmap_mode(vk::SamplerMipmapMode::LINEAR)
+        .address_mode_u(vk::SamplerAddressMode::REPEAT)
+        .address_mode_v(vk::SamplerAddressMode::REPEAT)
+        .address_mode_w(vk::SamplerAddressMode::REPEAT)
+        .max_lod(vk::LOD_CLAMP_NONE);
     // SAFETY: valid create info.
     let sampler = unsafe { ctx.device.create_sampler(&info, None) }?;
     Ok(Owned::new(ctx, sampler, name))
@@ -227,6 +246,7 @@ impl DrawPass {
         bone_shape: BoneShape,
     ) -> Result<DrawPass, Error> {
         let atlas_sampler = create_sampler(ctx, vk::Filter::LINEAR, "atlas sampler")?;
+        let ground_sampler = create_tiling_sampler(ctx, "ground texture sampler")?;
         let bone_sampler = create_bone_sampler(ctx)?;
         // Constant 0: the bone encoding (vertex); 1: back faces are
         // rasterized (fragment); 2: the bones' shape (vertex); 3: the
@@ -268,6 +288,7 @@ impl DrawPass {
             double_sided_prop_pipeline,
             double_sided_unit_pipeline,
             atlas_sampler,
+            ground_sampler,
             bone_sampler,
         })
     }
@@ -296,7 +317,8 @@ impl DrawPass {
             }
             frame.uses(&declared);
             begin_render_pass(frame, target);
-            let mesh = mesh_descriptors(world, target, *self.atlas_sampler);
+            let samplers = (*self.atlas_sampler, *self.ground_sampler);
+            let mesh = mesh_descriptors(world, target, samplers);
             let drawn = self
                 .draw_world(frame, world, options, inputs.lists, &mesh)
                 .and_then(|()| {
@@ -320,19 +342,15 @@ impl DrawPass {
         mesh: &MeshDescriptors,
     ) -> Result<(), Error> {
         let b = &world.buffers;
-        let units = [
-            mesh.units[0],
-            mesh.units[1],
-            mesh.units[2],
-            mesh.units[3],
-            mesh.units[4],
-            mesh.units[5],
-            mesh.units[6],
-            Descriptor::Storage(b.anim_states.buffer.raw),
-            Descriptor::Uniform(b.clip_table.raw),
-            Descriptor::Sampled(b.bone_texture.view, *self.bone_sampler),
-            Descriptor::Storage(b.unit_marks.buffer.raw),
-        ];
+        let mut units = mesh.units.to_vec();
+        if options.skinning {
+            units.extend([
+                Descriptor::Storage(b.anim_states.buffer.raw),
+                Descriptor::Uniform(b.clip_table.raw),
+                Descriptor::Sampled(b.bone_texture.view, *self.bone_sampler),
+                Descriptor::Storage(b.unit_marks.buffer.raw),
+            ]);
+        }
         // SAFETY: the index buffer lives as long as the world.
         unsafe {
             frame.ctx.device.cmd_bind_index_buffer(
@@ -347,15 +365,8 @@ impl DrawPass {
             lists: commands,
         };
         if world.unit_count() > 0 {
-            let descriptors = if options.skinning {
-                &units[..]
-            } else {
-                &units[..7]
-            };
-            let set = frame.descriptor_set(
-                self.unit_pipeline(options, false).set_layouts[0],
-                descriptors,
-            )?;
+            let set =
+                frame.descriptor_set(self.unit_pipeline(options, false).set_layouts[0], &units)?;
             for (range, double_sided) in sided_runs(world, true) {
                 let pipeline = self.unit_pipeline(options, double_sided);
                 draw_commands(frame, pipeline, set, world, draws, range);
@@ -405,11 +416,11 @@ pub fn mesh_vertex_uses(world: &World) -> Vec<BufferUse> {
     ]
 }
 
-/// The mesh pipelines' bindings 0..=6 for the world's units and props.
+/// The mesh pipelines' bindings 0..=7 for the world's units and props.
 fn mesh_descriptors(
     world: &World,
     target: &DrawTarget,
-    atlas_sampler: vk::Sampler,
+    (atlas_sampler, ground_sampler): (vk::Sampler, vk::Sampler),
 ) -> MeshDescriptors {
     let b = &world.buffers;
     let units = [
@@ -420,6 +431,7 @@ fn mesh_descriptors(
         Descriptor::Uniform(b.material_table.raw),
         Descriptor::Sampled(b.atlas.view, atlas_sampler),
         Descriptor::Storage(target.shadow_depths),
+        Descriptor::Sampled(b.ground_texture.view, ground_sampler),
     ];
     let mut props = units;
     props[2] = Descriptor::Storage(b.prop_infos.buffer.raw);

@@ -54,6 +54,7 @@ impl Renderer {
             impostor_threshold_px: cull.impostor_threshold_px,
             impostor_band: cull.impostor_band,
             shadow_inverse_size: 1.0 / self.shadow.map_size as f32,
+            ground_texture_scale: self.world.ground_texture_scale,
             ..FrameGlobals::default()
         };
         let cascades = &cascades[..cascades.len().min(MAX_SHADOW_CASCADES as usize)];

@@ -104,7 +104,7 @@ use crate::simulation::{Simulation, SimulationUnits};
 use crate::target::{
     create_overlay_render_pass, create_render_pass, FramebufferHandles, Msaa, CLEAR_COLOR,
 };
-use crate::world::World;
+use crate::world::{Ground, World};
 use crate::Error;
 use std::sync::Arc;
 
@@ -220,7 +220,11 @@ impl Renderer {
                 _ => Controller::humanoid(asset.animation.as_ref().map_or(&[][..], |a| &a.clips)),
             })
             .collect();
-        let mut world = World::new(ctx, &unit_types, &prop_types, &controllers)?;
+        let ground = Ground {
+            prop_types: &scene.ground_prop_types,
+            texture: scene.ground_texture.as_ref(),
+        };
+        let mut world = World::new(ctx, &unit_types, &prop_types, &controllers, &ground)?;
         world.spawn_units(&scene.units)?;
         world.place_props(&scene.props)?;
         let simulation = match &scene.simulation {

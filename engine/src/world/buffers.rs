@@ -135,6 +135,9 @@ pub struct WorldBuffers {
     /// type has an impostor).
     pub impostor_albedo: Image,
     pub impostor_normal: Image,
+    /// The ground texture with its mips (`ground.rs`; one white texel when
+    /// the scene has none).
+    pub ground_texture: Image,
     /// The draw commands with zero instances, copied over the head of the
     /// draw lists before every cull.
     pub command_template: Buffer,
@@ -164,11 +167,13 @@ pub struct Needed {
 }
 
 impl WorldBuffers {
-    /// Uploads the packed tables and creates the per-record buffers.
+    /// Uploads the packed tables and the ground texture's levels
+    /// (`ground::ground_levels`, square) and creates the per-record buffers.
     pub fn new(
         ctx: &Context,
         packed: &PackedTypes,
         list_entries: u32,
+        ground_levels: &[Vec<u8>],
     ) -> Result<WorldBuffers, Error> {
         let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
         let transfer = vk::BufferUsageFlags::TRANSFER_DST | vk::BufferUsageFlags::TRANSFER_SRC;
@@ -221,6 +226,14 @@ impl WorldBuffers {
         let atlas_extent = vk::Extent2D {
             width: packed.atlas.width,
             height: packed.atlas.height,
+        };
+        let ground_side = ground_levels
+            .first()
+            .map_or(1, |level| level.len() / 4)
+            .isqrt() as u32;
+        let ground_extent = vk::Extent2D {
+            width: ground_side.max(1),
+            height: ground_side.max(1),
         };
         let mut impostor_clips = packed.impostors.clips.clone();
         impostor_clips.resize(MAX_CLIPS, ImpostorClip::default());
@@ -309,6 +322,13 @@ impl WorldBuffers {
                 impostor_extent,
                 vk::Format::R8G8B8A8_UNORM,
                 &impostor_normal,
+            )?,
+            ground_texture: upload_image_levels(
+                ctx,
+                "ground texture",
+                ground_extent,
+                vk::Format::R8G8B8A8_SRGB,
+                &ground_levels.iter().map(Vec::as_slice).collect::<Vec<_>>(),
             )?,
             command_template: upload_buffer(
                 ctx,

@@ -28,6 +28,7 @@ use crate::config::{
     IMPOSTOR_ATLAS_WIDTH, IMPOSTOR_CELL_PX, IMPOSTOR_MIP_LEVELS, IMPOSTOR_VIEWS_PER_SIDE,
 };
 use crate::gpu_types::{ImpostorBox, ImpostorClip, MAX_TYPES};
+use crate::srgb::{linear_to_srgb, srgb_to_linear};
 use crate::Error;
 
 const _: () = assert!(
@@ -149,26 +150,6 @@ pub fn pack(unit_types: &[&Asset], max_image: u32) -> Result<ImpostorAtlas, Erro
         mip_cell(&mut atlas, cell);
     }
     Ok(atlas)
-}
-
-/// sRGB to linear, per 8-bit value.
-fn srgb_to_linear(value: u8) -> f32 {
-    let c = f32::from(value) / 255.0;
-    if c <= 0.04045 {
-        c / 12.92
-    } else {
-        ((c + 0.055) / 1.055).powf(2.4)
-    }
-}
-
-fn linear_to_srgb(c: f32) -> u8 {
-    let c = c.clamp(0.0, 1.0);
-    let s = if c <= 0.003_130_8 {
-        c * 12.92
-    } else {
-        1.055 * c.powf(1.0 / 2.4) - 0.055
-    };
-    (s * 255.0).round() as u8
 }
 
 fn unorm(value: f32) -> u8 {

@@ -4,6 +4,7 @@
 //! One job per module:
 //! - [`types`]: packing assets into the GPU tables (pure CPU).
 //! - [`buffers`]: the GPU buffers and their growth.
+//! - [`ground`]: the ground texture's mips and materials.
 //! - [`units`]: unit ids, the CPU's copy of what it owns, and the commands
 //!   waiting for the upload pass (`passes/upload.rs`).
 //!
@@ -12,6 +13,7 @@
 //! frame's hot path: it waits for the GPU).
 
 pub mod buffers;
+pub mod ground;
 pub mod impostors;
 pub mod regions;
 pub mod types;
@@ -30,10 +32,18 @@ use crate::memory::read_buffers;
 use crate::simulation::SimulationUnits;
 use crate::Error;
 
-pub use crate::scene::{PropPlacement, UnitSpawn};
+pub use crate::scene::{GroundTexture, PropPlacement, UnitSpawn};
 pub use buffers::{Needed, WorldBuffers};
 pub use types::{BoneShape, LodRange, WorldType};
 pub use units::{CpuUnitState, UnitId, UnitTable};
+
+/// The scene's ground, as the world needs it: which prop types it is, and
+/// the texture tiled over them.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Ground<'a> {
+    pub prop_types: &'a [u32],
+    pub texture: Option<&'a GroundTexture>,
+}
 
 /// Everything the crowd passes read, and the CPU side behind it.
 pub struct World {
@@ -49,6 +59,8 @@ pub struct World {
     pub impostor_quad: LodRange,
     pub buffers: WorldBuffers,
     pub units: UnitTable,
+    /// Ground texture tiles per metre (0: no ground texture).
+    pub ground_texture_scale: f32,
     /// An application's simulation moves the units (the renderer runs one
     /// in the frame's simulation slot): the CPU's copy of their placements
     /// falls behind, and the CPU baselines refuse the world.
@@ -84,6 +96,7 @@ impl World {
         unit_types: &[&Asset],
         prop_types: &[&Asset],
         controllers: &[Controller],
+        ground: &Ground,
     ) -> Result<World, Error> {
         let mut packed = types::pack_types(
             unit_types,
@@ -92,8 +105,26 @@ impl World {
             ctx.limits.max_image_dimension_2d,
         )?;
         regions::layout_regions(&mut packed.types);
-        let buffers = WorldBuffers::new(ctx, &packed, regions::region_entries(&packed.types))?;
+        let ground_levels = match ground.texture {
+            Some(texture) => {
+                ground::mark_ground_materials(
+                    &mut packed.materials,
+                    &packed.types,
+                    packed.unit_type_count,
+                    ground.prop_types,
+                )?;
+                ground::ground_levels(texture)?
+            }
+            None => vec![vec![255; 4]],
+        };
+        let buffers = WorldBuffers::new(
+            ctx,
+            &packed,
+            regions::region_entries(&packed.types),
+            &ground_levels,
+        )?;
         Ok(World {
+            ground_texture_scale: ground.texture.map_or(0.0, |t| 1.0 / t.tile_metres),
             unit_type_count: packed.unit_type_count,
             encoding: packed.bone_texture.encoding,
             bone_shape: packed.bone_shape,

@@ -24,7 +24,7 @@ use glam::Vec3;
 use crate::anim::{self, Controller, PackedControllers};
 use crate::asset::{Asset, AssetKind, BoneEncoding, PackedVertex};
 use crate::atlas::{self, Atlas};
-use crate::config::{MAX_LODS, MAX_ROUTES, ROUTE_IMPOSTOR};
+use crate::config::{MATERIAL_DOUBLE_SIDED, MAX_LODS, MAX_ROUTES, ROUTE_IMPOSTOR};
 use crate::gpu_types::{
     AnimState, ClipInfo, MaterialInfo, TypeInfo, MAX_CLIPS, MAX_MATERIALS, MAX_TYPES,
 };
@@ -236,7 +236,11 @@ pub fn pack_types(
             materials.push(MaterialInfo {
                 base_color: material.base_color_factor,
                 emissive: material.emissive_factor,
-                double_sided: u32::from(material.double_sided),
+                flags: if material.double_sided {
+                    MATERIAL_DOUBLE_SIDED
+                } else {
+                    0
+                },
                 ..MaterialInfo::default()
             });
             material_textures.push((

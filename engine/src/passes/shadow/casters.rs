@@ -83,8 +83,8 @@ impl ShadowPass {
             commands: lists,
             lists,
         };
-        // Bindings 4 to 6 (materials, atlas, the map itself) are the
-        // fragment shader's, which casters have none of.
+        // Bindings 4 to 7 (materials, atlas, the map itself, the ground
+        // texture) are the fragment shader's, which casters have none of.
         let common = |infos: &Buffer, placements: &Buffer| {
             [
                 globals,
@@ -94,6 +94,7 @@ impl ShadowPass {
                 Descriptor::Uniform(b.material_table.raw),
                 atlas,
                 self.depths_descriptor(),
+                Descriptor::Sampled(b.ground_texture.view, *self.atlas_sampler),
             ]
         };
         if world.unit_count() > 0 {
