@@ -40,6 +40,18 @@ vec3 atlas_texel(vec4 rect) {
     return texture(atlas, rect.xy + fract(in_uv) * rect.zw).rgb;
 }
 
+// The ground texture at tile coordinates `tile`, averaged with itself
+// turned and 3.4 times larger: the two repeat at incommensurate periods, so
+// the tiling does not show as a grid across the field (CPU twin:
+// `ground_detail_samples` of engine/src/world/ground.rs).
+vec3 ground_detail(vec2 tile) {
+    // Columns: (0.8, -0.6) and (0.6, 0.8), so TURN * t = (0.8 t.x + 0.6 t.y,
+    // -0.6 t.x + 0.8 t.y).
+    const mat2 TURN = mat2(0.8, -0.6, 0.6, 0.8);
+    vec2 large = TURN * tile * 0.29 + vec2(0.37, 0.61);
+    return 0.5 * (texture(ground_texture, tile).rgb + texture(ground_texture, large).rgb);
+}
+
 void main() {
     if (dither_threshold(gl_FragCoord.xy) < in_impostor_fade) {
         discard;
@@ -59,7 +71,7 @@ void main() {
         albedo *= atlas_texel(material.atlas_rect);
     }
     if ((material.flags & MATERIAL_GROUND_TEXTURE) != 0u) {
-        albedo *= texture(ground_texture, in_world_position.xz * globals.ground_texture_scale).rgb;
+        albedo *= ground_detail(in_world_position.xz * globals.ground_texture_scale);
     }
     vec3 emitted = material.emissive;
     if (material.emissive_rect.z > 0.0) {

@@ -1,15 +1,16 @@
 //! The ground texture (`Scene::ground_texture`, `world/ground.rs`): tiled in
-//! world X and Z at its scale near the camera, and averaged by its mips
-//! far away, where a pixel covers many tiles (no aliasing); on both tiers,
-//! validation clean.
+//! world X and Z at its scale and sampled where the CPU twin says near the
+//! camera, and averaged by its mips far away, where a pixel covers many
+//! tiles (no aliasing); on both tiers, validation clean.
 
-use glam::{Vec3, Vec4Swizzles};
+use glam::{Vec3, Vec3Swizzles, Vec4Swizzles};
 use horde::asset::Texture;
 use horde::camera::Camera;
 use horde::context::Tier;
 use horde::mesh::ground;
 use horde::renderer::Environment;
 use horde::scene::{rgba8, static_asset, GroundTexture, Scene};
+use horde::world::ground::ground_detail_samples;
 use horde::world::PropPlacement;
 use horde_tests::{finish, gpu_context, render_scene};
 
@@ -18,7 +19,7 @@ const SIZE: u32 = 128;
 const SQUARE_METRES: f32 = 1.0;
 
 /// A 64² black and white checker of 32-texel squares, one tile every
-/// `2 * SQUARE_METRES`: white where `floor(x) + floor(z)` is even.
+/// `2 * SQUARE_METRES`.
 fn checker() -> GroundTexture {
     let rgba8 = (0..64 * 64)
         .flat_map(|i| {
@@ -104,12 +105,24 @@ fn the_ground_texture_tiles_near_and_averages_far(tier: Tier) {
             };
             let value = image.get_pixel(x, y)[1];
             let distance = point.distance(camera.position);
-            let (u, v) = (point.x / SQUARE_METRES, point.z / SQUARE_METRES);
-            let off_edges = (u - u.round()).abs() > 0.15 && (v - v.round()).abs() > 0.15;
+            let tile = point.xz() / (2.0 * SQUARE_METRES);
+            // The checker's squares at both samples, in halves of a tile.
+            let squares = ground_detail_samples(tile).map(|t| t * 2.0);
+            let off_edges = squares
+                .iter()
+                .all(|s| (s - s.round()).abs().min_element() > 0.15);
             if distance < 6.0 && off_edges {
-                let white = (u.floor() + v.floor()).rem_euclid(2.0) == 0.0;
+                let white = squares
+                    .iter()
+                    .filter(|s| (s.x.floor() + s.y.floor()).rem_euclid(2.0) == 0.0)
+                    .count();
+                let right = match white {
+                    0 => value < 60,
+                    1 => (150..=225).contains(&value),
+                    _ => value > 200,
+                };
                 near += 1;
-                near_right += usize::from(if white { value > 200 } else { value < 60 });
+                near_right += usize::from(right);
             } else if (150.0..900.0).contains(&distance) {
                 far.push(f32::from(value));
             }
@@ -118,7 +131,7 @@ fn the_ground_texture_tiles_near_and_averages_far(tier: Tier) {
     assert!(near > 200, "{tier:?}: only {near} near pixels");
     assert!(
         near_right as f32 >= 0.95 * near as f32,
-        "{tier:?}: {near_right} of {near} near pixels show the checker square under them"
+        "{tier:?}: {near_right} of {near} near pixels show the checker squares under them"
     );
     // Half the light of white is sRGB 188; without mips these pixels
     // would each show one texel, black or white.

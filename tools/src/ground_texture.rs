@@ -22,8 +22,8 @@ pub const GROUND_TILE_METRES: f32 = 12.0;
 
 /// Grass and soil, as multipliers of the ground's colour (linear-ish
 /// sRGB in 0..=1, before the brightness).
-const GRASS: Vec3 = Vec3::new(0.92, 1.0, 0.86);
-const SOIL: Vec3 = Vec3::new(1.0, 0.84, 0.66);
+const GRASS: Vec3 = Vec3::new(0.95, 1.0, 0.92);
+const SOIL: Vec3 = Vec3::new(1.0, 0.88, 0.74);
 
 /// The meadow of `seed`.
 pub fn meadow(seed: u64) -> GroundTexture {
@@ -39,8 +39,8 @@ pub fn meadow(seed: u64) -> GroundTexture {
             let at =
                 |lattice: &Lattice| lattice.sample(x as f32 / side as f32, y as f32 / side as f32);
             let mottle = 0.5 * at(&coarse) + 0.3 * at(&middle) + 0.2 * at(&fine);
-            let brightness = 0.76 + 0.24 * (0.65 * mottle + 0.35 * rng.unit());
-            let bare = smoothstep(0.6, 0.8, at(&soil));
+            let brightness = 0.78 + 0.22 * (0.4 * mottle + 0.6 * rng.unit());
+            let bare = 0.8 * smoothstep(0.62, 0.85, at(&soil));
             let colour = GRASS.lerp(SOIL, bare) * brightness * 255.0;
             let [r, g, b] = colour.round().to_array().map(|c| c as u8);
             rgba8.extend_from_slice(&[r, g, b, 255]);
@@ -135,7 +135,7 @@ mod tests {
             .map(|&g| f32::from(g))
             .sum::<f32>()
             / (texture.width * texture.height) as f32;
-        assert!((200.0..250.0).contains(&mean), "mean green {mean}");
+        assert!((205.0..250.0).contains(&mean), "mean green {mean}");
         assert!(inside > 2.0, "no detail: neighbours differ by {inside}");
         assert_eq!(meadow(7).texture.rgba8, texture.rgba8, "not deterministic");
     }

@@ -15,7 +15,14 @@
 //!   2×2 block lies inside the tile.
 //! - Materials ([`mark_ground_materials`]): the ground prop types'
 //!   materials get `MATERIAL_GROUND_TEXTURE`, so the fragment shader
-//!   multiplies their base colour by the texture at `world.xz * scale`.
+//!   multiplies their base colour by the texture.
+//! - Sampling (`ground_detail` in `mesh.frag`, CPU twin
+//!   [`ground_detail_samples`]): the mean of two samples, at the tile
+//!   coordinates `world.xz / tile_metres` and at those turned and 3.4 times
+//!   larger. The two repeat at incommensurate periods, so the tiling does
+//!   not show as a grid across a field of a thousand tiles.
+
+use glam::Vec2;
 
 use crate::config::MATERIAL_GROUND_TEXTURE;
 use crate::gpu_types::MaterialInfo;
@@ -68,6 +75,14 @@ pub fn ground_levels(ground: &GroundTexture) -> Result<Vec<Vec<u8>>, Error> {
         side /= 2;
     }
     Ok(levels)
+}
+
+/// Where `mesh.frag`'s `ground_detail` samples the ground texture for the
+/// tile coordinates `tile` (`world.xz / tile_metres`), in texture
+/// coordinates (one unit a tile): the colour is the mean of the two.
+pub fn ground_detail_samples(tile: Vec2) -> [Vec2; 2] {
+    let turned = Vec2::new(0.8 * tile.x + 0.6 * tile.y, -0.6 * tile.x + 0.8 * tile.y);
+    [tile, turned * 0.29 + Vec2::new(0.37, 0.61)]
 }
 
 /// Sets `MATERIAL_GROUND_TEXTURE` on every material of the prop types
