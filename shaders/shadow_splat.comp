@@ -3,8 +3,9 @@
 // of engine/src/passes/shadow.rs; CPU twin engine/src/reference/shadow.rs):
 // a unit whose bounding sphere spans at most `splat_texels` texels casts
 // the line from its feet to the top of its sphere (a standing unit seen
-// from the sun), one texel a step, depth interpolated, a third of its span
-// wide (one to five texels), into the cascade's
+// from the sun), one texel a step, depth interpolated, `width_per_span` of
+// its span wide (at least one texel; the width runs across the line's
+// major axis), into the cascade's
 // visibility buffer; its entry in the far-field list is then struck out
 // (ENTRY_INDEX_MASK), so the far field's rasterizer skins only the larger
 // ones. At a few texels a unit's shadow is that line, softened by the
@@ -34,12 +35,12 @@ layout(push_constant) uniform Dispatch {
     float splat_texels;
     // Texels per metre of the cascade.
     float texels_per_metre;
+    // A splat's width in texels per texel of its sphere's span, rounded.
+    float width_per_span;
 } dispatch;
 
 // The most texels a splatted line takes (its length, in steps).
 const uint MAX_STEPS = 16u;
-// A splat's width in texels per texel of its sphere's span, rounded.
-const float SPLAT_WIDTH = 0.3;
 
 // The texel (x, y) and reverse-Z depth of a world point.
 vec3 to_texel(vec3 world) {
@@ -80,18 +81,18 @@ void main() {
     if (span > dispatch.splat_texels) {
         return;
     }
-    // A standing unit is about a third as wide as its sphere.
-    int width = max(1, int(floor(span * SPLAT_WIDTH + 0.5)));
+    int width = max(1, int(floor(span * dispatch.width_per_span + 0.5)));
     float top = 2.0 * types[type_index].sphere_center.y * info.scale;
     vec3 feet = to_texel(placement.position);
     vec3 head = to_texel(placement.position + vec3(0.0, top, 0.0));
     precise vec2 along = head.xy - feet.xy;
+    ivec2 across = abs(along.x) > abs(along.y) ? ivec2(0, 1) : ivec2(1, 0);
     uint steps = min(uint(ceil(sqrt(along.x * along.x + along.y * along.y))), MAX_STEPS);
     for (uint k = 0u; k <= steps; k++) {
         precise vec3 at = feet + (head - feet) * (float(k) / float(max(steps, 1u)));
         uint64_t key = uint64_t(max(floatBitsToUint(at.z), 1u)) << 32;
         for (int column = 0; column < width; column++) {
-            ivec2 texel = ivec2(floor(at.xy)) + ivec2(column - (width - 1) / 2, 0);
+            ivec2 texel = ivec2(floor(at.xy)) + across * (column - (width - 1) / 2);
             if (any(lessThan(texel, ivec2(0)))
                 || any(greaterThanEqual(texel, ivec2(dispatch.size)))) {
                 continue;

@@ -69,6 +69,10 @@ pub const SHADOW_MIN_CASTER_TEXELS: f32 = 3.0;
 /// 0.0101 with 16), and skinning the casters of 8 to 16 texels was most of
 /// the shadows' time there (2.2 of 5.1 ms, H100).
 pub const SHADOW_SPLAT_TEXELS: f32 = 16.0;
+/// A splat's width in texels per texel of its sphere's span, rounded (at
+/// least one): a standing unit seen from the sun is about a third as wide
+/// as its sphere.
+pub const SHADOW_SPLAT_WIDTH: f32 = 0.3;
 /// Receivers move this many texels along their normal before the lookup,
 /// and the compared depth this many texels' worth sunward.
 const NORMAL_OFFSET_TEXELS: f32 = 1.5;

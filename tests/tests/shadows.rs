@@ -259,6 +259,7 @@ fn splats_match_the_cpu_reference() {
         unit_type_count: 1,
         splat_texels: horde::shadow::SHADOW_SPLAT_TEXELS,
         texels_per_metre,
+        width_per_span: horde::shadow::SHADOW_SPLAT_WIDTH,
     };
     let mut harness = PassHarness::new(&ctx);
     let read = harness.run(
@@ -289,7 +290,12 @@ fn splats_match_the_cpu_reference() {
         splatted += 1;
         let top = 2.0 * 0.9 * info.scale;
         let feet = Vec3::from_array(placement.position);
-        let splat = horde::reference::shadow::splat(&cascade.view_proj, MAP, (feet, top), span);
+        let splat = horde::reference::shadow::splat(
+            &cascade.view_proj,
+            MAP,
+            (feet, top),
+            (span, horde::shadow::SHADOW_SPLAT_WIDTH),
+        );
         for (x, y, depth) in splat {
             let key = &mut expected[(y * MAP + x) as usize];
             *key = (*key).max(u64::from(depth) << 32);

@@ -79,7 +79,9 @@ use crate::passes::cull::{CullBatch, CullPass, CullTargets};
 use crate::passes::draw::{create_bone_sampler, create_sampler, set_layout};
 use crate::passes::far_field::{CasterTarget, FarFieldPass};
 use crate::pipeline::{depth_pipeline, GraphicsDesc, LayoutDesc, PassTarget, Pipeline};
-use crate::shadow::{cascade_cull, fit_cascades, Cascade, ShadowView, SHADOW_SPLAT_TEXELS};
+use crate::shadow::{
+    cascade_cull, fit_cascades, Cascade, ShadowView, SHADOW_SPLAT_TEXELS, SHADOW_SPLAT_WIDTH,
+};
 use crate::world::buffers::DRAW_COMMANDS_BYTES;
 use crate::world::World;
 use crate::{shaders, Error};
@@ -487,6 +489,7 @@ impl ShadowPass {
             size: self.map_size,
             unit_type_count: world.unit_type_count,
             splat_texels: SHADOW_SPLAT_TEXELS,
+            width_per_span: SHADOW_SPLAT_WIDTH,
             texels_per_metre: self.map_size as f32 / (2.0 * cascade.half_width),
         };
         record_splats(frame, splat, &inputs, &push, far_capacity)

@@ -50,6 +50,9 @@ pub struct SplatPush {
     pub splat_texels: f32,
     /// Texels per metre of the cascade.
     pub texels_per_metre: f32,
+    /// A splat's width in texels per texel of its sphere's span, rounded
+    /// (at least one).
+    pub width_per_span: f32,
 }
 
 /// Records the `shadow splat` pass: `inputs.visibility` cleared, then the
