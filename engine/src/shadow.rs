@@ -62,17 +62,19 @@ pub const SHADOW_FAR_FIELD_TEXELS: f32 = 64.0;
 /// receivers' filter.
 pub const SHADOW_MIN_CASTER_TEXELS: f32 = 3.0;
 /// Far casters spanning at most this many texels are splatted: the line
-/// from their feet to their top, a texel a step, a third of their span
-/// wide (one to five texels; `shadow_splat.comp`), not skinned and
-/// rasterized. Up to 16 texels the receivers' filter leaves a splat and a
-/// skinned silhouette alike (FLIP at the 1M ground preset 0.0100 with 8,
-/// 0.0101 with 16), and skinning the casters of 8 to 16 texels was most of
-/// the shadows' time there (2.2 of 5.1 ms, H100).
+/// from their feet to their top, a texel a step, [`SHADOW_SPLAT_WIDTH`]
+/// of their span wide (`shadow_splat.comp`), not skinned and rasterized.
+/// Skinning the casters of 8 to 16 texels was most of the shadows' time at
+/// the 1M ground preset (2.2 of 5.1 ms, H100) and the front's largest
+/// part (1.47 ms of 4.61).
 pub const SHADOW_SPLAT_TEXELS: f32 = 16.0;
 /// A splat's width in texels per texel of its sphere's span, rounded (at
-/// least one): a standing unit seen from the sun is about a third as wide
-/// as its sphere.
-pub const SHADOW_SPLAT_WIDTH: f32 = 0.3;
+/// least one): one texel up to 9 texels, two from 10 to 16. A unit's
+/// silhouette seen from the sun is thin limbs and gaps; a splat as wide as
+/// its body shadows the ground between the ranks too (FLIP at the 1M front
+/// 0.157 with 0.3, 0.125 with 0.17; 0.097 with 8-texel splats of 0.3,
+/// `benches/results/shadows/splat_sizes/`).
+pub const SHADOW_SPLAT_WIDTH: f32 = 0.15;
 /// Receivers move this many texels along their normal before the lookup,
 /// and the compared depth this many texels' worth sunward.
 const NORMAL_OFFSET_TEXELS: f32 = 1.5;

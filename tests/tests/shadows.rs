@@ -172,7 +172,7 @@ fn splats_match_the_cpu_reference() {
         map_size: MAP,
     })[0];
     // The splat's size test reads this scale, not the matrix: units up to
-    // scale 1.2 are splatted (a third of their span wide), the larger ones left
+    // scale 1.2 are splatted, the larger ones left
     // to the rasterizer.
     let texels_per_metre = horde::shadow::SHADOW_SPLAT_TEXELS / (2.0 * 1.2);
     let far_command = ROUTE_FAR_FIELD;

@@ -12,8 +12,9 @@
 #                    with screenshots;
 #   gpu.sh cost4m    as `cost` at 4M units, without the quality reference;
 #   gpu.sh mobile    the three presets at 10k on the mobile tier (one
-#                    1024² cascade, no far field), shadows off and on,
-#                    quality against the reference.
+#                    1024² cascade, no far field), shadows off and on
+#                    (MOBILE_SHADOWS=on: on only), quality against the
+#                    reference.
 # Each run's log starts with its command line; summarize.py makes the
 # summary rows from the reports.
 set -euo pipefail
@@ -57,7 +58,7 @@ cost4m)
   done ;;
 mobile)
   for camera in overview front ground; do
-    for shadows in off on; do
+    for shadows in ${MOBILE_SHADOWS:-off on}; do
       run mobile_${camera}_$shadows 100 --quality --tier mobile --units 10000 --camera $camera \
         --frames 600 --shadows $shadows
     done
