@@ -5,7 +5,8 @@
 #                    screenshots and the pass times (a first look);
 #   gpu.sh cost      the 1M frame at each preset with shadows off and on,
 #                    side by side, 600 frames (20 s into the battle),
-#                    default budget, quality against the reference;
+#                    default budget, quality against the reference; the
+#                    screenshots with shadows on;
 #   gpu.sh montage   the three presets at 10k, 1M and 4M, shadows on;
 #   gpu.sh near      front and ground at 1M as `cost` does, shadows on only
 #                    (a later version measured against `cost`'s table),
@@ -42,7 +43,9 @@ look)
 cost)
   for camera in overview front ground; do
     for shadows in off on; do
-      run ${camera}_$shadows 150 --quality --units 1000000 --camera $camera --frames 600 --shadows $shadows
+      shot=(); [ $shadows = on ] && shot=(--screenshot $OUT/1m_$camera.png)
+      run ${camera}_$shadows 150 --quality --units 1000000 --camera $camera --frames 600 \
+        --shadows $shadows "${shot[@]}"
     done
   done ;;
 near)
