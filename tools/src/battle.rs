@@ -47,7 +47,7 @@ use crate::clip_map::{cast_army_types, ArmyType, ClipMapping};
 use crate::crowd::{
     field_prop, generated_unit_types, prop_types, scattered_prop, CrowdOptions, Rng,
 };
-use crate::ground_texture::meadow;
+use crate::ground_texture::{meadow, mean_linear};
 use crate::presets::{preset_camera, Preset, SceneBounds};
 use crate::stage::{Stage, ViewCorridors};
 use crate::window::HudLine;
@@ -309,7 +309,8 @@ pub fn battle_scene_of(options: &BattleOptions, plan: BattlePlan) -> Result<Batt
     } else {
         terrain_prop(&mut prop_types, &terrain)
     };
-    field.tint = rgba8(FIELD_TINT);
+    let ground_texture = meadow(options.seed);
+    field.tint = rgba8(FIELD_TINT / mean_linear(&ground_texture));
     let ground_prop_types = vec![field.prop_type];
     props.push(field);
     Ok(BattleScene {
@@ -321,7 +322,7 @@ pub fn battle_scene_of(options: &BattleOptions, plan: BattlePlan) -> Result<Batt
             props,
             simulation: Some(horde_battle::start(plan.setup)),
             ground_prop_types,
-            ground_texture: Some(meadow(options.seed)),
+            ground_texture: Some(ground_texture),
         },
         rules,
         regiments_per_army,

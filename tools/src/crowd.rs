@@ -272,7 +272,9 @@ pub fn crowd_scene(options: &CrowdOptions) -> Result<Scene> {
         props.push(scattered_prop(&mut rng, &prop_types, prop_type, position));
     }
     // The field: one flat prop under everything.
-    let field = field_prop(&mut prop_types, (extent_x.max(extent_z) + 60.0) * 2.0);
+    let mut field = field_prop(&mut prop_types, (extent_x.max(extent_z) + 60.0) * 2.0);
+    let ground_texture = crate::ground_texture::meadow(options.seed);
+    field.tint = rgba8(FIELD_TINT / crate::ground_texture::mean_linear(&ground_texture));
     let ground_prop_types = vec![field.prop_type];
     props.push(field);
     Ok(Scene {
@@ -283,7 +285,7 @@ pub fn crowd_scene(options: &CrowdOptions) -> Result<Scene> {
         props,
         simulation: None,
         ground_prop_types,
-        ground_texture: Some(crate::ground_texture::meadow(options.seed)),
+        ground_texture: Some(ground_texture),
     })
 }
 
@@ -318,9 +320,12 @@ pub fn field_prop(prop_types: &mut Vec<Asset>, size: f32) -> PropPlacement {
         position: Vec3::ZERO,
         heading: 0.0,
         scale: 1.0,
-        tint: rgba8(Vec3::new(0.36, 0.45, 0.24)),
+        tint: rgba8(FIELD_TINT),
     }
 }
+
+/// The grass field's colour (linear).
+const FIELD_TINT: Vec3 = Vec3::new(0.36, 0.45, 0.24);
 
 /// Camera presets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

@@ -2,8 +2,8 @@
 //! of bare soil, generated from a seed, that tiles seamlessly.
 //!
 //! It multiplies the ground's own colour (the battle's height-tinted ramp,
-//! the crowd's field tint), so it is near white on average and carries the
-//! detail only: brightness at three scales (value noise on lattices of 64,
+//! the crowd's field tint, each divided by the texture's [`mean_linear`]),
+//! so it carries the detail only: brightness at three scales (value noise on lattices of 64,
 //! 16 and 4 texels, smoothstep-interpolated, wrapping at the texture's
 //! edge) and per texel, and a soil hue where a fourth, coarse noise is
 //! high. The lattices divide the side, so every scale wraps at the edge and
@@ -12,6 +12,7 @@
 use glam::Vec3;
 use horde::asset::Texture;
 use horde::scene::GroundTexture;
+use horde::srgb::srgb_to_linear;
 
 use crate::crowd::Rng;
 
@@ -54,6 +55,23 @@ pub fn meadow(seed: u64) -> GroundTexture {
         },
         tile_metres: GROUND_TILE_METRES,
     }
+}
+
+/// The texture's mean colour in linear light: a tint divided by it keeps
+/// the ground's colour on average under the texture.
+pub fn mean_linear(ground: &GroundTexture) -> Vec3 {
+    let texels = ground.texture.rgba8.chunks_exact(4);
+    let count = texels.len().max(1) as f32;
+    texels
+        .map(|t| {
+            Vec3::new(
+                srgb_to_linear(t[0]),
+                srgb_to_linear(t[1]),
+                srgb_to_linear(t[2]),
+            )
+        })
+        .sum::<Vec3>()
+        / count
 }
 
 /// Random values on a `cells` × `cells` lattice over the unit square,

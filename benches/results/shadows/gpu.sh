@@ -23,7 +23,7 @@ for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 export HORDE_ROOT=$PWD
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-mkdir -p /tmp/bin /tmp/out
+mkdir -p /tmp/bin /tmp/out /tmp/shots
 for b in .bench/$BENCH/*.xz; do xz -dc $b > /tmp/bin/$(basename $b .xz); done
 chmod +x /tmp/bin/*
 run() { # name, timeout, args...
@@ -38,12 +38,12 @@ run() { # name, timeout, args...
 case "$1" in
 look)
   for camera in overview front ground; do
-    run look_$camera 150 --units 1000000 --camera $camera --frames 600 --screenshot $OUT/1m_$camera.png
+    run look_$camera 150 --units 1000000 --camera $camera --frames 600 --screenshot /tmp/shots/1m_$camera.png
   done ;;
 cost)
   for camera in overview front ground; do
     for shadows in off on; do
-      shot=(); [ $shadows = on ] && shot=(--screenshot $OUT/1m_$camera.png)
+      shot=(); [ $shadows = on ] && shot=(--screenshot /tmp/shots/1m_$camera.png)
       run ${camera}_$shadows 150 --quality --units 1000000 --camera $camera --frames 600 \
         --shadows $shadows "${shot[@]}"
     done
@@ -51,7 +51,7 @@ cost)
 near)
   for camera in front ground; do
     run ${camera}_on 150 --quality --units 1000000 --camera $camera --frames 600 --shadows on \
-      --screenshot $OUT/1m_$camera.png
+      --screenshot /tmp/shots/1m_$camera.png
   done ;;
 cost4m)
   for camera in overview front ground; do
@@ -72,4 +72,9 @@ montage)
   cp /tmp/montage/montage.png $OUT/
   for f in /tmp/montage/*.json; do cp $f /tmp/out/; done ;;
 esac
+# At most 8 files come back: the frames and the front's reference, not
+# every FLIP map.
+for f in /tmp/shots/1m_{overview,front,ground}.png /tmp/shots/1m_front.reference.png; do
+  [ -f $f ] && cp $f $OUT/
+done
 tar czf $OUT/reports_$1.tgz -C /tmp/out $(cd /tmp/out && ls)
