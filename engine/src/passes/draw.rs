@@ -149,32 +149,46 @@ pub fn set_layout(skinned: bool) -> Vec<vk::DescriptorSetLayoutBinding<'static>>
     bindings
 }
 
-/// A sampler with `filter`, clamped to the edge, without mip levels.
-pub fn create_sampler(ctx: &Context, filter: vk::Filter, name: &str) -> Result<Sampler, Error> {
-    let info = vk::SamplerCreateInfo::default()
-        .mag_filter(filter)
-        .min_filter(filter)
-        .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
-        .address_mode_u(vk::SamplerAddressMode::CLAMP_TO_EDGE)
-        .address_mode_v(vk::SamplerAddressMode::CLAMP_TO_EDGE)
-        .address_mode_w(vk::SamplerAddressMode::CLAMP_TO_EDGE)
-        .max_lod(0.0);
-    // SAFETY: valid create info.
-    let sampler = unsafe { ctx.device.create_sampler(&info, None) }?;
-    Ok(Owned::new(ctx, sampler, name))
+/// How a sampler reads its image: the filter, whether it blends between
+/// every mip level (trilinear) or reads level 0 only, and whether it repeats
+/// or clamps to the edge.
+#[derive(Clone, Copy, Debug)]
+pub struct SamplerDesc {
+    pub filter: vk::Filter,
+    pub mipmaps: bool,
+    pub repeat: bool,
 }
 
-/// A trilinear sampler that repeats: the ground texture, tiled over the
-/// ground and read at every mip level.
-pub fn create_tiling_sampler(ctx: &Context, name: &str) -> Result<Sampler, Error> {
+/// A sampler with `filter`, clamped to the edge, without mip levels.
+pub fn create_sampler(ctx: &Context, filter: vk::Filter, name: &str) -> Result<Sampler, Error> {
+    let desc = SamplerDesc {
+        filter,
+        mipmaps: false,
+        repeat: false,
+    };
+    create_sampler_as(ctx, desc, name)
+}
+
+/// A sampler as `desc` says.
+pub fn create_sampler_as(ctx: &Context, desc: SamplerDesc, name: &str) -> Result<Sampler, Error> {
+    let address = if desc.repeat {
+        vk::SamplerAddressMode::REPEAT
+    } else {
+        vk::SamplerAddressMode::CLAMP_TO_EDGE
+    };
+    let (mipmap_mode, max_lod) = if desc.mipmaps {
+        (vk::SamplerMipmapMode::LINEAR, vk::LOD_CLAMP_NONE)
+    } else {
+        (vk::SamplerMipmapMode::NEAREST, 0.0)
+    };
     let info = vk::SamplerCreateInfo::default()
-        .mag_filter(vk::Filter::LINEAR)
-        .min_filter(vk::Filter::LINEAR)
-        .mipmap_mode(vk::SamplerMipmapMode::LINEAR)
-        .address_mode_u(vk::SamplerAddressMode::REPEAT)
-        .address_mode_v(vk::SamplerAddressMode::REPEAT)
-        .address_mode_w(vk::SamplerAddressMode::REPEAT)
-        .max_lod(vk::LOD_CLAMP_NONE);
+        .mag_filter(desc.filter)
+        .min_filter(desc.filter)
+        .mipmap_mode(mipmap_mode)
+        .address_mode_u(address)
+        .address_mode_v(address)
+        .address_mode_w(address)
+        .max_lod(max_lod);
     // SAFETY: valid create info.
     let sampler = unsafe { ctx.device.create_sampler(&info, None) }?;
     Ok(Owned::new(ctx, sampler, name))
@@ -246,7 +260,13 @@ impl DrawPass {
         bone_shape: BoneShape,
     ) -> Result<DrawPass, Error> {
         let atlas_sampler = create_sampler(ctx, vk::Filter::LINEAR, "atlas sampler")?;
-        let ground_sampler = create_tiling_sampler(ctx, "ground texture sampler")?;
+        // The ground texture repeats over the ground, read at every level.
+        let tiling = SamplerDesc {
+            filter: vk::Filter::LINEAR,
+            mipmaps: true,
+            repeat: true,
+        };
+        let ground_sampler = create_sampler_as(ctx, tiling, "ground texture sampler")?;
         let bone_sampler = create_bone_sampler(ctx)?;
         // Constant 0: the bone encoding (vertex); 1: back faces are
         // rasterized (fragment); 2: the bones' shape (vertex); 3: the

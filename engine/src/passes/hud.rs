@@ -42,7 +42,8 @@ use crate::context::Context;
 use crate::frame::Frame;
 use crate::frames::Descriptor;
 use crate::memory::{full_range, Buffer, Image, Released};
-use crate::owned::{Owned, Sampler};
+use crate::owned::Sampler;
+use crate::passes::draw::create_sampler;
 use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, PassTarget, Pipeline};
 use crate::{shaders, Error};
 
@@ -147,19 +148,10 @@ impl HudPass {
             },
             &[],
         )?;
-        let info = vk::SamplerCreateInfo::default()
-            .mag_filter(vk::Filter::LINEAR)
-            .min_filter(vk::Filter::LINEAR)
-            .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
-            .address_mode_u(vk::SamplerAddressMode::CLAMP_TO_EDGE)
-            .address_mode_v(vk::SamplerAddressMode::CLAMP_TO_EDGE)
-            .address_mode_w(vk::SamplerAddressMode::CLAMP_TO_EDGE)
-            .max_lod(0.0);
-        // SAFETY: valid create info.
-        let sampler = unsafe { ctx.device.create_sampler(&info, None) }?;
+        let sampler = create_sampler(ctx, vk::Filter::LINEAR, "hud sampler")?;
         Ok(HudPass {
             pipeline,
-            sampler: Owned::new(ctx, sampler, "hud sampler"),
+            sampler,
             textures: HashMap::new(),
             slots: (0..FRAMES_IN_FLIGHT).map(|_| None).collect(),
         })

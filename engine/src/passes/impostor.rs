@@ -67,13 +67,12 @@
 use ash::vk;
 
 use crate::barriers::{uses, Access, BufferUse};
-use crate::config::IMPOSTOR_MIP_LEVELS;
 use crate::context::Context;
 use crate::frame::Frame;
 use crate::frames::Descriptor;
 use crate::gpu_types::{mesh_vertex_attributes, mesh_vertex_bindings, DrawCommand};
-use crate::owned::{Owned, Sampler};
-use crate::passes::draw::{ExtraDraw, MeshDescriptors};
+use crate::owned::Sampler;
+use crate::passes::draw::{create_sampler_as, ExtraDraw, MeshDescriptors, SamplerDesc};
 use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, PassTarget, Pipeline};
 use crate::world::buffers::DRAW_COMMANDS_BYTES;
 use crate::world::World;
@@ -134,17 +133,12 @@ impl ImpostorPass {
             },
             &[],
         )?;
-        let info = vk::SamplerCreateInfo::default()
-            .mag_filter(vk::Filter::LINEAR)
-            .min_filter(vk::Filter::LINEAR)
-            .mipmap_mode(vk::SamplerMipmapMode::LINEAR)
-            .address_mode_u(vk::SamplerAddressMode::CLAMP_TO_EDGE)
-            .address_mode_v(vk::SamplerAddressMode::CLAMP_TO_EDGE)
-            .address_mode_w(vk::SamplerAddressMode::CLAMP_TO_EDGE)
-            .max_lod((IMPOSTOR_MIP_LEVELS - 1) as f32);
-        // SAFETY: valid create info.
-        let sampler = unsafe { ctx.device.create_sampler(&info, None) }?;
-        let sampler = Owned::new(ctx, sampler, "impostor atlas sampler");
+        let trilinear = SamplerDesc {
+            filter: vk::Filter::LINEAR,
+            mipmaps: true,
+            repeat: false,
+        };
+        let sampler = create_sampler_as(ctx, trilinear, "impostor atlas sampler")?;
         Ok(ImpostorPass { pipeline, sampler })
     }
 }
