@@ -42,7 +42,7 @@ use ash::vk;
 use gpu_allocator::MemoryLocation;
 
 use crate::context::Context;
-use crate::memory::{transfer_to_host_barrier, Buffer, Image};
+use crate::memory::{transfer_to_host_barrier, Buffer, Image, ImageDesc};
 use crate::owned::{Framebuffer, Owned, RenderPass};
 use crate::Error;
 
@@ -243,26 +243,21 @@ impl SampleImages {
         passes: &TargetPasses,
         extent: vk::Extent2D,
     ) -> Result<SampleImages, Error> {
-        let samples = passes.msaa.samples();
+        let sampled = |format, usage| ImageDesc {
+            samples: passes.msaa.samples(),
+            ..ImageDesc::new(extent, format, usage)
+        };
         let multisampled_color = match passes.msaa {
             Msaa::Off => None,
-            Msaa::X4 => Some(Image::multisampled(
-                ctx,
-                "multisampled colour",
-                extent,
-                passes.color_format,
-                vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSIENT_ATTACHMENT,
-                samples,
-            )?),
+            Msaa::X4 => {
+                let usage = vk::ImageUsageFlags::COLOR_ATTACHMENT
+                    | vk::ImageUsageFlags::TRANSIENT_ATTACHMENT;
+                let desc = sampled(passes.color_format, usage);
+                Some(Image::create(ctx, "multisampled colour", &desc)?)
+            }
         };
-        let depth = Image::multisampled(
-            ctx,
-            "depth",
-            extent,
-            DEPTH_FORMAT,
-            vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
-            samples,
-        )?;
+        let depth_usage = vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT;
+        let depth = Image::create(ctx, "depth", &sampled(DEPTH_FORMAT, depth_usage))?;
         Ok(SampleImages {
             depth,
             multisampled_color,

@@ -12,7 +12,7 @@ use super::{staging_with, submit_and_wait};
 use crate::context::{Context, Gpu};
 use crate::Error;
 
-/// A 2D image with one mip level, its default view, and its memory,
+/// A 2D image (or array of them), its default view, and its memory,
 /// destroyed when dropped.
 pub struct Image {
     pub raw: vk::Image,
@@ -24,8 +24,36 @@ pub struct Image {
     gpu: Arc<Gpu>,
 }
 
+/// What an image is: its size and format, what it is used for, samples per
+/// pixel, mip levels (the view sees them all), and array layers (`Some`:
+/// an array image with an array view, even of one layer).
+#[derive(Clone, Copy, Debug)]
+pub struct ImageDesc {
+    pub extent: vk::Extent2D,
+    pub format: vk::Format,
+    pub usage: vk::ImageUsageFlags,
+    pub samples: vk::SampleCountFlags,
+    pub levels: u32,
+    pub layers: Option<u32>,
+}
+
+impl ImageDesc {
+    /// A single-sampled 2D image of one level and one layer.
+    pub fn new(extent: vk::Extent2D, format: vk::Format, usage: vk::ImageUsageFlags) -> Self {
+        ImageDesc {
+            extent,
+            format,
+            usage,
+            samples: vk::SampleCountFlags::TYPE_1,
+            levels: 1,
+            layers: None,
+        }
+    }
+}
+
 impl Image {
-    /// Creates a device-local 2D image and a view of it.
+    /// Creates a device-local single-sampled 2D image of one level and a
+    /// view of it.
     pub fn new(
         ctx: &Context,
         name: &str,
@@ -33,95 +61,19 @@ impl Image {
         format: vk::Format,
         usage: vk::ImageUsageFlags,
     ) -> Result<Image, Error> {
-        Image::create(
-            ctx,
-            name,
+        Image::create(ctx, name, &ImageDesc::new(extent, format, usage))
+    }
+
+    /// Creates a device-local image as `desc` says, and a view of it.
+    pub fn create(ctx: &Context, name: &str, desc: &ImageDesc) -> Result<Image, Error> {
+        let &ImageDesc {
             extent,
             format,
             usage,
-            vk::SampleCountFlags::TYPE_1,
-            1,
-        )
-    }
-
-    /// Creates a device-local 2D image of `samples` samples per pixel and a
-    /// view of it.
-    pub fn multisampled(
-        ctx: &Context,
-        name: &str,
-        extent: vk::Extent2D,
-        format: vk::Format,
-        usage: vk::ImageUsageFlags,
-        samples: vk::SampleCountFlags,
-    ) -> Result<Image, Error> {
-        Image::create(ctx, name, extent, format, usage, samples, 1)
-    }
-
-    /// As [`Image::new`], with `levels` mip levels (the view sees them all).
-    pub fn with_levels(
-        ctx: &Context,
-        name: &str,
-        extent: vk::Extent2D,
-        format: vk::Format,
-        usage: vk::ImageUsageFlags,
-        levels: u32,
-    ) -> Result<Image, Error> {
-        Image::create(
-            ctx,
-            name,
-            extent,
-            format,
-            usage,
-            vk::SampleCountFlags::TYPE_1,
+            samples,
             levels,
-        )
-    }
-
-    /// A device-local 2D array image of `layers` layers and an array view of
-    /// them all (an array view even of one layer).
-    pub fn array(
-        ctx: &Context,
-        name: &str,
-        extent: vk::Extent2D,
-        format: vk::Format,
-        usage: vk::ImageUsageFlags,
-        layers: u32,
-    ) -> Result<Image, Error> {
-        Image::create_layers(
-            ctx,
-            name,
-            extent,
-            format,
-            usage,
-            vk::SampleCountFlags::TYPE_1,
-            (1, Some(layers.max(1))),
-        )
-    }
-
-    /// A single-layer image with a 2D view.
-    fn create(
-        ctx: &Context,
-        name: &str,
-        extent: vk::Extent2D,
-        format: vk::Format,
-        usage: vk::ImageUsageFlags,
-        samples: vk::SampleCountFlags,
-        levels: u32,
-    ) -> Result<Image, Error> {
-        Image::create_layers(ctx, name, extent, format, usage, samples, (levels, None))
-    }
-
-    /// The one constructor behind those above: `(levels, layers)`, where
-    /// `Some` layers makes an array image with an array view.
-    fn create_layers(
-        ctx: &Context,
-        name: &str,
-        extent: vk::Extent2D,
-        format: vk::Format,
-        usage: vk::ImageUsageFlags,
-        samples: vk::SampleCountFlags,
-        (levels, layers): (u32, Option<u32>),
-    ) -> Result<Image, Error> {
+            layers,
+        } = desc;
         let max = ctx.limits.max_image_dimension_2d;
         if extent.width == 0 || extent.height == 0 || extent.width > max || extent.height > max {
             return Err(Error::Config(format!(
@@ -253,14 +205,12 @@ pub fn upload_image_levels(
     levels: &[&[u8]],
 ) -> Result<Image, Error> {
     let level_count = levels.len().max(1) as u32;
-    let image = Image::with_levels(
-        ctx,
-        name,
-        extent,
-        format,
-        vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST,
-        level_count,
-    )?;
+    let usage = vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST;
+    let desc = ImageDesc {
+        levels: level_count,
+        ..ImageDesc::new(extent, format, usage)
+    };
+    let image = Image::create(ctx, name, &desc)?;
     let staging = staging_with(ctx, name, &levels.concat())?;
     let range = vk::ImageSubresourceRange {
         level_count,

@@ -28,7 +28,7 @@ use crate::owned::{CommandPool, Fence, Owned};
 use crate::Error;
 
 mod image;
-pub use image::{aspect_of, full_range, upload_image, upload_image_levels, Image};
+pub use image::{aspect_of, full_range, upload_image, upload_image_levels, Image, ImageDesc};
 
 /// A buffer and its memory, destroyed when dropped.
 pub struct Buffer {

@@ -73,7 +73,7 @@ use crate::context::{Context, Tier};
 use crate::frame::{ComputePipeline, Frame};
 use crate::frames::Descriptor;
 use crate::gpu_types::FrameGlobals;
-use crate::memory::{Buffer, Image, Released};
+use crate::memory::{Buffer, Image, ImageDesc, Released};
 use crate::owned::{Framebuffer, ImageView, RenderPass, Sampler};
 use crate::passes::cull::{CullBatch, CullPass, CullTargets};
 use crate::passes::draw::{create_bone_sampler, create_sampler, set_layout};
@@ -206,14 +206,12 @@ impl ShadowPass {
             width: map_size,
             height: map_size,
         };
-        let casters_depth = Image::array(
-            ctx,
-            "shadow casters depth",
-            extent,
-            SHADOW_FORMAT,
-            vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT | vk::ImageUsageFlags::SAMPLED,
-            cascade_count,
-        )?;
+        let usage = vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT | vk::ImageUsageFlags::SAMPLED;
+        let desc = ImageDesc {
+            layers: Some(cascade_count.max(1)),
+            ..ImageDesc::new(extent, SHADOW_FORMAT, usage)
+        };
+        let casters_depth = Image::create(ctx, "shadow casters depth", &desc)?;
         let texels = u64::from(map_size).pow(2);
         let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
         let depths = Buffer::new(
