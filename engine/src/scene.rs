@@ -69,6 +69,20 @@ pub struct PropPlacement {
     pub tint: u32,
 }
 
+impl PropPlacement {
+    /// A prop of `prop_type` at the origin, unturned, at scale 1, tinted
+    /// `tint` (linear RGB): a scene's ground plane.
+    pub fn at_origin(prop_type: u32, tint: Vec3) -> PropPlacement {
+        PropPlacement {
+            prop_type,
+            position: Vec3::ZERO,
+            heading: 0.0,
+            scale: 1.0,
+            tint: rgba8(tint),
+        }
+    }
+}
+
 /// Linear RGB in 0..=1 to packed RGBA8 (alpha opaque), as `unpackUnorm4x8`
 /// reads it.
 pub fn rgba8(rgb: Vec3) -> u32 {

@@ -77,13 +77,10 @@ fn sample_scene(encoding: BoneEncoding) -> Scene {
         })
         .collect();
     prop_types.push(static_asset("field", &horde::mesh::ground(60.0, 4)));
-    props.push(PropPlacement {
-        prop_type: prop_names.len() as u32,
-        position: Vec3::ZERO,
-        heading: 0.0,
-        scale: 1.0,
-        tint: rgba8(Vec3::new(0.36, 0.45, 0.24)),
-    });
+    props.push(PropPlacement::at_origin(
+        prop_names.len() as u32,
+        Vec3::new(0.36, 0.45, 0.24),
+    ));
     Scene {
         controllers: vec![None; unit_types.len()],
         unit_types,

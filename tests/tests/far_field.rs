@@ -341,13 +341,7 @@ fn knight_scene(knight: &Asset, units: &[(Vec3, f32)], spheres: &[(Vec3, f32)]) 
             tint: rgba8(Vec3::new(0.8, 0.3, 0.3)),
         })
         .collect();
-    props.push(PropPlacement {
-        prop_type: 1,
-        position: Vec3::ZERO,
-        heading: 0.0,
-        scale: 1.0,
-        tint: rgba8(Vec3::new(0.36, 0.45, 0.24)),
-    });
+    props.push(PropPlacement::at_origin(1, Vec3::new(0.36, 0.45, 0.24)));
     Scene {
         unit_types: vec![knight.clone()],
         controllers: vec![None],

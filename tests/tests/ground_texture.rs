@@ -9,7 +9,7 @@ use horde::camera::Camera;
 use horde::context::Tier;
 use horde::mesh::ground;
 use horde::renderer::Environment;
-use horde::scene::{rgba8, static_asset, GroundTexture, Scene};
+use horde::scene::{static_asset, GroundTexture, Scene};
 use horde::world::ground::ground_detail_samples;
 use horde::world::PropPlacement;
 use horde_tests::{finish, gpu_context, render_scene};
@@ -59,13 +59,7 @@ fn ground_point(camera: &Camera, (x, y): (u32, u32)) -> Option<Vec3> {
 fn render(tier: Tier) -> image::RgbaImage {
     let scene = Scene {
         prop_types: vec![static_asset("ground", &ground(2000.0, 4))],
-        props: vec![PropPlacement {
-            prop_type: 0,
-            position: Vec3::ZERO,
-            heading: 0.0,
-            scale: 1.0,
-            tint: rgba8(Vec3::ONE),
-        }],
+        props: vec![PropPlacement::at_origin(0, Vec3::ONE)],
         ground_prop_types: vec![0],
         ground_texture: Some(checker()),
         ..Scene::default()

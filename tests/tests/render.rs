@@ -97,13 +97,7 @@ fn lit_ground_reads_back_its_albedo() {
     let albedo = [0.8, 0.4, 0.2];
     let scene = Scene {
         prop_types: vec![static_asset("ground", &ground(100.0, 1))],
-        props: vec![PropPlacement {
-            prop_type: 0,
-            position: Vec3::ZERO,
-            heading: 0.0,
-            scale: 1.0,
-            tint: rgba8(Vec3::from_array(albedo)),
-        }],
+        props: vec![PropPlacement::at_origin(0, Vec3::from_array(albedo))],
         ..Scene::default()
     };
     let camera = Camera::look_at(Vec3::new(0.0, 10.0, 0.01), Vec3::ZERO);
@@ -178,13 +172,7 @@ fn plane_pixel(
     edit(&mut plane.materials[0]);
     let scene = Scene {
         prop_types: vec![plane],
-        props: vec![PropPlacement {
-            prop_type: 0,
-            position: Vec3::ZERO,
-            heading: 0.0,
-            scale: 1.0,
-            tint: rgba8(Vec3::ONE),
-        }],
+        props: vec![PropPlacement::at_origin(0, Vec3::ONE)],
         ..Scene::default()
     };
     let environment = Environment {

@@ -315,13 +315,7 @@ pub fn scattered_prop(
 /// appended to `prop_types`.
 pub fn field_prop(prop_types: &mut Vec<Asset>, size: f32) -> PropPlacement {
     prop_types.push(static_asset("field", &ground(size, 16)));
-    PropPlacement {
-        prop_type: prop_types.len() as u32 - 1,
-        position: Vec3::ZERO,
-        heading: 0.0,
-        scale: 1.0,
-        tint: rgba8(FIELD_TINT),
-    }
+    PropPlacement::at_origin(prop_types.len() as u32 - 1, FIELD_TINT)
 }
 
 /// The grass field's colour (linear).

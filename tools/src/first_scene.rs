@@ -39,13 +39,7 @@ pub fn first_scene(count: u32) -> Scene {
         });
     }
     let extent = columns as f32 * spacing + 40.0;
-    props.push(PropPlacement {
-        prop_type: 1,
-        position: Vec3::ZERO,
-        heading: 0.0,
-        scale: 1.0,
-        tint: rgba8(Vec3::new(0.32, 0.42, 0.22)),
-    });
+    props.push(PropPlacement::at_origin(1, Vec3::new(0.32, 0.42, 0.22)));
     Scene {
         prop_types: vec![
             static_asset("capsule", &capsule(0.3, 1.8, 16, 6)),
