@@ -160,7 +160,8 @@ FarVertex skin_vertex(uint type_index, FarFieldMesh mesh, uint v, uint slot, Uni
         // Every far-field pixel is a unit's: white, unlit (1.0 packs and
         // averages exactly).
         s_front[slot] = far_pack_color(vec3(1.0));
-        s_back[slot] = (material.flags & MATERIAL_DOUBLE_SIDED) != 0u ? s_front[slot] : NO_BACK_FACE;
+        s_back[slot] =
+            (material.flags & MATERIAL_DOUBLE_SIDED) != 0u ? s_front[slot] : NO_BACK_FACE;
         return projected;
     }
     float sun = sun_visibility(world, world_normal, globals);

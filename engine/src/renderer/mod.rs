@@ -43,8 +43,9 @@
 //!
 //! Each pass declares the buffers it uses; the barriers between them follow
 //! (`barriers.rs`), so passes without a dependency (animate and cull) may
-//! overlap on the GPU. The `frame` timestamp scope spans all of them. Adding a pass means its file in `passes/`, its shader,
-//! and one line here. Before recording, the frame slot's fence is waited on,
+//! overlap on the GPU. The `frame` timestamp scope spans all of them.
+//! Adding a pass means its file in `passes/`, its shader, and one line
+//! here. Before recording, the frame slot's fence is waited on,
 //! its timestamps and statistics (from `FRAMES_IN_FLIGHT` frames ago) are
 //! read without stalling, and resources whose last user has completed are
 //! released. Offscreen, the colour image is then copied to the readback

@@ -11,8 +11,9 @@
 //!
 //! # Algorithm
 //! - Levels ([`ground_levels`]): each level the 2×2 box average of the one
-//!   before in linear light ([`crate::srgb::halve_rgba8`]), down to 1×1. A texture that tiles keeps tiling at every level, since each
-//!   2×2 block lies inside the tile.
+//!   before in linear light ([`crate::srgb::halve_rgba8`]), down to 1×1.
+//!   A texture that tiles keeps tiling at every level, since each 2×2
+//!   block lies inside the tile.
 //! - Materials ([`mark_ground_materials`]): the ground prop types'
 //!   materials get `MATERIAL_GROUND_TEXTURE`, so the fragment shader
 //!   multiplies their base colour by the texture.

@@ -10,7 +10,8 @@
 //!   (colour in linear light). Averaged coverage would thin a silhouette
 //!   under the 0.5 alpha test, so each cell's coverage at a level is scaled
 //!   up until as large a share of its texels passes the test as at level 0
-//!   (coverage-preserving mips, as for alpha-tested foliage). Cells of `IMPOSTOR_CELL_PX`² texels fill them row by row: cell
+//!   (coverage-preserving mips, as for alpha-tested foliage). Cells of
+//!   `IMPOSTOR_CELL_PX`² texels fill them row by row: cell
 //!   `c` has its top-left texel at `(c % CELLS_PER_ROW, c / CELLS_PER_ROW) *
 //!   IMPOSTOR_CELL_PX`. Neither tier nor lavapipe has descriptor indexing,
 //!   so every type shares the two images, as the base colour atlas.
