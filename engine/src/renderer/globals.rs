@@ -1,12 +1,13 @@
 //! The frame's `FrameGlobals`: camera, light, fog, the cull's impostor band
-//! and the shadow cascades the frame drew; and the view the cascades are
-//! fitted to.
+//! and the shadow cascades the frame drew; the view the cascades are
+//! fitted to; and, for tests, the cascades and their depths read back.
 
 use ash::vk;
 
 use super::Renderer;
 use crate::camera::Camera;
 use crate::config::MAX_SHADOW_CASCADES;
+use crate::context::Context;
 use crate::gpu_types::{CullGlobals, FrameGlobals};
 use crate::shadow::{Cascade, ShadowView};
 use crate::Error;
@@ -25,6 +26,25 @@ impl Renderer {
             cascade_count: MAX_SHADOW_CASCADES,
             map_size: self.shadow.map_size,
         }
+    }
+
+    /// The shadow cascades a frame drawn from `camera` into a target of
+    /// `extent` fits, whether or not shadows are on.
+    pub fn shadow_cascades(&self, camera: &Camera, extent: vk::Extent2D) -> Vec<Cascade> {
+        self.shadow.cascades(&self.shadow_view(camera, extent))
+    }
+
+    /// The shadow depths the receivers read in the last frame, cascade after
+    /// cascade, [`Renderer::shadow_map_size`] rows of as many texels each
+    /// (reverse-Z floats: 0 where nothing casts). Waits for the GPU: for
+    /// tests, never per frame.
+    pub fn read_shadow_depths(&self, ctx: &Context) -> Result<Vec<f32>, Error> {
+        self.shadow.read_depths(ctx)
+    }
+
+    /// Texels along a side of each shadow cascade's map.
+    pub fn shadow_map_size(&self) -> u32 {
+        self.shadow.map_size
     }
 
     /// Writes slot `slot`'s `FrameGlobals`; returns its buffer.

@@ -73,7 +73,7 @@ use crate::context::{Context, Tier};
 use crate::frame::{ComputePipeline, Frame};
 use crate::frames::Descriptor;
 use crate::gpu_types::FrameGlobals;
-use crate::memory::{Buffer, Image, ImageDesc, Released};
+use crate::memory::{read_buffers, Buffer, Image, ImageDesc, Released};
 use crate::owned::{Framebuffer, ImageView, RenderPass, Sampler};
 use crate::passes::cull::{CullBatch, CullPass, CullTargets};
 use crate::passes::draw::{create_bone_sampler, create_sampler, set_layout};
@@ -214,11 +214,12 @@ impl ShadowPass {
         let casters_depth = Image::create(ctx, "shadow casters depth", &desc)?;
         let texels = u64::from(map_size).pow(2);
         let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
+        // Read back by the tests (`read_depths`).
         let depths = Buffer::new(
             ctx,
             "shadow depths",
             u64::from(cascade_count) * texels * 4,
-            storage,
+            storage | vk::BufferUsageFlags::TRANSFER_SRC,
             MemoryLocation::GpuOnly,
         )?;
         let no_far_field = Buffer::new(
@@ -348,6 +349,15 @@ impl ShadowPass {
     /// The merged depths, as the receivers bind them.
     pub fn depths_descriptor(&self) -> Descriptor {
         Descriptor::Storage(self.depths.raw)
+    }
+
+    /// The merged depths of the last frame, cascade after cascade, row
+    /// after row (reverse-Z: 0 where nothing casts). Waits for the GPU: for
+    /// tests, never per frame.
+    pub fn read_depths(&self, ctx: &Context) -> Result<Vec<f32>, Error> {
+        let texels = u64::from(self.cascade_count) * u64::from(self.map_size).pow(2);
+        let [bytes] = read_buffers(ctx, [(&self.depths, texels * 4)])?;
+        Ok(bytemuck::pod_collect_to_vec(&bytes))
     }
 
     /// The cascades of `view` this pass draws: at most this tier's count,
