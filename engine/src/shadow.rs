@@ -270,9 +270,9 @@ impl Cascade {
 }
 
 /// The cull inputs of `cascade`'s casters: its box, `orthographic`, texels
-/// per metre, the shadow LOD threshold (divided by `lod_bias`), and the far
-/// field where `far_field` (the device has it).
-pub fn cascade_cull(cascade: &Cascade, lod_bias: f32, far_field: bool) -> CullGlobals {
+/// per metre, the LOD threshold of `lod_threshold_texels`, and the far field
+/// where `far_field` (the device has it).
+pub fn cascade_cull(cascade: &Cascade, lod_threshold_texels: f32, far_field: bool) -> CullGlobals {
     let row = |i: usize| cascade.view_proj.row(i);
     let normalized = |plane: Vec4| plane / plane.truncate().length().max(f32::MIN_POSITIVE);
     // x and y within ±1, depth within 0..=1 (w is 1).
@@ -292,7 +292,7 @@ pub fn cascade_cull(cascade: &Cascade, lod_bias: f32, far_field: bool) -> CullGl
             .transform_point3(Vec3::new(0.0, 0.0, 1.0))
             .to_array(),
         pixels_per_unit: cascade.map_size as f32 / (2.0 * cascade.half_width),
-        lod_threshold_px: SHADOW_LOD_THRESHOLD_TEXELS / lod_bias.max(f32::MIN_POSITIVE),
+        lod_threshold_px: lod_threshold_texels,
         lod_hysteresis: 0.25,
         max_draw_distance: cascade.depth_range,
         far_field_px: if far_field {
@@ -373,7 +373,7 @@ mod tests {
         let ground = Vec3::new(2.0, 0.0, 3.0);
         let above = ground + view.sun_direction.normalize() * 5.0;
         assert!(cascade.project(above).z > cascade.project(ground).z);
-        let cull = cascade_cull(&cascade, 1.0, true);
+        let cull = cascade_cull(&cascade, SHADOW_LOD_THRESHOLD_TEXELS, true);
         let inside = |p: Vec3| {
             cull.planes
                 .iter()

@@ -106,6 +106,9 @@ pub struct HeadlessOptions {
     pub impostors: Option<bool>,
     /// The raster path's anti-aliasing.
     pub msaa: Msaa,
+    /// The shadow casters' LOD threshold in texels (default: the
+    /// renderer's, `RenderSettings::shadow_lod_texels`).
+    pub shadow_lod_texels: Option<f32>,
     /// GPU frame budget the far-field size (or, without the far field, the
     /// impostor threshold) adapts to.
     pub budget_ms: Option<f32>,
@@ -145,6 +148,7 @@ impl Default for HeadlessOptions {
             far_field_supersampling: true,
             impostors: None,
             msaa: Msaa::default(),
+            shadow_lod_texels: None,
             budget_ms: None,
             strategy: Strategy::GpuDriven,
             progress: false,
@@ -405,6 +409,9 @@ pub fn run_headless(
     }
     if let Some(impostors) = options.impostors {
         renderer.settings.impostors = impostors;
+    }
+    if let Some(texels) = options.shadow_lod_texels {
+        renderer.settings.shadow_lod_texels = texels;
     }
     if !options.far_field {
         renderer.settings.far_field_px = 0.0;

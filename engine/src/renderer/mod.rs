@@ -413,7 +413,7 @@ impl Renderer {
                     frame,
                     world,
                     (&shadow_view, &cascades),
-                    settings.lod_bias,
+                    settings.shadow_lod_texels / settings.lod_bias.max(f32::MIN_POSITIVE),
                     far_field.as_deref(),
                 )?;
             }

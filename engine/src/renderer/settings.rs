@@ -5,6 +5,7 @@
 use glam::Vec3;
 
 use crate::camera::Camera;
+use crate::shadow::SHADOW_LOD_THRESHOLD_TEXELS;
 use crate::target::CLEAR_COLOR;
 use crate::Error;
 
@@ -159,6 +160,10 @@ pub struct RenderSettings {
     /// Metres of view distance the shadows cover past the nearest ground
     /// the camera sees.
     pub shadow_distance: f32,
+    /// The casters' LOD threshold: each cascade draws a caster at the
+    /// coarsest LOD whose error stays within this many texels (divided by
+    /// `lod_bias`, as the camera's threshold is).
+    pub shadow_lod_texels: f32,
 }
 
 /// The frame time the budget controller acts on.
@@ -221,6 +226,7 @@ impl Default for RenderSettings {
             budget_source: BudgetSource::GpuTimestamps,
             shadows: false,
             shadow_distance: 300.0,
+            shadow_lod_texels: SHADOW_LOD_THRESHOLD_TEXELS,
         }
     }
 }

@@ -173,6 +173,10 @@ struct Args {
     /// mobile tier).
     #[arg(long, value_enum, default_value_t = OnOff::On)]
     shadows: OnOff,
+    /// Headless: the shadow casters' LOD threshold, texels of silhouette
+    /// error a cascade allows (default 2; larger draws coarser casters).
+    #[arg(long, value_parser = positive)]
+    shadow_lod_texels: Option<f32>,
     /// Headless: the GPU-driven frame (gpu-driven) or a baseline drawing the
     /// same battle (instanced). The CPU baselines (naive, cpu-culled) draw
     /// the CPU's copy of the units and cannot follow a battle the GPU
@@ -317,6 +321,7 @@ fn headless(args: &Args) -> Result<()> {
         far_field_supersampling: args.far_field_aa.on(),
         impostors: args.impostors.map(OnOff::on),
         msaa: args.msaa.msaa(args.units),
+        shadow_lod_texels: args.shadow_lod_texels,
         budget_ms: args.budget_ms(),
         progress: true,
         memory_every: args.memory_every,

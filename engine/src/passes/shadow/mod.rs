@@ -379,11 +379,11 @@ impl ShadowPass {
         frame: &mut Frame,
         world: &World,
         view: (&ShadowView, &[Cascade]),
-        lod_bias: f32,
+        lod_threshold_texels: f32,
         far_field: Option<&FarFieldPass>,
     ) -> Result<(), Error> {
         frame.timed("shadows", |frame| {
-            self.record_cascades(frame, world, view, lod_bias, far_field)
+            self.record_cascades(frame, world, view, lod_threshold_texels, far_field)
         })
     }
 
@@ -392,7 +392,7 @@ impl ShadowPass {
         frame: &mut Frame,
         world: &World,
         (view, cascades): (&ShadowView, &[Cascade]),
-        lod_bias: f32,
+        lod_threshold_texels: f32,
         far_field: Option<&FarFieldPass>,
     ) -> Result<(), Error> {
         let cascades = &cascades[..cascades.len().min(self.cascades.len())];
@@ -438,7 +438,7 @@ impl ShadowPass {
                     count: world.prop_count(),
                 },
             ];
-            let globals = cascade_cull(cascade, lod_bias, far_field.is_some());
+            let globals = cascade_cull(cascade, lod_threshold_texels, far_field.is_some());
             self.cull
                 .record_view(frame, index, &globals, &targets, &batches)?;
         }
