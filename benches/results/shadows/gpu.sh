@@ -12,6 +12,10 @@
 #                    (a later version measured against `cost`'s table),
 #                    with screenshots;
 #   gpu.sh cost4m    as `cost` at 4M units, without the quality reference;
+#   gpu.sh lod       the 1M frame with shadows on, quality against the
+#                    reference, at shadow LOD thresholds of 2 (the
+#                    default), 3 and 4 texels (overview), 2 and 3 (front,
+#                    ground), side by side;
 #   gpu.sh mobile    the three presets at 10k on the mobile tier (one
 #                    1024² cascade, no far field), shadows off and on
 #                    (MOBILE_SHADOWS=on: on only), quality against the
@@ -58,6 +62,12 @@ cost4m)
     for shadows in off on; do
       run 4m_${camera}_$shadows 150 --units 4000000 --camera $camera --frames 600 --shadows $shadows
     done
+  done ;;
+lod)
+  for run in overview:2 overview:3 overview:4 front:2 front:3 ground:2 ground:3; do
+    camera=${run%:*} texels=${run#*:}
+    run lod_${camera}_$texels 150 --quality --units 1000000 --camera $camera --frames 600 \
+      --shadows on --shadow-lod-texels $texels
   done ;;
 mobile)
   for camera in overview front ground; do
