@@ -49,8 +49,12 @@ pub const CASTER_REACH: f32 = 150.0;
 /// The tallest receiver above the highest ground, metres (trees, banners).
 pub const RECEIVER_HEIGHT: f32 = 20.0;
 /// A cascade's shadow LODs: the coarsest whose error stays within this many
-/// texels.
-pub const SHADOW_LOD_THRESHOLD_TEXELS: f32 = 2.0;
+/// texels (the default of `RenderSettings::shadow_lod_texels`). The
+/// receivers filter over a 3x3-texel tent, so an error of 3 texels does not
+/// show: against 2 it took the 1M ground preset's shadows from 3.14 to
+/// 2.58 ms at a FLIP of 0.0139 against 0.0137 (H100,
+/// `benches/results/shadows/summary_lod.json`).
+pub const SHADOW_LOD_THRESHOLD_TEXELS: f32 = 3.0;
 /// Units whose bounding sphere spans at most this many texels of a cascade
 /// are drawn into it by the far field's compute rasterizer (where the
 /// device has it). The raster skins about 0.5 G vertices/s on an H100
@@ -60,7 +64,7 @@ pub const SHADOW_FAR_FIELD_TEXELS: f32 = 64.0;
 /// Mesh casters (props; units without the far field) spanning at most
 /// this many texels cast nothing: their shadow would be smaller than the
 /// receivers' filter.
-pub const SHADOW_MIN_CASTER_TEXELS: f32 = 3.0;
+pub const SHADOW_MIN_CASTER_TEXELS: f32 = 4.0;
 /// Far casters spanning at most this many texels are splatted: the line
 /// from their feet to their top, a texel a step, [`SHADOW_SPLAT_WIDTH`]
 /// of their span wide (`shadow_splat.comp`), not skinned and rasterized.

@@ -16,6 +16,10 @@
 #                    reference, at shadow LOD thresholds of 2 (the
 #                    default), 3 and 4 texels (overview), 2 and 3 (front,
 #                    ground), side by side;
+#   gpu.sh ab        the 1M frame with shadows on at the three presets,
+#                    quality against the reference, with the binaries of
+#                    .bench/$BEFORE and of .bench/$BENCH side by side; and
+#                    the overview with 40 props (what the props cast);
 #   gpu.sh mobile    the three presets at 10k on the mobile tier (one
 #                    1024² cascade, no far field), shadows off and on
 #                    (MOBILE_SHADOWS=on: on only), quality against the
@@ -29,11 +33,16 @@ export HORDE_ROOT=$PWD
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 mkdir -p /tmp/bin /tmp/out /tmp/shots
 for b in .bench/$BENCH/*.xz; do xz -dc $b > /tmp/bin/$(basename $b .xz); done
+if [ -n "${BEFORE:-}" ]; then
+  mkdir -p /tmp/before
+  xz -dc .bench/$BEFORE/battle.xz > /tmp/before/battle
+  chmod +x /tmp/before/battle
+fi
 chmod +x /tmp/bin/*
 run() { # name, timeout, args...
   local name=$1 limit=$2; shift 2
   echo "battle --headless --width 1920 --height 1080 $*" > /tmp/out/$name.log
-  HORDE_CACHE_DIR=/tmp/cache timeout $limit /tmp/bin/battle --headless --width 1920 --height 1080 \
+  HORDE_CACHE_DIR=/tmp/cache timeout $limit ${BATTLE:-/tmp/bin/battle} --headless --width 1920 --height 1080 \
     --report /tmp/out/$name.report.json "$@" >> /tmp/out/$name.log 2>&1 \
     || echo "$name failed: $(tail -3 /tmp/out/$name.log)"
   grep -h "gpu frame\|gpu shadow\|gpu draw\|gpu far field\|quality against" /tmp/out/$name.log \
@@ -69,6 +78,14 @@ lod)
     run lod_${camera}_$texels 150 --quality --units 1000000 --camera $camera --frames 600 \
       --shadows on --shadow-lod-texels $texels
   done ;;
+ab)
+  for camera in overview front ground; do
+    BATTLE=/tmp/before/battle run before_$camera 150 --quality --units 1000000 --camera $camera \
+      --frames 600 --shadows on
+    run after_$camera 150 --quality --units 1000000 --camera $camera --frames 600 --shadows on
+  done
+  run after_overview_props40 100 --units 1000000 --props 40 --camera overview --frames 600 \
+    --shadows on ;;
 mobile)
   for camera in overview front ground; do
     for shadows in ${MOBILE_SHADOWS:-off on}; do
