@@ -123,6 +123,14 @@ fn battle_refuses_absurd_values() {
             &["--headless", "--lod-bias", "NaN"],
             "--lod-bias must be a positive number, not NaN",
         ),
+        (
+            &["--headless", "--shadow-lod-texels", "0"],
+            "0 is not a finite number above 0",
+        ),
+        (
+            &["--headless", "--shadow-lod-texels", "inf"],
+            "inf is not a finite number above 0",
+        ),
         (&["--report", "r.json"], "add --headless"),
         (
             &["--headless", "--report", "/dev/null"],
