@@ -174,7 +174,7 @@ struct Args {
     #[arg(long, value_enum, default_value_t = OnOff::On)]
     shadows: OnOff,
     /// Headless: the shadow casters' LOD threshold, texels of silhouette
-    /// error a cascade allows (default 2; larger draws coarser casters).
+    /// error a cascade allows (default 3; larger draws coarser casters).
     #[arg(long, value_parser = positive)]
     shadow_lod_texels: Option<f32>,
     /// Headless: the GPU-driven frame (gpu-driven) or a baseline drawing the
