@@ -47,7 +47,7 @@ use crate::clip_map::{cast_army_types, ArmyType, ClipMapping};
 use crate::crowd::{
     field_prop, generated_unit_types, prop_types, scattered_prop, CrowdOptions, Rng,
 };
-use crate::ground_texture::{meadow, mean_linear};
+use crate::ground_texture::tinted_meadow;
 use crate::presets::{preset_camera, Preset, SceneBounds};
 use crate::stage::{Stage, ViewCorridors};
 use crate::window::HudLine;
@@ -304,13 +304,12 @@ pub fn battle_scene_of(options: &BattleOptions, plan: BattlePlan) -> Result<Batt
     if left_out > 0 {
         log::info!("{left_out} props found no place outside the armies and their views");
     }
-    let mut field = if terrain.heights.iter().all(|&h| h == 0.0) {
-        field_prop(&mut prop_types, stage.field_size)
+    let (ground_texture, tint) = tinted_meadow(options.seed, FIELD_TINT);
+    let field = if terrain.heights.iter().all(|&h| h == 0.0) {
+        field_prop(&mut prop_types, stage.field_size, tint)
     } else {
-        terrain_prop(&mut prop_types, &terrain)
+        terrain_prop(&mut prop_types, &terrain, tint)
     };
-    let ground_texture = meadow(options.seed);
-    field.tint = rgba8(FIELD_TINT / mean_linear(&ground_texture));
     let ground_prop_types = vec![field.prop_type];
     props.push(field);
     Ok(BattleScene {
@@ -338,8 +337,8 @@ pub fn battle_scene_of(options: &BattleOptions, plan: BattlePlan) -> Result<Batt
 
 /// The ground's prop: the terrain's mesh, where it lies, tinted by height
 /// from a darker green in the valleys to a paler, drier one on the
-/// hilltops (the mesh's V is its relative height).
-fn terrain_prop(prop_types: &mut Vec<Asset>, terrain: &Terrain) -> PropPlacement {
+/// hilltops (the mesh's V is its relative height), times `tint`.
+fn terrain_prop(prop_types: &mut Vec<Asset>, terrain: &Terrain, tint: u32) -> PropPlacement {
     let mut asset = static_asset("terrain", &terrain.mesh());
     let ramp: Vec<u8> = (0..TERRAIN_RAMP_TEXELS)
         .flat_map(|texel| {
@@ -362,7 +361,7 @@ fn terrain_prop(prop_types: &mut Vec<Asset>, terrain: &Terrain) -> PropPlacement
         position: Vec3::ZERO,
         heading: 0.0,
         scale: 1.0,
-        tint: 0,
+        tint,
     }
 }
 

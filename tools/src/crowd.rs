@@ -272,9 +272,8 @@ pub fn crowd_scene(options: &CrowdOptions) -> Result<Scene> {
         props.push(scattered_prop(&mut rng, &prop_types, prop_type, position));
     }
     // The field: one flat prop under everything.
-    let mut field = field_prop(&mut prop_types, (extent_x.max(extent_z) + 60.0) * 2.0);
-    let ground_texture = crate::ground_texture::meadow(options.seed);
-    field.tint = rgba8(FIELD_TINT / crate::ground_texture::mean_linear(&ground_texture));
+    let (ground_texture, tint) = crate::ground_texture::tinted_meadow(options.seed, FIELD_TINT);
+    let field = field_prop(&mut prop_types, (extent_x.max(extent_z) + 60.0) * 2.0, tint);
     let ground_prop_types = vec![field.prop_type];
     props.push(field);
     Ok(Scene {
@@ -311,11 +310,14 @@ pub fn scattered_prop(
     }
 }
 
-/// The grass field, `size` metres square, under everything: its type is
-/// appended to `prop_types`.
-pub fn field_prop(prop_types: &mut Vec<Asset>, size: f32) -> PropPlacement {
+/// The grass field, `size` metres square, tinted `tint` (packed RGBA8),
+/// under everything: its type is appended to `prop_types`.
+pub fn field_prop(prop_types: &mut Vec<Asset>, size: f32, tint: u32) -> PropPlacement {
     prop_types.push(static_asset("field", &ground(size, 16)));
-    PropPlacement::at_origin(prop_types.len() as u32 - 1, FIELD_TINT)
+    PropPlacement {
+        tint,
+        ..PropPlacement::at_origin(prop_types.len() as u32 - 1, Vec3::ONE)
+    }
 }
 
 /// The grass field's colour (linear).

@@ -2,7 +2,7 @@
 //! of bare soil, generated from a seed, that tiles seamlessly.
 //!
 //! It multiplies the ground's own colour (the battle's height-tinted ramp,
-//! the crowd's field tint, each divided by the texture's [`mean_linear`]),
+//! the crowd's field tint, each divided by the texture's mean: [`tinted_meadow`]),
 //! so it carries the detail only: brightness at three scales (value noise on lattices of 64,
 //! 16 and 4 texels, smoothstep-interpolated, wrapping at the texture's
 //! edge) and per texel, and a soil hue where a fourth, coarse noise is
@@ -11,7 +11,7 @@
 
 use glam::Vec3;
 use horde::asset::Texture;
-use horde::scene::GroundTexture;
+use horde::scene::{rgba8, GroundTexture};
 use horde::srgb::srgb_to_linear;
 
 use crate::crowd::Rng;
@@ -57,9 +57,17 @@ pub fn meadow(seed: u64) -> GroundTexture {
     }
 }
 
-/// The texture's mean colour in linear light: a tint divided by it keeps
-/// the ground's colour on average under the texture.
-pub fn mean_linear(ground: &GroundTexture) -> Vec3 {
+/// The meadow of `seed`, and the tint (packed RGBA8) that gives a ground
+/// under it the colour `tint` (linear) on average: `tint` divided by the
+/// texture's mean.
+pub fn tinted_meadow(seed: u64, tint: Vec3) -> (GroundTexture, u32) {
+    let ground = meadow(seed);
+    let tint = rgba8(tint / mean_linear(&ground));
+    (ground, tint)
+}
+
+/// The texture's mean colour in linear light.
+fn mean_linear(ground: &GroundTexture) -> Vec3 {
     let texels = ground.texture.rgba8.chunks_exact(4);
     let count = texels.len().max(1) as f32;
     texels
