@@ -26,9 +26,19 @@ layout(set = 0, binding = 5, std430) buffer DrawLists {
     uint entries[];
 };
 
+// Occlusion culling's depth pyramid (late phase; passes/depth_pyramid.rs).
+#define DEPTH_PYRAMID_SET 0
+#define DEPTH_PYRAMID_BINDING 6
+#include "occlusion.glsl"
 layout(push_constant) uniform Dispatch {
     // Instances to cull; threads at or past it do nothing.
     uint instance_count;
+    // CULL_PHASE_*: everything at once, or occlusion culling's early or
+    // late phase.
+    uint phase;
+    // The command whose instance count the late phase adds the hidden
+    // instances to (never drawn).
+    uint occluded_command;
 } dispatch;
 
 // The projected error of a LOD with simplification error `lod_error` is at most
@@ -185,14 +195,26 @@ Append append_to(RouteInfo target, uint entry) {
     return result;
 }
 
+// Whether the world sphere is certainly hidden behind the depth pyramid.
+bool hidden(vec3 centre, float radius) {
+    vec4 world = vec4(centre, 1.0);
+    vec3 view = vec3(dot(cull.view_rows[0], world), dot(cull.view_rows[1], world),
+                     dot(cull.view_rows[2], world));
+    return sphere_occluded(view, radius, cull.projection_scale, cull.near, cull.viewport,
+                           cull.pyramid_size);
+}
+
 // Culls and routes instance `index`: false when it is not drawn (past the
-// count, inactive, outside the frustum, or routed to no command); else where
-// it goes. `banded`: it is also drawn as an impostor (`band`), in the
-// crossfade band.
-bool route_instance(uint index, out Append primary, out bool banded, out Append band) {
+// count, inactive, outside the frustum, routed to no command, or left to
+// the other phase); else where it goes. `banded`: it is also drawn as an
+// impostor (`band`), in the crossfade band. `occluded`: the late phase
+// found it hidden.
+bool route_instance(uint index, out Append primary, out bool banded, out Append band,
+                    out bool occluded) {
     primary = Append(0u, 0u, 0u, 0u);
     band = primary;
     banded = false;
+    occluded = false;
     if (index >= dispatch.instance_count || index >= uint(infos.length())
         || index >= uint(placements.length()) || index >= uint(routes.length())) {
         return false;
@@ -212,14 +234,34 @@ bool route_instance(uint index, out Append primary, out bool banded, out Append 
     precise vec3 centre = rotate_y(model_centre, placement.heading) + placement.position;
     precise float radius = types[type_index].sphere_radius * info.scale;
 
+    // Last frame's route, and whether it ended the frame visible.
+    uint stored = routes[index];
+    bool was_visible = (stored & ROUTE_VISIBLE) != 0u;
+    uint previous_code = stored & ~ROUTE_VISIBLE;
+    bool late = dispatch.phase == CULL_PHASE_LATE;
+
     // Frustum: inside every plane, or less than `radius` outside it.
     for (uint p = 0u; p < 6u; p++) {
         vec4 plane = cull.planes[p];
         precise float signed_distance =
             ((plane.x * centre.x + plane.y * centre.y) + plane.z * centre.z) + plane.w;
         if (signed_distance < -radius) {
+            if (late && was_visible) {
+                routes[index] = previous_code;
+            }
             return false;
         }
+    }
+
+    // The early phase drew it (its route is this frame's): the late phase
+    // only decides whether it is still visible, for the next frame's early
+    // phase. The far field's units are never hidden: they stay visible.
+    if (late && was_visible) {
+        bool far_field_code = previous_code >= ROUTE_FAR_FIELD && previous_code < ROUTE_CODE_IMPOSTOR;
+        if (!far_field_code && hidden(centre, radius)) {
+            routes[index] = previous_code;
+        }
+        return false;
     }
 
     // Route from the projected size and error, with hysteresis against last
@@ -241,7 +283,6 @@ bool route_instance(uint index, out Append primary, out bool banded, out Append 
     // `far_field_px * (1 - hysteresis)`) and draws that LOD; the rest are
     // drawn as meshes. The code stored back is the LOD, plus ROUTE_FAR_FIELD
     // in the far field.
-    uint previous_code = routes[index];
     bool previous_far = previous_code >= ROUTE_FAR_FIELD;
     uint previous = min(previous_far ? previous_code - ROUTE_FAR_FIELD : previous_code,
                         lod_count - 1u);
@@ -279,8 +320,25 @@ bool route_instance(uint index, out Append primary, out bool banded, out Append 
         return false;
     }
     uint code = far ? ROUTE_FAR_FIELD + lod : (impostor ? ROUTE_CODE_IMPOSTOR : lod);
-    if (code != previous_code) {
-        routes[index] = code;
+    // Two-phase occlusion culling: the early phase draws what was visible
+    // last frame, and every far-field unit (the far field runs once, after
+    // it); the late phase draws the rest that the pyramid of the early
+    // phase's depth does not hide. Both mark what they draw visible.
+    if (dispatch.phase == CULL_PHASE_EARLY && !far && !was_visible) {
+        return false;
+    }
+    if (late && (far || hidden(centre, radius))) {
+        // A hidden instance's route still moves, so its LOD hysteresis
+        // follows the same path as without occlusion culling.
+        if (!far && code != stored) {
+            routes[index] = code;
+        }
+        occluded = !far;
+        return false;
+    }
+    uint stored_code = dispatch.phase == CULL_PHASE_ALL ? code : code | ROUTE_VISIBLE;
+    if (stored_code != stored) {
+        routes[index] = stored_code;
     }
     uint route = far ? ROUTE_FAR_FIELD : (impostor ? ROUTE_IMPOSTOR : lod);
 
@@ -297,7 +355,16 @@ void main() {
     Append primary;
     Append band;
     bool banded = false;
-    bool drawn = route_instance(gl_GlobalInvocationID.x, primary, banded, band);
+    bool occluded = false;
+    bool drawn = route_instance(gl_GlobalInvocationID.x, primary, banded, band, occluded);
+    // The condition is uniform: one atomic per subgroup that found any.
+    if (dispatch.phase == CULL_PHASE_LATE) {
+        uint hidden_count = subgroupBallotBitCount(subgroupBallot(occluded));
+        if (subgroupElect() && hidden_count > 0u
+            && dispatch.occluded_command < uint(MAX_DRAW_COMMANDS)) {
+            atomicAdd(commands[dispatch.occluded_command].instance_count, hidden_count);
+        }
+    }
     append(drawn, primary.command, primary.list_base, primary.capacity, primary.entry);
     // The condition is uniform, as the barriers in append() need.
     if (cull.impostor_threshold_px > 0.0) {

@@ -141,6 +141,12 @@ struct CullGlobals {
     float impostor_band;
     uint orthographic;
     float min_size_px;
+    vec4 view_rows[3];
+    vec2 projection_scale;
+    float near;
+    uint pad;
+    uvec2 viewport;
+    uvec2 pyramid_size;
 };
 
 struct ImpostorBox {

@@ -31,10 +31,21 @@ pub const MAX_ROUTES: u32 = MAX_LODS + 2;
 /// The route code the cull stores for a unit drawn as an impostor (mesh
 /// LODs are `0..MAX_LODS`, the far field `ROUTE_FAR_FIELD + lod`).
 pub const ROUTE_CODE_IMPOSTOR: u32 = 2 * MAX_LODS;
+/// The bit of a stored route code that says the instance was visible at
+/// the end of its last frame (occlusion culling's early phase draws those
+/// first, `passes/cull.rs`); route codes stay far below it.
+pub const ROUTE_VISIBLE: u32 = 1 << 31;
+/// The cull's phases (its `phase` push constant): everything at once (no
+/// occlusion culling: a shadow cascade, or occlusion off), or two-phase
+/// occlusion culling's early and late halves.
+pub const CULL_PHASE_ALL: u32 = 0;
+pub const CULL_PHASE_EARLY: u32 = 1;
+pub const CULL_PHASE_LATE: u32 = 2;
 /// Draw commands at the head of the draw-list buffer: one per (type, route),
 /// then the one all impostors share (right after the last type's, see
-/// `world/types.rs`).
-pub const MAX_DRAW_COMMANDS: u32 = MAX_TYPES * MAX_ROUTES + 1;
+/// `world/regions.rs`), then two that are never drawn: their instance
+/// counts are the units and the props occlusion culling hid.
+pub const MAX_DRAW_COMMANDS: u32 = MAX_TYPES * MAX_ROUTES + 3;
 /// Impostor views per side of the hemi-octahedral grid; equal to the asset
 /// format's `IMPOSTOR_VIEWS_PER_SIDE` (asserted in `world/impostors.rs`).
 pub const IMPOSTOR_VIEWS_PER_SIDE: u32 = 8;
@@ -217,6 +228,10 @@ pub const SHADER_CONSTANTS: &[(&str, ShaderValue)] = &[
     ("MAX_ROUTES", ShaderValue::U32(MAX_ROUTES)),
     ("ROUTE_IMPOSTOR", ShaderValue::U32(ROUTE_IMPOSTOR)),
     ("ROUTE_CODE_IMPOSTOR", ShaderValue::U32(ROUTE_CODE_IMPOSTOR)),
+    ("ROUTE_VISIBLE", ShaderValue::U32(ROUTE_VISIBLE)),
+    ("CULL_PHASE_ALL", ShaderValue::U32(CULL_PHASE_ALL)),
+    ("CULL_PHASE_EARLY", ShaderValue::U32(CULL_PHASE_EARLY)),
+    ("CULL_PHASE_LATE", ShaderValue::U32(CULL_PHASE_LATE)),
     (
         "IMPOSTOR_VIEWS_PER_SIDE",
         ShaderValue::U32(IMPOSTOR_VIEWS_PER_SIDE),

@@ -308,6 +308,7 @@ pub fn cascade_cull(cascade: &Cascade, lod_threshold_texels: f32, far_field: boo
         impostor_band: 0.0,
         orthographic: 1,
         min_size_px: SHADOW_MIN_CASTER_TEXELS,
+        ..CullGlobals::default()
     }
 }
 

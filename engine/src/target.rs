@@ -80,59 +80,153 @@ impl Msaa {
 pub struct TargetPasses {
     /// Clears, draws the frame and leaves it in the target's image.
     pub main: vk::RenderPass,
+    /// The main pass's early and late parts ([`MainPart`]).
+    pub early: vk::RenderPass,
+    pub late: vk::RenderPass,
     /// Loads the target's image and draws the HUD over it.
     pub overlay: vk::RenderPass,
     pub color_format: vk::Format,
     pub msaa: Msaa,
 }
 
-/// Creates the main render pass: clears, draws with `msaa`'s samples, and
-/// leaves the frame (resolved, with MSAA) in the target's image, in
-/// `color_final_layout`.
-pub fn create_render_pass(
+/// Which part of the frame a main render pass draws. Occlusion culling
+/// (`passes/depth_pyramid.rs`) splits the frame in two around the depth
+/// pyramid's build: the early part draws what was visible last frame and
+/// leaves its depth for the pyramid, the late part draws what the pyramid
+/// found newly visible over it. All three are compatible (the same
+/// attachments and subpass), so one framebuffer and one set of pipelines
+/// serve them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MainPart {
+    /// Clears, draws the whole frame and leaves it in the target's image.
+    Whole,
+    /// Clears and draws; keeps the colour, and leaves the depth in
+    /// `SHADER_READ_ONLY_OPTIMAL` for the pyramid's build to sample.
+    Early,
+    /// Loads what the early part left, draws over it, and leaves the frame
+    /// in the target's image.
+    Late,
+}
+
+/// The main render pass in its three parts ([`MainPart`]).
+pub struct MainPasses {
+    pub whole: RenderPass,
+    pub early: RenderPass,
+    pub late: RenderPass,
+}
+
+impl MainPasses {
+    /// Creates the three parts, drawing with `msaa`'s samples and leaving
+    /// the frame (resolved, with MSAA) in the target's image in
+    /// `color_final_layout`.
+    pub fn new(
+        ctx: &Context,
+        color_format: vk::Format,
+        color_final_layout: vk::ImageLayout,
+        msaa: Msaa,
+    ) -> Result<MainPasses, Error> {
+        let part = |part| create_render_pass(ctx, color_format, color_final_layout, msaa, part);
+        Ok(MainPasses {
+            whole: part(MainPart::Whole)?,
+            early: part(MainPart::Early)?,
+            late: part(MainPart::Late)?,
+        })
+    }
+
+    /// The raw handle of `part`.
+    pub fn get(&self, part: MainPart) -> vk::RenderPass {
+        match part {
+            MainPart::Whole => *self.whole,
+            MainPart::Early => *self.early,
+            MainPart::Late => *self.late,
+        }
+    }
+}
+
+/// Creates `part` of the main render pass, drawing with `msaa`'s samples;
+/// the whole and late parts leave the frame (resolved, with MSAA) in the
+/// target's image, in `color_final_layout`.
+fn create_render_pass(
     ctx: &Context,
     color_format: vk::Format,
     color_final_layout: vk::ImageLayout,
     msaa: Msaa,
+    part: MainPart,
 ) -> Result<RenderPass, Error> {
     let samples = msaa.samples();
+    let color_attachment = vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL;
+    let depth_attachment = vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
+    let depth_sampled = vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL;
+    // What an attachment the part draws into starts from, and how: cleared
+    // from nothing, or loaded from the early part's layout.
+    let (load, color_initial, depth_initial) = match part {
+        MainPart::Whole | MainPart::Early => (
+            vk::AttachmentLoadOp::CLEAR,
+            vk::ImageLayout::UNDEFINED,
+            vk::ImageLayout::UNDEFINED,
+        ),
+        MainPart::Late => (vk::AttachmentLoadOp::LOAD, color_attachment, depth_sampled),
+    };
+    let (drawn_store, drawn_final, depth_store, depth_final) = match part {
+        MainPart::Early => (
+            vk::AttachmentStoreOp::STORE,
+            color_attachment,
+            vk::AttachmentStoreOp::STORE,
+            depth_sampled,
+        ),
+        MainPart::Whole | MainPart::Late => (
+            vk::AttachmentStoreOp::DONT_CARE,
+            color_attachment,
+            vk::AttachmentStoreOp::DONT_CARE,
+            depth_attachment,
+        ),
+    };
     let color = |samples: vk::SampleCountFlags| {
         vk::AttachmentDescription::default()
             .format(color_format)
             .samples(samples)
             .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
             .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
-            .initial_layout(vk::ImageLayout::UNDEFINED)
     };
     // Attachment 0 is always the target's image, 1 the depth, 2 (with MSAA)
-    // the multisampled colour.
+    // the multisampled colour. Without MSAA the target's image is the one
+    // drawn into; with it, the resolve overwrites all of it (the early
+    // part's resolve too, which keeps the parts compatible; the late
+    // part's replaces it).
+    let target_final = match part {
+        MainPart::Early => color_attachment,
+        MainPart::Whole | MainPart::Late => color_final_layout,
+    };
     let target = if msaa == Msaa::Off {
-        color(samples).load_op(vk::AttachmentLoadOp::CLEAR)
+        color(samples).load_op(load).initial_layout(color_initial)
     } else {
-        color(vk::SampleCountFlags::TYPE_1).load_op(vk::AttachmentLoadOp::DONT_CARE)
+        color(vk::SampleCountFlags::TYPE_1)
+            .load_op(vk::AttachmentLoadOp::DONT_CARE)
+            .initial_layout(vk::ImageLayout::UNDEFINED)
     }
     .store_op(vk::AttachmentStoreOp::STORE)
-    .final_layout(color_final_layout);
+    .final_layout(target_final);
     let depth = vk::AttachmentDescription::default()
         .format(DEPTH_FORMAT)
         .samples(samples)
-        .load_op(vk::AttachmentLoadOp::CLEAR)
-        .store_op(vk::AttachmentStoreOp::DONT_CARE)
+        .load_op(load)
+        .store_op(depth_store)
         .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
         .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
-        .initial_layout(vk::ImageLayout::UNDEFINED)
-        .final_layout(vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL);
+        .initial_layout(depth_initial)
+        .final_layout(depth_final);
     let multisampled = color(samples)
-        .load_op(vk::AttachmentLoadOp::CLEAR)
-        .store_op(vk::AttachmentStoreOp::DONT_CARE)
-        .final_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL);
+        .load_op(load)
+        .initial_layout(color_initial)
+        .store_op(drawn_store)
+        .final_layout(drawn_final);
     let attachment = |index: u32| vk::AttachmentReference {
         attachment: index,
-        layout: vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+        layout: color_attachment,
     };
     let depth_ref = vk::AttachmentReference {
         attachment: 1,
-        layout: vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+        layout: depth_attachment,
     };
     let (attachments, color_refs, resolve_refs) = match msaa {
         Msaa::Off => (vec![target, depth], [attachment(0)], None),
@@ -149,7 +243,12 @@ pub fn create_render_pass(
     if let Some(resolve_refs) = &resolve_refs {
         subpass = subpass.resolve_attachments(resolve_refs);
     }
-    render_pass(ctx, &attachments, subpass, "main render pass")
+    let name = match part {
+        MainPart::Whole => "main render pass",
+        MainPart::Early => "main render pass, early part",
+        MainPart::Late => "main render pass, late part",
+    };
+    render_pass(ctx, &attachments, subpass, name)
 }
 
 /// Creates the overlay render pass: it keeps the frame the main pass left
@@ -197,11 +296,16 @@ fn render_pass(
         // this frame clears the attachments. For the overlay: the main pass's
         // writes, resolve and final layout transition (ordered before
         // TRANSFER by its outgoing dependency) finish before the overlay
-        // loads them.
+        // loads them. The depth pyramid's reads of the depth (compute)
+        // finish before the late part, or the next frame, writes it.
         vk::SubpassDependency::default()
             .src_subpass(vk::SUBPASS_EXTERNAL)
             .dst_subpass(0)
-            .src_stage_mask(attachment_stages | vk::PipelineStageFlags::TRANSFER)
+            .src_stage_mask(
+                attachment_stages
+                    | vk::PipelineStageFlags::TRANSFER
+                    | vk::PipelineStageFlags::COMPUTE_SHADER,
+            )
             .src_access_mask(attachment_writes)
             .dst_stage_mask(attachment_stages)
             .dst_access_mask(
@@ -210,14 +314,17 @@ fn render_pass(
                     | vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_READ,
             ),
         // Colour writes (the resolve's included) finish before the
-        // readback copy.
+        // readback copy; the early part's depth writes before the depth
+        // pyramid samples them.
         vk::SubpassDependency::default()
             .src_subpass(0)
             .dst_subpass(vk::SUBPASS_EXTERNAL)
-            .src_stage_mask(vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT)
-            .src_access_mask(vk::AccessFlags::COLOR_ATTACHMENT_WRITE)
-            .dst_stage_mask(vk::PipelineStageFlags::TRANSFER)
-            .dst_access_mask(vk::AccessFlags::TRANSFER_READ),
+            .src_stage_mask(attachment_stages)
+            .src_access_mask(attachment_writes)
+            .dst_stage_mask(
+                vk::PipelineStageFlags::TRANSFER | vk::PipelineStageFlags::COMPUTE_SHADER,
+            )
+            .dst_access_mask(vk::AccessFlags::TRANSFER_READ | vk::AccessFlags::SHADER_READ),
     ];
     let info = vk::RenderPassCreateInfo::default()
         .attachments(attachments)
@@ -250,13 +357,16 @@ impl SampleImages {
         let multisampled_color = match passes.msaa {
             Msaa::Off => None,
             Msaa::X4 => {
-                let usage = vk::ImageUsageFlags::COLOR_ATTACHMENT
-                    | vk::ImageUsageFlags::TRANSIENT_ATTACHMENT;
+                // Not transient: the early part stores it for the late.
+                let usage = vk::ImageUsageFlags::COLOR_ATTACHMENT;
                 let desc = sampled(passes.color_format, usage);
                 Some(Image::create(ctx, "multisampled colour", &desc)?)
             }
         };
-        let depth_usage = vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT;
+        // Sampled by the depth pyramid's build between the early and
+        // late parts.
+        let depth_usage =
+            vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT | vk::ImageUsageFlags::SAMPLED;
         let depth = Image::create(ctx, "depth", &sampled(DEPTH_FORMAT, depth_usage))?;
         Ok(SampleImages {
             depth,
@@ -272,15 +382,22 @@ pub struct Framebuffers {
     pub main: Framebuffer,
     pub overlay: Framebuffer,
     pub passes: TargetPasses,
+    /// The shared depth image's view (owned by the [`SampleImages`]).
+    pub depth: vk::ImageView,
 }
 
 /// The raw handles of a target image's [`Framebuffers`] and their passes.
 #[derive(Clone, Copy, Debug)]
 pub struct FramebufferHandles {
+    /// The main pass's framebuffer, which its early and late parts share.
     pub main: vk::Framebuffer,
     pub overlay: vk::Framebuffer,
     pub main_pass: vk::RenderPass,
+    pub early_pass: vk::RenderPass,
+    pub late_pass: vk::RenderPass,
     pub overlay_pass: vk::RenderPass,
+    /// The main pass's depth, which the depth pyramid samples.
+    pub depth: vk::ImageView,
 }
 
 impl Framebuffers {
@@ -307,6 +424,7 @@ impl Framebuffers {
             main,
             overlay,
             passes: *passes,
+            depth: images.depth.view,
         })
     }
 
@@ -315,7 +433,10 @@ impl Framebuffers {
             main: *self.main,
             overlay: *self.overlay,
             main_pass: self.passes.main,
+            early_pass: self.passes.early,
+            late_pass: self.passes.late,
             overlay_pass: self.passes.overlay,
+            depth: self.depth,
         }
     }
 }

@@ -34,7 +34,7 @@ use horde::gpu_types::{
     INACTIVE_TYPE, MAX_TYPES,
 };
 use horde::memory::{upload_buffer, Buffer};
-use horde::passes::cull::{cull_globals, CullBatch, CullPass, CullTargets};
+use horde::passes::cull::{cull_globals, CullBatch, CullPass, CullPhase, CullTargets};
 use horde::reference::cull::{
     choose_route, cull, in_frustum, world_sphere, ReferenceBatch, ReferenceOutput,
 };
@@ -302,6 +302,8 @@ impl GpuInstances {
             placements: &self.placements,
             routes: &self.routes,
             count,
+            // The whole-frame phase counts nothing hidden.
+            occluded_command: u32::MAX,
         }
     }
 }
@@ -399,7 +401,7 @@ impl Harness {
         let mut read = self.frames.run(
             ctx,
             |frame| {
-                pass.record(frame, globals, &targets, &batches)
+                pass.record(frame, globals, &targets, &batches, CullPhase::All)
                     .expect("record the cull pass")
             },
             &[
@@ -636,6 +638,7 @@ fn exact_globals() -> CullGlobals {
         impostor_band: 0.0,
         orthographic: 0,
         min_size_px: 0.0,
+        ..CullGlobals::default()
     }
 }
 

@@ -109,6 +109,8 @@ pub struct HeadlessOptions {
     /// The shadow casters' LOD threshold in texels (default: the
     /// renderer's, `RenderSettings::shadow_lod_texels`).
     pub shadow_lod_texels: Option<f32>,
+    /// Two-phase occlusion culling (`RenderSettings::occlusion`).
+    pub occlusion: bool,
     /// GPU frame budget the far-field size (or, without the far field, the
     /// impostor threshold) adapts to.
     pub budget_ms: Option<f32>,
@@ -149,6 +151,7 @@ impl Default for HeadlessOptions {
             impostors: None,
             msaa: Msaa::default(),
             shadow_lod_texels: None,
+            occlusion: true,
             budget_ms: None,
             strategy: Strategy::GpuDriven,
             progress: false,
@@ -413,6 +416,7 @@ pub fn run_headless(
     if let Some(texels) = options.shadow_lod_texels {
         renderer.settings.shadow_lod_texels = texels;
     }
+    renderer.settings.occlusion = options.occlusion;
     if !options.far_field {
         renderer.settings.far_field_px = 0.0;
     }

@@ -278,7 +278,17 @@ fn statistics(ui: &mut egui::Ui, stats: &HudStats) {
                 "units far field",
                 format!("{:>11}", stats.draw.units_far_field),
             );
+            row(
+                ui,
+                "units occluded",
+                format!("{:>11}", stats.draw.units_occluded),
+            );
             row(ui, "props", format!("{:>11}", stats.draw.props_visible()));
+            row(
+                ui,
+                "props occluded",
+                format!("{:>11}", stats.draw.props_occluded),
+            );
             row(ui, "tier", stats.tier.to_owned());
             row(ui, "encoding", stats.encoding.to_owned());
             let mode = if stats.cinematic { "cinematic" } else { "free" };

@@ -129,7 +129,13 @@ pub fn layouts() -> Layouts {
             impostor_threshold_px,
             impostor_band,
             orthographic,
-            min_size_px
+            min_size_px,
+            view_rows,
+            projection_scale,
+            near,
+            pad,
+            viewport,
+            pyramid_size
         }),
         layout!(ImpostorBox {
             center,

@@ -442,8 +442,21 @@ pub struct CullGlobals {
     /// many pixels are not drawn (a shadow cascade's casters too small to
     /// cast a visible shadow); 0 draws every one.
     pub min_size_px: f32,
+    /// The first three rows of the view matrix (world to view space:
+    /// right-handed, the camera looking down -Z), for the occlusion test.
+    pub view_rows: [[f32; 4]; 3],
+    /// The projection's x and y scales (`P[0][0]`, `P[1][1]`; Vulkan's y
+    /// points down, so the second is negative).
+    pub projection_scale: [f32; 2],
+    /// The camera's near distance: a point `d` ahead has depth `near / d`.
+    pub near: f32,
+    pub pad: u32,
+    /// The depth image's size in pixels, and the depth pyramid's base
+    /// level's (`passes/depth_pyramid.rs`).
+    pub viewport: [u32; 2],
+    pub pyramid_size: [u32; 2],
 }
-const _: () = assert!(size_of::<CullGlobals>() == 144);
+const _: () = assert!(size_of::<CullGlobals>() == 224);
 
 // The vertex is read as two attributes: position, normal and UV as four
 // words, then bones, weight and material as four bytes.

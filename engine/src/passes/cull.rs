@@ -9,7 +9,12 @@
 //! - `placements`: [`UnitPlacement`] (16 B): position and heading.
 //! - `routes`: one u32 per instance, owned by this pass: the route code it
 //!   took last frame, for hysteresis: its LOD, plus `ROUTE_FAR_FIELD` when
-//!   the far field drew it (the far field draws a LOD too).
+//!   the far field drew it (the far field draws a LOD too); with occlusion
+//!   culling, plus `ROUTE_VISIBLE` (below).
+//! - `pyramid` (late phase): the depth pyramid, f32 texels
+//!   (`passes/depth_pyramid.rs`). The late phase counts the instances it
+//!   hid in the instance counts of two commands that are never drawn
+//!   (`World::occluded_commands`, units' and props').
 //! - `types`: uniform `TypeInfo types[MAX_TYPES]`. Per type: the model-space
 //!   bounding sphere, `lod_count`, and per route `routes[r]`: the LOD's
 //!   simplification error (a fraction of the model size; 0 for LOD 0), its
@@ -24,8 +29,11 @@
 //! - [`CullGlobals`] (uniform, one host-visible buffer per frame slot): six
 //!   inward frustum planes (the sixth is the far plane at the max draw
 //!   distance), camera position, pixels per unit at distance 1, LOD
-//!   threshold, hysteresis and the far-field size. The instance count is a
-//!   push constant, so units and props share one `CullGlobals` per frame.
+//!   threshold, hysteresis and the far-field size; for the occlusion test,
+//!   the view matrix's rows, the projection's scales, the near distance and
+//!   the depth image's and pyramid's sizes. The instance count, the phase
+//!   and the batch's counter are push constants, so units and props, and
+//!   both phases, share one `CullGlobals` per frame.
 //!
 //! 36 bytes per unit are read (info, placement, route); the route is written
 //! only when it changes.
@@ -69,6 +77,36 @@
 //!    ms at 4M on an H100 (`benches/results/frame/same/cull/`). The table
 //!    takes `4 * CULL_GROUP_COMMANDS` words of shared memory.
 //!
+//! # Occlusion culling: two phases (in the manner of zeux/niagara)
+//! With `RenderSettings::occlusion` the frame culls twice, around a depth
+//! pyramid (`passes/depth_pyramid.rs`); the `phase` push constant says
+//! which ([`CullPhase`]; a shadow cascade culls [`CullPhase::All`]). The
+//! top bit of a stored route code, `ROUTE_VISIBLE`, says the instance was
+//! visible at the end of its last frame.
+//! - **Early**: the instances in the frustum that were visible last frame,
+//!   and every far-field unit (the far field runs once, after this phase,
+//!   and its resolve writes its depth), are routed and appended as above
+//!   and marked visible; the others are left alone. The draw pass draws
+//!   them in the main pass's early part.
+//! - The pyramid is built from that depth: each texel the farthest depth
+//!   of its pixels.
+//! - **Late**: the commands are reset and every other instance in the
+//!   frustum is routed, then tested against the pyramid
+//!   (`shaders/occlusion.glsl`: the sphere's screen rectangle, at the
+//!   level where it spans at most 2x2 texels; hidden when its nearest
+//!   point lies behind all four). Those not hidden are appended, marked
+//!   visible and drawn in the late part, over the early one; the hidden
+//!   are counted per batch (one atomic per subgroup) and keep their new route, so LOD hysteresis runs as without
+//!   occlusion culling. An instance the early phase drew is tested too,
+//!   only to decide whether it stays marked visible; one outside the
+//!   frustum is unmarked.
+//!
+//! So nothing visible is ever missing: an instance is drawn in the early
+//! phase or tested against depth that only holds what was drawn this frame
+//! (the pyramid is conservative: a texel holds the farthest depth of its
+//! footprint). What a camera cut reveals is drawn a phase late, not a frame
+//! late.
+//!
 //! Barriers follow from the uses the pass declares: the reset copy, then each
 //! dispatch (units, then props; they share the counters).
 
@@ -78,7 +116,7 @@ use ash::vk;
 use gpu_allocator::MemoryLocation;
 
 use crate::barriers::{uses, Access};
-use crate::config::FRAMES_IN_FLIGHT;
+use crate::config::{CULL_PHASE_ALL, CULL_PHASE_EARLY, CULL_PHASE_LATE, FRAMES_IN_FLIGHT};
 use crate::context::Context;
 use crate::frame::{ComputePipeline, Frame};
 use crate::frames::Descriptor;
@@ -86,6 +124,7 @@ use crate::gpu_types::{CullGlobals, TypeInfo, MAX_TYPES};
 #[cfg(doc)]
 use crate::gpu_types::{DrawCommand, UnitInfo, UnitPlacement};
 use crate::memory::Buffer;
+use crate::passes::depth_pyramid;
 use crate::reference::cull::MIN_LOD_DISTANCE;
 use crate::world::buffers::DRAW_COMMANDS_BYTES;
 use crate::world::World;
@@ -101,6 +140,41 @@ pub struct CullPass {
     globals: Vec<Buffer>,
     /// Views culled per frame: the camera's one, or one per shadow cascade.
     views: usize,
+    /// Bound as the depth pyramid where a phase reads none.
+    no_pyramid: Buffer,
+}
+
+/// Which part of the frame's culling a dispatch does (module doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CullPhase {
+    /// Every visible instance, with no occlusion test.
+    All,
+    /// Occlusion culling's first half: the instances visible last frame,
+    /// and the far field's.
+    Early,
+    /// The second half: the rest, tested against the depth pyramid of
+    /// `pyramid` (its buffer), and whether each is still visible.
+    Late { pyramid: vk::Buffer },
+}
+
+impl CullPhase {
+    fn code(self) -> u32 {
+        match self {
+            CullPhase::All => CULL_PHASE_ALL,
+            CullPhase::Early => CULL_PHASE_EARLY,
+            CullPhase::Late { .. } => CULL_PHASE_LATE,
+        }
+    }
+}
+
+/// The cull's push constants.
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct CullDispatch {
+    instance_count: u32,
+    phase: u32,
+    /// The batch's [`CullBatch::occluded_command`].
+    occluded_command: u32,
 }
 
 /// The buffers every dispatch of a frame shares.
@@ -122,6 +196,9 @@ pub struct CullBatch<'a> {
     pub placements: &'a Buffer,
     pub routes: &'a Buffer,
     pub count: u32,
+    /// The command whose instance count counts the instances the late
+    /// phase hid (`World::occluded_commands`).
+    pub occluded_command: u32,
 }
 
 impl CullTargets<'_> {
@@ -145,12 +222,14 @@ impl CullBatch<'_> {
                 placements: &b.unit_placements.buffer,
                 routes: &b.unit_routes.buffer,
                 count: world.unit_count(),
+                occluded_command: world.occluded_commands()[0],
             },
             CullBatch {
                 infos: &b.prop_infos.buffer,
                 placements: &b.prop_placements.buffer,
                 routes: &b.prop_routes.buffer,
                 count: world.prop_count(),
+                occluded_command: world.occluded_commands()[1],
             },
         ]
     }
@@ -196,14 +275,24 @@ impl CullPass {
             ctx,
             "cull",
             &shaders::CULL_COMP,
-            &[uniform, uniform, storage, storage, storage, storage],
+            &[
+                uniform, uniform, storage, storage, storage, storage, storage,
+            ],
             &[ctx.unit_workgroup_size(), MIN_LOD_DISTANCE.to_bits()],
+        )?;
+        let no_pyramid = Buffer::new(
+            ctx,
+            &format!("{name} placeholder depth pyramid"),
+            4,
+            vk::BufferUsageFlags::STORAGE_BUFFER,
+            MemoryLocation::GpuOnly,
         )?;
         let mut pass = CullPass {
             name,
             pipeline,
             globals: Vec::new(),
             views,
+            no_pyramid,
         };
         for slot in 0..FRAMES_IN_FLIGHT {
             for view in 0..views {
@@ -220,22 +309,23 @@ impl CullPass {
     }
 
     /// Records the command reset and one dispatch per batch, in order, of
-    /// the camera's view.
+    /// the camera's view, for `phase`.
     pub fn record(
         &mut self,
         frame: &mut Frame,
         globals: &CullGlobals,
         targets: &CullTargets,
         batches: &[CullBatch],
+        phase: CullPhase,
     ) -> Result<(), Error> {
-        self.record_view(frame, 0, globals, targets, batches)
+        self.record_view(frame, (0, phase), globals, targets, batches)
     }
 
     /// As [`CullPass::record`], for view `view` of the pass's views.
     pub fn record_view(
         &mut self,
         frame: &mut Frame,
-        view: usize,
+        (view, phase): (usize, CullPhase),
         globals: &CullGlobals,
         targets: &CullTargets,
         batches: &[CullBatch],
@@ -258,7 +348,15 @@ impl CullPass {
         uniform.write(0, std::slice::from_ref(globals))?;
         let uniform = uniform.raw;
         let pipeline = &self.pipeline;
-        frame.pass(self.name, |frame| {
+        let pyramid = match phase {
+            CullPhase::Late { pyramid } => pyramid,
+            CullPhase::All | CullPhase::Early => self.no_pyramid.raw,
+        };
+        let name = match phase {
+            CullPhase::Late { .. } => "cull late",
+            CullPhase::All | CullPhase::Early => self.name,
+        };
+        frame.pass(name, |frame| {
             frame.uses(&[
                 uses(targets.template_commands.raw, Access::TransferRead),
                 uses(targets.draw_lists.raw, Access::TransferWrite),
@@ -280,7 +378,13 @@ impl CullPass {
                     uses(batch.placements.raw, Access::ComputeRead),
                     uses(batch.routes.raw, Access::ComputeWrite),
                     uses(targets.draw_lists.raw, Access::ComputeWrite),
+                    uses(pyramid, Access::ComputeRead),
                 ]);
+                let push = CullDispatch {
+                    instance_count: batch.count,
+                    phase: phase.code(),
+                    occluded_command: batch.occluded_command,
+                };
                 frame.dispatch(
                     pipeline,
                     &[
@@ -290,8 +394,9 @@ impl CullPass {
                         Descriptor::Storage(batch.placements.raw),
                         Descriptor::Storage(batch.routes.raw),
                         Descriptor::Storage(targets.draw_lists.raw),
+                        Descriptor::Storage(pyramid),
                     ],
-                    bytemuck::bytes_of(&batch.count),
+                    bytemuck::bytes_of(&push),
                     batch.count,
                 )?;
             }
@@ -378,6 +483,8 @@ pub fn cull_globals(
     ]
     .map(|plane| normalized(plane).to_array());
     let pixels_per_unit = viewport_height / (2.0 * (camera.fov_y * 0.5).tan());
+    let view = camera.view();
+    let projection = camera.projection(aspect);
     CullGlobals {
         planes,
         camera_position: camera.position.to_array(),
@@ -390,5 +497,16 @@ pub fn cull_globals(
         impostor_band: 0.0,
         orthographic: 0,
         min_size_px: 0.0,
+        view_rows: [0, 1, 2].map(|i| view.row(i).to_array()),
+        projection_scale: [projection.x_axis.x, projection.y_axis.y],
+        near: camera.near,
+        ..CullGlobals::default()
     }
+}
+
+/// Sets the size of the depth image (`extent`) and of its depth pyramid,
+/// which the late phase's occlusion test reads.
+pub fn set_occlusion_target(globals: &mut CullGlobals, extent: vk::Extent2D) {
+    globals.viewport = [extent.width, extent.height];
+    globals.pyramid_size = depth_pyramid::base_size(extent);
 }

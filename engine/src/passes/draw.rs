@@ -29,6 +29,10 @@
 //!   the back faces of their single-sided materials and flips the normal of
 //!   the double-sided ones. Every other type keeps back-face culling and
 //!   early depth testing.
+//! - With occlusion culling the frame records this pass twice: in the main
+//!   render pass's early part, the lists of the cull's early phase, and in
+//!   its late part, over them, the late phase's (`target.rs`'s `MainPart`,
+//!   `passes/cull.rs`).
 //! - The commands and lists come from [`DrawInputs::lists`]: the cull pass's
 //!   for the GPU-driven frame, or a baseline's own in the same layout
 //!   (`baselines/`). The `naive` baseline adds its per-unit draws of
@@ -92,6 +96,9 @@ pub struct DrawOptions {
 /// What the draw pass draws from.
 #[derive(Clone, Copy)]
 pub struct DrawInputs<'a> {
+    /// The pass's name in the frame list and the profiler: "draw", or
+    /// "draw late" for occlusion culling's late part.
+    pub name: &'static str,
     /// Draw commands at the head, then the instance lists (the layout of
     /// the world's draw lists).
     pub lists: &'a Buffer,
@@ -324,7 +331,7 @@ impl DrawPass {
         inputs: &DrawInputs,
     ) -> Result<(), Error> {
         let b = &world.buffers;
-        frame.pass("draw", |frame| {
+        frame.pass(inputs.name, |frame| {
             let mut declared = mesh_vertex_uses(world);
             declared.extend([
                 uses(inputs.lists.raw, Access::IndirectRead),

@@ -5,11 +5,13 @@
 //! then the far field's resolve, last), and the HUD over the result when the application gives
 //! one. Each pass's CPU twin is `reference/` under the same name; the
 //! baselines that stand in for cull are in `baselines/`, which these passes
-//! never name.
+//! never name. The depth pyramid (`depth_pyramid`) reduces the frame's depth
+//! for the cull's occlusion test.
 
 pub mod animate;
 pub mod bounds;
 pub mod cull;
+pub mod depth_pyramid;
 pub mod draw;
 pub mod far_field;
 pub mod hud;

@@ -4,13 +4,18 @@
 //!
 //! The copy takes the head of the draw-list buffer (`MAX_DRAW_COMMANDS`
 //! [`DrawCommand`]s). A command's route is its index modulo `MAX_ROUTES`; unit
-//! types' commands come first ([`World::unit_commands`]).
+//! types' commands come first ([`World::unit_commands`]); the two after the
+//! impostors' count the units and props occlusion culling hid
+//! ([`World::occluded_commands`]). With occlusion culling the cull fills
+//! the lists twice a frame (`passes/cull.rs`): each phase's commands are
+//! copied after it, to their own half of the readback buffer, and the
+//! halves summed.
 
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 
 use crate::barriers::{uses, Access};
-use crate::config::{FRAMES_IN_FLIGHT, MAX_ROUTES, ROUTE_FAR_FIELD};
+use crate::config::{FRAMES_IN_FLIGHT, MAX_DRAW_COMMANDS, MAX_ROUTES, ROUTE_FAR_FIELD};
 use crate::context::Context;
 use crate::frame::Frame;
 use crate::gpu_types::DrawCommand;
@@ -35,6 +40,12 @@ pub struct DrawStats {
     #[serde(default)]
     pub units_impostor: u32,
     pub props_per_lod: Vec<u32>,
+    /// Units and props in the frustum that occlusion culling did not draw
+    /// (0 with it off).
+    #[serde(default)]
+    pub units_occluded: u32,
+    #[serde(default)]
+    pub props_occluded: u32,
 }
 
 impl DrawStats {
@@ -48,10 +59,22 @@ impl DrawStats {
     }
 }
 
+/// What a frame slot's readback holds.
+#[derive(Clone, Copy, Debug)]
+struct Held {
+    frame: u64,
+    /// Whether the late phase's commands were copied.
+    late: bool,
+}
+
+/// The bytes of a readback buffer: the whole frame's or the early phase's
+/// commands, then the late phase's.
+const READBACK_BYTES: u64 = 2 * DRAW_COMMANDS_BYTES;
+
 /// One readback buffer per frame slot, and which frame each holds.
 pub struct StatisticsPass {
     readback: Vec<Buffer>,
-    frames: Vec<Option<u64>>,
+    frames: Vec<Option<Held>>,
 }
 
 impl StatisticsPass {
@@ -61,7 +84,7 @@ impl StatisticsPass {
                 Buffer::new(
                     ctx,
                     &format!("frame {slot} draw statistics"),
-                    DRAW_COMMANDS_BYTES,
+                    READBACK_BYTES,
                     vk::BufferUsageFlags::TRANSFER_DST,
                     MemoryLocation::GpuToCpu,
                 )
@@ -76,9 +99,11 @@ impl StatisticsPass {
     /// The statistics the slot holds from its last frame, if any; call after
     /// the slot's fence has signalled.
     pub fn take(&mut self, slot: usize, world: &World) -> Option<DrawStats> {
-        let frame = self.frames.get_mut(slot)?.take()?;
+        let held = self.frames.get_mut(slot)?.take()?;
         let bytes = self.readback[slot].mapped()?;
-        let commands: &[DrawCommand] = bytemuck::cast_slice(&bytes[..bytes.len() / 20 * 20]);
+        let part = DRAW_COMMANDS_BYTES as usize;
+        let mut parts = vec![&bytes[..part]];
+        let frame = held.frame;
         let max_lods = world.types.iter().map(|t| t.lods.len()).max().unwrap_or(0);
         let mut stats = DrawStats {
             frame,
@@ -86,11 +111,26 @@ impl StatisticsPass {
             props_per_lod: vec![0; max_lods],
             ..DrawStats::default()
         };
+        if held.late {
+            parts.push(&bytes[part..2 * part]);
+        }
         let impostor_command = world.impostor_command();
-        for (index, command) in commands.iter().enumerate() {
-            let index = index as u32;
+        let [units_occluded, props_occluded] = world.occluded_commands();
+        let commands = parts.into_iter().flat_map(|part| {
+            bytemuck::cast_slice::<u8, DrawCommand>(&part[..part.len() / 20 * 20])
+        });
+        for (index, command) in commands.enumerate() {
+            let index = index as u32 % MAX_DRAW_COMMANDS;
             if index == impostor_command {
-                stats.units_impostor = command.instance_count;
+                stats.units_impostor += command.instance_count;
+                continue;
+            }
+            if index == units_occluded {
+                stats.units_occluded += command.instance_count;
+                continue;
+            }
+            if index == props_occluded {
+                stats.props_occluded += command.instance_count;
                 continue;
             }
             let route = index % MAX_ROUTES;
@@ -111,15 +151,29 @@ impl StatisticsPass {
     }
 
     /// Copies this frame's commands, the head of `draw_lists` (the world's,
-    /// or a baseline's own), to the slot's readback buffer.
-    pub fn record(&mut self, frame: &mut Frame, draw_lists: vk::Buffer) -> Result<(), Error> {
+    /// or a baseline's own), to the slot's readback buffer: the whole
+    /// frame's or the early phase's (`late` false), or the late phase's.
+    pub fn record(
+        &mut self,
+        frame: &mut Frame,
+        draw_lists: vk::Buffer,
+        late: bool,
+    ) -> Result<(), Error> {
         let readback = &self.readback[frame.slot];
-        frame.pass("statistics", |frame| {
+        let name = if late {
+            "statistics late"
+        } else {
+            "statistics"
+        };
+        frame.pass(name, |frame| {
             frame.uses(&[
                 uses(draw_lists, Access::TransferRead),
                 uses(readback.raw, Access::TransferWrite),
             ]);
-            let region = vk::BufferCopy::default().size(DRAW_COMMANDS_BYTES);
+            let offset = if late { DRAW_COMMANDS_BYTES } else { 0 };
+            let region = vk::BufferCopy::default()
+                .dst_offset(offset)
+                .size(DRAW_COMMANDS_BYTES);
             // SAFETY: both buffers hold the command head.
             unsafe {
                 frame
@@ -130,7 +184,10 @@ impl StatisticsPass {
             frame.uses(&[uses(readback.raw, Access::HostRead)]);
             Ok(())
         })?;
-        self.frames[frame.slot] = Some(frame.number);
+        self.frames[frame.slot] = Some(Held {
+            frame: frame.number,
+            late,
+        });
         Ok(())
     }
 }

@@ -6,6 +6,9 @@
 //! - [`animate`] (`passes/animate.rs`), bit for bit: `tests/tests/animate.rs`;
 //! - [`cull`] (`passes/cull.rs`), exact lists and commands:
 //!   `tests/tests/cull.rs`; also the `cpu-culled` baseline's culling;
+//! - [`depth_pyramid`] (`passes/depth_pyramid.rs`), the pyramid bit for bit
+//!   and the occlusion test's answers away from its decision boundaries:
+//!   `tests/tests/depth_pyramid.rs`;
 //! - [`far_field`] (`passes/far_field.rs`), the rasterizer's coverage pixel
 //!   for pixel: `tests/tests/far_field.rs`.
 //!
@@ -14,5 +17,6 @@
 
 pub mod animate;
 pub mod cull;
+pub mod depth_pyramid;
 pub mod far_field;
 pub mod shadow;

@@ -18,7 +18,9 @@
 //!    field's, depth only, the rest drawn; then raster and far-field
 //!    depths merged for the receivers (`passes/shadow/`);
 //! 6. `cull`: frustum, route (mesh LOD or far field), instance lists and
-//!    draw commands, for units and props;
+//!    draw commands, for units and props; with occlusion culling
+//!    (`RenderSettings::occlusion`), its early phase: only the instances
+//!    visible last frame, and the far field's;
 //! 7. `far field` (where the device has 64-bit atomics and
 //!    `far_field_px > 0`): far units skinned and rasterized by a compute
 //!    shader into a visibility buffer; a unit it cannot take joins the
@@ -27,7 +29,14 @@
 //! 9. `bounds` (debug view): the sphere commands' instance counts;
 //! 10. `draw`: the main render pass, two indirect draws, then the
 //!     impostors' one (`impostors` on, where the unit types have them) and
-//!     the far field's resolve;
+//!     the far field's resolve; with occlusion culling, the render pass's
+//!     early part, and then:
+//!     - `depth pyramid`: the min-depth pyramid of what it drew;
+//!     - `cull late`: the cull's late phase, every other instance in the
+//!       frustum tested against the pyramid, and whether each drawn one is
+//!       still visible (for the next frame's early phase);
+//!     - `statistics late`: its commands and counts of hidden instances;
+//!     - `draw late`: the render pass's late part, over the early one;
 //! 11. `hud` (when the application set one with [`Renderer::set_hud`]):
 //!     egui's texture uploads, then its triangles in the overlay render pass,
 //!     over the finished image (`passes/hud.rs`).
@@ -88,7 +97,10 @@ use crate::memory::{Buffer, DeferredRelease};
 use crate::owned::RenderPass;
 use crate::passes::animate::{AnimateBuffers, AnimatePass};
 use crate::passes::bounds::BoundsPass;
-use crate::passes::cull::{cull_globals, CullBatch, CullPass, CullTargets};
+use crate::passes::cull::{
+    cull_globals, set_occlusion_target, CullBatch, CullPass, CullPhase, CullTargets,
+};
+use crate::passes::depth_pyramid::DepthPyramidPass;
 use crate::passes::draw::{DrawInputs, DrawOptions, DrawPass, DrawTarget, ExtraDraw};
 use crate::passes::far_field::FarFieldPass;
 use crate::passes::hud::{HudDraw, HudPass, HudTarget};
@@ -99,7 +111,7 @@ use crate::passes::statistics::StatisticsPass;
 use crate::passes::upload::UploadPass;
 use crate::profiler::Profiler;
 use crate::simulation::{Simulation, SimulationUnits};
-use crate::target::{FramebufferHandles, Msaa, CLEAR_COLOR};
+use crate::target::{FramebufferHandles, MainPasses, Msaa, CLEAR_COLOR};
 use crate::world::World;
 use crate::Error;
 use std::sync::Arc;
@@ -154,6 +166,7 @@ pub struct Renderer {
     impostor: Option<ImpostorPass>,
     bounds: BoundsPass,
     statistics: StatisticsPass,
+    depth_pyramid: DepthPyramidPass,
     cull: CullPass,
     animate: AnimatePass,
     simulate: SimulatePass,
@@ -161,14 +174,15 @@ pub struct Renderer {
     simulation: Option<Box<dyn Simulation>>,
     upload: UploadPass,
     globals: Vec<Buffer>,
-    pub render_pass: RenderPass,
-    /// Draws the HUD over what `render_pass` left in the target's image.
+    /// The main render pass, whole and in its early and late parts.
+    pub render_passes: MainPasses,
+    /// Draws the HUD over what the main pass left in the target's image.
     pub overlay_render_pass: RenderPass,
     /// The same two passes leaving the image ready for a readback copy
     /// (`TRANSFER_SRC_OPTIMAL`), for the offscreen targets of a renderer
     /// that draws into a window (the quality measurement's replays); the
     /// pipelines serve both, as the passes differ only in final layouts.
-    readback_render_passes: Option<(RenderPass, RenderPass)>,
+    readback_render_passes: Option<(MainPasses, RenderPass)>,
     /// With MSAA on: what a reference replay draws with instead
     /// ([`SingleSampled`]).
     single_sampled: Option<SingleSampled>,
@@ -307,6 +321,11 @@ impl Renderer {
         let has_units = self.world.unit_count() > 0;
         let far_field_on =
             settings.far_field_px > 0.0 && has_units && settings.strategy == Strategy::GpuDriven;
+        // Occlusion culling tests against the view's depth: not with a
+        // frozen cull camera.
+        let occlusion_on = settings.occlusion
+            && settings.strategy == Strategy::GpuDriven
+            && settings.cull_camera.is_none();
         // Impostors: the GPU-driven frame's alone (the baselines' lists
         // have no impostor command), as the LOD rule's last step.
         let impostors_on = self.impostor.is_some()
@@ -320,6 +339,9 @@ impl Renderer {
         }
         if far_field_on && self.far_field.is_some() {
             cull.far_field_px = settings.far_field_px;
+        }
+        if occlusion_on {
+            set_occlusion_target(&mut cull, extent);
         }
         // The sun's shadows: the GPU-driven frame's, as the far field, and
         // not the unit mask's, which is unlit.
@@ -428,15 +450,18 @@ impl Renderer {
                     if replay.is_some() {
                         replay_routes.save(frame, world)?;
                     }
+                    let phase = if occlusion_on {
+                        CullPhase::Early
+                    } else {
+                        CullPhase::All
+                    };
                     self.cull.record(
                         frame,
                         &cull,
                         &CullTargets::of(world),
                         &CullBatch::of(world),
+                        phase,
                     )?;
-                    if replay.is_some() {
-                        replay_routes.restore(frame, world);
-                    }
                     if let Some(far_field) = far_field.as_deref_mut() {
                         far_field.record(
                             frame,
@@ -457,9 +482,10 @@ impl Renderer {
                 }
             };
             if settings.strategy != Strategy::Naive && replay.is_none() {
-                self.statistics.record(frame, lists.raw)?;
+                self.statistics.record(frame, lists.raw, false)?;
             }
-            if settings.strategy == Strategy::GpuDriven && settings.show_bounds {
+            let bounds_shown = settings.strategy == Strategy::GpuDriven && settings.show_bounds;
+            if bounds_shown {
                 self.bounds.prepare(frame, world)?;
                 extras.push(&self.bounds);
             }
@@ -469,17 +495,65 @@ impl Renderer {
             if let Some(far_field) = far_field.as_deref() {
                 extras.push(far_field);
             }
-            let inputs = DrawInputs {
-                lists,
-                extras: &extras,
-            };
             // A reference of a multisampled frame is single-sampled: its
             // draws are the single-sampled pass's (it has no extras).
             let draw_pass = match &self.single_sampled {
                 Some(single) if reference => &single.draw,
                 _ => &self.draw,
             };
-            draw_pass.record(frame, world, &target, &draw, &inputs)?;
+            let inputs = DrawInputs {
+                name: "draw",
+                lists,
+                extras: &extras,
+            };
+            if !occlusion_on {
+                draw_pass.record(frame, world, &target, &draw, &inputs)?;
+            } else {
+                // Two-phase occlusion culling: what was visible last frame
+                // (and the far field, whose resolve writes its depth), then
+                // the pyramid of that depth, then the rest it does not hide.
+                let early = DrawTarget {
+                    render_pass: framebuffers.early_pass,
+                    ..target
+                };
+                draw_pass.record(frame, world, &early, &draw, &inputs)?;
+                self.depth_pyramid
+                    .record(frame, framebuffers.depth, extent)?;
+                let late = CullPhase::Late {
+                    pyramid: self.depth_pyramid.buffer().raw,
+                };
+                self.cull.record(
+                    frame,
+                    &cull,
+                    &CullTargets::of(world),
+                    &CullBatch::of(world),
+                    late,
+                )?;
+                if replay.is_none() {
+                    self.statistics.record(frame, lists.raw, true)?;
+                }
+                let mut late_extras: Vec<&dyn ExtraDraw> = Vec::new();
+                if bounds_shown {
+                    self.bounds.prepare(frame, world)?;
+                    late_extras.push(&self.bounds);
+                }
+                if let Some(impostor) = impostor {
+                    late_extras.push(impostor);
+                }
+                let late_target = DrawTarget {
+                    render_pass: framebuffers.late_pass,
+                    ..target
+                };
+                let late_inputs = DrawInputs {
+                    name: "draw late",
+                    lists,
+                    extras: &late_extras,
+                };
+                draw_pass.record(frame, world, &late_target, &draw, &late_inputs)?;
+            }
+            if replay.is_some() && settings.strategy == Strategy::GpuDriven {
+                replay_routes.restore(frame, world);
+            }
             match &hud_draw {
                 Some(hud_draw) => self.hud.record(frame, &hud_target, hud_draw),
                 None => Ok(()),

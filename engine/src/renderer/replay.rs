@@ -82,7 +82,8 @@ pub struct Replay {
 
 /// The settings the reference draws with, from the frame's: the same view
 /// options (skinning, debug colours) but the GPU-driven strategy, no far
-/// field, no budget, no frozen cull camera and no LOD error allowed.
+/// field, no budget, no frozen cull camera, no occlusion culling (every
+/// unit in the frustum is drawn) and no LOD error allowed.
 pub(super) fn reference_settings(frame: &RenderSettings) -> RenderSettings {
     RenderSettings {
         lod_threshold_px: 0.0,
@@ -93,6 +94,7 @@ pub(super) fn reference_settings(frame: &RenderSettings) -> RenderSettings {
         show_bounds: false,
         strategy: Strategy::GpuDriven,
         budget_ms: None,
+        occlusion: false,
         ..*frame
     }
 }

@@ -164,6 +164,11 @@ pub struct RenderSettings {
     /// coarsest LOD whose error stays within this many texels (divided by
     /// `lod_bias`, as the camera's threshold is).
     pub shadow_lod_texels: f32,
+    /// Two-phase occlusion culling (`passes/cull.rs`): units and props
+    /// hidden behind what was drawn are not drawn. The GPU-driven frame's,
+    /// and only where the cull's camera is the view's (not with
+    /// `cull_camera`).
+    pub occlusion: bool,
 }
 
 /// The frame time the budget controller acts on.
@@ -227,6 +232,7 @@ impl Default for RenderSettings {
             shadows: false,
             shadow_distance: 300.0,
             shadow_lod_texels: SHADOW_LOD_THRESHOLD_TEXELS,
+            occlusion: true,
         }
     }
 }

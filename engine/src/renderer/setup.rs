@@ -21,6 +21,7 @@ use crate::memory::{Buffer, DeferredRelease};
 use crate::passes::animate::AnimatePass;
 use crate::passes::bounds::BoundsPass;
 use crate::passes::cull::CullPass;
+use crate::passes::depth_pyramid::DepthPyramidPass;
 use crate::passes::draw::DrawPass;
 use crate::passes::far_field::FarFieldPass;
 use crate::passes::hud::HudPass;
@@ -32,7 +33,7 @@ use crate::passes::upload::UploadPass;
 use crate::pipeline::PassTarget;
 use crate::profiler::Profiler;
 use crate::scene::Scene;
-use crate::target::{create_overlay_render_pass, create_render_pass, Msaa};
+use crate::target::{create_overlay_render_pass, MainPasses, Msaa};
 use crate::world::{Ground, World};
 use crate::Error;
 
@@ -71,9 +72,9 @@ impl Renderer {
             None => None,
         };
         world.simulated = simulation.is_some();
-        let render_pass = create_render_pass(ctx, color_format, color_final_layout, msaa)?;
+        let render_passes = MainPasses::new(ctx, color_format, color_final_layout, msaa)?;
         let pass_target = PassTarget {
-            render_pass: *render_pass,
+            render_pass: *render_passes.whole,
             samples: msaa.samples(),
         };
         let overlay_render_pass =
@@ -83,7 +84,7 @@ impl Renderer {
             None
         } else {
             Some((
-                create_render_pass(ctx, color_format, readback_layout, msaa)?,
+                MainPasses::new(ctx, color_format, readback_layout, msaa)?,
                 create_overlay_render_pass(ctx, color_format, readback_layout)?,
             ))
         };
@@ -131,6 +132,7 @@ impl Renderer {
             animate: AnimatePass::new(ctx)?,
             cull: CullPass::new(ctx)?,
             statistics: StatisticsPass::new(ctx)?,
+            depth_pyramid: DepthPyramidPass::new(ctx, msaa.samples())?,
             bounds: BoundsPass::new(ctx, pass_target)?,
             draw: DrawPass::new(ctx, pass_target, world.encoding, world.bone_shape)?,
             shadow: ShadowPass::new(ctx, &world, &scene.ground_prop_types)?,
@@ -145,7 +147,7 @@ impl Renderer {
             profiler: Profiler::new(ctx)?,
             tracker: Tracker::default(),
             world,
-            render_pass,
+            render_passes,
             overlay_render_pass,
             readback_render_passes,
             single_sampled,

@@ -9,7 +9,7 @@ use crate::context::Context;
 use crate::owned::RenderPass;
 use crate::passes::draw::DrawPass;
 use crate::pipeline::PassTarget;
-use crate::target::{create_overlay_render_pass, create_render_pass, Msaa, TargetPasses};
+use crate::target::{create_overlay_render_pass, MainPasses, Msaa, TargetPasses};
 use crate::world::World;
 use crate::Error;
 
@@ -20,7 +20,9 @@ impl Renderer {
     /// of a window renderer, the offscreen targets' otherwise.
     pub fn target_passes(&self) -> TargetPasses {
         TargetPasses {
-            main: *self.render_pass,
+            main: *self.render_passes.whole,
+            early: *self.render_passes.early,
+            late: *self.render_passes.late,
             overlay: *self.overlay_render_pass,
             color_format: self.color_format,
             msaa: self.msaa,
@@ -33,7 +35,9 @@ impl Renderer {
     pub fn readback_passes(&self) -> TargetPasses {
         match &self.readback_render_passes {
             Some((main, overlay)) => TargetPasses {
-                main: **main,
+                main: *main.whole,
+                early: *main.early,
+                late: *main.late,
                 overlay: **overlay,
                 ..self.target_passes()
             },
@@ -47,7 +51,9 @@ impl Renderer {
     pub fn reference_passes(&self) -> TargetPasses {
         match &self.single_sampled {
             Some(single) => TargetPasses {
-                main: *single.main,
+                main: *single.main.whole,
+                early: *single.main.early,
+                late: *single.main.late,
                 overlay: *single.overlay,
                 color_format: self.color_format,
                 msaa: Msaa::Off,
@@ -65,7 +71,7 @@ impl Renderer {
 /// draws no extras (no bounds view, far field or impostors), so the draw
 /// pass is all it needs.
 pub(super) struct SingleSampled {
-    main: RenderPass,
+    main: MainPasses,
     overlay: RenderPass,
     pub(super) draw: DrawPass,
 }
@@ -77,10 +83,10 @@ impl SingleSampled {
         world: &World,
     ) -> Result<SingleSampled, Error> {
         let readback = vk::ImageLayout::TRANSFER_SRC_OPTIMAL;
-        let main = create_render_pass(ctx, color_format, readback, Msaa::Off)?;
+        let main = MainPasses::new(ctx, color_format, readback, Msaa::Off)?;
         let overlay = create_overlay_render_pass(ctx, color_format, readback)?;
         let target = PassTarget {
-            render_pass: *main,
+            render_pass: *main.whole,
             samples: Msaa::Off.samples(),
         };
         let draw = DrawPass::new(ctx, target, world.encoding, world.bone_shape)?;

@@ -171,6 +171,12 @@ impl World {
         regions::impostor_command(&self.types)
     }
 
+    /// The commands whose instance counts are the hidden units and props
+    /// ([`regions::occluded_commands`]).
+    pub fn occluded_commands(&self) -> [u32; 2] {
+        regions::occluded_commands(&self.types)
+    }
+
     /// Some unit type has an impostor.
     pub fn has_impostors(&self) -> bool {
         self.types.iter().any(|t| t.has_impostor)

@@ -22,6 +22,14 @@ pub fn impostor_command(types: &[WorldType]) -> u32 {
     types.len() as u32 * MAX_ROUTES
 }
 
+/// The two commands after the impostors', never drawn: their instance
+/// counts are the units' and the props' that occlusion culling hid this
+/// frame (`passes/cull.rs`).
+pub fn occluded_commands(types: &[WorldType]) -> [u32; 2] {
+    let impostors = impostor_command(types);
+    [impostors + 1, impostors + 2]
+}
+
 /// Routes a type has a region of its own for: its mesh LODs, and the far
 /// field for unit types whose coarsest LOD fits the far field's shared
 /// memory (the impostors' region is shared).
@@ -141,6 +149,8 @@ pub fn command_template(
             0
         },
     });
+    // The hidden units' and props' counters.
+    commands.extend([DrawCommand::default(); 2]);
     commands
 }
 

@@ -177,6 +177,11 @@ struct Args {
     /// error a cascade allows (default 3; larger draws coarser casters).
     #[arg(long, value_parser = positive)]
     shadow_lod_texels: Option<f32>,
+    /// Two-phase occlusion culling: units and props hidden behind what was
+    /// drawn are not drawn (the pyramid of last frame's visible set's
+    /// depth; H toggles it in a window).
+    #[arg(long, value_enum, default_value_t = OnOff::On)]
+    occlusion: OnOff,
     /// Headless: the GPU-driven frame (gpu-driven) or a baseline drawing the
     /// same battle (instanced). The CPU baselines (naive, cpu-culled) draw
     /// the CPU's copy of the units and cannot follow a battle the GPU
@@ -322,6 +327,7 @@ fn headless(args: &Args) -> Result<()> {
         impostors: args.impostors.map(OnOff::on),
         msaa: args.msaa.msaa(args.units),
         shadow_lod_texels: args.shadow_lod_texels,
+        occlusion: args.occlusion.on(),
         budget_ms: args.budget_ms(),
         progress: true,
         memory_every: args.memory_every,
@@ -485,6 +491,8 @@ fn main() -> Result<()> {
     let scene_bounds = battle.bounds();
     let armies = battle.armies.clone();
     let mut color_by_state = args.color_by_state;
+    // Applied once, on the first frame: H toggles it after.
+    let mut occlusion_off = !args.occlusion.on();
     let report = run_window(WindowOptions {
         title: "horde battle".to_owned(),
         width: args.width,
@@ -499,6 +507,9 @@ fn main() -> Result<()> {
         on_frame: Some(Box::new(move |renderer, dt| {
             if std::mem::take(&mut color_by_state) {
                 renderer.settings.color_by_mark = true;
+            }
+            if std::mem::take(&mut occlusion_off) {
+                renderer.settings.occlusion = false;
             }
             battle_hud(renderer, dt, &armies)
         })),

@@ -34,14 +34,16 @@ pub(super) struct Pointer {
 
 /// Debug keys: L colours by LOD, M by the simulation's marks (the battle:
 /// regiment state), B shows bounding spheres, F freezes culling at the
-/// current camera, O turns the sun's shadows on and off, + and - scale the
-/// LOD bias. Other keys do nothing.
+/// current camera, O turns the sun's shadows on and off, H occlusion
+/// culling (units hidden behind others not drawn), + and - scale the LOD
+/// bias. Other keys do nothing.
 pub(super) fn toggle(settings: &mut RenderSettings, key: KeyCode, camera: &Camera) {
     match key {
         KeyCode::KeyL => settings.color_by_lod = !settings.color_by_lod,
         KeyCode::KeyM => settings.color_by_mark = !settings.color_by_mark,
         KeyCode::KeyB => settings.show_bounds = !settings.show_bounds,
         KeyCode::KeyO => settings.shadows = !settings.shadows,
+        KeyCode::KeyH => settings.occlusion = !settings.occlusion,
         KeyCode::KeyF => {
             settings.cull_camera = match settings.cull_camera {
                 Some(_) => None,
@@ -57,12 +59,13 @@ pub(super) fn toggle(settings: &mut RenderSettings, key: KeyCode, camera: &Camer
         _ => return,
     }
     log::info!(
-        "settings: colour by LOD {}, by mark {}, bounds {}, shadows {}, culling frozen {}, \
-         LOD bias {:.2}",
+        "settings: colour by LOD {}, by mark {}, bounds {}, shadows {}, occlusion culling {}, \
+         culling frozen {}, LOD bias {:.2}",
         settings.color_by_lod,
         settings.color_by_mark,
         settings.show_bounds,
         settings.shadows,
+        settings.occlusion,
         settings.cull_camera.is_some(),
         settings.lod_bias
     );

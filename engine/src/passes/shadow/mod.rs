@@ -75,7 +75,7 @@ use crate::frames::Descriptor;
 use crate::gpu_types::FrameGlobals;
 use crate::memory::{read_buffers, Buffer, Image, ImageDesc, Released};
 use crate::owned::{Framebuffer, ImageView, RenderPass, Sampler};
-use crate::passes::cull::{CullBatch, CullPass, CullTargets};
+use crate::passes::cull::{CullBatch, CullPass, CullPhase, CullTargets};
 use crate::passes::draw::{create_bone_sampler, create_sampler, set_layout};
 use crate::passes::far_field::{CasterTarget, FarFieldPass};
 use crate::pipeline::{depth_pipeline, GraphicsDesc, LayoutDesc, PassTarget, Pipeline};
@@ -430,17 +430,19 @@ impl ShadowPass {
                     placements: &b.unit_placements.buffer,
                     routes: unit_routes,
                     count: world.unit_count(),
+                    occluded_command: world.occluded_commands()[0],
                 },
                 CullBatch {
                     infos: &b.prop_infos.buffer,
                     placements: &b.prop_placements.buffer,
                     routes: prop_routes,
                     count: world.prop_count(),
+                    occluded_command: world.occluded_commands()[1],
                 },
             ];
             let globals = cascade_cull(cascade, lod_threshold_texels, far_field.is_some());
             self.cull
-                .record_view(frame, index, &globals, &targets, &batches)?;
+                .record_view(frame, (index, CullPhase::All), &globals, &targets, &batches)?;
         }
         if let (Some(far_field), Some(splat)) = (far_field, &self.splat) {
             for (index, (buffers, cascade)) in self.cascades.iter().zip(cascades).enumerate() {

@@ -1,0 +1,643 @@
+//! The depth pyramid and the occlusion test on the GPU, against their CPU
+//! twin (`horde::reference::depth_pyramid`):
+//! - the pyramid of single-sampled depth images of odd and even sizes, bit
+//!   for bit, one pass growing and reusing its buffer from size to size;
+//! - the multisampled base (4 samples), each sample of each pixel its own
+//!   depth: drawn by four full-screen draws, one per sample mask;
+//! - `occlusion_test.comp` (`occlusion.glsl`) over a crafted pyramid, for
+//!   spheres whose answer no small change of position, size or distance
+//!   would flip, both answers among them.
+//!
+//! Validation, synchronization validation included, is on throughout and
+//! must stay silent (`finish`).
+
+use ash::vk;
+use glam::{UVec2, Vec2, Vec3};
+use gpu_allocator::MemoryLocation;
+use horde::barriers::{uses, Access};
+use horde::camera::Camera;
+use horde::context::Context;
+use horde::frame::{ComputePipeline, Frame};
+use horde::frames::Descriptor;
+use horde::memory::{full_range, upload_buffer, Buffer, Image, ImageDesc};
+use horde::owned::Owned;
+use horde::passes::depth_pyramid::DepthPyramidPass;
+use horde::pipeline::binding;
+use horde::reference::depth_pyramid::{sphere_occluded, DepthPyramid};
+use horde::shaders;
+use horde_tests::{finish, gpu_context, PassHarness};
+
+/// A deterministic generator of values in [0, 1).
+struct Lcg(u32);
+
+impl Lcg {
+    fn next(&mut self) -> f32 {
+        self.0 = self.0.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (self.0 >> 8) as f32 / (1u32 << 24) as f32
+    }
+}
+
+/// Depths in [0, 1] with runs of equal values, the clear value (0) and the
+/// near plane (1) among them.
+fn crafted_depths(count: usize, random: &mut Lcg) -> Vec<f32> {
+    let mut depths = Vec::with_capacity(count);
+    while depths.len() < count {
+        let value = match random.next() {
+            r if r < 0.1 => 0.0,
+            r if r < 0.15 => 1.0,
+            _ => random.next(),
+        };
+        let run = 1 + (random.next() * 4.0) as usize;
+        depths.extend(std::iter::repeat_n(value, run));
+    }
+    depths.truncate(count);
+    depths
+}
+
+fn extent(width: u32, height: u32) -> vk::Extent2D {
+    vk::Extent2D { width, height }
+}
+
+/// The pass's pyramid, read back after the frames recorded so far.
+fn read_pyramid(ctx: &mut Context, harness: &mut PassHarness, pass: &DepthPyramidPass) -> Vec<f32> {
+    let bytes = harness.run(ctx, |_| {}, &[pass.buffer()]);
+    bytemuck::pod_collect_to_vec(&bytes[0])
+}
+
+/// Fails unless the GPU's pyramid starts with the twin's, bit for bit.
+fn assert_same_pyramid(gpu: &[f32], twin: &DepthPyramid, what: &str) {
+    let expected = twin.data();
+    assert!(
+        gpu.len() >= expected.len(),
+        "{what}: the buffer is too small"
+    );
+    let differing: Vec<usize> = (0..expected.len())
+        .filter(|&i| gpu[i].to_bits() != expected[i].to_bits())
+        .collect();
+    assert!(
+        differing.is_empty(),
+        "{what}: {} of {} texels differ from the twin (first at float {:?}: {:?} vs {:?})",
+        differing.len(),
+        expected.len(),
+        differing.first(),
+        differing.first().map(|&i| gpu[i]),
+        differing.first().map(|&i| expected[i]),
+    );
+}
+
+/// Records the copy of `staging` (D32 depths, row by row) into `image`,
+/// then its transition to `SHADER_READ_ONLY_OPTIMAL` for compute reads.
+fn upload_depth(frame: &Frame, staging: &Buffer, image: &Image) {
+    let (device, cmd) = (&frame.ctx.device, frame.cmd);
+    let transition = |(from, src_stage, src_access), (to, dst_stage, dst_access)| {
+        let barrier = vk::ImageMemoryBarrier::default()
+            .src_access_mask(src_access)
+            .dst_access_mask(dst_access)
+            .old_layout(from)
+            .new_layout(to)
+            .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .image(image.raw)
+            .subresource_range(full_range(vk::ImageAspectFlags::DEPTH));
+        // SAFETY: the image outlives the frame.
+        unsafe {
+            let none = vk::DependencyFlags::empty();
+            device.cmd_pipeline_barrier(cmd, src_stage, dst_stage, none, &[], &[], &[barrier]);
+        }
+    };
+    let transfer = vk::PipelineStageFlags::TRANSFER;
+    let dst = vk::ImageLayout::TRANSFER_DST_OPTIMAL;
+    transition(
+        (
+            vk::ImageLayout::UNDEFINED,
+            transfer,
+            vk::AccessFlags::empty(),
+        ),
+        (dst, transfer, vk::AccessFlags::TRANSFER_WRITE),
+    );
+    let region = vk::BufferImageCopy::default()
+        .image_subresource(vk::ImageSubresourceLayers {
+            aspect_mask: vk::ImageAspectFlags::DEPTH,
+            layer_count: 1,
+            ..Default::default()
+        })
+        .image_extent(vk::Extent3D {
+            width: image.extent.width,
+            height: image.extent.height,
+            depth: 1,
+        });
+    // SAFETY: the image and the staging buffer outlive the frame.
+    unsafe { device.cmd_copy_buffer_to_image(cmd, staging.raw, image.raw, dst, &[region]) };
+    transition(
+        (dst, transfer, vk::AccessFlags::TRANSFER_WRITE),
+        (
+            vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+            vk::PipelineStageFlags::COMPUTE_SHADER,
+            vk::AccessFlags::SHADER_READ,
+        ),
+    );
+}
+
+#[test]
+fn the_pyramid_equals_the_twin_bit_for_bit() {
+    let mut ctx = gpu_context(None);
+    let mut harness = PassHarness::new(&ctx);
+    let mut pass = DepthPyramidPass::new(&ctx, vk::SampleCountFlags::TYPE_1).expect("the pass");
+    assert_eq!(pass.base_size(), [0, 0]);
+    let mut random = Lcg(2024);
+    // Odd, then larger (the buffer grows), then smaller (it is reused).
+    for (width, height) in [(37, 23), (64, 48), (1, 1), (17, 9), (130, 3)] {
+        let what = format!("{width}x{height}");
+        let depths = crafted_depths((width * height) as usize, &mut random);
+        let twin = DepthPyramid::build(&depths, width, height, 1).expect("the twin");
+        let image = Image::create(
+            &ctx,
+            "test depth",
+            &ImageDesc::new(
+                extent(width, height),
+                vk::Format::D32_SFLOAT,
+                vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST,
+            ),
+        )
+        .expect("depth image");
+        let mut staging = Buffer::new(
+            &ctx,
+            "test depth staging",
+            (depths.len() * 4) as u64,
+            vk::BufferUsageFlags::TRANSFER_SRC,
+            MemoryLocation::CpuToGpu,
+        )
+        .expect("staging buffer");
+        staging.write(0, &depths).expect("write the depths");
+        harness.run(
+            &mut ctx,
+            |frame| {
+                upload_depth(frame, &staging, &image);
+                assert!(pass.record(frame, image.view, extent(0, height)).is_err());
+                pass.record(frame, image.view, extent(width, height))
+                    .expect("record the pyramid");
+            },
+            &[],
+        );
+        assert_eq!(pass.base_size(), twin.level_sizes()[0], "{what}");
+        let gpu = read_pyramid(&mut ctx, &mut harness, &pass);
+        assert_same_pyramid(&gpu, &twin, &what);
+    }
+    drop((pass, harness));
+    finish(ctx);
+}
+
+#[test]
+fn bad_settings_are_errors() {
+    let ctx = gpu_context(None);
+    let three = vk::SampleCountFlags::TYPE_1 | vk::SampleCountFlags::TYPE_2;
+    assert!(DepthPyramidPass::new(&ctx, three).is_err());
+    assert!(DepthPyramidPass::new(&ctx, vk::SampleCountFlags::empty()).is_err());
+    finish(ctx);
+}
+
+/// A 4-sample depth image whose samples the test sets one by one: the far
+/// field's resolve (a full-screen triangle writing `gl_FragDepth` from a
+/// buffer of one key per pixel, depth bits in the high word, 0 discarded)
+/// drawn four times, with sample mask `1 << s` for sample `s`.
+struct MultisampledDepth {
+    pipelines: Vec<Owned<vk::Pipeline>>,
+    layout: Owned<vk::PipelineLayout>,
+    set_layout: Owned<vk::DescriptorSetLayout>,
+    framebuffer: Owned<vk::Framebuffer>,
+    render_pass: Owned<vk::RenderPass>,
+    depth: Image,
+    /// The colour attachment the resolve writes, never read.
+    _color: Image,
+}
+
+const SAMPLES: u32 = 4;
+
+impl MultisampledDepth {
+    fn new(ctx: &Context, size: vk::Extent2D) -> MultisampledDepth {
+        let samples = vk::SampleCountFlags::TYPE_4;
+        let image = |name, format, usage| {
+            let desc = ImageDesc {
+                samples,
+                ..ImageDesc::new(size, format, usage)
+            };
+            Image::create(ctx, name, &desc).expect("multisampled image")
+        };
+        let (rgba, d32) = (vk::Format::R8G8B8A8_UNORM, vk::Format::D32_SFLOAT);
+        let color = image("test colour", rgba, vk::ImageUsageFlags::COLOR_ATTACHMENT);
+        let depth_usage =
+            vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT | vk::ImageUsageFlags::SAMPLED;
+        let depth = image("test multisampled depth", d32, depth_usage);
+        let attachment = |format, store_op, final_layout| {
+            vk::AttachmentDescription::default()
+                .format(format)
+                .samples(samples)
+                .load_op(vk::AttachmentLoadOp::CLEAR)
+                .store_op(store_op)
+                .final_layout(final_layout)
+        };
+        let color_layout = vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL;
+        let attachments = [
+            attachment(rgba, vk::AttachmentStoreOp::DONT_CARE, color_layout),
+            attachment(
+                d32,
+                vk::AttachmentStoreOp::STORE,
+                vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+            ),
+        ];
+        let color_ref = [vk::AttachmentReference {
+            attachment: 0,
+            layout: color_layout,
+        }];
+        let depth_ref = vk::AttachmentReference {
+            attachment: 1,
+            layout: vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+        };
+        let subpass = [vk::SubpassDescription::default()
+            .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
+            .color_attachments(&color_ref)
+            .depth_stencil_attachment(&depth_ref)];
+        // The depth writes, made visible to the pyramid's compute reads.
+        let outgoing = [vk::SubpassDependency::default()
+            .src_subpass(0)
+            .dst_subpass(vk::SUBPASS_EXTERNAL)
+            .src_stage_mask(vk::PipelineStageFlags::LATE_FRAGMENT_TESTS)
+            .src_access_mask(vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_WRITE)
+            .dst_stage_mask(vk::PipelineStageFlags::COMPUTE_SHADER)
+            .dst_access_mask(vk::AccessFlags::SHADER_READ)];
+        let info = vk::RenderPassCreateInfo::default()
+            .attachments(&attachments)
+            .subpasses(&subpass)
+            .dependencies(&outgoing);
+        let device = &ctx.device;
+        // SAFETY (this block and the ones below): valid create infos of
+        // this device; each object is owned the moment it is made.
+        let render_pass = unsafe { device.create_render_pass(&info, None) }.expect("render pass");
+        let render_pass = Owned::new(ctx, render_pass, "test multisampled pass");
+        let views = [color.view, depth.view];
+        let info = vk::FramebufferCreateInfo::default()
+            .render_pass(*render_pass)
+            .attachments(&views)
+            .width(size.width)
+            .height(size.height)
+            .layers(1);
+        let framebuffer = unsafe { device.create_framebuffer(&info, None) }.expect("framebuffer");
+        let framebuffer = Owned::new(ctx, framebuffer, "test multisampled framebuffer");
+        let storage = vk::DescriptorType::STORAGE_BUFFER;
+        let bindings = [binding(0, storage, vk::ShaderStageFlags::FRAGMENT)];
+        let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
+        let set_layout = unsafe { device.create_descriptor_set_layout(&info, None) };
+        let set_layout = Owned::new(ctx, set_layout.expect("set layout"), "test keys");
+        let set_layouts = [*set_layout];
+        let push = [vk::PushConstantRange::default()
+            .stage_flags(vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT)
+            .size(12)];
+        let info = vk::PipelineLayoutCreateInfo::default()
+            .set_layouts(&set_layouts)
+            .push_constant_ranges(&push);
+        let layout = unsafe { device.create_pipeline_layout(&info, None) };
+        let layout = Owned::new(ctx, layout.expect("pipeline layout"), "test resolve");
+        let module = |spirv: &horde::Spirv| {
+            let info = vk::ShaderModuleCreateInfo::default().code(spirv.words);
+            let module = unsafe { device.create_shader_module(&info, None) };
+            Owned::new(ctx, module.expect("shader module"), spirv.name)
+        };
+        let vertex = module(&shaders::FAR_FIELD_RESOLVE_VERT);
+        let fragment = module(&shaders::FAR_FIELD_RESOLVE_FRAG);
+        let stages = [
+            (vk::ShaderStageFlags::VERTEX, *vertex),
+            (vk::ShaderStageFlags::FRAGMENT, *fragment),
+        ]
+        .map(|(stage, module)| {
+            vk::PipelineShaderStageCreateInfo::default()
+                .stage(stage)
+                .module(module)
+                .name(c"main")
+        });
+        let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
+        let assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
+            .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+        let viewport = vk::PipelineViewportStateCreateInfo::default()
+            .viewport_count(1)
+            .scissor_count(1);
+        let raster = vk::PipelineRasterizationStateCreateInfo::default().line_width(1.0);
+        let depth_state = vk::PipelineDepthStencilStateCreateInfo::default()
+            .depth_test_enable(true)
+            .depth_write_enable(true)
+            .depth_compare_op(vk::CompareOp::GREATER);
+        let blend_attachment = [vk::PipelineColorBlendAttachmentState::default()
+            .color_write_mask(vk::ColorComponentFlags::RGBA)];
+        let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachment);
+        let dynamic = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
+        let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic);
+        let pipelines = (0..SAMPLES)
+            .map(|sample| {
+                let mask = [1u32 << sample];
+                let multisample = vk::PipelineMultisampleStateCreateInfo::default()
+                    .rasterization_samples(samples)
+                    .sample_mask(&mask);
+                let info = vk::GraphicsPipelineCreateInfo::default()
+                    .stages(&stages)
+                    .vertex_input_state(&vertex_input)
+                    .input_assembly_state(&assembly)
+                    .viewport_state(&viewport)
+                    .rasterization_state(&raster)
+                    .multisample_state(&multisample)
+                    .depth_stencil_state(&depth_state)
+                    .color_blend_state(&blend)
+                    .dynamic_state(&dynamic)
+                    .layout(*layout)
+                    .render_pass(*render_pass);
+                let cache = vk::PipelineCache::null();
+                let created = unsafe { device.create_graphics_pipelines(cache, &[info], None) };
+                let pipeline = created.map_err(|(_, err)| err).expect("pipeline")[0];
+                Owned::new(ctx, pipeline, &format!("test resolve of sample {sample}"))
+            })
+            .collect();
+        MultisampledDepth {
+            pipelines,
+            layout,
+            set_layout,
+            framebuffer,
+            render_pass,
+            depth,
+            _color: color,
+        }
+    }
+
+    /// Records the render pass that writes `keys[s]` into sample `s`.
+    fn draw(&self, frame: &mut Frame, keys: &[Buffer]) {
+        let size = self.depth.extent;
+        let read = |k: &Buffer| uses(k.raw, Access::FragmentRead);
+        frame.uses(&keys.iter().map(read).collect::<Vec<_>>());
+        let sets: Vec<vk::DescriptorSet> = keys
+            .iter()
+            .map(|k| {
+                frame
+                    .descriptor_set(*self.set_layout, &[Descriptor::Storage(k.raw)])
+                    .expect("descriptor set")
+            })
+            .collect();
+        // All zero: colour, and depth 0 (infinitely far).
+        let clear = [vk::ClearValue::default(); 2];
+        let area = vk::Rect2D::default().extent(size);
+        let begin = vk::RenderPassBeginInfo::default()
+            .render_pass(*self.render_pass)
+            .framebuffer(*self.framebuffer)
+            .render_area(area)
+            .clear_values(&clear);
+        let viewport = vk::Viewport::default()
+            .width(size.width as f32)
+            .height(size.height as f32)
+            .max_depth(1.0);
+        let push = [size.width, size.height, 1];
+        let (device, cmd) = (&frame.ctx.device, frame.cmd);
+        // SAFETY: every object outlives the frame; the sets were made with
+        // the pipelines' set layout.
+        unsafe {
+            device.cmd_begin_render_pass(cmd, &begin, vk::SubpassContents::INLINE);
+            device.cmd_set_viewport(cmd, 0, &[viewport]);
+            device.cmd_set_scissor(cmd, 0, &[area]);
+            for (pipeline, &set) in self.pipelines.iter().zip(&sets) {
+                device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, **pipeline);
+                device.cmd_bind_descriptor_sets(
+                    cmd,
+                    vk::PipelineBindPoint::GRAPHICS,
+                    *self.layout,
+                    0,
+                    &[set],
+                    &[],
+                );
+                device.cmd_push_constants(
+                    cmd,
+                    *self.layout,
+                    vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
+                    0,
+                    bytemuck::cast_slice(&push),
+                );
+                device.cmd_draw(cmd, 3, 1, 0, 0);
+            }
+            device.cmd_end_render_pass(cmd);
+        }
+    }
+}
+
+#[test]
+fn the_multisampled_base_takes_every_sample() {
+    let mut ctx = gpu_context(None);
+    // SAFETY: the context's physical device.
+    let properties = unsafe { (ctx.instance).get_physical_device_properties(ctx.physical_device) };
+    let limits = properties.limits;
+    let four = vk::SampleCountFlags::TYPE_4;
+    assert!(limits.sampled_image_depth_sample_counts.contains(four));
+    assert!(limits.framebuffer_depth_sample_counts.contains(four));
+    let (width, height) = (37, 23);
+    let size = extent(width, height);
+    let pixels = (width * height) as usize;
+    // Per sample, per pixel: a depth in (0, 1], or 0 (no key: the sample
+    // keeps the clear value). Some pixels get one depth in every sample.
+    let mut random = Lcg(77);
+    let mut samples: Vec<Vec<f32>> = (0..SAMPLES)
+        .map(|_| crafted_depths(pixels, &mut random))
+        .collect();
+    for pixel in (0..pixels).step_by(5) {
+        let shared = samples[0][pixel];
+        for sample in &mut samples[1..] {
+            sample[pixel] = shared;
+        }
+    }
+    let keys: Vec<Buffer> = samples
+        .iter()
+        .map(|depths| {
+            let words: Vec<[u32; 2]> = depths.iter().map(|d| [0, d.to_bits()]).collect();
+            upload_buffer(
+                &ctx,
+                "test keys",
+                vk::BufferUsageFlags::STORAGE_BUFFER,
+                bytemuck::cast_slice(&words),
+            )
+            .expect("keys")
+        })
+        .collect();
+    let interleaved: Vec<f32> = (0..pixels)
+        .flat_map(|pixel| samples.iter().map(move |sample| sample[pixel]))
+        .collect();
+    let twin = DepthPyramid::build(&interleaved, width, height, SAMPLES).expect("the twin");
+    let target = MultisampledDepth::new(&ctx, size);
+    let mut pass = DepthPyramidPass::new(&ctx, four).expect("the pass");
+    let mut harness = PassHarness::new(&ctx);
+    harness.run(
+        &mut ctx,
+        |frame| {
+            target.draw(frame, &keys);
+            pass.record(frame, target.depth.view, size)
+                .expect("record the pyramid");
+        },
+        &[],
+    );
+    let gpu = read_pyramid(&mut ctx, &mut harness, &pass);
+    assert_same_pyramid(&gpu, &twin, "4 samples");
+    // Sample 0 alone is not the answer: the test would catch a base that
+    // reads one sample.
+    let first_only = DepthPyramid::build(&samples[0], width, height, 1).expect("sample 0");
+    assert_ne!(first_only.data(), twin.data());
+    drop((pass, harness, target, keys));
+    finish(ctx);
+}
+
+/// `occlusion_test.comp`'s push constants.
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct OcclusionPush {
+    projection_scale: [f32; 2],
+    near: f32,
+    sphere_count: u32,
+    viewport: [u32; 2],
+    pyramid_size: [u32; 2],
+}
+
+/// The kernel's answer for each sphere (centre in view space, radius).
+fn occlusion_on_gpu(
+    ctx: &mut Context,
+    pyramid: &DepthPyramid,
+    spheres: &[(Vec3, f32)],
+    push: OcclusionPush,
+) -> Vec<bool> {
+    let storage = vk::DescriptorType::STORAGE_BUFFER;
+    let pipeline = ComputePipeline::new(
+        ctx,
+        "occlusion test",
+        &shaders::OCCLUSION_TEST_COMP,
+        &[storage; 3],
+        &[],
+    )
+    .expect("test pipeline");
+    let usage = vk::BufferUsageFlags::STORAGE_BUFFER;
+    let upload = |name, bytes: &[u8]| upload_buffer(ctx, name, usage, bytes).expect(name);
+    let texels = upload("test pyramid", bytemuck::cast_slice(pyramid.data()));
+    let packed: Vec<[f32; 4]> = spheres.iter().map(|(c, r)| c.extend(*r).into()).collect();
+    let input = upload("test spheres", bytemuck::cast_slice(&packed));
+    let output = Buffer::new(
+        ctx,
+        "test occluded",
+        spheres.len() as u64 * 4,
+        usage | vk::BufferUsageFlags::TRANSFER_SRC,
+        MemoryLocation::GpuOnly,
+    )
+    .expect("output");
+    let mut harness = PassHarness::new(ctx);
+    let bytes = harness.run(
+        ctx,
+        |frame| {
+            frame.uses(&[
+                uses(texels.raw, Access::ComputeRead),
+                uses(input.raw, Access::ComputeRead),
+                uses(output.raw, Access::ComputeWrite),
+            ]);
+            frame
+                .dispatch(
+                    &pipeline,
+                    &[
+                        Descriptor::Storage(texels.raw),
+                        Descriptor::Storage(input.raw),
+                        Descriptor::Storage(output.raw),
+                    ],
+                    bytemuck::bytes_of(&push),
+                    spheres.len() as u32,
+                )
+                .expect("dispatch the test kernel");
+        },
+        &[&output],
+    );
+    let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[0]);
+    drop((harness, output, input, texels, pipeline));
+    words.into_iter().map(|w| w != 0).collect()
+}
+
+#[test]
+fn the_occlusion_test_agrees_with_the_twin() {
+    let mut ctx = gpu_context(None);
+    let (width, height) = (61u32, 45u32);
+    let viewport = UVec2::new(width, height);
+    let near = 0.5;
+    let camera = Camera {
+        near,
+        ..Camera::look_at(Vec3::ZERO, Vec3::NEG_Z)
+    };
+    let projection = camera.projection(width as f32 / height as f32);
+    let scale = Vec2::new(projection.x_axis.x, projection.y_axis.y);
+    // A wall 10 ahead (depth 0.05), with a hole to the sky, a nearer block
+    // and a patch of noise.
+    let mut random = Lcg(5);
+    let depths: Vec<f32> = (0..width * height)
+        .map(|i| {
+            let (x, y) = (i % width, i / width);
+            if (8..20).contains(&x) && (6..16).contains(&y) {
+                0.0
+            } else if (40..55).contains(&x) && (25..40).contains(&y) {
+                0.2
+            } else if (25..35).contains(&x) && (30..42).contains(&y) {
+                0.01 + 0.1 * random.next()
+            } else {
+                0.05
+            }
+        })
+        .collect();
+    let pyramid = DepthPyramid::build(&depths, width, height, 1).expect("the twin");
+    let cpu = |centre: Vec3, radius: f32| {
+        sphere_occluded(&pyramid, centre, radius, scale, near, viewport)
+    };
+    // Spheres over the view whose answer survives a nudge of a pixel and
+    // a half, 3 % of the radius and 1 % of the distance, either way.
+    let mut spheres = Vec::new();
+    while spheres.len() < 400 {
+        let z = 1.0 + 40.0 * random.next();
+        let centre = Vec3::new(
+            (random.next() - 0.5) * 1.6 * z,
+            (random.next() - 0.5) * 1.2 * z,
+            -z,
+        );
+        let radius = (0.01 + 0.15 * random.next()) * z;
+        let answer = cpu(centre, radius);
+        let pixel = 1.5 * z * 2.0 / (scale.x * width as f32);
+        let shifts = [Vec3::X * pixel, Vec3::Y * pixel, Vec3::Z * 0.01 * z];
+        let nudges = shifts.iter().flat_map(|&s| [(s, 1.0), (-s, 1.0)]);
+        let mut nudges = nudges.chain([(Vec3::ZERO, 1.03), (Vec3::ZERO, 0.97)]);
+        if nudges.all(|(shift, grow)| cpu(centre + shift, radius * grow) == answer) {
+            spheres.push((centre, radius));
+        }
+    }
+    // And the rejections: across the near plane, behind the camera, off
+    // screen.
+    spheres.extend([
+        (Vec3::new(0.0, 0.0, -0.7), 0.3),
+        (Vec3::new(0.0, 0.0, 10.0), 1.0),
+        (Vec3::new(100.0, 0.0, -10.0), 1.0),
+    ]);
+    let push = OcclusionPush {
+        projection_scale: scale.into(),
+        near,
+        sphere_count: spheres.len() as u32,
+        viewport: [width, height],
+        pyramid_size: pyramid.level_sizes()[0],
+    };
+    let gpu = occlusion_on_gpu(&mut ctx, &pyramid, &spheres, push);
+    let expected: Vec<bool> = spheres.iter().map(|&(c, r)| cpu(c, r)).collect();
+    let occluded = expected.iter().filter(|&&o| o).count();
+    assert!(
+        occluded >= 50 && spheres.len() - occluded >= 50,
+        "both answers are exercised: {occluded} of {} occluded",
+        spheres.len()
+    );
+    let differing: Vec<_> = (0..spheres.len())
+        .filter(|&i| gpu[i] != expected[i])
+        .map(|i| (spheres[i], gpu[i]))
+        .collect();
+    assert!(
+        differing.is_empty(),
+        "{} of {} spheres differ from the twin: {differing:?}",
+        differing.len(),
+        spheres.len()
+    );
+    finish(ctx);
+}

@@ -1,0 +1,169 @@
+//! Two-phase occlusion culling through the whole frame (`passes/cull.rs`,
+//! `passes/depth_pyramid.rs`): a crowd of knights behind a row of large
+//! spheres, seen from the ground, drawn with occlusion culling on and off by
+//! two renderers stepping the same time. Occlusion culling must not change a
+//! pixel, in any frame, while the camera walks along the crowd (what becomes
+//! visible is drawn in its first frame, by the late phase), and it must hide
+//! some units, or the test proves nothing. On both tiers, with and without
+//! MSAA (whose depth the pyramid reads per sample), validation on.
+
+use ash::vk;
+use glam::Vec3;
+use horde::asset::Asset;
+use horde::camera::Camera;
+use horde::context::{Context, Tier};
+use horde::gpu_types::AnimParams;
+use horde::renderer::{DrawStats, Renderer};
+use horde::scene::{rgba8, static_asset, Scene};
+use horde::target::Msaa;
+use horde::world::{PropPlacement, UnitSpawn};
+use horde_tests::{baked_knight, finish, gpu_context, output_dir};
+
+const WIDTH: u32 = 160;
+const HEIGHT: u32 = 96;
+const FRAMES: u32 = 8;
+const DT: f32 = 1.0 / 30.0;
+
+/// A 16 x 10 grid of knights, half of them walking in place, behind a row
+/// of spheres that hide most of the grid's left half from a camera on the
+/// ground; a ground field under all.
+fn crowd_scene(knight: &Asset) -> Scene {
+    let units = (0..160)
+        .map(|index| UnitSpawn {
+            unit_type: 0,
+            team: (index % 2) as u32,
+            position: Vec3::new(
+                (index % 16) as f32 * 1.5 - 12.0,
+                0.0,
+                -((index / 16) as f32) * 1.5 - 10.0,
+            ),
+            heading: index as f32 * 0.7,
+            scale: 1.0,
+            tint: rgba8(Vec3::new(0.9, 0.8, 0.7)),
+            params: AnimParams {
+                speed: if index % 2 == 0 { 0.0 } else { 1.4 },
+                ..AnimParams::default()
+            },
+        })
+        .collect();
+    let mut props: Vec<PropPlacement> = (0..4)
+        .map(|index| PropPlacement {
+            prop_type: 0,
+            position: Vec3::new(index as f32 * 3.0 - 12.0, 1.5, -6.0),
+            heading: 0.0,
+            scale: 2.0,
+            tint: rgba8(Vec3::new(0.8, 0.3, 0.3)),
+        })
+        .collect();
+    props.push(PropPlacement::at_origin(1, Vec3::new(0.36, 0.45, 0.24)));
+    Scene {
+        unit_types: vec![knight.clone()],
+        controllers: vec![None],
+        prop_types: vec![
+            static_asset("sphere", &horde::mesh::sphere(24, 16)),
+            static_asset("field", &horde::mesh::ground(400.0, 8)),
+        ],
+        units,
+        props,
+        simulation: None,
+        ground_prop_types: vec![1],
+        ground_texture: None,
+    }
+}
+
+/// The camera of frame `frame`: at head height in front of the spheres,
+/// walking to the right, so units come out from behind them.
+fn camera(frame: u32) -> Camera {
+    let x = -9.0 + frame as f32 * 0.6;
+    Camera::look_at(Vec3::new(x, 1.6, 2.0), Vec3::new(x + 2.0, 1.0, -20.0))
+}
+
+/// Every frame of the walk with occlusion culling `on`, and the statistics
+/// of the last.
+fn render_walk(
+    ctx: &mut Context,
+    scene: &Scene,
+    msaa: Msaa,
+    on: bool,
+) -> (Vec<image::RgbaImage>, DrawStats) {
+    let extent = vk::Extent2D {
+        width: WIDTH,
+        height: HEIGHT,
+    };
+    let (mut renderer, target) =
+        Renderer::new_offscreen(ctx, scene, extent, msaa).expect("create renderer and target");
+    renderer.settings.occlusion = on;
+    let images = (0..FRAMES)
+        .map(|frame| {
+            renderer
+                .render_offscreen(ctx, &target, &camera(frame), DT, true)
+                .expect("render frame");
+            target.read_rgba().expect("read back")
+        })
+        .collect();
+    let stats = renderer.finish(ctx).expect("finish");
+    drop((renderer, target));
+    (images, stats)
+}
+
+fn occlusion_changes_no_pixel(tier: Option<Tier>, msaa: Msaa) {
+    let knight = baked_knight();
+    let mut ctx = gpu_context(tier);
+    let scene = crowd_scene(&knight);
+    let (culled, culled_stats) = render_walk(&mut ctx, &scene, msaa, true);
+    let (all, all_stats) = render_walk(&mut ctx, &scene, msaa, false);
+    for (frame, (culled, all)) in culled.iter().zip(&all).enumerate() {
+        let differing = culled
+            .pixels()
+            .zip(all.pixels())
+            .filter(|(a, b)| a != b)
+            .count();
+        if differing > 0 {
+            let name = format!("occlusion_{tier:?}_{msaa:?}_frame{frame}");
+            culled
+                .save(output_dir().join(format!("{name}_on.png")))
+                .expect("save");
+            all.save(output_dir().join(format!("{name}_off.png")))
+                .expect("save");
+        }
+        assert_eq!(
+            differing, 0,
+            "frame {frame}: {differing} pixels differ with occlusion culling on \
+             (images in target/test-output)"
+        );
+    }
+    println!(
+        "{tier:?} {msaa:?}: units drawn {} of {} in the frustum, {} occluded; props occluded {}",
+        culled_stats.units_visible(),
+        all_stats.units_visible(),
+        culled_stats.units_occluded,
+        culled_stats.props_occluded
+    );
+    assert_eq!(all_stats.units_occluded, 0, "occlusion off hides nothing");
+    assert!(
+        culled_stats.units_occluded >= 20,
+        "the spheres and the front ranks hide only {} units",
+        culled_stats.units_occluded
+    );
+    assert_eq!(
+        culled_stats.units_visible() + culled_stats.units_occluded,
+        all_stats.units_visible(),
+        "every unit in the frustum is drawn or counted hidden"
+    );
+    finish(ctx);
+}
+
+#[test]
+fn occlusion_culling_changes_no_pixel_desktop() {
+    occlusion_changes_no_pixel(None, Msaa::Off);
+}
+
+#[test]
+fn occlusion_culling_changes_no_pixel_with_msaa() {
+    occlusion_changes_no_pixel(None, Msaa::X4);
+}
+
+#[test]
+fn occlusion_culling_changes_no_pixel_mobile() {
+    occlusion_changes_no_pixel(Some(Tier::Mobile), Msaa::Off);
+}
