@@ -26,7 +26,7 @@ layout(set = 0, binding = 5, std430) buffer DrawLists {
     uint entries[];
 };
 
-// Occlusion culling's depth pyramid (late phase; passes/depth_pyramid.rs).
+// Occlusion culling's depth pyramid atlas (late phase; passes/depth_pyramid.rs).
 #define DEPTH_PYRAMID_SET 0
 #define DEPTH_PYRAMID_BINDING 6
 #include "occlusion.glsl"

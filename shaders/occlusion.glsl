@@ -1,9 +1,13 @@
 // Occlusion of a bounding sphere by the depth pyramid (two-phase Hi-Z
-// culling as zeux/niagara does it); the pyramid's layout is in the module
-// doc of engine/src/passes/depth_pyramid.rs, and
+// culling as zeux/niagara does it), read from its atlas: every level in one
+// R32_SFLOAT image, stacked vertically, level k's texel (x, y) at
+// (x, row_k + y), row_k the sum of the heights of the levels before it. The
+// layout (and why an atlas) is in the module doc of
+// engine/src/passes/depth_pyramid.rs, and
 // engine/src/reference/depth_pyramid.rs (`sphere_occluded`) is the CPU twin.
 // The including shader defines DEPTH_PYRAMID_SET and DEPTH_PYRAMID_BINDING
-// first.
+// first, where a combined image sampler of the atlas goes (read with
+// texelFetch only, so the sampler's filter does not matter).
 //
 // Reverse-Z, infinite far: a point d ahead of the camera has depth near / d,
 // and each pyramid texel holds the farthest (smallest) depth of its pixels.
@@ -21,7 +25,8 @@
 //    occluded (the frustum cull's business).
 // 4. Its base texels (pixel >> 1); the finest level L where they span at
 //    most two texels per axis; the min of those (up to) four texels, which
-//    cover the whole rectangle.
+//    cover the whole rectangle. An atlas too small for pyramid_size (none
+//    built yet, a placeholder) hides nothing.
 // 5. Occluded when the sphere's nearest depth, near / (z - r), is smaller
 //    (farther) than that min, with a small margin.
 // Every step is written as the twin writes it (`precise`: no fused
@@ -30,9 +35,7 @@
 #ifndef HORDE_OCCLUSION_GLSL
 #define HORDE_OCCLUSION_GLSL
 
-layout(set = DEPTH_PYRAMID_SET, binding = DEPTH_PYRAMID_BINDING, std430) readonly buffer DepthPyramid {
-    float depth_pyramid[];
-};
+layout(set = DEPTH_PYRAMID_SET, binding = DEPTH_PYRAMID_BINDING) uniform sampler2D depth_pyramid;
 
 // How much nearer than computed the sphere is taken to be, relatively:
 // Vulkan's division is accurate to 2.5 ULP, not correctly rounded, so a
@@ -93,24 +96,30 @@ bool sphere_occluded(vec3 centre_view, float radius, vec2 projection_scale, floa
     uvec2 low = first >> 1u;
     uvec2 high = last >> 1u;
     uint level = 0u;
-    uint offset = 0u;
+    // The atlas row where the level starts.
+    uint row = 0u;
     uvec2 size = pyramid_size;
     while (level < 31u && any(greaterThan(size, uvec2(1u)))
            && any(greaterThan((high >> level) - (low >> level), uvec2(1u)))) {
-        offset += size.x * size.y;
+        row += size.y;
         size = size / 2u + (size & 1u);
         level++;
     }
     uvec2 a = min(low >> level, size - 1u);
     uvec2 b = min(high >> level, size - 1u);
-    uint row_a = offset + a.y * size.x;
-    uint row_b = offset + b.y * size.x;
-    // A pyramid smaller than pyramid_size says (none built yet) hides nothing.
-    if (row_b + b.x >= uint(depth_pyramid.length())) {
+    uint row_a = row + a.y;
+    uint row_b = row + b.y;
+    // An atlas narrower than pyramid_size says, or without the rows read
+    // (none built yet: the 1 x 1 placeholder), hides nothing; this also
+    // keeps every texelFetch inside the image.
+    uvec2 atlas_size = uvec2(textureSize(depth_pyramid, 0));
+    if (atlas_size.x < pyramid_size.x || row_b >= atlas_size.y) {
         return false;
     }
-    float farthest = min(min(depth_pyramid[row_a + a.x], depth_pyramid[row_a + b.x]),
-                         min(depth_pyramid[row_b + a.x], depth_pyramid[row_b + b.x]));
+    float farthest = min(min(texelFetch(depth_pyramid, ivec2(a.x, row_a), 0).r,
+                             texelFetch(depth_pyramid, ivec2(b.x, row_a), 0).r),
+                         min(texelFetch(depth_pyramid, ivec2(a.x, row_b), 0).r,
+                             texelFetch(depth_pyramid, ivec2(b.x, row_b), 0).r));
     precise float sphere_depth = near / nearest;
     precise float with_margin = sphere_depth * (1.0 + OCCLUSION_DEPTH_MARGIN);
     return with_margin < farthest;

@@ -2,7 +2,7 @@
 // Test kernel of the sphere-against-pyramid occlusion test (occlusion.glsl):
 // one thread per sphere, each writing 1 where sphere_occluded says so and 0
 // elsewhere, for the CPU twin (engine/src/reference/depth_pyramid.rs) to
-// reproduce.
+// reproduce. Binding 0 is the pyramid's atlas, as the cull binds it.
 
 layout(local_size_x = 64) in;
 

@@ -973,7 +973,17 @@ fn camera_planes_bound_the_view() {
     );
     assert_eq!(globals.orthographic, 0, "a camera is a perspective view");
     assert_eq!(globals.min_size_px, 0.0, "every visible mesh is drawn");
-    assert_eq!(size_of::<CullGlobals>(), 144);
+    // The occlusion test's view: the camera's near distance and the
+    // projection's scales (Vulkan's y points down).
+    assert_eq!(globals.near, camera.near);
+    assert!(globals.projection_scale[0] > 0.0 && globals.projection_scale[1] < 0.0);
+    let centre = glam::Vec4::new(1.0, 2.0, 3.0, 1.0);
+    let view = camera.view() * centre;
+    for (row, expected) in globals.view_rows.iter().zip(view.to_array()) {
+        assert!((glam::Vec4::from(*row).dot(centre) - expected).abs() < 1e-5);
+    }
+    assert_eq!(globals.viewport, [0, 0], "set with the depth image's size");
+    assert_eq!(size_of::<CullGlobals>(), 224);
 }
 
 /// How far-field routes changed over one frame, for the visible instances.

@@ -223,6 +223,9 @@ pub struct Report {
     pub impostors: String,
     /// The raster path's anti-aliasing: `4x` or `off`.
     pub msaa: String,
+    /// Two-phase occlusion culling: `on` or `off` (`visible` counts what
+    /// it hid).
+    pub occlusion: String,
     /// The frame budget, its filtered cost and the far-field size (or the
     /// impostor threshold) and LOD threshold it chose, at the end of the
     /// run; none without a budget.
@@ -522,6 +525,12 @@ pub fn run_headless(
         msaa: match renderer.msaa {
             Msaa::X4 => "4x",
             Msaa::Off => "off",
+        }
+        .to_owned(),
+        occlusion: if renderer.settings.occlusion {
+            "on"
+        } else {
+            "off"
         }
         .to_owned(),
         budget: renderer.budget().map(|status| BudgetReport {

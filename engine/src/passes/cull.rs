@@ -11,8 +11,9 @@
 //!   took last frame, for hysteresis: its LOD, plus `ROUTE_FAR_FIELD` when
 //!   the far field drew it (the far field draws a LOD too); with occlusion
 //!   culling, plus `ROUTE_VISIBLE` (below).
-//! - `pyramid` (late phase): the depth pyramid, f32 texels
-//!   (`passes/depth_pyramid.rs`). The late phase counts the instances it
+//! - `pyramid` (late phase): the depth pyramid's atlas, an R32F image
+//!   holding every level (`passes/depth_pyramid.rs`): sampled, not a
+//!   storage buffer, as the mobile tier allows a stage four of those. The late phase counts the instances it
 //!   hid in the instance counts of two commands that are never drawn
 //!   (`World::occluded_commands`, units' and props').
 //! - `types`: uniform `TypeInfo types[MAX_TYPES]`. Per type: the model-space
@@ -123,8 +124,10 @@ use crate::frames::Descriptor;
 use crate::gpu_types::{CullGlobals, TypeInfo, MAX_TYPES};
 #[cfg(doc)]
 use crate::gpu_types::{DrawCommand, UnitInfo, UnitPlacement};
-use crate::memory::Buffer;
+use crate::memory::{upload_image, Buffer, Image};
+use crate::owned::Sampler;
 use crate::passes::depth_pyramid;
+use crate::passes::draw::create_sampler;
 use crate::reference::cull::MIN_LOD_DISTANCE;
 use crate::world::buffers::DRAW_COMMANDS_BYTES;
 use crate::world::World;
@@ -140,8 +143,9 @@ pub struct CullPass {
     globals: Vec<Buffer>,
     /// Views culled per frame: the camera's one, or one per shadow cascade.
     views: usize,
-    /// Bound as the depth pyramid where a phase reads none.
-    no_pyramid: Buffer,
+    /// Bound as the depth pyramid where a phase reads none: one texel.
+    no_pyramid: Image,
+    no_pyramid_sampler: Sampler,
 }
 
 /// Which part of the frame's culling a dispatch does (module doc).
@@ -152,9 +156,12 @@ pub enum CullPhase {
     /// Occlusion culling's first half: the instances visible last frame,
     /// and the far field's.
     Early,
-    /// The second half: the rest, tested against the depth pyramid of
-    /// `pyramid` (its buffer), and whether each is still visible.
-    Late { pyramid: vk::Buffer },
+    /// The second half: the rest, tested against the depth pyramid
+    /// (`pyramid`: its atlas image and sampler,
+    /// `DepthPyramidPass::atlas`), and whether each is still visible.
+    Late {
+        pyramid: (vk::ImageView, vk::Sampler),
+    },
 }
 
 impl CullPhase {
@@ -276,16 +283,30 @@ impl CullPass {
             "cull",
             &shaders::CULL_COMP,
             &[
-                uniform, uniform, storage, storage, storage, storage, storage,
+                uniform,
+                uniform,
+                storage,
+                storage,
+                storage,
+                storage,
+                vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
             ],
             &[ctx.unit_workgroup_size(), MIN_LOD_DISTANCE.to_bits()],
         )?;
-        let no_pyramid = Buffer::new(
+        let no_pyramid = upload_image(
             ctx,
             &format!("{name} placeholder depth pyramid"),
-            4,
-            vk::BufferUsageFlags::STORAGE_BUFFER,
-            MemoryLocation::GpuOnly,
+            vk::Extent2D {
+                width: 1,
+                height: 1,
+            },
+            vk::Format::R32_SFLOAT,
+            &0f32.to_le_bytes(),
+        )?;
+        let no_pyramid_sampler = create_sampler(
+            ctx,
+            vk::Filter::NEAREST,
+            &format!("{name} placeholder depth pyramid sampler"),
         )?;
         let mut pass = CullPass {
             name,
@@ -293,6 +314,7 @@ impl CullPass {
             globals: Vec::new(),
             views,
             no_pyramid,
+            no_pyramid_sampler,
         };
         for slot in 0..FRAMES_IN_FLIGHT {
             for view in 0..views {
@@ -348,9 +370,9 @@ impl CullPass {
         uniform.write(0, std::slice::from_ref(globals))?;
         let uniform = uniform.raw;
         let pipeline = &self.pipeline;
-        let pyramid = match phase {
+        let (pyramid, pyramid_sampler) = match phase {
             CullPhase::Late { pyramid } => pyramid,
-            CullPhase::All | CullPhase::Early => self.no_pyramid.raw,
+            CullPhase::All | CullPhase::Early => (self.no_pyramid.view, *self.no_pyramid_sampler),
         };
         let name = match phase {
             CullPhase::Late { .. } => "cull late",
@@ -378,7 +400,6 @@ impl CullPass {
                     uses(batch.placements.raw, Access::ComputeRead),
                     uses(batch.routes.raw, Access::ComputeWrite),
                     uses(targets.draw_lists.raw, Access::ComputeWrite),
-                    uses(pyramid, Access::ComputeRead),
                 ]);
                 let push = CullDispatch {
                     instance_count: batch.count,
@@ -394,7 +415,7 @@ impl CullPass {
                         Descriptor::Storage(batch.placements.raw),
                         Descriptor::Storage(batch.routes.raw),
                         Descriptor::Storage(targets.draw_lists.raw),
-                        Descriptor::Storage(pyramid),
+                        Descriptor::Sampled(pyramid, pyramid_sampler),
                     ],
                     bytemuck::bytes_of(&push),
                     batch.count,

@@ -3,11 +3,13 @@
 //! occlusion test (`shaders/occlusion.glsl`), for two-phase Hi-Z culling.
 //!
 //! The pyramid is built with `min` only, which is exact, so the GPU's
-//! pyramid equals [`DepthPyramid::build`]'s bit for bit. The occlusion test
-//! repeats the shader's `f32` operations in its order, none fused; Vulkan
-//! leaves `sqrt` and division a few ULP loose, so the two agree everywhere
-//! but within that much of a decision (a pixel bound or the final depth
-//! comparison), which the GPU test's spheres stay clear of.
+//! pyramid equals [`DepthPyramid::build`]'s bit for bit, and so does the
+//! atlas the pass copies it into ([`DepthPyramid::atlas`]) on every texel a
+//! level claims. The occlusion test repeats the shader's `f32` operations
+//! in its order, none fused; Vulkan leaves `sqrt` and division a few ULP
+//! loose, so the two agree everywhere but within that much of a decision
+//! (a pixel bound or the final depth comparison), which the GPU test's
+//! spheres stay clear of.
 //!
 //! Depth is reverse-Z with an infinite far plane: a point `d` ahead of the
 //! camera has depth `near / d`, the near plane 1, infinity 0. The farthest
@@ -53,6 +55,15 @@ pub fn pyramid_len(sizes: &[[u32; 2]]) -> u64 {
         .iter()
         .map(|&[w, h]| u64::from(w) * u64::from(h))
         .sum()
+}
+
+/// The size (width, height) of the atlas of a pyramid of these level
+/// sizes (`passes/depth_pyramid.rs`): the base's width, and the sum of
+/// every level's height, the levels stacked one under another. [0, 0]
+/// without levels.
+pub fn atlas_size(sizes: &[[u32; 2]]) -> [u32; 2] {
+    let width = sizes.first().map_or(0, |&[w, _]| w);
+    [width, sizes.iter().map(|&[_, h]| h).sum()]
 }
 
 /// A depth pyramid as the GPU builds it: every level row by row, one after
@@ -137,6 +148,31 @@ impl DepthPyramid {
     /// Where `level` starts in [`DepthPyramid::data`], in floats.
     pub fn level_offset(&self, level: usize) -> Option<usize> {
         (level < self.levels.len()).then(|| pyramid_len(&self.levels[..level]) as usize)
+    }
+
+    /// The atlas row where `level` starts: the sum of the heights of the
+    /// levels before it.
+    pub fn level_row(&self, level: usize) -> Option<u32> {
+        (level < self.levels.len()).then(|| atlas_size(&self.levels[..level])[1])
+    }
+
+    /// The atlas the cull samples, as the pass copies it: its size
+    /// ([`atlas_size`]) and its texels row by row, level k's texel (x, y) at
+    /// (x, [`DepthPyramid::level_row`] + y); texels right of a level, never
+    /// read, are 0.
+    pub fn atlas(&self) -> ([u32; 2], Vec<f32>) {
+        let [width, height] = atlas_size(&self.levels);
+        let mut texels = vec![0.0; width as usize * height as usize];
+        let mut from = self.data.as_slice();
+        let mut rows = texels.chunks_exact_mut(width as usize);
+        for &[w, h] in &self.levels {
+            for row in rows.by_ref().take(h as usize) {
+                let (level_row, rest) = from.split_at(w as usize);
+                row[..w as usize].copy_from_slice(level_row);
+                from = rest;
+            }
+        }
+        ([width, height], texels)
     }
 
     /// Texel (`x`, `y`) of `level`; `None` outside the pyramid.
@@ -345,6 +381,37 @@ mod tests {
         );
         assert_eq!(level_sizes(1, 9).len(), 4);
         assert!(level_sizes(0, 5).is_empty());
+    }
+
+    #[test]
+    fn the_atlas_stacks_the_levels() {
+        let mut random = Lcg(11);
+        for (width, height) in [(1, 1), (2, 2), (37, 23), (1, 37), (33, 1)] {
+            let depth: Vec<f32> = (0..width * height).map(|_| 0.5 + random.next()).collect();
+            let pyramid = DepthPyramid::build(&depth, width, height, 1).unwrap();
+            let ([w, h], texels) = pyramid.atlas();
+            assert_eq!([w, h], atlas_size(pyramid.level_sizes()));
+            assert_eq!(texels.len(), (w * h) as usize);
+            // Every depth is at least 0.5: a 0 is a texel no level claims.
+            let mut claimed = 0;
+            for (k, &[lw, lh]) in pyramid.level_sizes().iter().enumerate() {
+                let row = pyramid.level_row(k).unwrap();
+                for y in 0..lh {
+                    for x in 0..lw {
+                        let at = ((row + y) * w + x) as usize;
+                        assert_eq!(Some(texels[at]), pyramid.texel(k, x, y), "{k} ({x}, {y})");
+                        claimed += 1;
+                    }
+                }
+            }
+            let zeros = texels.iter().filter(|&&t| t == 0.0).count();
+            assert_eq!(claimed + zeros, texels.len(), "{width}x{height}");
+        }
+        let one = DepthPyramid::build(&[0.25], 1, 1, 1).unwrap();
+        assert_eq!(one.atlas(), ([1, 1], vec![0.25]));
+        assert_eq!(atlas_size(&level_sizes(37, 23)), [19, 25]);
+        assert_eq!(one.level_row(1), None);
+        assert_eq!(atlas_size(&[]), [0, 0]);
     }
 
     #[test]

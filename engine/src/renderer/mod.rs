@@ -520,7 +520,7 @@ impl Renderer {
                 self.depth_pyramid
                     .record(frame, framebuffers.depth, extent)?;
                 let late = CullPhase::Late {
-                    pyramid: self.depth_pyramid.buffer().raw,
+                    pyramid: self.depth_pyramid.atlas(),
                 };
                 self.cull.record(
                     frame,
