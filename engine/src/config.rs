@@ -13,7 +13,7 @@ pub const UNIT_WORKGROUP_SIZE_MOBILE: u32 = 64;
 /// Frames the CPU may record ahead of the GPU.
 pub const FRAMES_IN_FLIGHT: u32 = 2;
 /// Timestamp scopes per frame the profiler can hold.
-pub const MAX_PROFILER_SCOPES: u32 = 32;
+pub const MAX_PROFILER_SCOPES: u32 = 64;
 
 /// Unit types and prop types together.
 pub const MAX_TYPES: u32 = 64;
