@@ -40,6 +40,13 @@ layout(set = 0, binding = 15, std430) readonly buffer ShadowDepths { uint shadow
 // 1: a shadow cascade's casters (`globals.view_proj` is the cascade's):
 // depth only, both faces, no shading; the payload is 0.
 layout(constant_id = 1) const uint DEPTH_ONLY = 0u;
+// The vertices a workgroup holds in shared memory, and the fewest a mesh
+// must have for this pipeline to draw it: the small-unit pipeline takes
+// meshes of 1..=FAR_FIELD_MAX_VERTICES in batches, the mid-size one the
+// larger meshes, up to what the device's shared memory holds
+// (FarFieldPass::new), one or two units a batch.
+layout(constant_id = 4) const uint VERTEX_CAPACITY = FAR_FIELD_MAX_VERTICES;
+layout(constant_id = 5) const uint MIN_VERTICES = 0u;
 // AnimState::blend of a pose without crossfade: 1.0 as f16.
 const uint STILL_POSE_BLEND = 0x3C00u;
 
@@ -61,16 +68,32 @@ void write_pixel(int x, int y, uint64_t key) {
     }
 }
 #define FAR_FIELD_WRITE(x, y, key) write_pixel(x, y, key)
+// Gouraud shading: the triangle's corner colours (linear), set before
+// far_rasterize, interpolated at each covered sample, as the raster
+// interpolates mesh.frag's inputs across a triangle; a unit of 30 to 100
+// pixels (the mid-size pipeline) shows its facets when each triangle is
+// flat. Casters write no colour.
+vec3 g_corner_a;
+vec3 g_corner_b;
+vec3 g_corner_c;
+uint gouraud(int wa, int wb, int wc, int area) {
+    if (DEPTH_ONLY == 1u) {
+        return 0u;
+    }
+    return far_pack_color((float(wa) * g_corner_a + float(wb) * g_corner_b
+                           + float(wc) * g_corner_c) / float(area));
+}
+#define FAR_FIELD_PAYLOAD(wa, wb, wc, area) gouraud(wa, wb, wc, area)
 #include "far_field_raster.glsl"
 
 // Back colour of a vertex whose material is single-sided: its back faces
 // are not drawn. Packed colours never set the top two bits.
 const uint NO_BACK_FACE = 0xffffffffu;
 
-shared ivec2 s_position[FAR_FIELD_MAX_VERTICES];
-shared uint s_depth[FAR_FIELD_MAX_VERTICES];
-shared uint s_front[FAR_FIELD_MAX_VERTICES];
-shared uint s_back[FAR_FIELD_MAX_VERTICES];
+shared ivec2 s_position[VERTEX_CAPACITY];
+shared uint s_depth[VERTEX_CAPACITY];
+shared uint s_front[VERTEX_CAPACITY];
+shared uint s_back[VERTEX_CAPACITY];
 // s_first[t]: the far-field units of the unit types before t.
 shared uint s_first[MAX_TYPES + 1];
 
@@ -195,10 +218,6 @@ FarVertex shared_vertex(uint slot) {
     return FarVertex(s_position[slot], s_depth[slot]);
 }
 
-uint average_color(uint a, uint b, uint c) {
-    return far_pack_color((far_unpack_color(a) + far_unpack_color(b) + far_unpack_color(c)) / 3.0);
-}
-
 // Appends the unit to the instance list of mesh LOD `lod`, as cull.comp
 // appends.
 void append_fallback(uint type_index, uint unit, uint lod) {
@@ -266,11 +285,12 @@ void gather_batch(uint first, uint last, uint type_count) {
             continue;
         }
         uint mesh_index = type_index * uint(MAX_LODS) + lod;
-        uint vertex_count = min(far_meshes[mesh_index].vertex_count, uint(FAR_FIELD_MAX_VERTICES));
-        if (vertex_count == 0u) {
+        // The other pipeline draws meshes outside this one's range.
+        uint vertex_count = far_meshes[mesh_index].vertex_count;
+        if (vertex_count <= MIN_VERTICES || vertex_count > VERTEX_CAPACITY) {
             continue;
         }
-        if (vertices + vertex_count > uint(FAR_FIELD_MAX_VERTICES)) {
+        if (vertices + vertex_count > VERTEX_CAPACITY) {
             break;
         }
         s_unit[units] = unit;
@@ -404,7 +424,10 @@ void draw_batch(uint units) {
             uvec3 back = uvec3(s_back[tri.x], s_back[tri.y], s_back[tri.z]);
             colors = mix(back, colors, equal(back, uvec3(NO_BACK_FACE)));
         }
-        far_rasterize(a, b, c, pixels, average_color(colors.x, colors.y, colors.z));
+        g_corner_a = far_unpack_color(colors.x);
+        g_corner_b = far_unpack_color(colors.y);
+        g_corner_c = far_unpack_color(colors.z);
+        far_rasterize(a, b, c, pixels, 0u);
     }
 }
 

@@ -4,7 +4,10 @@
 //
 // The includer enables 64-bit integers and defines
 // FAR_FIELD_WRITE(x, y, key) (int, int, uint64_t), called once per covered
-// pixel with key = depth bits << 32 | payload.
+// pixel with key = depth bits << 32 | payload. It may define
+// FAR_FIELD_PAYLOAD(wa, wb, wc, area), the payload of a covered pixel from
+// the corners' integer barycentric weights (a's, b's, c's as passed, which
+// sum to `area`); without it every pixel gets far_rasterize's `payload`.
 //
 // 1. far_project: clip -> a vertex snapped to 1/2^FAR_FIELD_SUBPIXEL_BITS
 //    pixel (clamped to a guard band so it fits an int) and its reverse-Z
@@ -23,6 +26,10 @@
 //    within a few-pixel unit).
 #ifndef HORDE_FAR_FIELD_RASTER_GLSL
 #define HORDE_FAR_FIELD_RASTER_GLSL
+
+#ifndef FAR_FIELD_PAYLOAD
+#define FAR_FIELD_PAYLOAD(wa, wb, wc, area) payload
+#endif
 
 const uint FAR_TRIANGLE_REJECT = 0u;
 const uint FAR_TRIANGLE_RASTER = 1u;
@@ -112,7 +119,9 @@ void far_rasterize(FarVertex a, FarVertex b, FarVertex c, ivec4 pixels, uint pay
     uint zb = b.depth_bits;
     uint zc = c.depth_bits;
     int area = far_edge(pa, pb, pc);
-    if (area < 0) {
+    // After the swap below, b's weight is c's and c's is b's.
+    bool swapped = area < 0;
+    if (swapped) {
         ivec2 p = pb;
         pb = pc;
         pc = p;
@@ -136,7 +145,9 @@ void far_rasterize(FarVertex a, FarVertex b, FarVertex c, ivec4 pixels, uint pay
             if (wa + bias_a >= 0 && wb + bias_b >= 0 && wc + bias_c >= 0) {
                 uint64_t depth = (uint64_t(wa) * uint64_t(za) + uint64_t(wb) * uint64_t(zb)
                                   + uint64_t(wc) * uint64_t(zc)) / uint64_t(area);
-                FAR_FIELD_WRITE(x, y, (depth << 32) | uint64_t(payload));
+                uint pixel_payload = swapped ? FAR_FIELD_PAYLOAD(wa, wc, wb, area)
+                                             : FAR_FIELD_PAYLOAD(wa, wb, wc, area);
+                FAR_FIELD_WRITE(x, y, (depth << 32) | uint64_t(pixel_payload));
             }
         }
     }

@@ -84,6 +84,18 @@ pub const FAR_FIELD_WORKGROUP_SIZE: u32 = 256;
 /// and leaves room for 16 workgroups of shared memory per H100 SM (1024:
 /// 11, 33.0 ms against 24.9 ms at 64 threads).
 pub const FAR_FIELD_MAX_VERTICES: u32 = 672;
+/// Far field, mid-size units: the most vertices the second pipeline holds
+/// in shared memory (fewer where the device's shared memory is smaller,
+/// `FarFieldPass::new`), so units of 30 to 100 pixels are drawn by the
+/// compute rasterizer at a LOD of up to this many vertices (the generated
+/// units' LOD 1: 1567 to 1658) instead of by the raster, about 100x slower
+/// for them on an H100 (DESIGN.md).
+pub const FAR_FIELD_MID_MAX_VERTICES: u32 = 2048;
+/// Far field: shared memory per vertex (position 8 bytes, depth, front and
+/// back colour 4 each), and what the rest of the shader's shared state
+/// takes at most, in bytes.
+pub const FAR_FIELD_SHARED_BYTES_PER_VERTEX: u32 = 20;
+pub const FAR_FIELD_SHARED_RESERVE_BYTES: u32 = 1024;
 /// Far field: the most units in one batch.
 pub const FAR_FIELD_BATCH_UNITS: u32 = 8;
 /// Far field: bits of sub-pixel precision of the snapped vertex positions

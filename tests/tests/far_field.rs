@@ -21,7 +21,9 @@ use horde::context::{Context, Tier};
 use horde::frame::ComputePipeline;
 use horde::frames::Descriptor;
 use horde::gpu_types::AnimParams;
+use horde::config::FAR_FIELD_MAX_VERTICES;
 use horde::memory::{upload_buffer, Buffer};
+use horde::passes::far_field::mid_vertex_capacity;
 use horde::reference::far_field::{coverage, Coverage};
 use horde::scene::{rgba8, static_asset, Scene};
 use horde::shaders;
@@ -367,18 +369,20 @@ fn render(
     camera: &Camera,
     (far, units_px): (bool, f32),
 ) -> image::RgbaImage {
-    render_sized(ctx, scene, camera, (far, units_px, true), 1)
+    render_sized(ctx, scene, camera, (far, units_px, true), 1, 1.0)
 }
 
 /// As [`render`] (which supersamples the far field, the default), with the
 /// far field's supersampling on or off, at `scale`
-/// times the image size (the units then `scale` times as many pixels).
+/// times the image size (the units then `scale` times as many pixels), at
+/// `lod_bias` (larger: finer LODs).
 fn render_sized(
     ctx: &mut Context,
     scene: &Scene,
     camera: &Camera,
     (far, units_px, supersampling): (bool, f32, bool),
     scale: u32,
+    lod_bias: f32,
 ) -> image::RgbaImage {
     render_scene(
         ctx,
@@ -388,6 +392,7 @@ fn render_sized(
             assert!(renderer.has_far_field());
             renderer.settings.far_field_px = if far { units_px * 1.5 } else { 0.0 };
             renderer.settings.far_field_supersampling = supersampling;
+            renderer.settings.lod_bias = lod_bias;
         },
         IMAGE_WIDTH * scale,
         IMAGE_HEIGHT * scale,
@@ -452,8 +457,46 @@ const MIN_COVERAGE_IOU: f64 = 0.85;
 #[test]
 fn mesh_and_far_field_agree_at_the_transition() {
     let mut ctx = gpu_context(None);
-    let knight = baked_knight();
-    let distance = distance_for(&knight, TRANSITION_PX);
+    agree_at_the_transition(&mut ctx, &baked_knight(), "knight", 1.0);
+    finish(ctx);
+}
+
+/// The generated skeleton at the transition size, at a LOD bias of 8 (its
+/// LOD 1, 1643 vertices, where the device's shared memory holds it, else
+/// its LOD 2, 713): more vertices than the small units' batches hold, so
+/// the mid-size pipeline draws it, and must agree with the meshes as the
+/// small one does.
+#[test]
+fn mid_size_units_in_the_far_field_agree_with_meshes() {
+    let mut ctx = gpu_context(None);
+    let path = horde_tests::repo_root().join("assets/skeleton.glb");
+    let skeleton = horde_bake::bake_unit(&path, &[], &horde_bake::BakeOptions::default(), &|_| {})
+        .expect("bake the skeleton")
+        .asset;
+    let capacity = mid_vertex_capacity(ctx.limits.max_compute_shared_memory);
+    let drawn: Vec<u32> = skeleton
+        .lods
+        .iter()
+        .filter_map(|lod| {
+            let vertices = lod.vertices.len() as u32;
+            (vertices <= capacity).then_some(vertices)
+        })
+        .collect();
+    println!("mid-size capacity {capacity}: far-field LODs of {drawn:?} vertices");
+    assert!(
+        drawn[0] > FAR_FIELD_MAX_VERTICES,
+        "the skeleton's finest far-field LOD ({} vertices) fits the small pipeline",
+        drawn[0]
+    );
+    agree_at_the_transition(&mut ctx, &skeleton, "skeleton", 8.0);
+    finish(ctx);
+}
+
+/// Units of `knight` at the transition size drawn as meshes and by the far
+/// field (at `lod_bias`) agree in colour and coverage, single-sampled and
+/// supersampled, from the front and the side.
+fn agree_at_the_transition(ctx: &mut Context, knight: &Asset, asset_name: &str, lod_bias: f32) {
+    let distance = distance_for(knight, TRANSITION_PX);
     let spacing = distance * 0.05;
     // Six rows of eight, turned every way, idle and walking.
     let units: Vec<(Vec3, f32)> = (0..48)
@@ -463,7 +506,7 @@ fn mesh_and_far_field_agree_at_the_transition() {
             (Vec3::new(x, 0.0, (row - 2.5) * spacing), 0.6 * i as f32)
         })
         .collect();
-    let scene = knight_scene(&knight, &units, &[]);
+    let scene = knight_scene(knight, &units, &[]);
     let empty_scene = Scene {
         units: Vec::new(),
         ..scene.clone()
@@ -477,15 +520,25 @@ fn mesh_and_far_field_agree_at_the_transition() {
     ];
     for (name, eye) in views {
         let camera = Camera::look_at(eye, Vec3::new(0.0, 1.0, 0.0));
-        let empty = render(&mut ctx, &empty_scene, &camera, (false, TRANSITION_PX));
+        let mut draw = |scene, far, supersampling, scale| {
+            render_sized(
+                ctx,
+                scene,
+                &camera,
+                (far, TRANSITION_PX, supersampling),
+                scale,
+                lod_bias,
+            )
+        };
+        let empty = draw(&empty_scene, false, true, 1);
         // One sample per pixel on both paths: they agree sample for sample.
-        let mesh = render(&mut ctx, &scene, &camera, (false, TRANSITION_PX));
-        let far = render_sized(&mut ctx, &scene, &camera, (true, TRANSITION_PX, false), 1);
+        let mesh = draw(&scene, false, true, 1);
+        let far = draw(&scene, true, false, 1);
         // Both antialiased: the supersampled far field against the meshes
         // drawn at twice the size (every unit still a mesh) and filtered.
-        let mesh_2x = render_sized(&mut ctx, &scene, &camera, (false, TRANSITION_PX, false), 2);
+        let mesh_2x = draw(&scene, false, false, 2);
         let mesh_supersampled = downsample_2x2(&mesh_2x);
-        let far_supersampled = render(&mut ctx, &scene, &camera, (true, TRANSITION_PX));
+        let far_supersampled = draw(&scene, true, true, 1);
         for (what, image) in [
             ("mesh", &mesh),
             ("far", &far),
@@ -493,7 +546,7 @@ fn mesh_and_far_field_agree_at_the_transition() {
             ("far_supersampled", &far_supersampled),
         ] {
             image
-                .save(output_dir().join(format!("far_field_{name}_{what}.png")))
+                .save(output_dir().join(format!("far_field_{asset_name}_{name}_{what}.png")))
                 .expect("save");
         }
         for (what, mesh, far, max_mean) in [
@@ -507,7 +560,7 @@ fn mesh_and_far_field_agree_at_the_transition() {
         ] {
             let (mean, iou, pixels) = compare(&empty, mesh, far);
             println!(
-                "{name}, {what}: mean difference {mean:.2}/255, coverage IoU {iou:.3}, \
+                "{asset_name}, {name}, {what}: mean difference {mean:.2}/255, coverage IoU {iou:.3}, \
                  {pixels} pixels"
             );
             assert!(pixels > 100, "{name}: the units cover only {pixels} pixels");
@@ -526,7 +579,6 @@ fn mesh_and_far_field_agree_at_the_transition() {
             }
         }
     }
-    finish(ctx);
 }
 
 #[test]
@@ -774,7 +826,9 @@ fn the_budget_converges_in_a_headless_run_with_a_model_cost() {
     let least = render(&mut renderer, 4);
     assert!(most > 2.0 * least, "model cost {most} to {least}");
     let budget = (most * least).sqrt();
-    renderer.settings.far_field_px = horde::renderer::DEFAULT_FAR_FIELD_PX;
+    // The budget never goes below the size it starts from: start at the
+    // least, with every unit a mesh.
+    renderer.settings.far_field_px = horde::renderer::BUDGET_MIN_FAR_FIELD_PX;
     renderer.settings.budget_ms = Some(budget);
     renderer.settings.budget_source = horde::renderer::BudgetSource::Model(model_cost);
     let mut sizes = Vec::new();

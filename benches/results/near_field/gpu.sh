@@ -1,69 +1,90 @@
 #!/bin/bash
 # Issue 25 (the near field) on the GPU machine: the stripped release
-# binaries of .bench/$BENCH (after) and .bench/$BEFORE (before), side by
-# side in one call.
+# `battle` of .bench/$BENCH, with occlusion culling off (before) and on
+# (after) side by side in one call; with BEFORE set, that commit's binary
+# (.bench/$BEFORE) runs the before side instead.
 #   gpu.sh demo   the default demo (10k units, default settings: shadows,
 #                 MSAA auto, budget) at the three presets, quality against
-#                 the reference: before, after, and after with
-#                 --occlusion off;
+#                 the reference;
 #   gpu.sh mesh   1M units with the far field and the budget off (every
 #                 unit a mesh), front and ground, every 10th of 600 steps
-#                 rendered: before and after;
+#                 rendered;
 #   gpu.sh full   1M units with everything on (default settings) at the
-#                 three presets, quality against the reference: before
-#                 and after;
+#                 three presets, quality against the reference;
+#   gpu.sh sweep  the far-field size the budget starts from (and never
+#                 goes below): 12, 48 and 100 px at 10k on the three
+#                 presets, 12 and 48 px at the 1M front, default settings
+#                 otherwise, quality against the reference (after only);
 #   gpu.sh shots  the 10k and 1M frames at the three presets (after), and
 #                 the 1M ground with the LOD colours: what occlusion
 #                 culling leaves on screen.
-# Each run's log starts with its command line; summarize.py makes the rows.
+# Modes combine: gpu.sh "demo mesh". Each run's log starts with its
+# command line; summarize.py makes the rows.
 set -euo pipefail
 for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 export HORDE_ROOT=$PWD
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-mkdir -p /tmp/bin /tmp/before /tmp/out /tmp/shots
+mkdir -p /tmp/bin /tmp/out /tmp/shots
 xz -dc .bench/$BENCH/battle.xz > /tmp/bin/battle
-xz -dc .bench/$BEFORE/battle.xz > /tmp/before/battle
-chmod +x /tmp/bin/battle /tmp/before/battle
-run() { # binary, name, timeout, args...
-  local binary=$1 name=$2 limit=$3; shift 3
-  echo "battle --headless --width 1920 --height 1080 $*" > /tmp/out/$name.log
-  HORDE_CACHE_DIR=/tmp/cache timeout $limit $binary --headless --width 1920 --height 1080 \
-    --report /tmp/out/$name.report.json "$@" >> /tmp/out/$name.log 2>&1 \
+chmod +x /tmp/bin/battle
+before=(/tmp/bin/battle --occlusion off)
+if [ -n "${BEFORE:-}" ]; then
+  mkdir -p /tmp/before
+  xz -dc .bench/$BEFORE/battle.xz > /tmp/before/battle
+  chmod +x /tmp/before/battle
+  before=(/tmp/before/battle)
+fi
+after=(/tmp/bin/battle --occlusion on)
+run() { # name, timeout, command...
+  local name=$1 limit=$2; shift 2
+  echo "$* --headless --width 1920 --height 1080" > /tmp/out/$name.log
+  HORDE_CACHE_DIR=/tmp/cache timeout $limit "$@" --headless --width 1920 --height 1080 \
+    --report /tmp/out/$name.report.json >> /tmp/out/$name.log 2>&1 \
     || echo "$name failed: $(tail -3 /tmp/out/$name.log)"
-  grep -h "gpu frame\|gpu draw\|gpu cull\|gpu depth\|quality against" /tmp/out/$name.log \
-    | sed "s/^.*INFO[^ ]* /$name: /" | cut -c1-200 || true
+  grep -h "gpu frame\|gpu draw\|gpu cull\|gpu depth\|gpu far field:\|quality against\|occluded" \
+    /tmp/out/$name.log | sed "s/^.*INFO[^ ]* /$name: /" | cut -c1-200 || true
 }
-case "$1" in
-demo)
-  for camera in overview front ground; do
-    run /tmp/before/battle before_10k_$camera 120 --quality --units 10000 --camera $camera --frames 600
-    run /tmp/bin/battle after_10k_$camera 120 --quality --units 10000 --camera $camera --frames 600
-    run /tmp/bin/battle after_10k_${camera}_occlusion_off 120 --quality --units 10000 \
-      --camera $camera --frames 600 --occlusion off
-  done ;;
-mesh)
-  for camera in front ground; do
-    for side in before after; do
-      binary=/tmp/bin/battle; [ $side = before ] && binary=/tmp/before/battle
-      run $binary ${side}_1m_mesh_$camera 200 --units 1000000 --camera $camera --frames 600 \
-        --render-every 10 --far-field off --budget-ms 0
-    done
-  done ;;
-full)
-  for camera in overview front ground; do
-    run /tmp/before/battle before_1m_$camera 150 --quality --units 1000000 --camera $camera --frames 600
-    run /tmp/bin/battle after_1m_$camera 150 --quality --units 1000000 --camera $camera --frames 600
-  done ;;
-shots)
-  for units in 10000 1000000; do
+for mode in $1; do
+  case "$mode" in
+  demo)
     for camera in overview front ground; do
-      run /tmp/bin/battle shot_${units}_$camera 150 --units $units --camera $camera --frames 600 \
-        --screenshot /tmp/shots/${units}_$camera.png
+      run before_10k_$camera 120 "${before[@]}" --quality --units 10000 --camera $camera --frames 600
+      run after_10k_$camera 120 "${after[@]}" --quality --units 10000 --camera $camera --frames 600
+    done ;;
+  mesh)
+    for camera in front ground; do
+      run before_1m_mesh_$camera 200 "${before[@]}" --units 1000000 --camera $camera \
+        --frames 600 --render-every 10 --far-field off --budget-ms 0
+      run after_1m_mesh_$camera 200 "${after[@]}" --units 1000000 --camera $camera \
+        --frames 600 --render-every 10 --far-field off --budget-ms 0
+    done ;;
+  full)
+    for camera in overview front ground; do
+      run before_1m_$camera 150 "${before[@]}" --quality --units 1000000 --camera $camera --frames 600
+      run after_1m_$camera 150 "${after[@]}" --quality --units 1000000 --camera $camera --frames 600
+    done ;;
+  sweep)
+    for camera in overview front ground; do
+      for px in 12 48 100; do
+        run sweep_10k_${camera}_$px 120 "${after[@]}" --quality --units 10000 --camera $camera \
+          --frames 600 --far-field-px $px
+      done
     done
-  done
-  run /tmp/bin/battle shot_1000000_ground_lod 150 --units 1000000 --camera ground --frames 600 \
-    --color-by-lod --screenshot /tmp/shots/1000000_ground_lod.png ;;
-esac
+    for px in 12 48; do
+      run sweep_1m_front_$px 150 "${after[@]}" --quality --units 1000000 --camera front \
+        --frames 600 --far-field-px $px
+    done ;;
+  shots)
+    for units in 10000 1000000; do
+      for camera in overview front ground; do
+        run shot_${units}_$camera 150 "${after[@]}" --units $units --camera $camera --frames 600 \
+          --screenshot /tmp/shots/${units}_$camera.png
+      done
+    done
+    run shot_1000000_ground_lod 150 "${after[@]}" --units 1000000 --camera ground --frames 600 \
+      --color-by-lod --screenshot /tmp/shots/1000000_ground_lod.png ;;
+  esac
+done
 for f in /tmp/shots/*.png; do [ -f $f ] && cp $f $OUT/; done
-tar czf $OUT/reports_$1.tgz -C /tmp/out $(cd /tmp/out && ls)
+tar czf $OUT/reports.tgz -C /tmp/out $(cd /tmp/out && ls)

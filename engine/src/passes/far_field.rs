@@ -1,5 +1,6 @@
-//! The far field: units a few pixels tall skinned and rasterized by a
-//! compute shader into a 64-bit visibility buffer (`shaders/far_field.comp`,
+//! The far field: units from a few pixels up to mid-size (about 100 px)
+//! skinned and rasterized by a compute shader into a 64-bit visibility
+//! buffer (`shaders/far_field.comp`,
 //! rasterizer in `far_field_raster.glsl`, CPU twin in
 //! [`crate::reference::far_field`]), then resolved into the colour target
 //! against the raster's depth (`far_field_resolve.vert/.frag`).
@@ -21,10 +22,12 @@
 //! - `FarMeshes`: uniform [`FarFieldMesh`] per (type, LOD),
 //!   `[type * MAX_LODS + lod]`, written once: the index and vertex range the
 //!   far field draws for that LOD ([`far_field_meshes`]). A LOD with more
-//!   than `FAR_FIELD_MAX_VERTICES` vertices (they are skinned into shared
-//!   memory) maps to the finest coarser LOD within the limit; a type whose
-//!   coarsest LOD is over it has no far-field region
-//!   (`world::types::layout_regions`), so cull keeps it a mesh.
+//!   vertices than the mid-size pipeline holds in shared memory
+//!   ([`mid_vertex_capacity`]: `FAR_FIELD_MID_MAX_VERTICES`, 2048, where
+//!   the device's shared memory allows) maps to the finest coarser LOD
+//!   within it; a type whose coarsest LOD is over `FAR_FIELD_MAX_VERTICES`
+//!   has no far-field region (`world::types::layout_regions`), so cull keeps
+//!   it a mesh.
 //! - The visibility buffer: one `u64` per sample, row by row over the
 //!   sample grid (the target's size × `samples_per_axis` along each axis:
 //!   2 with `RenderSettings::far_field_supersampling`, else 1),
@@ -43,9 +46,22 @@
 //! types, `FAR_FIELD_BATCH_UNITS` (8) at a time (a prefix over the types'
 //! counts in shared memory maps the flat index to a type and slot); no
 //! indirect dispatch is needed and idle groups exit after one read. Lane 0
-//! gathers those units into batches whose vertices fit shared memory
-//! (`FAR_FIELD_MAX_VERTICES`): seven of the generated knight's coarsest LOD
-//! (87 vertices) share one, its LOD 2 (657) has one to itself. Each batch:
+//! gathers those units into batches whose vertices fit shared memory.
+//! Two pipelines of the same shader, which differ in the shared memory
+//! they declare (specialization constants), each take the units whose mesh
+//! falls in their range, one dispatch after the other:
+//! - small units: meshes of up to `FAR_FIELD_MAX_VERTICES` (672), in
+//!   batches (four of the generated knight's coarsest LOD, 168 vertices,
+//!   share one; its LOD 2, 657, has one to itself). Small shared memory
+//!   keeps 16 workgroups resident per H100 SM, which the units a few pixels
+//!   tall, latency-bound (below), need;
+//! - mid-size units: larger meshes, up to [`mid_vertex_capacity`] (2048 on
+//!   an H100; the generated units' LOD 1 has 1567 to 1658), one or two a
+//!   batch. A unit of 30 to 100 pixels drawn this way skips the raster,
+//!   whose skinned vertex rate on these GPUs is a hundredth of compute's:
+//!   the frame budget can give the far field units that size.
+//!
+//! Each batch:
 //! 1. Skin: one thread per vertex of the batch; each is decoded and skinned
 //!    by the same code as `unit.vert` (`skinning.glsl`, two bones, the
 //!    crossfade), projected, snapped to 1/256 pixel, and lit as `mesh.frag`
@@ -83,9 +99,10 @@
 //! pass: it writes `gl_FragDepth` = the far field's nearest depth in the
 //! pixel and the colour, with depth test GREATER against the raster's depth,
 //! so meshes in front hide far units and far units hide what is behind
-//! them. No depth sampling and no extra render pass. Nothing draws after
-//! it, so it tests depth without writing it: with 4× MSAA each write is
-//! four samples' through the few ROPs of a compute GPU.
+//! them. No depth sampling and no extra render pass. It writes its depth:
+//! with occlusion culling the depth pyramid is built from it (far units
+//! hide meshes behind them) and the late part of the render pass draws
+//! after it.
 //!
 //! # Supersampling
 //! A unit a few pixels tall is a handful of triangles thinner than a pixel:
@@ -110,9 +127,12 @@
 //! 1/256-pixel snapping, top-left fill rule), and the cull picks its LOD
 //! by one rule with one hysteresis on both paths, so a unit crossing into
 //! the far field keeps its silhouette and its LOD; the hysteresis on the
-//! far-field size keeps units from flickering between the two paths. A
-//! triangle is shaded flat with the mean of its corners' colours: at a few
-//! pixels per unit, per-pixel shading would change nothing visible.
+//! far-field size keeps units from flickering between the two paths.
+//! Colours are Gouraud-shaded: each covered sample interpolates the
+//! corners' lit colours with the integer barycentric weights that
+//! interpolate its depth (`FAR_FIELD_PAYLOAD`), so a mid-size unit shows no
+//! facets; lighting and the atlas texel are per vertex, which a unit of up
+//! to about 100 pixels at its LOD 1 shows little of.
 //! Sub-pixel triangles that cover no pixel centre draw nothing, as in the
 //! raster (no point splats: they would fatten distant units).
 //!
@@ -132,8 +152,9 @@ use ash::vk;
 
 use crate::barriers::{uses, Access, BufferUse};
 use crate::config::{
-    FAR_FIELD_BATCH_UNITS, FAR_FIELD_MAX_VERTICES, FAR_FIELD_WORKGROUP_SIZE, MAX_LODS,
-    ROUTE_FAR_FIELD,
+    FAR_FIELD_BATCH_UNITS, FAR_FIELD_MAX_VERTICES, FAR_FIELD_MID_MAX_VERTICES,
+    FAR_FIELD_SHARED_BYTES_PER_VERTEX, FAR_FIELD_SHARED_RESERVE_BYTES, FAR_FIELD_WORKGROUP_SIZE,
+    MAX_LODS, ROUTE_FAR_FIELD,
 };
 use crate::context::Context;
 use crate::frame::{ComputePipeline, Frame};
@@ -150,6 +171,25 @@ use crate::{shaders, Error};
 /// holds about 2,000 such groups at once); each loops over batches.
 const MAX_GROUPS: u32 = 16_384;
 
+/// The vertices the mid-size pipeline holds: [`FAR_FIELD_MID_MAX_VERTICES`],
+/// or fewer where the device's shared memory (`shared_bytes`) is smaller;
+/// at most [`FAR_FIELD_MAX_VERTICES`] (then there is no mid-size pipeline)
+/// and at least that where the small one fits.
+pub fn mid_vertex_capacity(shared_bytes: u32) -> u32 {
+    let fits = shared_bytes.saturating_sub(FAR_FIELD_SHARED_RESERVE_BYTES)
+        / FAR_FIELD_SHARED_BYTES_PER_VERTEX;
+    fits.clamp(FAR_FIELD_MAX_VERTICES, FAR_FIELD_MID_MAX_VERTICES)
+}
+
+/// A rasterizer pipeline: the small units' (batches of meshes up to
+/// `FAR_FIELD_MAX_VERTICES`) or the mid-size units' (larger meshes, up to
+/// the device's capacity), each for the colour target and for shadow
+/// casters.
+struct Rasterizers {
+    color: ComputePipeline,
+    casters: ComputePipeline,
+}
+
 /// The far field's rasterizer and resolve, and its visibility buffer.
 /// Fields drop in declaration order, the reverse of creation order.
 pub struct FarFieldPass {
@@ -162,18 +202,20 @@ pub struct FarFieldPass {
     /// Uniform `FarFieldMesh[MAX_TYPES * MAX_LODS]`, written once.
     meshes: Buffer,
     resolve: Pipeline,
-    raster: ComputePipeline,
-    /// The same rasterizer, depth only: shadow casters (`passes/shadow.rs`).
-    caster_raster: ComputePipeline,
+    /// Small units in batches; mid-size units (where the device's shared
+    /// memory holds more than the small batches), one or two a batch.
+    small: Rasterizers,
+    mid: Option<Rasterizers>,
     bone_sampler: Sampler,
     atlas_sampler: Sampler,
 }
 
 /// The far field's mesh of every (type, LOD), `[type * MAX_LODS + lod]`:
-/// that LOD, or where it has more than `FAR_FIELD_MAX_VERTICES` vertices
-/// the finest coarser one within the limit. Empty for props, types without
-/// a far-field region and LODs past the type's count.
-pub fn far_field_meshes(world: &World) -> Vec<FarFieldMesh> {
+/// that LOD, or where it has more than `vertex_capacity` vertices (the
+/// mid-size pipeline's, [`mid_vertex_capacity`]) the finest coarser one
+/// within it. Empty for props, types without a far-field region and LODs
+/// past the type's count.
+pub fn far_field_meshes(world: &World, vertex_capacity: u32) -> Vec<FarFieldMesh> {
     let mut meshes = vec![FarFieldMesh::default(); MAX_TYPES * MAX_LODS as usize];
     for (type_meshes, world_type) in meshes.chunks_mut(MAX_LODS as usize).zip(&world.types) {
         if world_type.info.routes[ROUTE_FAR_FIELD as usize].capacity == 0 {
@@ -184,7 +226,7 @@ pub fn far_field_meshes(world: &World) -> Vec<FarFieldMesh> {
                 .lods
                 .iter()
                 .skip(lod)
-                .find(|range| range.vertex_count <= FAR_FIELD_MAX_VERTICES);
+                .find(|range| range.vertex_count <= vertex_capacity);
             if let (Some(range), true) = (drawn, lod < world_type.lods.len()) {
                 *mesh = FarFieldMesh {
                     first_index: range.first_index,
@@ -219,23 +261,35 @@ impl FarFieldPass {
         bindings.extend([sampled; 2]);
         bindings.extend([storage; 2]);
         // Constant 0: bone encoding; 1: depth only (shadow casters); 2: the
-        // bones' shape; 3: the workgroup size.
-        let raster_of = |name, depth_only| {
-            ComputePipeline::new(
-                ctx,
-                name,
-                &shaders::FAR_FIELD_COMP,
-                &bindings,
-                &[
-                    world.encoding.shader_constant(),
-                    depth_only,
-                    world.bone_shape.shader_constant(),
-                    FAR_FIELD_WORKGROUP_SIZE,
-                ],
-            )
+        // bones' shape; 3: the workgroup size; 4: the vertices in shared
+        // memory; 5: the fewest a mesh it draws has, less one.
+        let rasterizers = |name: &str, capacity: u32, min_vertices: u32| {
+            let raster_of = |name: &str, depth_only| {
+                ComputePipeline::new(
+                    ctx,
+                    name,
+                    &shaders::FAR_FIELD_COMP,
+                    &bindings,
+                    &[
+                        world.encoding.shader_constant(),
+                        depth_only,
+                        world.bone_shape.shader_constant(),
+                        FAR_FIELD_WORKGROUP_SIZE,
+                        capacity,
+                        min_vertices,
+                    ],
+                )
+            };
+            Ok::<_, Error>(Rasterizers {
+                color: raster_of(name, 0)?,
+                casters: raster_of(&format!("{name} shadow casters"), 1)?,
+            })
         };
-        let raster = raster_of("far field", 0)?;
-        let caster_raster = raster_of("far field shadow casters", 1)?;
+        let small = rasterizers("far field", FAR_FIELD_MAX_VERTICES, 0)?;
+        let mid_capacity = mid_vertex_capacity(ctx.limits.max_compute_shared_memory);
+        let mid = (mid_capacity > FAR_FIELD_MAX_VERTICES)
+            .then(|| rasterizers("far field mid-size", mid_capacity, FAR_FIELD_MAX_VERTICES))
+            .transpose()?;
         let set0 = [binding(0, storage, vk::ShaderStageFlags::FRAGMENT)];
         let resolve = graphics_pipeline(
             ctx,
@@ -252,12 +306,14 @@ impl FarFieldPass {
                 target,
                 cull_mode: vk::CullModeFlags::NONE,
                 depth_compare: vk::CompareOp::GREATER,
-                depth_write: false,
+                // With occlusion culling the late part draws after it, and
+                // the depth pyramid is built from its depth.
+                depth_write: true,
                 alpha_blend: true,
             },
             &[],
         )?;
-        let table = far_field_meshes(world);
+        let table = far_field_meshes(world, mid_capacity);
         let mut meshes = Buffer::new(
             ctx,
             "far field meshes",
@@ -272,8 +328,8 @@ impl FarFieldPass {
             samples_per_axis: 1,
             meshes,
             resolve,
-            raster,
-            caster_raster,
+            small,
+            mid,
             bone_sampler,
             atlas_sampler,
         })
@@ -347,7 +403,7 @@ impl FarFieldPass {
             clear: true,
         };
         frame.pass("far field", |frame| {
-            self.rasterize(frame, world, &self.raster, &target)
+            self.rasterize(frame, world, |r| &r.color, &target)
         })
     }
 
@@ -370,16 +426,17 @@ impl FarFieldPass {
             clear: false,
         };
         frame.pass("shadow far field", |frame| {
-            self.rasterize(frame, world, &self.caster_raster, &raster)
+            self.rasterize(frame, world, |r| &r.casters, &raster)
         })
     }
 
-    /// The clear and the dispatch of `raster` into `target`.
+    /// The clear and the dispatches of the small and mid-size pipelines
+    /// (`pick` chooses colour or casters) into `target`.
     fn rasterize(
         &self,
         frame: &mut Frame,
         world: &World,
-        raster: &ComputePipeline,
+        pick: impl Fn(&Rasterizers) -> &ComputePipeline,
         target: &RasterTarget,
     ) -> Result<(), Error> {
         let meshes = self.meshes.raw;
@@ -424,26 +481,34 @@ impl FarFieldPass {
             if groups == 0 || world.unit_count() == 0 {
                 return Ok(());
             }
-            frame.uses(&[
-                uses(b.type_table.raw, Access::ComputeRead),
-                uses(b.clip_table.raw, Access::ComputeRead),
-                uses(b.material_table.raw, Access::ComputeRead),
-                uses(b.unit_infos.buffer.raw, Access::ComputeRead),
-                uses(b.unit_placements.buffer.raw, Access::ComputeRead),
-                uses(b.anim_states.buffer.raw, Access::ComputeRead),
-                uses(b.unit_marks.buffer.raw, Access::ComputeRead),
-                uses(b.vertices.raw, Access::ComputeRead),
-                uses(b.indices.raw, Access::ComputeRead),
-                uses(lists, Access::ComputeWrite),
-                uses(visibility, Access::ComputeWrite),
-                uses(target.shadow_depths, Access::ComputeRead),
-            ]);
-            frame.dispatch(
-                raster,
-                &descriptors,
-                bytemuck::cast_slice(&push),
-                groups * raster.workgroup_size,
-            )
+            // Both read the same lists, each drawing the units of its mesh
+            // sizes, and write the same visibility buffer and fallback lists
+            // (with atomics: the uses declared again order the second after
+            // the first, as synchronization validation asks).
+            for rasterizers in std::iter::once(&self.small).chain(&self.mid) {
+                let raster = pick(rasterizers);
+                frame.uses(&[
+                    uses(b.type_table.raw, Access::ComputeRead),
+                    uses(b.clip_table.raw, Access::ComputeRead),
+                    uses(b.material_table.raw, Access::ComputeRead),
+                    uses(b.unit_infos.buffer.raw, Access::ComputeRead),
+                    uses(b.unit_placements.buffer.raw, Access::ComputeRead),
+                    uses(b.anim_states.buffer.raw, Access::ComputeRead),
+                    uses(b.unit_marks.buffer.raw, Access::ComputeRead),
+                    uses(b.vertices.raw, Access::ComputeRead),
+                    uses(b.indices.raw, Access::ComputeRead),
+                    uses(lists, Access::ComputeWrite),
+                    uses(visibility, Access::ComputeWrite),
+                    uses(target.shadow_depths, Access::ComputeRead),
+                ]);
+                frame.dispatch(
+                    raster,
+                    &descriptors,
+                    bytemuck::cast_slice(&push),
+                    groups * raster.workgroup_size,
+                )?;
+            }
+            Ok(())
         }
     }
 }

@@ -41,11 +41,12 @@ impl Renderer {
                 BUDGET_MAX_IMPOSTOR_THRESHOLD_PX,
             )
         } else {
-            (
-                self.settings.far_field_px.max(BUDGET_MIN_FAR_FIELD_PX),
-                BUDGET_MIN_FAR_FIELD_PX,
-                BUDGET_MAX_FAR_FIELD_PX,
-            )
+            // Never below the size the budget starts from: units up to it
+            // are drawn as well by the far field (anti-aliased) as by the
+            // raster, at a hundredth of the cost, so a smaller size would
+            // spend raster time on nothing the picture shows.
+            let start_px = self.settings.far_field_px.max(BUDGET_MIN_FAR_FIELD_PX);
+            (start_px, start_px, BUDGET_MAX_FAR_FIELD_PX)
         };
         let controller = self
             .budget

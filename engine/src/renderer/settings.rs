@@ -196,8 +196,10 @@ pub struct BudgetStatus {
 }
 
 /// The far-field size the renderer starts with where the device has the far
-/// field: units whose bounding sphere spans at most 12 pixels.
-pub const DEFAULT_FAR_FIELD_PX: f32 = 12.0;
+/// field: units whose bounding sphere spans at most 48 pixels, which the
+/// mid-size pipeline draws at their LOD 1 (`passes/far_field.rs`). The
+/// frame budget never goes below it.
+pub const DEFAULT_FAR_FIELD_PX: f32 = 48.0;
 
 /// The impostor threshold the renderer starts with: the mesh LODs' 1 pixel.
 pub const DEFAULT_IMPOSTOR_THRESHOLD_PX: f32 = 1.0;
@@ -205,7 +207,9 @@ pub const DEFAULT_IMPOSTOR_THRESHOLD_PX: f32 = 1.0;
 pub const BUDGET_MIN_IMPOSTOR_THRESHOLD_PX: f32 = 0.25;
 pub const BUDGET_MAX_IMPOSTOR_THRESHOLD_PX: f32 = 32.0;
 
-/// Bounds of the far-field size the frame budget may choose, pixels.
+/// Bounds of the far-field size the frame budget may choose, pixels (it
+/// starts from `RenderSettings::far_field_px`, at least the lower bound,
+/// and never goes below where it started).
 pub const BUDGET_MIN_FAR_FIELD_PX: f32 = 2.0;
 pub const BUDGET_MAX_FAR_FIELD_PX: f32 = 128.0;
 
