@@ -68,32 +68,53 @@ void write_pixel(int x, int y, uint64_t key) {
     }
 }
 #define FAR_FIELD_WRITE(x, y, key) write_pixel(x, y, key)
-// Gouraud shading: the triangle's corner colours (linear), set before
-// far_rasterize, interpolated at each covered sample, as the raster
-// interpolates mesh.frag's inputs across a triangle; a unit of 30 to 100
-// pixels (the mid-size pipeline) shows its facets when each triangle is
-// flat. Casters write no colour.
-vec3 g_corner_a;
-vec3 g_corner_b;
-vec3 g_corner_c;
-uint gouraud(int wa, int wb, int wc, int area) {
+// Per-sample shading, as the raster interpolates mesh.frag's inputs
+// across a triangle: each vertex carries its lighting split around the
+// base colour texel, colour = texel × light + add (light: base colour
+// factor × tint × sun and ambient, fogged; add: emission, fogged, and the
+// fog's colour), and its UV. A covered sample interpolates the three with
+// the barycentric weights and reads the atlas at the interpolated UV, so a
+// unit of 30 to 100 pixels (the mid-size pipeline) shows neither facets
+// nor a texture blurred to its vertices. The triangle's corners (linear
+// colours), set before far_rasterize; casters write no colour.
+vec3 g_light[3];
+vec3 g_add[3];
+vec2 g_uv[3];
+// The triangle's material's atlas rectangle; z = 0: untextured.
+vec4 g_atlas_rect;
+uint shade_sample(int wa, int wb, int wc, int area) {
     if (DEPTH_ONLY == 1u) {
         return 0u;
     }
-    return far_pack_color((float(wa) * g_corner_a + float(wb) * g_corner_b
-                           + float(wc) * g_corner_c) / float(area));
+    vec3 weights = vec3(wa, wb, wc) / float(area);
+    vec3 light = weights.x * g_light[0] + weights.y * g_light[1] + weights.z * g_light[2];
+    vec3 add = weights.x * g_add[0] + weights.y * g_add[1] + weights.z * g_add[2];
+    vec3 texel = vec3(1.0);
+    if (g_atlas_rect.z > 0.0) {
+        vec2 uv = weights.x * g_uv[0] + weights.y * g_uv[1] + weights.z * g_uv[2];
+        texel = textureLod(atlas, g_atlas_rect.xy + fract(uv) * g_atlas_rect.zw, 0.0).rgb;
+    }
+    return far_pack_color(texel * light + add);
 }
-#define FAR_FIELD_PAYLOAD(wa, wb, wc, area) gouraud(wa, wb, wc, area)
+#define FAR_FIELD_PAYLOAD(wa, wb, wc, area) shade_sample(wa, wb, wc, area)
 #include "far_field_raster.glsl"
 
-// Back colour of a vertex whose material is single-sided: its back faces
+// Back light of a vertex whose material is single-sided: its back faces
 // are not drawn. Packed colours never set the top two bits.
 const uint NO_BACK_FACE = 0xffffffffu;
+// Light (texel multiplier) is packed at half scale: sun and ambient light
+// add up to more than 1.
+const float LIGHT_PACK_SCALE = 0.5;
 
+// Per vertex: the snapped position, the depth bits, the packed light of
+// the front and the back face, the packed add term, the UV (half2):
+// FAR_FIELD_SHARED_BYTES_PER_VERTEX in all.
 shared ivec2 s_position[VERTEX_CAPACITY];
 shared uint s_depth[VERTEX_CAPACITY];
 shared uint s_front[VERTEX_CAPACITY];
 shared uint s_back[VERTEX_CAPACITY];
+shared uint s_add[VERTEX_CAPACITY];
+shared uint s_uv[VERTEX_CAPACITY];
 // s_first[t]: the far-field units of the unit types before t.
 shared uint s_first[MAX_TYPES + 1];
 
@@ -163,14 +184,14 @@ FarVertex skin_vertex(uint type_index, FarFieldMesh mesh, uint v, uint slot, Uni
 
     MaterialInfo material = materials[min(types[type_index].first_material + skin_bytes.w,
                                           uint(MAX_MATERIALS) - 1u)];
+    // The base colour texel is read per sample (shade_sample); the rest of
+    // mesh.frag's shading is per vertex.
     vec3 albedo = material.base_color.rgb * unpackUnorm4x8(info.tint).rgb;
-    if (material.atlas_rect.z > 0.0) {
-        albedo *= atlas_texel(material.atlas_rect, uv);
-    }
     vec3 emitted = material.emissive;
     if (material.emissive_rect.z > 0.0) {
         emitted *= atlas_texel(material.emissive_rect, uv);
     }
+    s_uv[slot] = packHalf2x16(uv);
     if (globals.debug_view == DEBUG_VIEW_LOD) {
         albedo = route_color(ROUTE_FAR_FIELD);
         emitted = vec3(0.0);
@@ -179,21 +200,28 @@ FarVertex skin_vertex(uint type_index, FarFieldMesh mesh, uint v, uint slot, Uni
         albedo = mark_color(mark).rgb;
         emitted = vec3(0.0);
     }
+    bool double_sided = (material.flags & MATERIAL_DOUBLE_SIDED) != 0u;
     if (globals.debug_view == DEBUG_VIEW_UNIT_MASK) {
-        // Every far-field pixel is a unit's: white, unlit (1.0 packs and
-        // averages exactly).
-        s_front[slot] = far_pack_color(vec3(1.0));
-        s_back[slot] =
-            (material.flags & MATERIAL_DOUBLE_SIDED) != 0u ? s_front[slot] : NO_BACK_FACE;
+        // Every far-field pixel is a unit's: white, unlit (no light, an add
+        // of 1.0, which packs and averages exactly).
+        s_front[slot] = 0u;
+        s_back[slot] = double_sided ? 0u : NO_BACK_FACE;
+        s_add[slot] = far_pack_color(vec3(1.0));
         return projected;
     }
     // A unit a few pixels tall, shaded per vertex: one bilinear comparison
     // is as good as the tent there, at a quarter of the shadow reads (the
     // 1M overview's far field took 1.4 ms more with shadows on with the tent).
     float sun = sun_visibility_filtered(world, world_normal, globals, false);
-    s_front[slot] = far_pack_color(shade(albedo, emitted, world_normal, world, sun, globals));
-    s_back[slot] = (material.flags & MATERIAL_DOUBLE_SIDED) != 0u
-        ? far_pack_color(shade(albedo, emitted, -world_normal, world, sun, globals))
+    // shade() is affine in the albedo: shade(albedo, 0) - shade(0, 0) is
+    // the light, shade(0, emitted) the add term (fog included).
+    vec3 fog_only = shade(vec3(0.0), vec3(0.0), world_normal, world, sun, globals);
+    s_add[slot] = far_pack_color(shade(vec3(0.0), emitted, world_normal, world, sun, globals));
+    s_front[slot] = far_pack_color(
+        (shade(albedo, vec3(0.0), world_normal, world, sun, globals) - fog_only) * LIGHT_PACK_SCALE);
+    s_back[slot] = double_sided
+        ? far_pack_color((shade(albedo, vec3(0.0), -world_normal, world, sun, globals) - fog_only)
+                         * LIGHT_PACK_SCALE)
         : NO_BACK_FACE;
     return projected;
 }
@@ -212,6 +240,19 @@ bool triangle_slots(FarFieldMesh mesh, uint vertex_count, uint base, uint t, out
     }
     tri += base;
     return true;
+}
+
+// The atlas rectangle of the material of vertex `v` of the mesh (the
+// triangle's first), where the shaded view reads the base colour texture;
+// z = 0 otherwise.
+vec4 triangle_atlas_rect(uint type_index, FarFieldMesh mesh, uint v) {
+    uint word = (mesh.first_vertex + v) * 5u + 4u;
+    if (globals.debug_view != DEBUG_VIEW_SHADED || word >= uint(vertex_words.length())) {
+        return vec4(0.0);
+    }
+    uint material = min(types[type_index].first_material + (vertex_words[word] >> 24),
+                        uint(MAX_MATERIALS) - 1u);
+    return materials[material].atlas_rect;
 }
 
 FarVertex shared_vertex(uint slot) {
@@ -414,19 +455,26 @@ void draw_batch(uint units) {
         if (area == 0) {
             continue;
         }
-        // The first vertex's material decides, as the raster's flat
-        // material does.
-        uvec3 colors = uvec3(s_front[tri.x], s_front[tri.y], s_front[tri.z]);
-        if (area < 0) {
-            if (s_back[tri.x] == NO_BACK_FACE) {
-                continue;
+        if (DEPTH_ONLY == 0u) {
+            // The first vertex's material decides, as the raster's flat
+            // material does.
+            uvec3 lights = uvec3(s_front[tri.x], s_front[tri.y], s_front[tri.z]);
+            if (area < 0) {
+                if (s_back[tri.x] == NO_BACK_FACE) {
+                    continue;
+                }
+                uvec3 back = uvec3(s_back[tri.x], s_back[tri.y], s_back[tri.z]);
+                lights = mix(back, lights, equal(back, uvec3(NO_BACK_FACE)));
             }
-            uvec3 back = uvec3(s_back[tri.x], s_back[tri.y], s_back[tri.z]);
-            colors = mix(back, colors, equal(back, uvec3(NO_BACK_FACE)));
+            uint type_index = s_mesh[u] / uint(MAX_LODS);
+            g_atlas_rect = triangle_atlas_rect(type_index, mesh, tri.x - s_vertex_base[u]);
+            for (uint corner = 0u; corner < 3u; corner++) {
+                uint slot = tri[corner];
+                g_light[corner] = far_unpack_color(lights[corner]) / LIGHT_PACK_SCALE;
+                g_add[corner] = far_unpack_color(s_add[slot]);
+                g_uv[corner] = unpackHalf2x16(s_uv[slot]);
+            }
         }
-        g_corner_a = far_unpack_color(colors.x);
-        g_corner_b = far_unpack_color(colors.y);
-        g_corner_c = far_unpack_color(colors.z);
         far_rasterize(a, b, c, pixels, 0u);
     }
 }

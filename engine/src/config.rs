@@ -78,8 +78,8 @@ pub const CULL_GROUP_COMMANDS: u32 = 32;
 /// more threads per unit (64: 24.9 ms, 128: 17.2 ms, 256: 14.6 ms for 894k
 /// units before batching) shorten it.
 pub const FAR_FIELD_WORKGROUP_SIZE: u32 = 256;
-/// Far field: the vertices a workgroup holds in shared memory (20 bytes
-/// each): the most a LOD may have to be drawn by the far field, and what a
+/// Far field: the vertices a workgroup holds in shared memory
+/// (`FAR_FIELD_SHARED_BYTES_PER_VERTEX` each): the most a LOD may have to be drawn by the far field, and what a
 /// batch of small LODs shares. 672 holds the generated knight's LOD 2 (657)
 /// and leaves room for 16 workgroups of shared memory per H100 SM (1024:
 /// 11, 33.0 ms against 24.9 ms at 64 threads).
@@ -91,10 +91,10 @@ pub const FAR_FIELD_MAX_VERTICES: u32 = 672;
 /// units' LOD 1: 1567 to 1658) instead of by the raster, about 100x slower
 /// for them on an H100 (DESIGN.md).
 pub const FAR_FIELD_MID_MAX_VERTICES: u32 = 2048;
-/// Far field: shared memory per vertex (position 8 bytes, depth, front and
-/// back colour 4 each), and what the rest of the shader's shared state
-/// takes at most, in bytes.
-pub const FAR_FIELD_SHARED_BYTES_PER_VERTEX: u32 = 20;
+/// Far field: shared memory per vertex (position 8 bytes; depth, front and
+/// back light, add term and UV 4 each), and what the rest of the shader's
+/// shared state takes at most, in bytes.
+pub const FAR_FIELD_SHARED_BYTES_PER_VERTEX: u32 = 28;
 pub const FAR_FIELD_SHARED_RESERVE_BYTES: u32 = 1024;
 /// Far field: the most units in one batch.
 pub const FAR_FIELD_BATCH_UNITS: u32 = 8;
@@ -364,6 +364,7 @@ pub const SHADER_CONSTANTS: &[(&str, ShaderValue)] = &[
     ("VARIETY_SPEED_MIN", ShaderValue::F32(VARIETY_SPEED_MIN)),
     ("VARIETY_SPEED_RANGE", ShaderValue::F32(VARIETY_SPEED_RANGE)),
     ("VARIETY_UNIT_SCALE", ShaderValue::F32(VARIETY_UNIT_SCALE)),
+    ("DEBUG_VIEW_SHADED", ShaderValue::U32(DEBUG_VIEW_SHADED)),
     ("DEBUG_VIEW_LOD", ShaderValue::U32(DEBUG_VIEW_LOD)),
     (
         "DEBUG_VIEW_UNIT_MASK",
