@@ -35,6 +35,13 @@ layout(set = 0, binding = 12) uniform sampler2D bone_texture;
 layout(set = 0, binding = 13) uniform sampler2D atlas;
 layout(set = 0, binding = 14, std430) readonly buffer Marks { uint marks[]; };
 layout(set = 0, binding = 15, std430) readonly buffer ShadowDepths { uint shadow_depths[]; };
+// The far-field items (flat indices over the types' lists) whose mesh is
+// larger than the small pipeline holds: the small pipeline appends them,
+// the mid-size one draws them (count zeroed before the small one runs).
+layout(set = 0, binding = 16, std430) buffer MidItems {
+    uint mid_count;
+    uint mid_items[];
+};
 #include "shadow.glsl"
 
 // 1: a shadow cascade's casters (`globals.view_proj` is the cascade's):
@@ -292,6 +299,11 @@ uint batch_unit(uint index, uint units, bool triangles) {
 // when the entry is out of range.
 bool far_item(uint item, uint type_count, out uint type_index, out uint unit, out uint lod) {
     type_index = 0u;
+    unit = 0u;
+    lod = 0u;
+    if (item >= s_first[type_count]) {
+        return false;
+    }
     while (type_index + 1u < type_count && item >= s_first[type_index + 1u]) {
         type_index++;
     }
@@ -311,6 +323,15 @@ bool far_item(uint item, uint type_count, out uint type_index, out uint unit, ou
         && unit < uint(anim_states.length());
 }
 
+// The far-field item the pipeline's `item`-th is: the small pipeline runs
+// over every item, the mid-size one over those the small one handed it.
+uint mid_item(uint item) {
+    if (MIN_VERTICES == 0u) {
+        return item;
+    }
+    return item < uint(mid_items.length()) ? mid_items[item] : 0xffffffffu;
+}
+
 // Lane 0: takes the units of items `first..last` into the batch while their
 // vertices fit shared memory (at least one), and resets their flags.
 void gather_batch(uint first, uint last, uint type_count) {
@@ -322,13 +343,20 @@ void gather_batch(uint first, uint last, uint type_count) {
         uint type_index;
         uint unit;
         uint lod;
-        if (!far_item(item, type_count, type_index, unit, lod)) {
+        if (!far_item(mid_item(item), type_count, type_index, unit, lod)) {
             continue;
         }
         uint mesh_index = type_index * uint(MAX_LODS) + lod;
-        // The other pipeline draws meshes outside this one's range.
         uint vertex_count = far_meshes[mesh_index].vertex_count;
-        if (vertex_count <= MIN_VERTICES || vertex_count > VERTEX_CAPACITY) {
+        if (vertex_count == 0u || vertex_count > VERTEX_CAPACITY) {
+            // The small pipeline hands a larger mesh to the mid-size one
+            // (which holds every mesh of the table, far_field_meshes).
+            if (vertex_count > VERTEX_CAPACITY && MIN_VERTICES == 0u) {
+                uint slot = atomicAdd(mid_count, 1u);
+                if (slot < uint(mid_items.length())) {
+                    mid_items[slot] = item;
+                }
+            }
             continue;
         }
         if (vertices + vertex_count > VERTEX_CAPACITY) {
@@ -459,7 +487,9 @@ void draw_batch(uint units) {
             // The first vertex's material decides, as the raster's flat
             // material does.
             uvec3 lights = uvec3(s_front[tri.x], s_front[tri.y], s_front[tri.z]);
-            if (area < 0) {
+            // A positive area is clockwise on screen: a back face
+            // (far_triangle_area).
+            if (area > 0) {
                 if (s_back[tri.x] == NO_BACK_FACE) {
                     continue;
                 }
@@ -496,7 +526,8 @@ void main() {
         s_first[type_count] = total;
     }
     barrier();
-    uint total = s_first[type_count];
+    uint total = MIN_VERTICES == 0u
+        ? s_first[type_count] : min(mid_count, uint(mid_items.length()));
     uint chunk = uint(FAR_FIELD_BATCH_UNITS);
     for (uint first = gl_WorkGroupID.x * chunk; first < total;
          first += gl_NumWorkGroups.x * chunk) {

@@ -59,8 +59,10 @@ pub const SHADOW_LOD_THRESHOLD_TEXELS: f32 = 3.0;
 /// are drawn into it by the far field's compute rasterizer (where the
 /// device has it). The raster skins about 0.5 G vertices/s on an H100
 /// (DESIGN.md): at 24 texels the 1M ground preset's mesh casters took
-/// 20 ms.
-pub const SHADOW_FAR_FIELD_TEXELS: f32 = 64.0;
+/// 20 ms; with the far field's mid-size pipeline, 160 texels against 64
+/// took the 10k ground preset's shadows from 5.5 to 2.5 ms at the same
+/// FLIP (`benches/results/near_field/`).
+pub const SHADOW_FAR_FIELD_TEXELS: f32 = 160.0;
 /// Mesh casters (props; units without the far field) spanning at most
 /// this many texels cast nothing: their shadow would be smaller than the
 /// receivers' filter.
@@ -70,8 +72,10 @@ pub const SHADOW_MIN_CASTER_TEXELS: f32 = 4.0;
 /// of their span wide (`shadow_splat.comp`), not skinned and rasterized.
 /// Skinning the casters of 8 to 16 texels was most of the shadows' time at
 /// the 1M ground preset (2.2 of 5.1 ms, H100) and the front's largest
-/// part (1.47 ms of 4.61).
-pub const SHADOW_SPLAT_TEXELS: f32 = 16.0;
+/// part (1.47 ms of 4.61); but a line is not a unit's shadow, and at the
+/// 1M front splats up to 16 texels took FLIP from 0.094 (8 texels) to
+/// 0.130 for 1.6 ms less (`benches/results/near_field/`), so 8.
+pub const SHADOW_SPLAT_TEXELS: f32 = 8.0;
 /// A splat's width in texels per texel of its sphere's span, rounded (at
 /// least one): one texel up to 9 texels, two from 10 to 16. A unit's
 /// silhouette seen from the sun is thin limbs and gaps; a splat as wide as

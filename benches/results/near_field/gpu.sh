@@ -15,6 +15,12 @@
 #                 goes below): 12, 48 and 100 px at 10k on the three
 #                 presets, 12 and 48 px at the 1M front, default settings
 #                 otherwise, quality against the reference (after only);
+#   gpu.sh texture  (a binary reading HORDE_X_SPLAT_TEXELS and
+#                 HORDE_X_SHADOW_FAR_TEXELS, see README) the far field's
+#                 per-sample texture at 48 and 100 px at the 10k front and
+#                 ground, shadow casters in the far field up to 160 texels,
+#                 and at 1M the three presets, the front with splats up to
+#                 8 texels and none;
 #   gpu.sh shots  the 10k and 1M frames at the three presets (after), and
 #                 the 1M ground with the LOD colours: what occlusion
 #                 culling leaves on screen.
@@ -74,6 +80,25 @@ for mode in $1; do
     for px in 12 48; do
       run sweep_1m_front_$px 150 "${after[@]}" --quality --units 1000000 --camera front \
         --frames 600 --far-field-px $px
+    done ;;
+  texture)
+    for camera in front ground; do
+      for px in 48 100; do
+        shot=(); [ $camera$px = front100 ] && shot=(--screenshot /tmp/shots/10k_front_100.png)
+        run texture_10k_${camera}_$px 120 "${after[@]}" --quality --units 10000 --camera $camera \
+          --frames 600 --far-field-px $px "${shot[@]}"
+      done
+    done
+    HORDE_X_SHADOW_FAR_TEXELS=160 run texture_10k_ground_100_casters160 120 "${after[@]}" \
+      --quality --units 10000 --camera ground --frames 600 --far-field-px 100
+    for camera in overview front ground; do
+      shot=(); [ $camera = front ] && shot=(--screenshot /tmp/shots/1m_front.png)
+      run texture_1m_$camera 150 "${after[@]}" --quality --units 1000000 --camera $camera \
+        --frames 600 "${shot[@]}"
+    done
+    for splat in 8 0; do
+      HORDE_X_SPLAT_TEXELS=$splat run texture_1m_front_splat$splat 150 "${after[@]}" --quality \
+        --units 1000000 --camera front --frames 600
     done ;;
   shots)
     for units in 10000 1000000; do

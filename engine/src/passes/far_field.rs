@@ -194,6 +194,9 @@ struct Rasterizers {
 /// Fields drop in declaration order, the reverse of creation order.
 pub struct FarFieldPass {
     visibility: Option<Buffer>,
+    /// The count and the items the small pipeline hands the mid-size one:
+    /// room for every far-field unit of the world's capacity.
+    mid_items: Option<Buffer>,
     /// The target's size in pixels.
     extent: vk::Extent2D,
     /// Samples per pixel along each axis: the visibility buffer holds
@@ -259,7 +262,7 @@ impl FarFieldPass {
         let mut bindings = vec![uniform; 5];
         bindings.extend([storage; 7]);
         bindings.extend([sampled; 2]);
-        bindings.extend([storage; 2]);
+        bindings.extend([storage; 3]);
         // Constant 0: bone encoding; 1: depth only (shadow casters); 2: the
         // bones' shape; 3: the workgroup size; 4: the vertices in shared
         // memory; 5: the fewest a mesh it draws has, less one.
@@ -324,6 +327,7 @@ impl FarFieldPass {
         meshes.write(0, &table)?;
         Ok(FarFieldPass {
             visibility: None,
+            mid_items: None,
             extent: vk::Extent2D::default(),
             samples_per_axis: 1,
             meshes,
@@ -376,6 +380,32 @@ impl FarFieldPass {
         self.extent = extent;
         self.samples_per_axis = samples_per_axis;
         Ok(raw)
+    }
+
+    /// Sizes the mid-size pipeline's item list for the world's far-field
+    /// capacity (a list of another size is released once the frames using
+    /// it are done). Called before the frame's first rasterization (the
+    /// shadow casters').
+    pub fn prepare(&mut self, frame: &mut Frame, world: &World) -> Result<(), Error> {
+        let bytes = 4 * (u64::from(far_capacity(world)) + 1);
+        if self.mid_items.as_ref().is_some_and(|b| b.size == bytes) {
+            return Ok(());
+        }
+        if let Some(old) = self.mid_items.take() {
+            frame.forget(old.raw);
+            frame
+                .deferred
+                .push(frame.number.saturating_sub(1), Released::Buffer(old));
+        }
+        let buffer = Buffer::new(
+            frame.ctx,
+            "far field mid-size items",
+            bytes,
+            vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST,
+            gpu_allocator::MemoryLocation::GpuOnly,
+        )?;
+        self.mid_items = Some(buffer);
+        Ok(())
     }
 
     /// Records the clear of the visibility buffer and the rasterization of
@@ -442,11 +472,14 @@ impl FarFieldPass {
         let meshes = self.meshes.raw;
         let b = &world.buffers;
         let visibility = target.visibility;
-        let far_capacity: u32 = world.types[..world.unit_type_count as usize]
-            .iter()
-            .map(|t| t.info.routes[ROUTE_FAR_FIELD as usize].capacity)
-            .sum();
-        let groups = far_capacity.div_ceil(FAR_FIELD_BATCH_UNITS).min(MAX_GROUPS);
+        let groups = far_capacity(world)
+            .div_ceil(FAR_FIELD_BATCH_UNITS)
+            .min(MAX_GROUPS);
+        let mid_items = self
+            .mid_items
+            .as_ref()
+            .ok_or_else(|| Error::Config("far field: rasterized before prepare".to_owned()))?
+            .raw;
         let push = [target.width, target.height, world.unit_type_count];
         let lists = target.lists.raw;
         let descriptors = [
@@ -466,6 +499,7 @@ impl FarFieldPass {
             Descriptor::Sampled(b.atlas.view, *self.atlas_sampler),
             Descriptor::Storage(b.unit_marks.buffer.raw),
             Descriptor::Storage(target.shadow_depths),
+            Descriptor::Storage(mid_items),
         ];
         if target.clear {
             frame.uses(&[uses(visibility, Access::TransferWrite)]);
@@ -481,13 +515,23 @@ impl FarFieldPass {
             if groups == 0 || world.unit_count() == 0 {
                 return Ok(());
             }
-            // Both read the same lists, each drawing the units of its mesh
-            // sizes, and write the same visibility buffer and fallback lists
-            // (with atomics: the uses declared again order the second after
-            // the first, as synchronization validation asks).
+            // The small pipeline draws the small units and lists the
+            // others for the mid-size one, which then draws them; both write
+            // the visibility buffer and the fallback lists (with atomics:
+            // the uses declared again order the second after the first, as
+            // synchronization validation asks).
+            frame.uses(&[uses(mid_items, Access::TransferWrite)]);
+            // SAFETY: the buffer lives until the frames using it complete.
+            unsafe {
+                frame
+                    .ctx
+                    .device
+                    .cmd_fill_buffer(frame.cmd, mid_items, 0, 4, 0)
+            };
             for rasterizers in std::iter::once(&self.small).chain(&self.mid) {
                 let raster = pick(rasterizers);
                 frame.uses(&[
+                    uses(mid_items, Access::ComputeWrite),
                     uses(b.type_table.raw, Access::ComputeRead),
                     uses(b.clip_table.raw, Access::ComputeRead),
                     uses(b.material_table.raw, Access::ComputeRead),
@@ -511,6 +555,14 @@ impl FarFieldPass {
             Ok(())
         }
     }
+}
+
+/// Far-field units the world has room for: the far-field regions' sum.
+fn far_capacity(world: &World) -> u32 {
+    world.types[..world.unit_type_count as usize]
+        .iter()
+        .map(|t| t.info.routes[ROUTE_FAR_FIELD as usize].capacity)
+        .sum()
 }
 
 /// Where a shadow cascade's far casters are rasterized.

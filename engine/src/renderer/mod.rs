@@ -430,6 +430,9 @@ impl Renderer {
                     )?;
                 }
             }
+            if let Some(far_field) = far_field.as_deref_mut() {
+                far_field.prepare(frame, world)?;
+            }
             if !cascades.is_empty() {
                 self.shadow.record(
                     frame,

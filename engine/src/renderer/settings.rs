@@ -196,10 +196,13 @@ pub struct BudgetStatus {
 }
 
 /// The far-field size the renderer starts with where the device has the far
-/// field: units whose bounding sphere spans at most 48 pixels, which the
-/// mid-size pipeline draws at their LOD 1 (`passes/far_field.rs`). The
-/// frame budget never goes below it.
-pub const DEFAULT_FAR_FIELD_PX: f32 = 48.0;
+/// field: units whose bounding sphere spans at most 100 pixels (about 37 px
+/// tall), which the far field draws at their LOD 2 or LOD 1, the latter by
+/// its mid-size pipeline (`passes/far_field.rs`). The frame budget never
+/// goes below it. On an H100 the 10k front preset's frame fell from 16.6 ms
+/// (12 px) to 10.4 ms (48 px) and 6.9 ms (100 px)
+/// (`benches/results/near_field/`).
+pub const DEFAULT_FAR_FIELD_PX: f32 = 100.0;
 
 /// The impostor threshold the renderer starts with: the mesh LODs' 1 pixel.
 pub const DEFAULT_IMPOSTOR_THRESHOLD_PX: f32 = 1.0;
