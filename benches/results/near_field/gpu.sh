@@ -10,7 +10,11 @@
 #                 unit a mesh), front and ground, every 10th of 600 steps
 #                 rendered;
 #   gpu.sh full   1M units with everything on (default settings) at the
-#                 three presets, quality against the reference;
+#                 three presets, quality against the reference (full_before,
+#                 full_after: one side);
+#   gpu.sh demo48 the default demo (after) with the far field from 48 px;
+#   gpu.sh 4m     4M units at the three presets (after), every 5th of 600
+#                 steps rendered, no reference;
 #   gpu.sh sweep  the far-field size the budget starts from (and never
 #                 goes below): 12, 48 and 100 px at 10k on the three
 #                 presets, 12 and 48 px at the 1M front, default settings
@@ -50,13 +54,27 @@ run() { # name, timeout, command...
     || echo "$name failed: $(tail -3 /tmp/out/$name.log)"
   grep -h "gpu frame\|gpu draw\|gpu cull\|gpu depth\|gpu far field:\|quality against\|occluded" \
     /tmp/out/$name.log | sed "s/^.*INFO[^ ]* /$name: /" | cut -c1-200 || true
+  # What finished comes back even if the call is cut off.
+  tar czf $OUT/reports.tgz -C /tmp/out $(cd /tmp/out && ls)
 }
 for mode in $1; do
   case "$mode" in
   demo)
     for camera in overview front ground; do
+      shot=(); [ $camera = front ] && shot=(--screenshot /tmp/shots/10k_front.png)
       run before_10k_$camera 120 "${before[@]}" --quality --units 10000 --camera $camera --frames 600
-      run after_10k_$camera 120 "${after[@]}" --quality --units 10000 --camera $camera --frames 600
+      run after_10k_$camera 120 "${after[@]}" --quality --units 10000 --camera $camera \
+        --frames 600 "${shot[@]}"
+    done ;;
+  demo48)
+    for camera in overview front ground; do
+      run after48_10k_$camera 120 "${after[@]}" --quality --units 10000 --camera $camera \
+        --frames 600 --far-field-px 48
+    done ;;
+  4m)
+    for camera in overview front ground; do
+      run after_4m_$camera 150 "${after[@]}" --units 4000000 --camera $camera --frames 600 \
+        --render-every 5
     done ;;
   mesh)
     for camera in front ground; do
@@ -65,10 +83,13 @@ for mode in $1; do
       run after_1m_mesh_$camera 200 "${after[@]}" --units 1000000 --camera $camera \
         --frames 600 --render-every 10 --far-field off --budget-ms 0
     done ;;
-  full)
+  full|full_before|full_after)
     for camera in overview front ground; do
-      run before_1m_$camera 150 "${before[@]}" --quality --units 1000000 --camera $camera --frames 600
-      run after_1m_$camera 150 "${after[@]}" --quality --units 1000000 --camera $camera --frames 600
+      shot=(); [ $camera = front ] && shot=(--screenshot /tmp/shots/1m_front.png)
+      [ $mode = full_after ] || run before_1m_$camera 150 "${before[@]}" --quality \
+        --units 1000000 --camera $camera --frames 600
+      [ $mode = full_before ] || run after_1m_$camera 150 "${after[@]}" --quality \
+        --units 1000000 --camera $camera --frames 600 "${shot[@]}"
     done ;;
   sweep)
     for camera in overview front ground; do
