@@ -40,11 +40,15 @@
 //!    grew cheaper gets its detail back.
 //! 5. Direction: the curve falls where compute outruns the raster (desktop
 //!    GPUs), but rises where it does not (lavapipe runs the compute
-//!    rasterizer on the CPU, far slower than its raster). After a step of
-//!    at least `SIGNIFICANT_STEP` whose effect is beyond noise
-//!    (`SIGNIFICANT_CHANGE`), the sign of the measured slope sets which way
-//!    later steps go, so on such a device the controller shrinks the far
-//!    field instead of growing it into the worst frame.
+//!    rasterizer on the CPU, far slower than its raster). After a step made
+//!    over budget of at least `SIGNIFICANT_STEP` whose effect is beyond
+//!    noise (`SIGNIFICANT_CHANGE`), the sign of the measured slope sets
+//!    which way later steps go over budget, so on such a device the
+//!    controller shrinks the far field instead of growing it into the worst
+//!    frame. Under budget a step goes towards detail, a smaller size (finer
+//!    LODs, more meshes), whichever way the curve goes (on a rising curve
+//!    that is cheaper too), and teaches nothing: a flat curve's drift would
+//!    read as a slope.
 //!
 //! The tests below simulate a crowd whose frame time falls (or rises) with
 //! the far-field size, with the measurement delay and noise, and check that
@@ -163,7 +167,13 @@ impl BudgetController {
         let average = self.sum_ms / self.samples as f32;
         (self.sum_ms, self.samples) = (0.0, 0);
         self.measured_ms = Some(average);
-        if let Some((last_px, last_ms)) = self.last_decision {
+        // Only a step made over budget teaches the direction: under budget
+        // the frame is cheap whichever way the size goes, and a drift of the
+        // scene (a battle growing busier, the first frames' warm-up) read as
+        // the size's effect turned the 10k overview's controller away from
+        // its floor into coarser LODs for nothing (H100,
+        // benches/results/near_field/).
+        if let (Some((last_px, last_ms)), false) = (self.last_decision, self.stepped_to_detail) {
             let (step, change) = ((self.px / last_px).ln(), (average / last_ms).ln());
             if step.abs() >= SIGNIFICANT_STEP && change.abs() >= SIGNIFICANT_CHANGE {
                 self.direction = -(step * change).signum();
@@ -182,12 +192,16 @@ impl BudgetController {
         if (1.0 - 2.0 * DEAD_BAND..=1.0).contains(&ratio) {
             return self.px;
         }
+        // Towards detail is always a smaller size (finer LODs, more units
+        // drawn as meshes); towards a cheaper frame is the way the curve
+        // falls.
         let aim = 1.0 - DEAD_BAND;
+        let to_detail = ratio < 1.0;
+        let direction = if to_detail { 1.0 } else { self.direction };
         let step = (ratio / aim)
-            .powf(GAIN * self.direction)
+            .powf(GAIN * direction)
             .clamp(1.0 / MAX_STEP, MAX_STEP);
         let mut px = (self.px * step).clamp(self.min_px, self.max_px);
-        let to_detail = ratio < 1.0;
         if let (true, Some((over, _))) = (to_detail, self.over_budget) {
             let halfway = (self.px * over).sqrt();
             if (over / self.px).ln().abs() < BRACKET_TIGHT {
@@ -296,23 +310,49 @@ mod tests {
     }
 
     /// lavapipe's case: the compute rasterizer is slower than the raster, so
-    /// a larger far field costs more. The controller finds that out and
-    /// shrinks it: into the band where the budget is reachable, to the
-    /// smallest size where it is not.
+    /// a larger far field costs more. Over budget, the controller finds that
+    /// out and shrinks it: into the band, or to the smallest size where the
+    /// budget is out of reach; under budget it shrinks it too, towards
+    /// detail, which there is cheaper as well.
     #[test]
     fn turns_around_where_a_larger_far_field_costs_more() {
         fn rising(px: f32) -> f32 {
             5.0 + 2.0 * px
         }
-        let (sizes, _) = simulate_plant(rising, 40.0, 12.0, 300);
-        let settled = rising(*sizes.last().unwrap()) / 40.0;
+        for budget in [4.0, 40.0] {
+            let (sizes, _) = simulate_plant(rising, budget, 12.0, 300);
+            assert_eq!(*sizes.last().unwrap(), 1.0, "{budget}: {:?}", &sizes[250..]);
+        }
+        // From over budget: the first step grows the size, the next learns.
+        let (sizes, _) = simulate_plant(rising, 20.0, 12.0, 300);
+        let settled = rising(*sizes.last().unwrap()) / 20.0;
         assert!(
             (1.0 - 3.0 * DEAD_BAND..=1.0 + DEAD_BAND / 2.0).contains(&settled),
             "{settled:.3} of the budget at {:.2} px",
             sizes.last().unwrap()
         );
-        let (sizes, _) = simulate_plant(rising, 4.0, 12.0, 300);
-        assert_eq!(*sizes.last().unwrap(), 1.0, "{:?}", &sizes[250..]);
+    }
+
+    /// A flat curve under budget (the 10k overview, every unit in the far
+    /// field already) whose first frames are slow, and slower again after
+    /// the first step: the only step taken over budget reads as a rising
+    /// curve. Under budget the controller still goes towards detail, back
+    /// to the size it started from (its floor), not up to its largest size
+    /// and coarser LODs, where the H100's 10k overview ended.
+    #[test]
+    fn under_budget_goes_towards_detail_whatever_was_learned() {
+        let mut controller = BudgetController::new(16.6, 100.0, 100.0, 128.0);
+        let mut sizes = Vec::new();
+        for frame in 0..600 {
+            let ms = match frame {
+                0..4 => 40.0,
+                4..12 => 80.0,
+                _ => 6.0,
+            };
+            controller.update(ms);
+            sizes.push(controller.far_field_px());
+        }
+        assert_eq!(*sizes.last().unwrap(), 100.0, "{:?}", &sizes[..40]);
     }
 
     /// A curve with a cliff and no size inside the band: the controller
