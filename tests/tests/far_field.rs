@@ -17,11 +17,11 @@ use gpu_allocator::MemoryLocation;
 use horde::asset::Asset;
 use horde::barriers::{uses, Access};
 use horde::camera::Camera;
+use horde::config::FAR_FIELD_MAX_VERTICES;
 use horde::context::{Context, Tier};
 use horde::frame::ComputePipeline;
 use horde::frames::Descriptor;
 use horde::gpu_types::AnimParams;
-use horde::config::FAR_FIELD_MAX_VERTICES;
 use horde::memory::{upload_buffer, Buffer};
 use horde::passes::far_field::mid_vertex_capacity;
 use horde::reference::far_field::{coverage, Coverage};
@@ -584,10 +584,7 @@ fn agree_at_the_transition(
             // sample per pixel; antialiased edges are partial and show in
             // the mean difference instead.
             if what == "one sample" {
-                assert!(
-                    iou > min_iou,
-                    "{name}, {what}: coverage IoU {iou:.3}"
-                );
+                assert!(iou > min_iou, "{name}, {what}: coverage IoU {iou:.3}");
             }
         }
     }
