@@ -22,7 +22,8 @@ void main() {
     vec3 center = rotate_y(type_info.sphere_center * info.scale, placement.heading) + placement.position;
     vec3 unit_sphere = vertex_position() * 2.0 - 1.0;
     out_normal = unit_sphere;
-    out_route = in_instance >> ENTRY_INDEX_BITS;
+    // Far-field entries carry ROUTE_FAR_FIELD + their LOD: one colour.
+    out_route = min(in_instance >> ENTRY_INDEX_BITS, uint(ROUTE_FAR_FIELD));
     gl_Position = globals.view_proj
                 * vec4(center + unit_sphere * type_info.sphere_radius * info.scale, 1.0);
 }

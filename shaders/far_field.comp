@@ -147,13 +147,24 @@ vec3 atlas_texel(vec4 rect, vec2 uv) {
     return textureLod(atlas, rect.xy + fract(uv) * rect.zw, 0.0).rgb;
 }
 
+// Whether the far-field mesh of `mesh_index` is its type's coarsest LOD:
+// the bake's silhouette boxes, each corner with the UV of the source vertex
+// nearest it (its colour in the atlas), so a UV interpolated across a box
+// wanders over unrelated texels. There the texel is read per vertex.
+bool texel_per_vertex(uint mesh_index) {
+    uint type_index = mesh_index / uint(MAX_LODS);
+    uint coarsest = clamp(types[type_index].lod_count, 1u, uint(MAX_LODS)) - 1u;
+    return far_meshes[mesh_index].first_index
+        == far_meshes[type_index * uint(MAX_LODS) + coarsest].first_index;
+}
+
 // Skins vertex `v` of the unit's far-field mesh exactly as unit.vert does,
-// projects and snaps it, and shades it as mesh.frag would (front and back).
-// Returns the projected vertex (depth_bits 0 when it lies before the near
-// plane or outside the vertex buffer).
-// Skins vertex `v` of the mesh into shared slot `slot`.
+// projects and snaps it into shared slot `slot`, and shades it as mesh.frag
+// would (front and back), around the base colour texel unless
+// `vertex_texel` (then with it). Returns the projected vertex (depth_bits 0
+// when it lies before the near plane or outside the vertex buffer).
 FarVertex skin_vertex(uint type_index, FarFieldMesh mesh, uint v, uint slot, UnitInfo info,
-                      UnitPlacement placement, AnimState anim, uint mark) {
+                      UnitPlacement placement, AnimState anim, uint mark, bool vertex_texel) {
     uint base = (mesh.first_vertex + v) * 5u;
     if (base + 4u >= uint(vertex_words.length())) {
         s_depth[slot] = 0u;
@@ -191,9 +202,12 @@ FarVertex skin_vertex(uint type_index, FarFieldMesh mesh, uint v, uint slot, Uni
 
     MaterialInfo material = materials[min(types[type_index].first_material + skin_bytes.w,
                                           uint(MAX_MATERIALS) - 1u)];
-    // The base colour texel is read per sample (shade_sample); the rest of
-    // mesh.frag's shading is per vertex.
+    // The base colour texel is read per sample (shade_sample), or here; the
+    // rest of mesh.frag's shading is per vertex.
     vec3 albedo = material.base_color.rgb * unpackUnorm4x8(info.tint).rgb;
+    if (vertex_texel && material.atlas_rect.z > 0.0) {
+        albedo *= atlas_texel(material.atlas_rect, uv);
+    }
     vec3 emitted = material.emissive;
     if (material.emissive_rect.z > 0.0) {
         emitted *= atlas_texel(material.emissive_rect, uv);
@@ -410,7 +424,8 @@ void draw_batch(uint units) {
         }
         FarVertex projected = skin_vertex(type_index, far_meshes[mesh_index],
                                           slot - s_vertex_base[u], slot, infos[unit],
-                                          placements[unit], anim, marks[unit]);
+                                          placements[unit], anim, marks[unit],
+                                          texel_per_vertex(mesh_index));
         if (projected.depth_bits == 0u) {
             atomicOr(s_flags[u], NEAR_BEFORE);
         } else {
@@ -497,7 +512,8 @@ void draw_batch(uint units) {
                 lights = mix(back, lights, equal(back, uvec3(NO_BACK_FACE)));
             }
             uint type_index = s_mesh[u] / uint(MAX_LODS);
-            g_atlas_rect = triangle_atlas_rect(type_index, mesh, tri.x - s_vertex_base[u]);
+            g_atlas_rect = texel_per_vertex(s_mesh[u])
+                ? vec4(0.0) : triangle_atlas_rect(type_index, mesh, tri.x - s_vertex_base[u]);
             for (uint corner = 0u; corner < 3u; corner++) {
                 uint slot = tri[corner];
                 g_light[corner] = far_unpack_color(lights[corner]) / LIGHT_PACK_SCALE;

@@ -895,7 +895,11 @@ fn frame_graph_in_the_docs_is_the_code() {
             "cull",
             "far field",
             "statistics",
-            "draw"
+            "draw",
+            "depth pyramid",
+            "cull late",
+            "statistics late",
+            "draw late"
         ]
     );
     let index = |name: &str| passes.iter().position(|p| *p == name).expect(name);
@@ -911,10 +915,12 @@ fn frame_graph_in_the_docs_is_the_code() {
         "battle -> animate: {:?}",
         handed("battle", "animate")
     );
+    // With occlusion culling (the default) the resolve is the late part's
+    // last draw.
     assert!(
-        handed("far field", "draw").contains(&"far field visibility".to_owned()),
-        "far field -> draw: {:?}",
-        handed("far field", "draw")
+        handed("far field", "draw late").contains(&"far field visibility".to_owned()),
+        "far field -> draw late: {:?}",
+        handed("far field", "draw late")
     );
     assert!(
         handed("shadow merge", "draw").contains(&"shadow depths".to_owned()),

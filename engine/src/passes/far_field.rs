@@ -99,10 +99,13 @@
 //! pass: it writes `gl_FragDepth` = the far field's nearest depth in the
 //! pixel and the colour, with depth test GREATER against the raster's depth,
 //! so meshes in front hide far units and far units hide what is behind
-//! them. No depth sampling and no extra render pass. It writes its depth:
-//! with occlusion culling the depth pyramid is built from it (far units
-//! hide meshes behind them) and the late part of the render pass draws
-//! after it.
+//! them. No depth sampling and no extra render pass. It blends a partly
+//! covered pixel over what the raster drew there, so it comes after every
+//! other draw: with occlusion culling, last in the render pass's late part
+//! (the depth pyramid, built between the parts, has no far units: they
+//! hide nothing from the late cull, which is conservative). Nothing draws
+//! after it, so it tests depth without writing it: with 4× MSAA each write
+//! is four samples' through the few ROPs of a compute GPU.
 //!
 //! # Supersampling
 //! A unit a few pixels tall is a handful of triangles thinner than a pixel:
@@ -309,9 +312,7 @@ impl FarFieldPass {
                 target,
                 cull_mode: vk::CullModeFlags::NONE,
                 depth_compare: vk::CompareOp::GREATER,
-                // With occlusion culling the late part draws after it, and
-                // the depth pyramid is built from its depth.
-                depth_write: true,
+                depth_write: false,
                 alpha_blend: true,
             },
             &[],

@@ -30,13 +30,14 @@
 //! 10. `draw`: the main render pass, two indirect draws, then the
 //!     impostors' one (`impostors` on, where the unit types have them) and
 //!     the far field's resolve; with occlusion culling, the render pass's
-//!     early part, and then:
+//!     early part (without the resolve), and then:
 //!     - `depth pyramid`: the min-depth pyramid of what it drew;
 //!     - `cull late`: the cull's late phase, every other instance in the
 //!       frustum tested against the pyramid, and whether each drawn one is
 //!       still visible (for the next frame's early phase);
 //!     - `statistics late`: its commands and counts of hidden instances;
-//!     - `draw late`: the render pass's late part, over the early one;
+//!     - `draw late`: the render pass's late part, over the early one,
+//!       and the far field's resolve last;
 //! 11. `hud` (when the application set one with [`Renderer::set_hud`]):
 //!     egui's texture uploads, then its triangles in the overlay render pass,
 //!     over the finished image (`passes/hud.rs`).
@@ -495,7 +496,11 @@ impl Renderer {
             if let Some(impostor) = impostor {
                 extras.push(impostor);
             }
-            if let Some(far_field) = far_field.as_deref() {
+            // The far field's resolve is the last draw of the render pass
+            // (of its late part with occlusion culling): it blends its
+            // partly covered pixels over what lies behind them, which must
+            // be drawn by then.
+            if let (Some(far_field), false) = (far_field.as_deref(), occlusion_on) {
                 extras.push(far_field);
             }
             // A reference of a multisampled frame is single-sampled: its
@@ -542,6 +547,9 @@ impl Renderer {
                 }
                 if let Some(impostor) = impostor {
                     late_extras.push(impostor);
+                }
+                if let Some(far_field) = far_field.as_deref() {
+                    late_extras.push(far_field);
                 }
                 let late_target = DrawTarget {
                     render_pass: framebuffers.late_pass,

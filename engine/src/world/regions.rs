@@ -104,7 +104,8 @@ pub fn type_table(types: &[WorldType]) -> Vec<TypeInfo> {
 /// Draw commands with zero instances, one per (type, route): the per-frame
 /// reset source. With `first_instance_in_command` false (the mobile tier)
 /// `firstInstance` stays 0 and the draw binds the list at an offset instead.
-/// With `mesh`, every used mesh route draws that mesh (the bounds view).
+/// With `mesh`, every used mesh route and the far-field route draw that
+/// mesh (the bounds view: far units, up to 100 px, get their sphere too).
 /// The impostors' command comes last and draws `impostor_quad`.
 pub fn command_template(
     types: &[WorldType],
@@ -117,8 +118,10 @@ pub fn command_template(
         for route in 0..MAX_ROUTES {
             let info = &world_type.info.routes[route as usize];
             let own = world_type.lods.get(route as usize).copied();
+            let far_field = route == ROUTE_FAR_FIELD && info.capacity > 0;
             let range = match (own, mesh) {
                 (Some(_), Some(mesh)) => mesh,
+                (None, Some(mesh)) if far_field => mesh,
                 (own, _) => own.unwrap_or_default(),
             };
             commands.push(DrawCommand {

@@ -179,7 +179,7 @@ struct Args {
     shadow_lod_texels: Option<f32>,
     /// Two-phase occlusion culling: units and props hidden behind what was
     /// drawn are not drawn (the pyramid of last frame's visible set's
-    /// depth; H toggles it in a window).
+    /// depth; V toggles it in a window).
     #[arg(long, value_enum, default_value_t = OnOff::On)]
     occlusion: OnOff,
     /// Headless: the GPU-driven frame (gpu-driven) or a baseline drawing the
@@ -491,7 +491,7 @@ fn main() -> Result<()> {
     let scene_bounds = battle.bounds();
     let armies = battle.armies.clone();
     let mut color_by_state = args.color_by_state;
-    // Applied once, on the first frame: H toggles it after.
+    // Applied once, on the first frame: V toggles it after.
     let mut occlusion_off = !args.occlusion.on();
     let report = run_window(WindowOptions {
         title: "horde battle".to_owned(),

@@ -34,16 +34,16 @@ pub(super) struct Pointer {
 
 /// Debug keys: L colours by LOD, M by the simulation's marks (the battle:
 /// regiment state), B shows bounding spheres, F freezes culling at the
-/// current camera, O turns the sun's shadows on and off, H occlusion
-/// culling (units hidden behind others not drawn), + and - scale the LOD
-/// bias. Other keys do nothing.
+/// current camera, O turns the sun's shadows on and off, V occlusion
+/// culling (units hidden behind others not drawn; H is the HUD's), + and -
+/// scale the LOD bias. Other keys do nothing.
 pub(super) fn toggle(settings: &mut RenderSettings, key: KeyCode, camera: &Camera) {
     match key {
         KeyCode::KeyL => settings.color_by_lod = !settings.color_by_lod,
         KeyCode::KeyM => settings.color_by_mark = !settings.color_by_mark,
         KeyCode::KeyB => settings.show_bounds = !settings.show_bounds,
         KeyCode::KeyO => settings.shadows = !settings.shadows,
-        KeyCode::KeyH => settings.occlusion = !settings.occlusion,
+        KeyCode::KeyV => settings.occlusion = !settings.occlusion,
         KeyCode::KeyF => {
             settings.cull_camera = match settings.cull_camera {
                 Some(_) => None,
