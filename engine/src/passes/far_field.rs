@@ -353,12 +353,6 @@ impl FarFieldPass {
         if let (Some(buffer), true) = (&self.visibility, same) {
             return Ok(buffer.raw);
         }
-        if let Some(old) = self.visibility.take() {
-            frame.forget(old.raw);
-            frame
-                .deferred
-                .push(frame.number.saturating_sub(1), Released::Buffer(old));
-        }
         let samples = u64::from(samples_per_axis).pow(2);
         let bytes = u64::from(extent.width.max(1)) * u64::from(extent.height.max(1)) * samples * 8;
         let max = u64::from(frame.ctx.limits.max_storage_buffer_range);
@@ -369,15 +363,7 @@ impl FarFieldPass {
                 extent.width, extent.height
             )));
         }
-        let buffer = Buffer::new(
-            frame.ctx,
-            "far field visibility",
-            bytes,
-            vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST,
-            gpu_allocator::MemoryLocation::GpuOnly,
-        )?;
-        let raw = buffer.raw;
-        self.visibility = Some(buffer);
+        let raw = replace_storage(frame, &mut self.visibility, "far field visibility", bytes)?;
         self.extent = extent;
         self.samples_per_axis = samples_per_axis;
         Ok(raw)
@@ -392,20 +378,12 @@ impl FarFieldPass {
         if self.mid_items.as_ref().is_some_and(|b| b.size == bytes) {
             return Ok(());
         }
-        if let Some(old) = self.mid_items.take() {
-            frame.forget(old.raw);
-            frame
-                .deferred
-                .push(frame.number.saturating_sub(1), Released::Buffer(old));
-        }
-        let buffer = Buffer::new(
-            frame.ctx,
+        replace_storage(
+            frame,
+            &mut self.mid_items,
             "far field mid-size items",
             bytes,
-            vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST,
-            gpu_allocator::MemoryLocation::GpuOnly,
         )?;
-        self.mid_items = Some(buffer);
         Ok(())
     }
 
@@ -556,6 +534,32 @@ impl FarFieldPass {
             Ok(())
         }
     }
+}
+
+/// A new device-local storage buffer of `bytes` (fillable) in `slot`; the
+/// one it replaces is released once the frames using it are done.
+fn replace_storage(
+    frame: &mut Frame,
+    slot: &mut Option<Buffer>,
+    name: &str,
+    bytes: u64,
+) -> Result<vk::Buffer, Error> {
+    if let Some(old) = slot.take() {
+        frame.forget(old.raw);
+        frame
+            .deferred
+            .push(frame.number.saturating_sub(1), Released::Buffer(old));
+    }
+    let buffer = Buffer::new(
+        frame.ctx,
+        name,
+        bytes,
+        vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST,
+        gpu_allocator::MemoryLocation::GpuOnly,
+    )?;
+    let raw = buffer.raw;
+    *slot = Some(buffer);
+    Ok(raw)
 }
 
 /// Far-field units the world has room for: the far-field regions' sum.
