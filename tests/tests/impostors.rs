@@ -269,6 +269,9 @@ fn cull_matches_the_twin(tier: Option<Tier>) {
             .expect("renderer");
     renderer.settings.impostors = true;
     renderer.settings.far_field_px = 0.0;
+    // The twin routes as the single-phase cull does: no occlusion culling
+    // (its hidden units and visible bits, tests/tests/occlusion.rs).
+    renderer.settings.occlusion = false;
     let frames = 5;
     for _ in 0..frames {
         renderer
