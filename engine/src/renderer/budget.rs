@@ -32,25 +32,33 @@ impl Renderer {
             self.budget = None;
             return;
         };
-        let (start_px, min_px, max_px) = if steers_impostors {
-            (
-                self.settings
-                    .impostor_threshold_px
-                    .max(BUDGET_MIN_IMPOSTOR_THRESHOLD_PX),
-                BUDGET_MIN_IMPOSTOR_THRESHOLD_PX,
-                BUDGET_MAX_IMPOSTOR_THRESHOLD_PX,
-            )
-        } else {
-            // Never below the size the budget starts from: units up to it
-            // are drawn as well by the far field (anti-aliased) as by the
-            // raster, at a hundredth of the cost, so a smaller size would
-            // spend raster time on nothing the picture shows.
-            let start_px = self.settings.far_field_px.max(BUDGET_MIN_FAR_FIELD_PX);
-            (start_px, start_px, BUDGET_MAX_FAR_FIELD_PX)
-        };
-        let controller = self
-            .budget
-            .get_or_insert_with(|| BudgetController::new(budget_ms, start_px, min_px, max_px));
+        let controller = self.budget.get_or_insert_with(|| {
+            if steers_impostors {
+                BudgetController::new(
+                    budget_ms,
+                    self.settings
+                        .impostor_threshold_px
+                        .max(BUDGET_MIN_IMPOSTOR_THRESHOLD_PX),
+                    BUDGET_MIN_IMPOSTOR_THRESHOLD_PX,
+                    BUDGET_MAX_IMPOSTOR_THRESHOLD_PX,
+                )
+            } else {
+                // Towards detail, never below the size the budget starts
+                // from: units up to it are drawn as well by the far field
+                // (anti-aliased) as by the raster, at a hundredth of the
+                // cost on an H100, so a smaller size would spend raster time
+                // on nothing the picture shows. Where the far field is the
+                // slower (lavapipe) the budget still shrinks it.
+                let start_px = self.settings.far_field_px.max(BUDGET_MIN_FAR_FIELD_PX);
+                BudgetController::new(
+                    budget_ms,
+                    start_px,
+                    BUDGET_MIN_FAR_FIELD_PX,
+                    BUDGET_MAX_FAR_FIELD_PX,
+                )
+                .with_detail_floor(start_px)
+            }
+        });
         controller.budget_ms = budget_ms;
         let measured = match self.settings.budget_source {
             BudgetSource::GpuTimestamps => self

@@ -131,7 +131,7 @@ pub use replay::{Replay, ReplayPath, ReplayView};
 pub use settings::{
     BudgetSource, BudgetStatus, Environment, RenderSettings, Strategy, BUDGET_MAX_FAR_FIELD_PX,
     BUDGET_MAX_IMPOSTOR_THRESHOLD_PX, BUDGET_MIN_FAR_FIELD_PX, BUDGET_MIN_IMPOSTOR_THRESHOLD_PX,
-    DEFAULT_FAR_FIELD_PX, DEFAULT_IMPOSTOR_THRESHOLD_PX,
+    DEFAULT_FAR_FIELD_PX, DEFAULT_IMPOSTOR_THRESHOLD_PX, SOFTWARE_DEFAULT_FAR_FIELD_PX,
 };
 pub use submit::WindowFrame;
 use targets::SingleSampled;

@@ -198,11 +198,17 @@ pub struct BudgetStatus {
 /// The far-field size the renderer starts with where the device has the far
 /// field: units whose bounding sphere spans at most 100 pixels (about 37 px
 /// tall), which the far field draws at their LOD 2 or LOD 1, the latter by
-/// its mid-size pipeline (`passes/far_field.rs`). The frame budget never
-/// goes below it. On an H100 the 10k front preset's frame fell from 16.6 ms
+/// its mid-size pipeline (`passes/far_field.rs`). The frame budget's steps
+/// towards detail stop there. On an H100 the 10k front preset's frame fell from 16.6 ms
 /// (12 px) to 10.4 ms (48 px) and 6.9 ms (100 px)
 /// (`benches/results/near_field/`).
 pub const DEFAULT_FAR_FIELD_PX: f32 = 100.0;
+/// The same on a CPU device (lavapipe), where the compute rasterizer is no
+/// faster than the raster: units up to 12 pixels, the far field's size
+/// before it took mid-size units. (On lavapipe a 200-unit window battle at
+/// 100 px took 562 s for its 300 frames, the budget shrinking the far field
+/// only after learning the curve.)
+pub const SOFTWARE_DEFAULT_FAR_FIELD_PX: f32 = 12.0;
 
 /// The impostor threshold the renderer starts with: the mesh LODs' 1 pixel.
 pub const DEFAULT_IMPOSTOR_THRESHOLD_PX: f32 = 1.0;
@@ -210,9 +216,10 @@ pub const DEFAULT_IMPOSTOR_THRESHOLD_PX: f32 = 1.0;
 pub const BUDGET_MIN_IMPOSTOR_THRESHOLD_PX: f32 = 0.25;
 pub const BUDGET_MAX_IMPOSTOR_THRESHOLD_PX: f32 = 32.0;
 
-/// Bounds of the far-field size the frame budget may choose, pixels (it
-/// starts from `RenderSettings::far_field_px`, at least the lower bound,
-/// and never goes below where it started).
+/// Bounds of the far-field size the frame budget may choose, pixels. It
+/// starts from `RenderSettings::far_field_px` (at least the lower bound)
+/// and goes below it only over budget where the far field is the slower
+/// (`BudgetController::with_detail_floor`).
 pub const BUDGET_MIN_FAR_FIELD_PX: f32 = 2.0;
 pub const BUDGET_MAX_FAR_FIELD_PX: f32 = 128.0;
 

@@ -7,7 +7,10 @@ use gpu_allocator::MemoryLocation;
 
 use super::replay::RouteSnapshot;
 use super::targets::SingleSampled;
-use super::{Environment, RenderSettings, Renderer, Strategy, DEFAULT_FAR_FIELD_PX};
+use super::{
+    Environment, RenderSettings, Renderer, Strategy, DEFAULT_FAR_FIELD_PX,
+    SOFTWARE_DEFAULT_FAR_FIELD_PX,
+};
 use crate::anim::Controller;
 use crate::barriers::Tracker;
 use crate::baselines::cpu_cull::{refuse_gpu_motion, CpuCullPass};
@@ -106,10 +109,10 @@ impl Renderer {
         // impostors; with it, the far field is the faster of the two
         // (benches/results/impostors/).
         let settings = RenderSettings {
-            far_field_px: if far_field.is_some() {
-                DEFAULT_FAR_FIELD_PX
-            } else {
-                0.0
+            far_field_px: match (&far_field, ctx.software_rasterizer) {
+                (None, _) => 0.0,
+                (Some(_), false) => DEFAULT_FAR_FIELD_PX,
+                (Some(_), true) => SOFTWARE_DEFAULT_FAR_FIELD_PX,
             },
             impostors: far_field.is_none() && impostor.is_some(),
             ..RenderSettings::default()
