@@ -31,7 +31,11 @@
 //! supersampled picture of the same state. [`ReplayPath::Frame`] draws with
 //! the frame's own settings, the budget's last far-field size and LOD
 //! threshold included, which the cull reproduces exactly: re-culling the
-//! same state from the routes it just wrote picks the same routes.
+//! same state from the routes it just wrote picks the same routes. With
+//! occlusion culling it starts from the visible bits the frame left, so
+//! what the frame drew in its late phase the replay draws in its early
+//! one; the picture is the same, as the occlusion test hides only what
+//! the pyramid proves hidden.
 //!
 //! [`ReplayView::UnitMask`] draws every unit pixel white and everything
 //! else (props, the ground) black, unlit (`DEBUG_VIEW_UNIT_MASK`, read by
