@@ -45,7 +45,9 @@
 //!    noise (`SIGNIFICANT_CHANGE`), the sign of the measured slope sets
 //!    which way later steps go over budget, so on such a device the
 //!    controller shrinks the far field instead of growing it into the worst
-//!    frame. Under budget a step goes towards detail, a smaller size (finer
+//!    frame; a device known to be such starts from a rising curve
+//!    ([`BudgetController::with_rising_curve`]), and the renderer never
+//!    grows its far field past the start. Under budget a step goes towards detail, a smaller size (finer
 //!    LODs, more meshes), whichever way the curve goes (on a rising curve
 //!    that is cheaper too), and teaches nothing: a flat curve's drift would
 //!    read as a slope.
@@ -145,6 +147,16 @@ impl BudgetController {
     pub fn with_detail_floor(self, floor_px: f32) -> BudgetController {
         BudgetController {
             detail_floor_px: floor_px.clamp(self.min_px, self.max_px),
+            ..self
+        }
+    }
+
+    /// Starts from a curve that rises (a device whose compute rasterizer is
+    /// slower than its raster: lavapipe): over budget the first steps
+    /// shrink the size. Steps made over budget may still turn it.
+    pub fn with_rising_curve(self) -> BudgetController {
+        BudgetController {
+            direction: -1.0,
             ..self
         }
     }
@@ -420,6 +432,29 @@ mod tests {
         assert_eq!(settle(flat, 16.6), 100.0);
         let below = settle(rising, 40.0);
         assert!(below < 100.0 && rising(below) <= 40.0, "{below}");
+    }
+
+    /// Told the curve rises, the controller never steps the wrong way
+    /// first: over budget its sizes only shrink, into the band.
+    #[test]
+    fn a_curve_known_to_rise_is_never_climbed() {
+        fn rising(px: f32) -> f32 {
+            5.0 + 2.0 * px
+        }
+        let mut controller = BudgetController::new(20.0, 12.0, 1.0, 12.0).with_rising_curve();
+        let mut times = std::collections::VecDeque::from([rising(12.0); 2]);
+        let mut sizes = vec![controller.far_field_px()];
+        for _ in 0..300 {
+            controller.update(times.pop_front().unwrap());
+            times.push_back(rising(controller.far_field_px()));
+            sizes.push(controller.far_field_px());
+        }
+        assert!(sizes.windows(2).all(|w| w[1] <= w[0]), "{sizes:?}");
+        let settled = rising(*sizes.last().unwrap()) / 20.0;
+        assert!(
+            (1.0 - 3.0 * DEAD_BAND..=1.0).contains(&settled),
+            "{settled:.3} of the budget"
+        );
     }
 
     #[test]

@@ -48,15 +48,28 @@ impl Renderer {
                 // (anti-aliased) as by the raster, at a hundredth of the
                 // cost on an H100, so a smaller size would spend raster time
                 // on nothing the picture shows. Where the far field is the
-                // slower (lavapipe) the budget still shrinks it.
+                // slower (a CPU device, lavapipe) the curve rises: the
+                // budget shrinks it from the start and never grows it past
+                // the start (learning that by measurement, a 200-unit
+                // window battle's far field had grown to 128 px: 313 ms of
+                // a 644 ms frame, against 35 ms at 15 px). A cost model
+                // is its own curve.
                 let start_px = self.settings.far_field_px.max(BUDGET_MIN_FAR_FIELD_PX);
-                BudgetController::new(
-                    budget_ms,
-                    start_px,
-                    BUDGET_MIN_FAR_FIELD_PX,
-                    BUDGET_MAX_FAR_FIELD_PX,
-                )
-                .with_detail_floor(start_px)
+                let measured_curve_rises = !self.far_field_outruns_raster
+                    && matches!(self.settings.budget_source, BudgetSource::GpuTimestamps);
+                let max_px = if measured_curve_rises {
+                    start_px
+                } else {
+                    BUDGET_MAX_FAR_FIELD_PX
+                };
+                let controller =
+                    BudgetController::new(budget_ms, start_px, BUDGET_MIN_FAR_FIELD_PX, max_px)
+                        .with_detail_floor(start_px);
+                if measured_curve_rises {
+                    controller.with_rising_curve()
+                } else {
+                    controller
+                }
             }
         });
         controller.budget_ms = budget_ms;

@@ -203,6 +203,9 @@ pub struct Renderer {
     time: f32,
     /// Adapts `settings.far_field_px` to `settings.budget_ms`.
     budget: Option<BudgetController>,
+    /// The device's compute rasterizer outruns its raster (a GPU, not a
+    /// CPU device): the budget may grow the far field past its start.
+    far_field_outruns_raster: bool,
     /// The cull's routes, kept across a replay.
     replay_routes: RouteSnapshot,
     /// For the idle wait in `drop`.

@@ -205,9 +205,8 @@ pub struct BudgetStatus {
 pub const DEFAULT_FAR_FIELD_PX: f32 = 100.0;
 /// The same on a CPU device (lavapipe), where the compute rasterizer is no
 /// faster than the raster: units up to 12 pixels, the far field's size
-/// before it took mid-size units. (On lavapipe a 200-unit window battle at
-/// 100 px took 562 s for its 300 frames, the budget shrinking the far field
-/// only after learning the curve.)
+/// before it took mid-size units. There the frame budget never grows it
+/// (`renderer/budget.rs`).
 pub const SOFTWARE_DEFAULT_FAR_FIELD_PX: f32 = 12.0;
 
 /// The impostor threshold the renderer starts with: the mesh LODs' 1 pixel.
@@ -219,7 +218,8 @@ pub const BUDGET_MAX_IMPOSTOR_THRESHOLD_PX: f32 = 32.0;
 /// Bounds of the far-field size the frame budget may choose, pixels. It
 /// starts from `RenderSettings::far_field_px` (at least the lower bound)
 /// and goes below it only over budget where the far field is the slower
-/// (`BudgetController::with_detail_floor`).
+/// (`BudgetController::with_detail_floor`); on a CPU device the upper
+/// bound is the start size.
 pub const BUDGET_MIN_FAR_FIELD_PX: f32 = 2.0;
 pub const BUDGET_MAX_FAR_FIELD_PX: f32 = 128.0;
 

@@ -164,6 +164,7 @@ impl Renderer {
             cpu_ms: 0.0,
             time: 0.0,
             budget: None,
+            far_field_outruns_raster: !ctx.software_rasterizer,
             replay_routes: RouteSnapshot::default(),
             gpu: ctx.gpu.clone(),
         })

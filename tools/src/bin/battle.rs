@@ -151,7 +151,8 @@ struct Args {
     far_field: OnOff,
     /// Headless: units whose bounding sphere spans fewer pixels go to the far
     /// field (default 100, 12 on a CPU device such as lavapipe; the frame
-    /// budget goes below it only where the far field is the slower).
+    /// budget goes below it only where the far field is the slower, and on
+    /// a CPU device never above it).
     #[arg(long, value_parser = positive)]
     far_field_px: Option<f32>,
     /// Headless: distant units as animated impostors, their type's last LOD
