@@ -47,10 +47,10 @@
 //!    controller shrinks the far field instead of growing it into the worst
 //!    frame; a device known to be such starts from a rising curve
 //!    ([`BudgetController::with_rising_curve`]), and the renderer never
-//!    grows its far field past the start. Under budget a step goes towards detail, a smaller size (finer
-//!    LODs, more meshes), whichever way the curve goes (on a rising curve
-//!    that is cheaper too), and teaches nothing: a flat curve's drift would
-//!    read as a slope.
+//!    grows its far field past the start. Under budget a step goes towards
+//!    detail, a smaller size (finer LODs, more meshes), whichever way the
+//!    curve goes (on a rising curve that is cheaper too), and teaches
+//!    nothing: a flat curve's drift would read as a slope.
 //!
 //! The tests below simulate a crowd whose frame time falls (or rises) with
 //! the far-field size, with the measurement delay and noise, and check that

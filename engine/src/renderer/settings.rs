@@ -199,8 +199,8 @@ pub struct BudgetStatus {
 /// field: units whose bounding sphere spans at most 100 pixels (about 37 px
 /// tall), which the far field draws at their LOD 2 or LOD 1, the latter by
 /// its mid-size pipeline (`passes/far_field.rs`). The frame budget's steps
-/// towards detail stop there. On an H100 the 10k front preset's frame fell from 16.6 ms
-/// (12 px) to 10.4 ms (48 px) and 6.9 ms (100 px)
+/// towards detail stop there. On an H100 the 10k front preset's frame fell
+/// from 16.6 ms (12 px) to 10.4 ms (48 px) and 6.9 ms (100 px)
 /// (`benches/results/near_field/`).
 pub const DEFAULT_FAR_FIELD_PX: f32 = 100.0;
 /// The same on a CPU device (lavapipe), where the compute rasterizer is no
