@@ -3,6 +3,16 @@
 #ifndef HORDE_COMMON_GLSL
 #define HORDE_COMMON_GLSL
 
+// A push constant or uniform-buffer value that decides a branch or ends a
+// loop in a compute shader, read through a subgroup broadcast, which hands
+// it on unchanged (it is the same in every invocation). Lavapipe (Mesa
+// 22.3) folds such values into the shader and compiles the result with
+// LLVM again at every dispatch that binds new ones, keeping no variant: the
+// cull's five dispatches a frame cost ten compiles, 60 of a 545 ms frame.
+// A broadcast is not a uniform load to it. Needs
+// GL_KHR_shader_subgroup_ballot.
+#define HIDDEN_FROM_INLINING(value) subgroupBroadcastFirst(value)
+
 // Octahedral normal decoding (Cigolle et al. 2014): the unit sphere folded onto
 // the [-1, 1]^2 square. Unit length, so that every vertex of a triangle
 // hands the rasterizer a normal of one length to interpolate.

@@ -238,7 +238,8 @@ bool route_instance(uint index, out Append primary, out bool banded, out Append 
     uint stored = routes[index];
     bool was_visible = (stored & ROUTE_VISIBLE) != 0u;
     uint previous_code = stored & ~ROUTE_VISIBLE;
-    bool late = dispatch.phase == CULL_PHASE_LATE;
+    uint phase = HIDDEN_FROM_INLINING(dispatch.phase);
+    bool late = phase == CULL_PHASE_LATE;
 
     // Frustum: inside every plane, or less than `radius` outside it.
     for (uint p = 0u; p < 6u; p++) {
@@ -294,7 +295,8 @@ bool route_instance(uint index, out Append primary, out bool banded, out Append 
                                tight_threshold);
     }
     bool far = false;
-    if (cull.far_field_px > 0.0 && types[type_index].routes[ROUTE_FAR_FIELD].capacity > 0u) {
+    if (HIDDEN_FROM_INLINING(cull.far_field_px) > 0.0
+        && types[type_index].routes[ROUTE_FAR_FIELD].capacity > 0u) {
         precise float far_limit = previous_far
             ? cull.far_field_px : cull.far_field_px * (1.0 - cull.lod_hysteresis);
         far = projects_within(size_px, distance_squared, far_limit);
@@ -306,7 +308,8 @@ bool route_instance(uint index, out Append primary, out bool banded, out Append 
     // distance (`impostor_fade` in common.glsl), so the switch does not pop.
     RouteInfo impostor_route = types[type_index].routes[ROUTE_IMPOSTOR];
     bool impostor = false;
-    if (!far && cull.impostor_threshold_px > 0.0 && impostor_route.capacity > 0u) {
+    if (!far && HIDDEN_FROM_INLINING(cull.impostor_threshold_px) > 0.0
+        && impostor_route.capacity > 0u) {
         impostor = error_fits(impostor_route.error, size_px, distance_squared,
                               cull.impostor_threshold_px);
         precise float band_threshold = cull.impostor_threshold_px * (1.0 + cull.impostor_band);
@@ -315,7 +318,7 @@ bool route_instance(uint index, out Append primary, out bool banded, out Append 
     }
     // A mesh too small to matter (`min_size_px`: a shadow cascade's tiny
     // casters) is not drawn, and keeps last frame's route.
-    if (!far && cull.min_size_px > 0.0
+    if (!far && HIDDEN_FROM_INLINING(cull.min_size_px) > 0.0
         && projects_within(size_px, distance_squared, cull.min_size_px)) {
         return false;
     }
@@ -324,7 +327,7 @@ bool route_instance(uint index, out Append primary, out bool banded, out Append 
     // last frame, and every far-field unit (the far field runs once, after
     // it); the late phase draws the rest that the pyramid of the early
     // phase's depth does not hide. Both mark what they draw visible.
-    if (dispatch.phase == CULL_PHASE_EARLY && !far && !was_visible) {
+    if (phase == CULL_PHASE_EARLY && !far && !was_visible) {
         return false;
     }
     if (late && (far || hidden(centre, radius))) {
@@ -336,7 +339,7 @@ bool route_instance(uint index, out Append primary, out bool banded, out Append 
         occluded = !far;
         return false;
     }
-    uint stored_code = dispatch.phase == CULL_PHASE_ALL ? code : code | ROUTE_VISIBLE;
+    uint stored_code = phase == CULL_PHASE_ALL ? code : code | ROUTE_VISIBLE;
     if (stored_code != stored) {
         routes[index] = stored_code;
     }
@@ -358,7 +361,7 @@ void main() {
     bool occluded = false;
     bool drawn = route_instance(gl_GlobalInvocationID.x, primary, banded, band, occluded);
     // The condition is uniform: one atomic per subgroup that found any.
-    if (dispatch.phase == CULL_PHASE_LATE) {
+    if (HIDDEN_FROM_INLINING(dispatch.phase) == CULL_PHASE_LATE) {
         uint hidden_count = subgroupBallotBitCount(subgroupBallot(occluded));
         if (subgroupElect() && hidden_count > 0u
             && dispatch.occluded_command < uint(MAX_DRAW_COMMANDS)) {
@@ -367,7 +370,7 @@ void main() {
     }
     append(drawn, primary.command, primary.list_base, primary.capacity, primary.entry);
     // The condition is uniform, as the barriers in append() need.
-    if (cull.impostor_threshold_px > 0.0) {
+    if (HIDDEN_FROM_INLINING(cull.impostor_threshold_px) > 0.0) {
         append(banded, band.command, band.list_base, band.capacity, band.entry);
     }
 }

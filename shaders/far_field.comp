@@ -7,6 +7,7 @@
 // then its triangles are set up and rasterized from there.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_shader_atomic_int64 : require
+#extension GL_KHR_shader_subgroup_ballot : require
 #include "types.glsl"
 #include "common.glsl"
 
@@ -75,6 +76,9 @@ void write_pixel(int x, int y, uint64_t key) {
     }
 }
 #define FAR_FIELD_WRITE(x, y, key) write_pixel(x, y, key)
+// `globals.debug_view`, read once in main (HIDDEN_FROM_INLINING).
+uint g_debug_view;
+
 // Per-sample shading, as the raster interpolates mesh.frag's inputs
 // across a triangle: each vertex carries its lighting split around the
 // base colour texel, colour = texel × light + add (light: base colour
@@ -213,16 +217,16 @@ FarVertex skin_vertex(uint type_index, FarFieldMesh mesh, uint v, uint slot, Uni
         emitted *= atlas_texel(material.emissive_rect, uv);
     }
     s_uv[slot] = packHalf2x16(uv);
-    if (globals.debug_view == DEBUG_VIEW_LOD) {
+    if (g_debug_view == DEBUG_VIEW_LOD) {
         albedo = route_color(ROUTE_FAR_FIELD);
         emitted = vec3(0.0);
     }
-    if (globals.debug_view == DEBUG_VIEW_MARKS) {
+    if (g_debug_view == DEBUG_VIEW_MARKS) {
         albedo = mark_color(mark).rgb;
         emitted = vec3(0.0);
     }
     bool double_sided = (material.flags & MATERIAL_DOUBLE_SIDED) != 0u;
-    if (globals.debug_view == DEBUG_VIEW_UNIT_MASK) {
+    if (g_debug_view == DEBUG_VIEW_UNIT_MASK) {
         // Every far-field pixel is a unit's: white, unlit (no light, an add
         // of 1.0, which packs and averages exactly).
         s_front[slot] = 0u;
@@ -268,7 +272,7 @@ bool triangle_slots(FarFieldMesh mesh, uint vertex_count, uint base, uint t, out
 // z = 0 otherwise.
 vec4 triangle_atlas_rect(uint type_index, FarFieldMesh mesh, uint v) {
     uint word = (mesh.first_vertex + v) * 5u + 4u;
-    if (globals.debug_view != DEBUG_VIEW_SHADED || word >= uint(vertex_words.length())) {
+    if (g_debug_view != DEBUG_VIEW_SHADED || word >= uint(vertex_words.length())) {
         return vec4(0.0);
     }
     uint material = min(types[type_index].first_material + (vertex_words[word] >> 24),
@@ -529,7 +533,8 @@ void draw_batch(uint units) {
 // loop) and draws them in as few batches as shared memory allows.
 void main() {
     uint lane = gl_LocalInvocationID.x;
-    uint type_count = min(dispatch.unit_type_count, uint(MAX_TYPES));
+    g_debug_view = HIDDEN_FROM_INLINING(globals.debug_view);
+    uint type_count = min(HIDDEN_FROM_INLINING(dispatch.unit_type_count), uint(MAX_TYPES));
     if (lane == 0u) {
         uint total = 0u;
         for (uint t = 0u; t < type_count; t++) {

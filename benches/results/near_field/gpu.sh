@@ -25,6 +25,10 @@
 #                 ground, shadow casters in the far field up to 160 texels,
 #                 and at 1M the three presets, the front with splats up to
 #                 8 texels and none;
+#   gpu.sh knobs  what the 1M frame's time goes to at the overview and
+#                 ground presets (after, default settings, quality against
+#                 the reference): as it is, and with no props, the far
+#                 field sampled once a pixel, no shadows, or coarser LODs;
 #   gpu.sh shots  the 10k and 1M frames at the three presets (after), and
 #                 the 1M ground with the LOD colours: what occlusion
 #                 culling leaves on screen.
@@ -120,6 +124,19 @@ for mode in $1; do
     for splat in 8 0; do
       HORDE_X_SPLAT_TEXELS=$splat run texture_1m_front_splat$splat 150 "${after[@]}" --quality \
         --units 1000000 --camera front --frames 600
+    done ;;
+  knobs)
+    for camera in overview ground; do
+      run knobs_1m_$camera 150 "${after[@]}" --quality --units 1000000 --camera $camera \
+        --frames 600
+      run knobs_1m_${camera}_no_props 150 "${after[@]}" --quality --units 1000000 \
+        --camera $camera --frames 600 --props 0
+      run knobs_1m_${camera}_aa_off 150 "${after[@]}" --quality --units 1000000 \
+        --camera $camera --frames 600 --far-field-aa off
+      run knobs_1m_${camera}_no_shadows 150 "${after[@]}" --units 1000000 --camera $camera \
+        --frames 600 --shadows off
+      run knobs_1m_${camera}_lod_bias_half 150 "${after[@]}" --quality --units 1000000 \
+        --camera $camera --frames 600 --lod-bias 0.5
     done ;;
   shots)
     for units in 10000 1000000; do
