@@ -29,6 +29,10 @@
 #                 ground presets (after, default settings, quality against
 #                 the reference): as it is, and with no props, the far
 #                 field sampled once a pixel, no shadows, or coarser LODs;
+#   gpu.sh inlining  before (BEFORE=prev) and after HIDDEN_FROM_INLINING
+#                 in the cull and the far field: 1M units at the overview
+#                 (no reference) and the front (quality against the
+#                 reference), default settings, then the ground (after);
 #   gpu.sh shots  the 10k and 1M frames at the three presets (after), and
 #                 the 1M ground with the LOD colours: what occlusion
 #                 culling leaves on screen.
@@ -125,6 +129,13 @@ for mode in $1; do
       HORDE_X_SPLAT_TEXELS=$splat run texture_1m_front_splat$splat 150 "${after[@]}" --quality \
         --units 1000000 --camera front --frames 600
     done ;;
+  inlining)
+    run before_1m_overview 120 "${before[@]}" --units 1000000 --camera overview --frames 600
+    run after_1m_overview 120 "${after[@]}" --units 1000000 --camera overview --frames 600
+    run before_1m_front 150 "${before[@]}" --quality --units 1000000 --camera front --frames 600
+    run after_1m_front 150 "${after[@]}" --quality --units 1000000 --camera front --frames 600
+    run after_1m_ground 150 "${after[@]}" --quality --units 1000000 --camera ground \
+      --frames 600 ;;
   knobs)
     for camera in overview ground; do
       run knobs_1m_$camera 150 "${after[@]}" --quality --units 1000000 --camera $camera \
