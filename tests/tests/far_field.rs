@@ -820,9 +820,6 @@ fn the_budget_converges_in_a_headless_run_with_a_model_cost() {
         .collect();
     let scene = knight_scene(&knight, &units, &[]);
     let (mut renderer, target) = horde_tests::offscreen_renderer(&mut ctx, &scene, 160, 90);
-    // The model counts units, not shadows: without them a lavapipe frame
-    // takes a third less.
-    renderer.settings.shadows = false;
     let camera = Camera::look_at(Vec3::new(0.0, 1.5, 0.0), Vec3::new(0.0, 1.0, -50.0));
     let render = |renderer: &mut horde::renderer::Renderer, frames: u32| {
         for _ in 0..frames {

@@ -33,7 +33,7 @@ fn sizes() -> Vec<(u32, u32)> {
     (0..RESIZES as u32)
         .map(|i| match i % 5 {
             0 if (i / 5) < EXTREMES.len() as u32 => EXTREMES[(i / 5) as usize],
-            _ => (64 + (i * 137) % 560, 48 + (i * 71) % 400),
+            _ => (64 + (i * 137) % 1100, 48 + (i * 71) % 800),
         })
         .collect()
 }
