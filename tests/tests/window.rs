@@ -53,8 +53,8 @@ fn script() -> WindowScript {
             },
         ),
         (85, WindowAction::Scroll(3)),
-        (110, WindowAction::Resize(800, 500)),
-        (160, WindowAction::Resize(480, 320)),
+        (110, WindowAction::Resize(400, 250)),
+        (160, WindowAction::Resize(240, 160)),
         (180, WindowAction::Minimize),
         (200, WindowAction::Restore),
         (300, WindowAction::Close),
@@ -92,7 +92,7 @@ fn window_with_hud_and_camera_controls_runs_cleanly() {
     let last_lines = hud_lines.clone();
     let simulation_dts = Arc::new(Mutex::new(Vec::new()));
     let recorded = simulation_dts.clone();
-    let mut options = window_battle("horde window test", (640, 360), (200, 3), script());
+    let mut options = window_battle("horde window test", (320, 180), (200, 3), script());
     let start_camera = options.camera;
     let armies = army_names(&["knight", "skeleton"]);
     options.on_frame = Some(Box::new(move |renderer, dt| {
