@@ -151,15 +151,13 @@ vec3 atlas_texel(vec4 rect, vec2 uv) {
     return textureLod(atlas, rect.xy + fract(uv) * rect.zw, 0.0).rgb;
 }
 
-// Whether the far-field mesh of `mesh_index` is its type's coarsest LOD:
-// the bake's silhouette boxes, each corner with the UV of the source vertex
-// nearest it (its colour in the atlas), so a UV interpolated across a box
-// wanders over unrelated texels. There the texel is read per vertex.
-bool texel_per_vertex(uint mesh_index) {
-    uint type_index = mesh_index / uint(MAX_LODS);
-    uint coarsest = clamp(types[type_index].lod_count, 1u, uint(MAX_LODS)) - 1u;
-    return far_meshes[mesh_index].first_index
-        == far_meshes[type_index * uint(MAX_LODS) + coarsest].first_index;
+// Whether the far-field mesh of `mesh_index` is a box proxy (its type's
+// coarsest LODs): the bake's silhouette boxes, each corner with the UV of
+// the source vertex nearest it (its colour in the atlas), so a UV
+// interpolated across a box wanders over unrelated texels. There the texel
+// is read per vertex.
+bool box_proxy(uint mesh_index) {
+    return (far_meshes[mesh_index].vertex_count_flags & uint(FAR_MESH_BOX_PROXY)) != 0u;
 }
 
 // Skins vertex `v` of the unit's far-field mesh exactly as unit.vert does,
@@ -365,7 +363,8 @@ void gather_batch(uint first, uint last, uint type_count) {
             continue;
         }
         uint mesh_index = type_index * uint(MAX_LODS) + lod;
-        uint vertex_count = far_meshes[mesh_index].vertex_count;
+        uint vertex_count =
+            far_meshes[mesh_index].vertex_count_flags & uint(FAR_MESH_VERTEX_COUNT_MASK);
         if (vertex_count == 0u || vertex_count > VERTEX_CAPACITY) {
             // The small pipeline hands a larger mesh to the mid-size one
             // (which holds every mesh of the table, far_field_meshes).
@@ -419,7 +418,8 @@ void draw_batch(uint units) {
         // A shadow caster at its type's coarsest LOD (a few texels) casts
         // its type's first clip's first pose: every such unit reads the
         // same bone texels, and no animation state (shadow LODs,
-        // passes/shadow.rs).
+        // passes/shadow.rs). Casting it at every box proxy saved nothing
+        // at the 1M overview (H100: shadow far field 3.98 -> 4.02 ms).
         uint lod = mesh_index % uint(MAX_LODS);
         uint lod_count = clamp(types[type_index].lod_count, 1u, uint(MAX_LODS));
         AnimState anim = AnimState(0u, 0.0, 0.0, STILL_POSE_BLEND);
@@ -429,7 +429,7 @@ void draw_batch(uint units) {
         FarVertex projected = skin_vertex(type_index, far_meshes[mesh_index],
                                           slot - s_vertex_base[u], slot, infos[unit],
                                           placements[unit], anim, marks[unit],
-                                          texel_per_vertex(mesh_index));
+                                          box_proxy(mesh_index));
         if (projected.depth_bits == 0u) {
             atomicOr(s_flags[u], NEAR_BEFORE);
         } else {
@@ -516,7 +516,7 @@ void draw_batch(uint units) {
                 lights = mix(back, lights, equal(back, uvec3(NO_BACK_FACE)));
             }
             uint type_index = s_mesh[u] / uint(MAX_LODS);
-            g_atlas_rect = texel_per_vertex(s_mesh[u])
+            g_atlas_rect = box_proxy(s_mesh[u])
                 ? vec4(0.0) : triangle_atlas_rect(type_index, mesh, tri.x - s_vertex_base[u]);
             for (uint corner = 0u; corner < 3u; corner++) {
                 uint slot = tri[corner];

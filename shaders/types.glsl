@@ -91,7 +91,7 @@ struct FarFieldMesh {
     uint first_index;
     uint index_count;
     uint first_vertex;
-    uint vertex_count;
+    uint vertex_count_flags;
 };
 
 struct ClipInfo {

@@ -96,6 +96,13 @@ pub const FAR_FIELD_MID_MAX_VERTICES: u32 = 2048;
 /// shared state takes at most, in bytes.
 pub const FAR_FIELD_SHARED_BYTES_PER_VERTEX: u32 = 28;
 pub const FAR_FIELD_SHARED_RESERVE_BYTES: u32 = 1024;
+/// Far field: `FarFieldMesh::vertex_count_flags` holds the LOD's vertices
+/// in these bits (at most `FAR_FIELD_MID_MAX_VERTICES`)...
+pub const FAR_MESH_VERTEX_COUNT_MASK: u32 = 0xffff;
+/// ...and this flag for a box proxy (`horde_asset::MeshLod::box_proxy`),
+/// whose texel the far field reads once a vertex.
+pub const FAR_MESH_BOX_PROXY: u32 = 1 << 16;
+const _: () = assert!(FAR_FIELD_MID_MAX_VERTICES <= FAR_MESH_VERTEX_COUNT_MASK);
 /// Far field: the most units in one batch.
 pub const FAR_FIELD_BATCH_UNITS: u32 = 8;
 /// Far field: bits of sub-pixel precision of the snapped vertex positions
@@ -255,6 +262,11 @@ pub const SHADER_CONSTANTS: &[(&str, ShaderValue)] = &[
         ShaderValue::U32(IMPOSTOR_ATLAS_WIDTH),
     ),
     ("MAX_DRAW_COMMANDS", ShaderValue::U32(MAX_DRAW_COMMANDS)),
+    (
+        "FAR_MESH_VERTEX_COUNT_MASK",
+        ShaderValue::U32(FAR_MESH_VERTEX_COUNT_MASK),
+    ),
+    ("FAR_MESH_BOX_PROXY", ShaderValue::U32(FAR_MESH_BOX_PROXY)),
     ("ENTRY_INDEX_BITS", ShaderValue::U32(ENTRY_INDEX_BITS)),
     ("ENTRY_INDEX_MASK", ShaderValue::U32(ENTRY_INDEX_MASK)),
     ("CULL_GROUP_COMMANDS", ShaderValue::U32(CULL_GROUP_COMMANDS)),

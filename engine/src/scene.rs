@@ -114,6 +114,7 @@ pub fn static_asset(name: &str, mesh: &MeshData) -> Asset {
                 material: 0,
             }],
             error: 0.0,
+            box_proxy: false,
         }],
         materials: vec![Material {
             name: "white".to_owned(),

@@ -39,10 +39,18 @@ fn generated_units_bake_with_fitted_two_bone_weights() {
             horde::world::types::BoneShape::SharedScale,
             "{name}: a bone with a scale of its own"
         );
+        // Every ratio's LOD (the coarsest is the box-per-bone proxy), then
+        // the coarse proxy of fewer boxes.
         assert_eq!(
             asset.lods.len(),
-            BakeOptions::default().lod_ratios.len(),
+            BakeOptions::default().lod_ratios.len() + 1,
             "{name}: every LOD"
+        );
+        let coarse = asset.lods.last().expect("LODs");
+        assert_eq!(
+            coarse.vertices.len(),
+            8 * horde_bake::lod::COARSE_PROXY_BOXES,
+            "{name}: the coarse proxy"
         );
         for clip in [
             "idle",

@@ -459,7 +459,12 @@ const MIN_COVERAGE_IOU: f64 = 0.85;
 #[test]
 fn mesh_and_far_field_agree_at_the_transition() {
     let mut ctx = gpu_context(None);
-    agree_at_the_transition(&mut ctx, &baked_knight(), ("knight", MIN_COVERAGE_IOU), 1.0);
+    agree_at_the_transition(
+        &mut ctx,
+        &baked_knight(),
+        ("knight", MIN_COVERAGE_IOU, MAX_MEAN_DIFFERENCE),
+        1.0,
+    );
     finish(ctx);
 }
 
@@ -493,19 +498,25 @@ fn mid_size_units_in_the_far_field_agree_with_meshes() {
         drawn[0]
     );
     // Thin bones a pixel wide, and on lavapipe LOD 2 against LOD 0: the
-    // coverage overlaps less than the knight's (0.80 measured on lavapipe).
-    agree_at_the_transition(&mut ctx, &skeleton, ("skeleton", 0.78), 1000.0);
+    // coverage overlaps less than the knight's (0.87 measured on lavapipe),
+    // and the colours differ more: LOD 2 is inflated to the source's
+    // silhouette (`lod::inflate_to_silhouette`, by 1 cm), for the sizes
+    // the LOD rule draws it at, up to about 35 px; at 48 px, where only
+    // this test's bias draws it, that shows (one sample from the front:
+    // 22.6 before the inflation, 25.5 after).
+    agree_at_the_transition(&mut ctx, &skeleton, ("skeleton", 0.78, 27.0), 1000.0);
     finish(ctx);
 }
 
 /// Units of `knight` at the transition size drawn as meshes and by the far
-/// field (at `lod_bias`) agree in colour and coverage (an intersection over
-/// union of at least `min_iou`), single-sampled and supersampled, from the
-/// front and the side.
+/// field (at `lod_bias`) agree in colour (a mean difference under
+/// `max_mean` single-sampled, [`MAX_MEAN_DIFFERENCE_SUPERSAMPLED`]
+/// supersampled) and coverage (an intersection over union of at least
+/// `min_iou`), from the front and the side.
 fn agree_at_the_transition(
     ctx: &mut Context,
     knight: &Asset,
-    (asset_name, min_iou): (&str, f64),
+    (asset_name, min_iou, max_mean): (&str, f64, f64),
     lod_bias: f32,
 ) {
     let distance = distance_for(knight, TRANSITION_PX);
@@ -561,8 +572,8 @@ fn agree_at_the_transition(
                 .save(output_dir().join(format!("far_field_{asset_name}_{name}_{what}.png")))
                 .expect("save");
         }
-        for (what, mesh, far, max_mean) in [
-            ("one sample", &mesh, &far, MAX_MEAN_DIFFERENCE),
+        for (what, mesh, far, limit) in [
+            ("one sample", &mesh, &far, max_mean),
             (
                 "supersampled",
                 &mesh_supersampled,
@@ -577,7 +588,7 @@ fn agree_at_the_transition(
             );
             assert!(pixels > 100, "{name}: the units cover only {pixels} pixels");
             assert!(
-                mean < max_mean,
+                mean < limit,
                 "{name}, {what}: mean difference {mean:.2} over {pixels} unit pixels"
             );
             // Coverage is compared pixel for pixel where both paths take one

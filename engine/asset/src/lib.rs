@@ -103,7 +103,7 @@ pub use write::write;
 /// File signature, the first eight bytes of every `.horde` file.
 pub const MAGIC: [u8; 8] = *b"HORDEAST";
 /// Format version this crate reads and writes.
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
 /// Bytes of the fixed header before the section table.
 pub const HEADER_SIZE: usize = 32;
 /// Bytes of one section table entry.
@@ -279,6 +279,12 @@ pub struct MeshLod {
     /// Simplification error as a fraction of the mesh size (meshopt's relative
     /// error); 0 for LOD 0.
     pub error: f32,
+    /// A box proxy of the bake (`tools/bake/src/silhouette.rs`): rigid boxes
+    /// whose corners carry the UV of the nearest source vertex, a colour
+    /// that holds at the corner only, so a renderer that can reads the
+    /// texture once a vertex rather than interpolating the UV across a face
+    /// (the far field does).
+    pub box_proxy: bool,
 }
 
 /// Base colour and emissive material.

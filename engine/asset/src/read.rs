@@ -276,6 +276,11 @@ fn animation(bytes: &[u8]) -> Result<Animation, AssetError> {
 fn lod(bytes: &[u8]) -> Result<MeshLod, AssetError> {
     let mut cursor = Cursor::new("LOD_", bytes);
     let error = cursor.f32("LOD error")?;
+    let box_proxy = match cursor.u32("LOD box proxy flag")? {
+        0 => false,
+        1 => true,
+        other => return Err(invalid(format!("LOD box proxy flag {other}"))),
+    };
     let vertex_count = cursor.count("vertex count", size_of::<PackedVertex>())?;
     let vertex_bytes = cursor.take(vertex_count * size_of::<PackedVertex>(), "vertices")?;
     let vertices = vertex_bytes
@@ -302,6 +307,7 @@ fn lod(bytes: &[u8]) -> Result<MeshLod, AssetError> {
         indices,
         submeshes,
         error,
+        box_proxy,
     })
 }
 

@@ -87,6 +87,7 @@ fn textures(asset: &Asset) -> Vec<u8> {
 fn lod(lod: &MeshLod) -> Vec<u8> {
     let mut body = Body::default();
     body.f32(lod.error);
+    body.u32(u32::from(lod.box_proxy));
     body.len_u32(lod.vertices.len());
     body.0
         .extend_from_slice(bytemuck::cast_slice(&lod.vertices));

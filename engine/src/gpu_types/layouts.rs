@@ -85,7 +85,7 @@ pub fn layouts() -> Layouts {
             first_index,
             index_count,
             first_vertex,
-            vertex_count
+            vertex_count_flags
         }),
         layout!(ClipInfo {
             first_texel,

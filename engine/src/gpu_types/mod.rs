@@ -285,8 +285,10 @@ pub struct FarFieldMesh {
     /// The LOD's first vertex in the shared vertex buffer; indices count
     /// from it.
     pub first_vertex: u32,
-    /// Vertices of the LOD.
-    pub vertex_count: u32,
+    /// Vertices of the LOD (`FAR_MESH_VERTEX_COUNT_MASK`) and flags
+    /// (`FAR_MESH_BOX_PROXY`): a flag here keeps the table at 16
+    /// bytes an entry, the uniform array's stride.
+    pub vertex_count_flags: u32,
 }
 const _: () = assert!(size_of::<FarFieldMesh>() == 16);
 

@@ -51,8 +51,11 @@
 //! they declare (specialization constants), each take the units whose mesh
 //! falls in their range, one dispatch after the other:
 //! - small units: meshes of up to `FAR_FIELD_MAX_VERTICES` (672), in
-//!   batches (four of the generated knight's coarsest LOD, 168 vertices,
-//!   share one; its LOD 2, 657, has one to itself). Small shared memory
+//!   batches (eight of the generated knight's coarsest LOD, the coarse box
+//!   proxy of 80 vertices, share one, four of its box-per-bone LOD of 168;
+//!   its LOD 2, 657, has one to itself). Eight a batch instead of four
+//!   took the 1M overview's far field from 11.73 to 7.28 ms on an H100
+//!   (`benches/results/near_field/`, call 11). Small shared memory
 //!   keeps 16 workgroups resident per H100 SM, which the units a few pixels
 //!   tall, latency-bound (below), need;
 //! - mid-size units: larger meshes, up to [`mid_vertex_capacity`] (2048 on
@@ -157,7 +160,7 @@ use crate::barriers::{uses, Access, BufferUse};
 use crate::config::{
     FAR_FIELD_BATCH_UNITS, FAR_FIELD_MAX_VERTICES, FAR_FIELD_MID_MAX_VERTICES,
     FAR_FIELD_SHARED_BYTES_PER_VERTEX, FAR_FIELD_SHARED_RESERVE_BYTES, FAR_FIELD_WORKGROUP_SIZE,
-    MAX_LODS, ROUTE_FAR_FIELD,
+    FAR_MESH_BOX_PROXY, MAX_LODS, ROUTE_FAR_FIELD,
 };
 use crate::context::Context;
 use crate::frame::{ComputePipeline, Frame};
@@ -238,7 +241,12 @@ pub fn far_field_meshes(world: &World, vertex_capacity: u32) -> Vec<FarFieldMesh
                     first_index: range.first_index,
                     index_count: range.index_count,
                     first_vertex: range.vertex_offset.max(0) as u32,
-                    vertex_count: range.vertex_count,
+                    vertex_count_flags: range.vertex_count
+                        | if range.box_proxy {
+                            FAR_MESH_BOX_PROXY
+                        } else {
+                            0
+                        },
                 };
             }
         }

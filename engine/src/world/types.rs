@@ -43,6 +43,8 @@ pub struct LodRange {
     pub vertex_offset: i32,
     /// Vertices of the LOD, from `vertex_offset` on.
     pub vertex_count: u32,
+    /// The LOD is a box proxy (`horde_asset::MeshLod::box_proxy`).
+    pub box_proxy: bool,
 }
 
 /// One loaded type.
@@ -229,6 +231,7 @@ pub fn pack_types(
                 index_count: lod.indices.len() as u32,
                 vertex_offset: first_vertex as i32,
                 vertex_count: lod.vertices.len() as u32,
+                box_proxy: lod.box_proxy,
             });
             indices.extend_from_slice(&lod.indices);
         }
@@ -350,6 +353,7 @@ pub fn pack_types(
         index_count: sphere.indices.len() as u32,
         vertex_offset: vertices.len() as i32,
         vertex_count: sphere.positions.len() as u32,
+        box_proxy: false,
     };
     indices.extend_from_slice(&sphere.indices);
     vertices.extend_from_slice(&quantize(&sphere).0);
@@ -358,6 +362,7 @@ pub fn pack_types(
         index_count: 6,
         vertex_offset: vertices.len() as i32,
         vertex_count: 4,
+        box_proxy: false,
     };
     indices.extend_from_slice(&[0, 2, 1, 1, 2, 3]);
     vertices.extend(quad_vertices());

@@ -29,9 +29,11 @@ use std::path::{Path, PathBuf};
 const CACHE_LAYOUT: u32 = 1;
 /// Bumped when the bake makes something else of the same input and options
 /// (2: the coarsest LOD of a unit is fitted to its silhouette; 3: units get
-/// an animated impostor with conservative coverage), so entries of an older
-/// bake are rebaked rather than served.
-const BAKE_RECIPE: u32 = 3;
+/// an animated impostor with conservative coverage; 4: a coarse proxy of
+/// fewer boxes follows the box-per-bone one, and meshopt's LODs are
+/// inflated to the source's silhouette), so entries of an older bake are
+/// rebaked rather than served.
+const BAKE_RECIPE: u32 = 4;
 
 /// Whether and where to cache.
 #[derive(Clone, Debug)]

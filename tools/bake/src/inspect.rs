@@ -111,12 +111,13 @@ pub fn inspect_text(asset: &Asset, sections: &[SectionInfo], file_len: usize) ->
     for (level, lod) in asset.lods.iter().enumerate() {
         let _ = writeln!(
             out,
-            "  LOD {level}: {:>7} vertices {:>7} triangles {:>2} submeshes error {:.5}  ({} bytes)",
+            "  LOD {level}: {:>7} vertices {:>7} triangles {:>2} submeshes error {:.5}  ({} bytes){}",
             lod.vertices.len(),
             lod.indices.len() / 3,
             lod.submeshes.len(),
             lod.error,
-            lod.vertices.len() * size_of::<horde_asset::PackedVertex>() + lod.indices.len() * 4
+            lod.vertices.len() * size_of::<horde_asset::PackedVertex>() + lod.indices.len() * 4,
+            if lod.box_proxy { "  box proxy" } else { "" }
         );
     }
     let _ = writeln!(out, "materials:");

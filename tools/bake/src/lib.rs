@@ -398,6 +398,7 @@ fn bake_unit_unguarded(
     if let Some(coverage) = lod::fit_coarsest_to_silhouette(&mut lods, &model, stored, &bounds) {
         log::info!("coarsest LOD: {coverage:.3} of the source's silhouette");
     }
+    lod::inflate_to_silhouette(&mut lods, &model, &bounds);
 
     progress("encoding bone texture");
     let bone_count = model.skeleton.joints.len() as u32;

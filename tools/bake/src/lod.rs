@@ -44,6 +44,15 @@ pub fn octahedral(normal: Vec3) -> [i16; 2] {
     [folded.x, folded.y].map(|c| (c.clamp(-1.0, 1.0) * 32767.0).round() as i16)
 }
 
+/// A position as unorm16 in the quantization box (`PackedVertex::position`).
+fn quantize_position(bounds: &Bounds, position: Vec3) -> [u16; 4] {
+    let min = Vec3::from(bounds.quant_min);
+    let extent = (Vec3::from(bounds.quant_max) - min).max(Vec3::splat(f32::MIN_POSITIVE));
+    let unorm = ((position - min) / extent).clamp(Vec3::ZERO, Vec3::ONE);
+    let [x, y, z] = unorm.to_array().map(|c| (c * 65535.0).round() as u16);
+    [x, y, z, 0]
+}
+
 /// Packs a vertex's attributes.
 fn pack_vertex(
     bounds: &Bounds,
@@ -52,13 +61,9 @@ fn pack_vertex(
     uv: Vec2,
     two_bone: TwoBone,
 ) -> PackedVertex {
-    let min = Vec3::from(bounds.quant_min);
-    let extent = (Vec3::from(bounds.quant_max) - min).max(Vec3::splat(f32::MIN_POSITIVE));
-    let unorm = ((position - min) / extent).clamp(Vec3::ZERO, Vec3::ONE);
-    let position = unorm.to_array().map(|c| (c * 65535.0).round() as u16);
     let uv = uv.to_array().map(|c| half::f16::from_f32(c).to_bits());
     PackedVertex {
-        position: [position[0], position[1], position[2], 0],
+        position: quantize_position(bounds, position),
         normal: octahedral(normal),
         uv,
         bones: two_bone.bones.map(|bone| bone as u8),
@@ -86,23 +91,97 @@ pub const MIN_SILHOUETTE_COVERAGE: f32 = 0.95;
 /// LOD before it, drawn where it would have been, thins the crowd less.
 pub const MIN_KEPT_COVERAGE: f32 = 0.9;
 
+/// The most a meshopt LOD is inflated along its normals to cover the
+/// source's silhouette ([`inflate_to_silhouette`]), relative to the
+/// model's size: 2 %, under half the knight's LOD 2 error (5.4 %).
+pub const MAX_INFLATION: f32 = 0.02;
+
 /// The silhouette coverage of `lod` (packed) over the source's.
 pub fn silhouette_coverage(model: &SourceModel, bounds: &Bounds, lod: &BuiltLod) -> f32 {
-    let positions: Vec<Vec3> = lod
-        .source_vertex
+    coverage_of(
+        model,
+        bounds,
+        &inflated_positions(model, bounds, lod, 0.0),
+        &lod.lod.indices,
+    )
+}
+
+/// The source positions of `lod`'s vertices moved `distance` along their
+/// normals, within the quantization box.
+fn inflated_positions(
+    model: &SourceModel,
+    bounds: &Bounds,
+    lod: &BuiltLod,
+    distance: f32,
+) -> Vec<Vec3> {
+    let (low, high) = (Vec3::from(bounds.quant_min), Vec3::from(bounds.quant_max));
+    lod.source_vertex
         .iter()
-        .map(|&v| model.positions[v as usize])
-        .collect();
+        .map(|&v| {
+            let v = v as usize;
+            (model.positions[v] + model.normals[v] * distance).clamp(low, high)
+        })
+        .collect()
+}
+
+/// Inflates the meshopt LODs after LOD 0 (not the box proxies) along their
+/// normals until each covers the source's silhouette, by at most
+/// [`MAX_INFLATION`]: simplification collapses thin parts (the generated
+/// knight's LOD 2 covered about 85 %), and a crowd drawn at those LODs,
+/// the units from about 20 to 100 pixels, looked thinner than its
+/// reference. The LOD keeps meshopt's error: the offset moves its outline
+/// towards the source's, on average, rather than away from it.
+pub fn inflate_to_silhouette(lods: &mut [BuiltLod], model: &SourceModel, bounds: &Bounds) {
+    let scale = (Vec3::from(bounds.quant_max) - Vec3::from(bounds.quant_min))
+        .max_element()
+        .max(1e-6);
+    for (level, lod) in lods.iter_mut().enumerate().skip(1) {
+        if lod.lod.box_proxy {
+            continue;
+        }
+        let coverage = |distance: f32| {
+            let positions = inflated_positions(model, bounds, lod, distance);
+            coverage_of(model, bounds, &positions, &lod.lod.indices)
+        };
+        let before = coverage(0.0);
+        if before >= 1.0 {
+            continue;
+        }
+        // Coverage grows with the distance: the least that covers.
+        let (mut low, mut high) = (0.0f32, MAX_INFLATION * scale);
+        if coverage(high) >= 1.0 {
+            for _ in 0..INFLATION_STEPS {
+                let middle = 0.5 * (low + high);
+                if coverage(middle) < 1.0 {
+                    low = middle;
+                } else {
+                    high = middle;
+                }
+            }
+        }
+        log::info!(
+            "LOD {level}: {before:.3} of the source's silhouette, {:.3} inflated by {high:.4}",
+            coverage(high)
+        );
+        let positions = inflated_positions(model, bounds, lod, high);
+        for (vertex, position) in lod.lod.vertices.iter_mut().zip(positions) {
+            vertex.position = quantize_position(bounds, position);
+        }
+    }
+}
+
+/// Bisection steps of [`inflate_to_silhouette`].
+const INFLATION_STEPS: u32 = 12;
+
+/// The silhouette coverage of `positions` with `indices` over the source's.
+fn coverage_of(model: &SourceModel, bounds: &Bounds, positions: &[Vec3], indices: &[u32]) -> f32 {
     let source_indices: Vec<u32> = model
         .groups
         .iter()
         .flat_map(|group| group.indices.iter().copied())
         .collect();
     silhouette::coverage_ratio(
-        silhouette::Shape {
-            positions: &positions,
-            indices: &lod.lod.indices,
-        },
+        silhouette::Shape { positions, indices },
         silhouette::Shape {
             positions: &model.positions,
             indices: &source_indices,
@@ -112,19 +191,40 @@ pub fn silhouette_coverage(model: &SourceModel, bounds: &Bounds, lod: &BuiltLod)
     )
 }
 
+/// The most boxes of the coarse proxy (`silhouette::coarse_bone_boxes`),
+/// the LOD after the box-per-bone proxy. 80 vertices, so the far field
+/// takes a full batch of `FAR_FIELD_BATCH_UNITS` (8) such units into its
+/// `FAR_FIELD_MAX_VERTICES` (672) of shared memory, where it took four of
+/// the generated knight's 21 boxes (168 vertices): the pass is bound by
+/// each batch's chain of reads, and a million-unit overview draws nearly
+/// every unit at the coarsest LOD, a few pixels tall.
+pub const COARSE_PROXY_BOXES: usize = 10;
+
 /// Fits the coarsest LODs of a skinned unit to its silhouette
 /// (`silhouette.rs`). When meshopt's coarsest of several LODs covers less
 /// than [`MIN_SILHOUETTE_COVERAGE`] of the source's silhouette, the
 /// box-per-bone proxy replaces it if it has fewer vertices than the LOD
-/// before it; otherwise coarsest LODs under [`MIN_KEPT_COVERAGE`] are
-/// dropped (LOD 0 stays). Returns the coarsest LOD's coverage.
+/// before it, and the coarse proxy of [`COARSE_PROXY_BOXES`] follows it
+/// where the unit has more boxes than that and its boxes grown about their
+/// centres still cover the source's silhouette; otherwise coarsest LODs under
+/// [`MIN_KEPT_COVERAGE`] are dropped (LOD 0 stays). Returns the coarsest
+/// LOD's coverage.
 pub fn fit_coarsest_to_silhouette(
     lods: &mut Vec<BuiltLod>,
     model: &SourceModel,
     skin: &[TwoBone],
     bounds: &Bounds,
 ) -> Option<f32> {
-    let coverage = replace_coarsest_with_proxy(lods, model, skin, bounds)?;
+    let (coverage, replaced) = replace_coarsest_with_proxy(lods, model, skin, bounds)?;
+    if replaced {
+        let coarse = silhouette::coarse_bone_boxes(model, skin, bounds, COARSE_PROXY_BOXES);
+        let fits = |proxy: &silhouette::Proxy| proxy.coverage >= MIN_SILHOUETTE_COVERAGE;
+        if let (Some(coarse), Some(before)) = (coarse.filter(fits), lods.last()) {
+            let lod = proxy_lod(&coarse, model, bounds, before);
+            lods.push(lod);
+            return Some(coarse.coverage);
+        }
+    }
     if coverage >= MIN_KEPT_COVERAGE {
         return Some(coverage);
     }
@@ -139,32 +239,43 @@ pub fn fit_coarsest_to_silhouette(
 /// Replaces the coarsest of several LODs of a skinned unit with the
 /// box-per-bone proxy (`silhouette.rs`) when meshopt's covers less than
 /// [`MIN_SILHOUETTE_COVERAGE`] of the source's silhouette and the proxy has
-/// fewer vertices than the LOD before it. Its error is the larger of twice
-/// the LOD before it's (the bound each meshopt LOD may double) and the RMS
-/// distance of its corners from the source vertices they take their UVs
-/// from, relative to the model's size like meshopt's, so the cull picks it
-/// only where the meshopt LOD it replaces would have been picked. Returns
-/// the coarsest LOD's coverage, kept or replaced.
+/// fewer vertices than the LOD before it. Returns the coarsest LOD's
+/// coverage, kept or replaced, and whether it was replaced.
 fn replace_coarsest_with_proxy(
     lods: &mut [BuiltLod],
     model: &SourceModel,
     skin: &[TwoBone],
     bounds: &Bounds,
-) -> Option<f32> {
+) -> Option<(f32, bool)> {
     let [.., before, coarsest] = lods else {
         return None;
     };
     let coverage = silhouette_coverage(model, bounds, coarsest);
     if coverage >= MIN_SILHOUETTE_COVERAGE {
-        return Some(coverage);
+        return Some((coverage, false));
     }
-    let center = Vec3::from(bounds.sphere_center);
-    let Some(proxy) = silhouette::bone_boxes(model, skin, center, bounds.sphere_radius) else {
-        return Some(coverage);
+    let Some(proxy) = silhouette::bone_boxes(model, skin, bounds) else {
+        return Some((coverage, false));
     };
     if proxy.positions.len() >= before.lod.vertices.len() {
-        return Some(coverage);
+        return Some((coverage, false));
     }
+    *coarsest = proxy_lod(&proxy, model, bounds, before);
+    Some((proxy.coverage, true))
+}
+
+/// The LOD of a proxy (`silhouette.rs`) that follows `before`, rigidly
+/// skinned. Its error is the larger of twice `before`'s (the bound each
+/// meshopt LOD may double) and the RMS distance of its corners from the
+/// source vertices they take their UVs from, relative to the model's size
+/// like meshopt's, so the cull picks it only where a meshopt LOD as coarse
+/// would have been picked.
+fn proxy_lod(
+    proxy: &silhouette::Proxy,
+    model: &SourceModel,
+    bounds: &Bounds,
+    before: &BuiltLod,
+) -> BuiltLod {
     let scale = (Vec3::from(bounds.quant_max) - Vec3::from(bounds.quant_min))
         .max_element()
         .max(1e-6);
@@ -200,16 +311,16 @@ fn replace_coarsest_with_proxy(
             )
         })
         .collect();
-    *coarsest = BuiltLod {
+    BuiltLod {
         lod: MeshLod {
             vertices,
             indices,
             submeshes,
             error: (2.0 * before.lod.error).max(rms),
+            box_proxy: true,
         },
         source_vertex: proxy.nearest.clone(),
-    };
-    Some(proxy.coverage)
+    }
 }
 
 /// Simplification attributes of every vertex: normal, UV, displacements.
@@ -362,6 +473,7 @@ pub fn build(
                 indices,
                 submeshes,
                 error: lod_error,
+                box_proxy: false,
             },
             source_vertex,
         });

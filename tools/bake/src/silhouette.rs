@@ -28,11 +28,19 @@
 //! material most of them have. Boxes overestimate round limbs from the
 //! diagonal and miss gaps between parts, so one scale for all boxes about
 //! their centres is bisected until the proxy's coverage is the source's.
+//!
+//! # The coarse proxy
+//! [`coarse_bone_boxes`] keeps only the boxes with the largest surface
+//! area (a convex body's mean silhouette), fitted again: the same coverage
+//! from fewer vertices, for units a few pixels tall, where a hand or a
+//! neck is a fraction of a pixel (`lod::COARSE_PROXY_BOXES` says how
+//! many, and why).
 
 use glam::{Mat3, Mat4, Vec2, Vec3};
 
 use crate::import::SourceModel;
 use crate::two_bone::TwoBone;
+use horde_asset::Bounds;
 
 /// Orthographic view directions of the coverage measurement.
 pub const VIEWS: usize = 24;
@@ -249,8 +257,16 @@ const CUBE_TRIANGLES: [[u32; 3]; 12] = [
     [1, 7, 5],
 ];
 
-/// The proxy of `boxes` with every box scaled by `scale` about its centre.
-fn proxy_mesh(model: &SourceModel, skin: &[TwoBone], boxes: &[BoneBox], scale: f32) -> Proxy {
+/// The proxy of `boxes` with every box scaled by `scale` about its centre,
+/// its corners clamped to the quantization box of `bounds`.
+fn proxy_mesh(
+    model: &SourceModel,
+    skin: &[TwoBone],
+    boxes: &[BoneBox],
+    scale: f32,
+    bounds: &Bounds,
+) -> Proxy {
+    let (quant_min, quant_max) = (Vec3::from(bounds.quant_min), Vec3::from(bounds.quant_max));
     let mut proxy = Proxy {
         scale,
         ..Proxy::default()
@@ -280,7 +296,10 @@ fn proxy_mesh(model: &SourceModel, skin: &[TwoBone], boxes: &[BoneBox], scale: f
         };
         for corner in 0..8 {
             let cube = cube_corner(corner);
-            let position = bone_box.from_cube.transform_point3(cube * scale);
+            let position = bone_box
+                .from_cube
+                .transform_point3(cube * scale)
+                .clamp(quant_min, quant_max);
             proxy.positions.push(position);
             proxy
                 .normals
@@ -304,16 +323,51 @@ fn proxy_mesh(model: &SourceModel, skin: &[TwoBone], boxes: &[BoneBox], scale: f
 /// The box-per-bone proxy of a skinned model whose silhouette coverage is
 /// its source's (module doc), or `None` when no bone dominates enough
 /// vertices.
-pub fn bone_boxes(
-    model: &SourceModel,
-    skin: &[TwoBone],
-    center: Vec3,
-    radius: f32,
-) -> Option<Proxy> {
+pub fn bone_boxes(model: &SourceModel, skin: &[TwoBone], bounds: &Bounds) -> Option<Proxy> {
     let boxes = boxes(model, skin);
     if boxes.is_empty() {
         return None;
     }
+    Some(fitted_proxy(model, skin, &boxes, bounds))
+}
+
+/// The coarse proxy (module doc): the `max_boxes` boxes of
+/// [`bone_boxes`] with the largest surface area, fitted to the source's
+/// coverage as it is, or `None` when [`bone_boxes`] has at most that many.
+pub fn coarse_bone_boxes(
+    model: &SourceModel,
+    skin: &[TwoBone],
+    bounds: &Bounds,
+    max_boxes: usize,
+) -> Option<Proxy> {
+    let mut boxes = boxes(model, skin);
+    if boxes.len() <= max_boxes {
+        return None;
+    }
+    // Cauchy: a convex body's mean projected area over all directions is a
+    // quarter of its surface, so these are the boxes that cover the most.
+    let surface = |bone_box: &BoneBox| {
+        let axes = Mat3::from_mat4(bone_box.from_cube);
+        let (x, y, z) = (axes.x_axis, axes.y_axis, axes.z_axis);
+        x.cross(y).length() + y.cross(z).length() + z.cross(x).length()
+    };
+    boxes.sort_by(|a, b| surface(b).total_cmp(&surface(a)).then(a.bone.cmp(&b.bone)));
+    boxes.truncate(max_boxes);
+    boxes.sort_by_key(|bone_box| bone_box.bone);
+    Some(fitted_proxy(model, skin, &boxes, bounds))
+}
+
+/// The proxy of `boxes`, scaled about their centres until its silhouette
+/// coverage is the source's, its corners within the quantization box (as
+/// the stored vertices are: a box grown past it is cut by it).
+fn fitted_proxy(
+    model: &SourceModel,
+    skin: &[TwoBone],
+    boxes: &[BoneBox],
+    bounds: &Bounds,
+) -> Proxy {
+    let center = Vec3::from(bounds.sphere_center);
+    let radius = bounds.sphere_radius;
     let source_indices: Vec<u32> = model
         .groups
         .iter()
@@ -324,7 +378,7 @@ pub fn bone_boxes(
         indices: &source_indices,
     };
     let measure = |scale: f32| {
-        let mut proxy = proxy_mesh(model, skin, &boxes, scale);
+        let mut proxy = proxy_mesh(model, skin, boxes, scale, bounds);
         let indices: Vec<u32> = proxy
             .groups
             .iter()
@@ -339,7 +393,7 @@ pub fn bone_boxes(
     };
     // Coverage grows with the scale; bisect for 1 between a shrunk and a
     // grown proxy.
-    let (mut low, mut high) = (0.25f32, 2.0f32);
+    let (mut low, mut high) = (0.25f32, 4.0f32);
     for _ in 0..SCALE_STEPS {
         let middle = 0.5 * (low + high);
         if measure(middle).coverage < 1.0 {
@@ -348,7 +402,7 @@ pub fn bone_boxes(
             high = middle;
         }
     }
-    Some(measure(0.5 * (low + high)))
+    measure(0.5 * (low + high))
 }
 
 #[cfg(test)]
