@@ -1,6 +1,6 @@
 #!/bin/bash
 # Issue 21 on the GPU machine (stripped release binaries of the commit in
-# .bench/head): the montage of the three presets at 10k, 1M and 4M, then
+# .bench/$BENCH, default head): the montage of the three presets at 10k, 1M and 4M, then
 # tools/quality.sh for the unit counts in $1 (default 1000000), and with
 # $2 = aa the 1M front and overview again with the far field's
 # supersampling off (--far-field-aa off), the before of that change.
@@ -9,7 +9,7 @@ for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 export HORDE_ROOT=$PWD HORDE_CACHE_DIR=/tmp/horde-cache
 mkdir -p /tmp/bin
-for b in battle montage quality_summary; do xz -dc .bench/head/$b.xz > /tmp/bin/$b; chmod +x /tmp/bin/$b; done
+for b in battle montage quality_summary; do xz -dc .bench/${BENCH:-head}/$b.xz > /tmp/bin/$b; chmod +x /tmp/bin/$b; done
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 out=benches/results/quality
 if [ "${3:-}" = montage ]; then
