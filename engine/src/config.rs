@@ -103,7 +103,10 @@ pub const FAR_MESH_VERTEX_COUNT_MASK: u32 = 0xffff;
 /// whose texel the far field reads once a vertex.
 pub const FAR_MESH_BOX_PROXY: u32 = 1 << 16;
 const _: () = assert!(FAR_FIELD_MID_MAX_VERTICES <= FAR_MESH_VERTEX_COUNT_MASK);
-/// Far field: the most units in one batch.
+/// Far field: the most units in one batch. Eight of the coarse box proxy
+/// (80 vertices) fill `FAR_FIELD_MAX_VERTICES`; eleven in 896 vertices of
+/// shared memory took the 1M overview's far field from 7.28 to 13.03 ms
+/// on an H100 (`benches/results/near_field/`, call 12).
 pub const FAR_FIELD_BATCH_UNITS: u32 = 8;
 /// Far field: bits of sub-pixel precision of the snapped vertex positions
 /// (1/256 pixel, as common raster hardware).
