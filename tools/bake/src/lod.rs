@@ -12,6 +12,12 @@
 //!   1.05), then vertex fetch order, which also drops unused vertices.
 //! - Quantization: position unorm16 in the bind-pose box, octahedral normal
 //!   snorm16, UV f16, two 8-bit bone indices and an 8-bit weight.
+//! - Silhouettes (units): a coarsest LOD that covers too little of the
+//!   source's silhouette is replaced by the box-per-bone proxy, followed by
+//!   the coarse proxy of [`COARSE_PROXY_BOXES`]
+//!   ([`fit_coarsest_to_silhouette`], `silhouette.rs`); the other LODs
+//!   after LOD 0 are inflated along their normals to cover it
+//!   ([`inflate_to_silhouette`]).
 
 use crate::import::SourceModel;
 use crate::silhouette;
