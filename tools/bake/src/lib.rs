@@ -395,10 +395,13 @@ fn bake_unit_unguarded(
         &displacements,
     );
     progress("fitting the coarsest LOD to the silhouette");
-    if let Some(coverage) = lod::fit_coarsest_to_silhouette(&mut lods, &model, stored, &bounds) {
+    let silhouette = silhouette::Silhouette::of_model(&model, &bounds);
+    if let Some(coverage) =
+        lod::fit_coarsest_to_silhouette(&mut lods, &model, stored, &bounds, &silhouette)
+    {
         log::info!("coarsest LOD: {coverage:.3} of the source's silhouette");
     }
-    lod::inflate_to_silhouette(&mut lods, &model, &bounds);
+    lod::inflate_to_silhouette(&mut lods, &model, &bounds, &silhouette);
 
     progress("encoding bone texture");
     let bone_count = model.skeleton.joints.len() as u32;

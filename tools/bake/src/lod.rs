@@ -20,7 +20,7 @@
 //!   ([`inflate_to_silhouette`]).
 
 use crate::import::SourceModel;
-use crate::silhouette;
+use crate::silhouette::{self, least_covering, Shape, Silhouette};
 use crate::two_bone::TwoBone;
 use glam::{Vec2, Vec3};
 use horde_asset::{Bounds, MeshLod, PackedVertex, Submesh};
@@ -102,32 +102,38 @@ pub const MIN_KEPT_COVERAGE: f32 = 0.9;
 /// model's size: 2 %, under half the knight's LOD 2 error (5.4 %).
 pub const MAX_INFLATION: f32 = 0.02;
 
-/// The silhouette coverage of `lod` (packed) over the source's.
-pub fn silhouette_coverage(model: &SourceModel, bounds: &Bounds, lod: &BuiltLod) -> f32 {
-    coverage_of(
-        model,
-        bounds,
-        &inflated_positions(model, bounds, lod, 0.0),
-        &lod.lod.indices,
-    )
+/// The model's size that relative errors are fractions of (meshopt's
+/// scale): the largest side of the quantization box.
+fn model_size(bounds: &Bounds) -> f32 {
+    (Vec3::from(bounds.quant_max) - Vec3::from(bounds.quant_min))
+        .max_element()
+        .max(1e-6)
 }
 
-/// The source positions of `lod`'s vertices moved `distance` along their
-/// normals, within the quantization box.
-fn inflated_positions(
+/// How much of `silhouette` (the source's) `lod` covers with its vertices
+/// at their source positions moved `distance` along their normals, within
+/// the quantization box; and those positions.
+fn inflated_coverage(
+    silhouette: &Silhouette,
     model: &SourceModel,
     bounds: &Bounds,
     lod: &BuiltLod,
     distance: f32,
-) -> Vec<Vec3> {
+) -> (f32, Vec<Vec3>) {
     let (low, high) = (Vec3::from(bounds.quant_min), Vec3::from(bounds.quant_max));
-    lod.source_vertex
+    let positions: Vec<Vec3> = lod
+        .source_vertex
         .iter()
         .map(|&v| {
             let v = v as usize;
             (model.positions[v] + model.normals[v] * distance).clamp(low, high)
         })
-        .collect()
+        .collect();
+    let coverage = silhouette.coverage(Shape {
+        positions: &positions,
+        indices: &lod.lod.indices,
+    });
+    (coverage, positions)
 }
 
 /// Inflates the meshopt LODs after LOD 0 (not the box proxies) along their
@@ -137,39 +143,28 @@ fn inflated_positions(
 /// the units from about 20 to 100 pixels, looked thinner than its
 /// reference. The LOD keeps meshopt's error: the offset moves its outline
 /// towards the source's, on average, rather than away from it.
-pub fn inflate_to_silhouette(lods: &mut [BuiltLod], model: &SourceModel, bounds: &Bounds) {
-    let scale = (Vec3::from(bounds.quant_max) - Vec3::from(bounds.quant_min))
-        .max_element()
-        .max(1e-6);
+pub fn inflate_to_silhouette(
+    lods: &mut [BuiltLod],
+    model: &SourceModel,
+    bounds: &Bounds,
+    silhouette: &Silhouette,
+) {
     for (level, lod) in lods.iter_mut().enumerate().skip(1) {
         if lod.lod.box_proxy {
             continue;
         }
-        let coverage = |distance: f32| {
-            let positions = inflated_positions(model, bounds, lod, distance);
-            coverage_of(model, bounds, &positions, &lod.lod.indices)
-        };
+        let coverage =
+            |distance: f32| inflated_coverage(silhouette, model, bounds, lod, distance).0;
         let before = coverage(0.0);
         if before >= 1.0 {
             continue;
         }
-        // Coverage grows with the distance: the least that covers.
-        let (mut low, mut high) = (0.0f32, MAX_INFLATION * scale);
-        if coverage(high) >= 1.0 {
-            for _ in 0..INFLATION_STEPS {
-                let middle = 0.5 * (low + high);
-                if coverage(middle) < 1.0 {
-                    low = middle;
-                } else {
-                    high = middle;
-                }
-            }
-        }
+        let max = MAX_INFLATION * model_size(bounds);
+        let distance = least_covering(0.0, max, INFLATION_STEPS, coverage);
+        let (after, positions) = inflated_coverage(silhouette, model, bounds, lod, distance);
         log::info!(
-            "LOD {level}: {before:.3} of the source's silhouette, {:.3} inflated by {high:.4}",
-            coverage(high)
+            "LOD {level}: {before:.3} of the source's silhouette, {after:.3} inflated by {distance:.4}"
         );
-        let positions = inflated_positions(model, bounds, lod, high);
         for (vertex, position) in lod.lod.vertices.iter_mut().zip(positions) {
             vertex.position = quantize_position(bounds, position);
         }
@@ -178,24 +173,6 @@ pub fn inflate_to_silhouette(lods: &mut [BuiltLod], model: &SourceModel, bounds:
 
 /// Bisection steps of [`inflate_to_silhouette`].
 const INFLATION_STEPS: u32 = 12;
-
-/// The silhouette coverage of `positions` with `indices` over the source's.
-fn coverage_of(model: &SourceModel, bounds: &Bounds, positions: &[Vec3], indices: &[u32]) -> f32 {
-    let source_indices: Vec<u32> = model
-        .groups
-        .iter()
-        .flat_map(|group| group.indices.iter().copied())
-        .collect();
-    silhouette::coverage_ratio(
-        silhouette::Shape { positions, indices },
-        silhouette::Shape {
-            positions: &model.positions,
-            indices: &source_indices,
-        },
-        Vec3::from(bounds.sphere_center),
-        bounds.sphere_radius,
-    )
-}
 
 /// The most boxes of the coarse proxy (`silhouette::coarse_bone_boxes`),
 /// the LOD after the box-per-bone proxy. 80 vertices, so the far field
@@ -220,10 +197,12 @@ pub fn fit_coarsest_to_silhouette(
     model: &SourceModel,
     skin: &[TwoBone],
     bounds: &Bounds,
+    silhouette: &Silhouette,
 ) -> Option<f32> {
-    let (coverage, replaced) = replace_coarsest_with_proxy(lods, model, skin, bounds)?;
+    let (coverage, replaced) = replace_coarsest_with_proxy(lods, model, skin, bounds, silhouette)?;
     if replaced {
-        let coarse = silhouette::coarse_bone_boxes(model, skin, bounds, COARSE_PROXY_BOXES);
+        let coarse =
+            silhouette::coarse_bone_boxes(model, skin, bounds, silhouette, COARSE_PROXY_BOXES);
         let fits = |proxy: &silhouette::Proxy| proxy.coverage >= MIN_SILHOUETTE_COVERAGE;
         if let (Some(coarse), Some(before)) = (coarse.filter(fits), lods.last()) {
             let lod = proxy_lod(&coarse, model, bounds, before);
@@ -237,7 +216,7 @@ pub fn fit_coarsest_to_silhouette(
     let mut coverage = coverage;
     while lods.len() > 1 && coverage < MIN_KEPT_COVERAGE {
         lods.pop();
-        coverage = silhouette_coverage(model, bounds, lods.last()?);
+        coverage = inflated_coverage(silhouette, model, bounds, lods.last()?, 0.0).0;
     }
     Some(coverage)
 }
@@ -252,15 +231,16 @@ fn replace_coarsest_with_proxy(
     model: &SourceModel,
     skin: &[TwoBone],
     bounds: &Bounds,
+    silhouette: &Silhouette,
 ) -> Option<(f32, bool)> {
     let [.., before, coarsest] = lods else {
         return None;
     };
-    let coverage = silhouette_coverage(model, bounds, coarsest);
+    let coverage = inflated_coverage(silhouette, model, bounds, coarsest, 0.0).0;
     if coverage >= MIN_SILHOUETTE_COVERAGE {
         return Some((coverage, false));
     }
-    let Some(proxy) = silhouette::bone_boxes(model, skin, bounds) else {
+    let Some(proxy) = silhouette::bone_boxes(model, skin, bounds, silhouette) else {
         return Some((coverage, false));
     };
     if proxy.positions.len() >= before.lod.vertices.len() {
@@ -282,9 +262,7 @@ fn proxy_lod(
     bounds: &Bounds,
     before: &BuiltLod,
 ) -> BuiltLod {
-    let scale = (Vec3::from(bounds.quant_max) - Vec3::from(bounds.quant_min))
-        .max_element()
-        .max(1e-6);
+    let scale = model_size(bounds);
     let squared: f32 = proxy
         .positions
         .iter()
@@ -392,9 +370,7 @@ pub fn build(
     let Ok(adapter) = meshopt::VertexDataAdapter::new(position_bytes, stride, 0) else {
         return Vec::new();
     };
-    let scale = (Vec3::from(bounds.quant_max) - Vec3::from(bounds.quant_min))
-        .max_element()
-        .max(1e-6);
+    let scale = model_size(bounds);
     let (attribute_values, attribute_weights, attribute_stride) =
         attributes(model, displacements, scale);
     let unlocked = vec![false; vertex_count];

@@ -126,15 +126,83 @@ fn covered_cells(shape: Shape, eye: Vec3, center: Vec3, radius: f32) -> u32 {
 /// within the sphere (`center`, `radius`) that holds the source. 1 for a
 /// source that covers nothing.
 pub fn coverage_ratio(shape: Shape, source: Shape, center: Vec3, radius: f32) -> f32 {
-    let ratios = view_directions().map(|eye| {
-        let source_cells = covered_cells(source, eye, center, radius);
-        if source_cells == 0 {
-            1.0
-        } else {
-            covered_cells(shape, eye, center, radius) as f32 / source_cells as f32
+    Silhouette::of(source, center, radius).coverage(shape)
+}
+
+/// A source's silhouette in each of [`VIEWS`], measured once: the shapes
+/// fitted to it (the proxies, the inflated LODs) are measured against it
+/// at every step of a bisection.
+pub struct Silhouette {
+    center: Vec3,
+    radius: f32,
+    /// Covered cells in each view.
+    cells: [u32; VIEWS],
+}
+
+impl Silhouette {
+    /// The silhouette of `source` over the sphere (`center`, `radius`)
+    /// that holds it.
+    pub fn of(source: Shape, center: Vec3, radius: f32) -> Silhouette {
+        Silhouette {
+            center,
+            radius,
+            cells: view_directions().map(|eye| covered_cells(source, eye, center, radius)),
         }
-    });
-    ratios.iter().sum::<f32>() / VIEWS as f32
+    }
+
+    /// The silhouette of a model's bind pose (every material group) over
+    /// the bind-pose sphere of `bounds`.
+    pub fn of_model(model: &SourceModel, bounds: &Bounds) -> Silhouette {
+        let indices: Vec<u32> = model
+            .groups
+            .iter()
+            .flat_map(|group| group.indices.iter().copied())
+            .collect();
+        let source = Shape {
+            positions: &model.positions,
+            indices: &indices,
+        };
+        Silhouette::of(
+            source,
+            Vec3::from(bounds.sphere_center),
+            bounds.sphere_radius,
+        )
+    }
+
+    /// The mean over [`VIEWS`] of `shape`'s silhouette area over this one
+    /// ([`coverage_ratio`]).
+    pub fn coverage(&self, shape: Shape) -> f32 {
+        let ratios = view_directions()
+            .into_iter()
+            .zip(self.cells)
+            .map(|(eye, cells)| {
+                if cells == 0 {
+                    1.0
+                } else {
+                    covered_cells(shape, eye, self.center, self.radius) as f32 / cells as f32
+                }
+            });
+        ratios.sum::<f32>() / VIEWS as f32
+    }
+}
+
+/// The least `x` in `low..=high` whose `coverage(x)` is at least 1, for a
+/// coverage that grows with `x`, bisected `steps` times; `high` where even
+/// that covers less.
+pub fn least_covering(low: f32, high: f32, steps: u32, coverage: impl Fn(f32) -> f32) -> f32 {
+    let (mut low, mut high) = (low, high);
+    if coverage(high) < 1.0 {
+        return high;
+    }
+    for _ in 0..steps {
+        let middle = 0.5 * (low + high);
+        if coverage(middle) < 1.0 {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    high
 }
 
 /// One box of the proxy.
@@ -321,14 +389,19 @@ fn proxy_mesh(
 }
 
 /// The box-per-bone proxy of a skinned model whose silhouette coverage is
-/// its source's (module doc), or `None` when no bone dominates enough
-/// vertices.
-pub fn bone_boxes(model: &SourceModel, skin: &[TwoBone], bounds: &Bounds) -> Option<Proxy> {
+/// its source's (`silhouette`, [`Silhouette::of_model`]; module doc), or
+/// `None` when no bone dominates enough vertices.
+pub fn bone_boxes(
+    model: &SourceModel,
+    skin: &[TwoBone],
+    bounds: &Bounds,
+    silhouette: &Silhouette,
+) -> Option<Proxy> {
     let boxes = boxes(model, skin);
     if boxes.is_empty() {
         return None;
     }
-    Some(fitted_proxy(model, skin, &boxes, bounds))
+    Some(fitted_proxy(model, skin, &boxes, bounds, silhouette))
 }
 
 /// The coarse proxy (module doc): the `max_boxes` boxes of
@@ -338,6 +411,7 @@ pub fn coarse_bone_boxes(
     model: &SourceModel,
     skin: &[TwoBone],
     bounds: &Bounds,
+    silhouette: &Silhouette,
     max_boxes: usize,
 ) -> Option<Proxy> {
     let mut boxes = boxes(model, skin);
@@ -354,29 +428,19 @@ pub fn coarse_bone_boxes(
     boxes.sort_by(|a, b| surface(b).total_cmp(&surface(a)).then(a.bone.cmp(&b.bone)));
     boxes.truncate(max_boxes);
     boxes.sort_by_key(|bone_box| bone_box.bone);
-    Some(fitted_proxy(model, skin, &boxes, bounds))
+    Some(fitted_proxy(model, skin, &boxes, bounds, silhouette))
 }
 
-/// The proxy of `boxes`, scaled about their centres until its silhouette
-/// coverage is the source's, its corners within the quantization box (as
-/// the stored vertices are: a box grown past it is cut by it).
+/// The proxy of `boxes`, scaled about their centres until it covers
+/// `silhouette`, its corners within the quantization box (as the stored
+/// vertices are: a box grown past it is cut by it).
 fn fitted_proxy(
     model: &SourceModel,
     skin: &[TwoBone],
     boxes: &[BoneBox],
     bounds: &Bounds,
+    silhouette: &Silhouette,
 ) -> Proxy {
-    let center = Vec3::from(bounds.sphere_center);
-    let radius = bounds.sphere_radius;
-    let source_indices: Vec<u32> = model
-        .groups
-        .iter()
-        .flat_map(|group| group.indices.iter().copied())
-        .collect();
-    let source = Shape {
-        positions: &model.positions,
-        indices: &source_indices,
-    };
     let measure = |scale: f32| {
         let mut proxy = proxy_mesh(model, skin, boxes, scale, bounds);
         let indices: Vec<u32> = proxy
@@ -384,25 +448,16 @@ fn fitted_proxy(
             .iter()
             .flat_map(|(_, indices)| indices.iter().copied())
             .collect();
-        let shape = Shape {
+        proxy.coverage = silhouette.coverage(Shape {
             positions: &proxy.positions,
             indices: &indices,
-        };
-        proxy.coverage = coverage_ratio(shape, source, center, radius);
+        });
         proxy
     };
-    // Coverage grows with the scale; bisect for 1 between a shrunk and a
-    // grown proxy.
-    let (mut low, mut high) = (0.25f32, 4.0f32);
-    for _ in 0..SCALE_STEPS {
-        let middle = 0.5 * (low + high);
-        if measure(middle).coverage < 1.0 {
-            low = middle;
-        } else {
-            high = middle;
-        }
-    }
-    measure(0.5 * (low + high))
+    // Between a shrunk and a grown proxy.
+    measure(least_covering(0.25, 4.0, SCALE_STEPS, |scale| {
+        measure(scale).coverage
+    }))
 }
 
 #[cfg(test)]
