@@ -1,7 +1,7 @@
 #version 450
 // The far field: skins the LOD the cull chose for every far-field unit
 // (FarMeshes) and rasterizes its triangles into a 64-bit visibility buffer;
-// the module doc of engine/src/passes/far_field.rs explains the layout and
+// the module doc of engine/src/passes/far_field/mod.rs explains the layout and
 // the algorithm. One workgroup per unit: its vertices are skinned once into
 // shared memory (the same skinning code and vertex decoding as unit.vert),
 // then its triangles are set up and rasterized from there.

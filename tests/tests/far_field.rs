@@ -23,7 +23,7 @@ use horde::frame::ComputePipeline;
 use horde::frames::Descriptor;
 use horde::gpu_types::AnimParams;
 use horde::memory::{upload_buffer, Buffer};
-use horde::passes::far_field::mid_vertex_capacity;
+use horde::passes::far_field::meshes::mid_vertex_capacity;
 use horde::reference::far_field::{coverage, Coverage};
 use horde::scene::{rgba8, static_asset, Scene};
 use horde::shaders;

@@ -274,7 +274,7 @@ const _: () = assert!(size_of::<DrawCommand>() == size_of::<vk::DrawIndexedIndir
 /// The mesh the far field rasterizes for one (unit type, LOD): that LOD, or
 /// the finest coarser one within the far field's vertex limit (uniform
 /// buffer `FarMeshes`, `[type * MAX_LODS + lod]`, written when the pass is
-/// created; see `passes/far_field.rs`).
+/// created; see `passes/far_field/meshes.rs`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable, PartialEq, Eq)]
 pub struct FarFieldMesh {

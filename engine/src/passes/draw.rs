@@ -22,7 +22,7 @@
 //! - The far-field route's command has no indices: the raster never draws it.
 //! - After the world's draws come the [`ExtraDraw`]s the frame hands in, in
 //!   order: the bounds view (`passes/bounds.rs`), a baseline's own draws, and
-//!   the far field's resolve (`passes/far_field.rs`), last because it tests
+//!   the far field's resolve (`passes/far_field/mod.rs`), last because it tests
 //!   against the depth the raster wrote. This pass knows none of them.
 //! - Types with a double-sided material are drawn by pipelines without
 //!   back-face culling, in runs of consecutive types; `mesh.frag` discards

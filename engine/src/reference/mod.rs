@@ -9,7 +9,7 @@
 //! - [`depth_pyramid`] (`passes/depth_pyramid.rs`), the pyramid bit for bit
 //!   and the occlusion test's answers away from its decision boundaries:
 //!   `tests/tests/depth_pyramid.rs`;
-//! - [`far_field`] (`passes/far_field.rs`), the rasterizer's coverage pixel
+//! - [`far_field`] (`passes/far_field/mod.rs`), the rasterizer's coverage pixel
 //!   for pixel: `tests/tests/far_field.rs`.
 //!
 //! The battle's twin lives beside its pass in the `horde-battle` crate

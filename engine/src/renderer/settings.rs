@@ -119,7 +119,7 @@ pub struct RenderSettings {
     /// The far field samples each pixel on a 2×2 grid and the resolve
     /// averages the samples, so units a few pixels tall are antialiased
     /// and sub-pixel parts still cover their share of a pixel
-    /// (`passes/far_field.rs`, "Supersampling"); off: one sample at each
+    /// (`passes/far_field/mod.rs`, "Supersampling"); off: one sample at each
     /// pixel's centre.
     pub far_field_supersampling: bool,
     /// Draw distant units as animated impostors, their type's last LOD
@@ -198,7 +198,7 @@ pub struct BudgetStatus {
 /// The far-field size the renderer starts with where the device has the far
 /// field: units whose bounding sphere spans at most 100 pixels (about 37 px
 /// tall), which the far field draws at their LOD 2 or LOD 1, the latter by
-/// its mid-size pipeline (`passes/far_field.rs`). The frame budget's steps
+/// its mid-size pipeline (`passes/far_field/mod.rs`). The frame budget's steps
 /// towards detail stop there. On an H100 the 10k front preset's frame fell
 /// from 16.6 ms (12 px) to 10.4 ms (48 px) and 6.9 ms (100 px)
 /// (`benches/results/near_field/`).

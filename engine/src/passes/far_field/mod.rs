@@ -19,15 +19,9 @@
 //!   applies to meshes (projected error within the LOD threshold, with
 //!   hysteresis), so a unit shows the same LOD on both sides of the
 //!   transition, and the many units a few pixels tall draw the coarsest.
-//! - `FarMeshes`: uniform [`FarFieldMesh`] per (type, LOD),
-//!   `[type * MAX_LODS + lod]`, written once: the index and vertex range the
-//!   far field draws for that LOD ([`far_field_meshes`]). A LOD with more
-//!   vertices than the mid-size pipeline holds in shared memory
-//!   ([`mid_vertex_capacity`]: `FAR_FIELD_MID_MAX_VERTICES`, 2048, where
-//!   the device's shared memory allows) maps to the finest coarser LOD
-//!   within it; a type whose coarsest LOD is over `FAR_FIELD_MAX_VERTICES`
-//!   has no far-field region (`world::types::layout_regions`), so cull keeps
-//!   it a mesh.
+//! - `FarMeshes`: uniform [`FarFieldMesh`](crate::gpu_types::FarFieldMesh)
+//!   per (type, LOD), `[type * MAX_LODS + lod]`, written once: what the far
+//!   field draws for that LOD ([`meshes`] has the table).
 //! - The visibility buffer: one `u64` per sample, row by row over the
 //!   sample grid (the target's size × `samples_per_axis` along each axis:
 //!   2 with `RenderSettings::far_field_supersampling`, else 1),
@@ -158,14 +152,11 @@ use ash::vk;
 
 use crate::barriers::{uses, Access, BufferUse};
 use crate::config::{
-    FAR_FIELD_BATCH_UNITS, FAR_FIELD_MAX_VERTICES, FAR_FIELD_MID_MAX_VERTICES,
-    FAR_FIELD_SHARED_BYTES_PER_VERTEX, FAR_FIELD_SHARED_RESERVE_BYTES, FAR_FIELD_WORKGROUP_SIZE,
-    FAR_MESH_BOX_PROXY, MAX_LODS, ROUTE_FAR_FIELD,
+    FAR_FIELD_BATCH_UNITS, FAR_FIELD_MAX_VERTICES, FAR_FIELD_WORKGROUP_SIZE, ROUTE_FAR_FIELD,
 };
 use crate::context::Context;
 use crate::frame::{ComputePipeline, Frame};
 use crate::frames::Descriptor;
-use crate::gpu_types::{FarFieldMesh, MAX_TYPES};
 use crate::memory::{Buffer, Released};
 use crate::owned::Sampler;
 use crate::passes::draw::{create_bone_sampler, create_sampler, ExtraDraw, MeshDescriptors};
@@ -173,19 +164,12 @@ use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, Pass
 use crate::world::World;
 use crate::{shaders, Error};
 
+pub mod meshes;
+use meshes::{far_field_meshes, mid_vertex_capacity};
+
 /// Workgroups of the far field's grid: enough to fill any GPU (an H100
 /// holds about 2,000 such groups at once); each loops over batches.
 const MAX_GROUPS: u32 = 16_384;
-
-/// The vertices the mid-size pipeline holds: [`FAR_FIELD_MID_MAX_VERTICES`],
-/// or fewer where the device's shared memory (`shared_bytes`) is smaller;
-/// at most [`FAR_FIELD_MAX_VERTICES`] (then there is no mid-size pipeline)
-/// and at least that where the small one fits.
-pub fn mid_vertex_capacity(shared_bytes: u32) -> u32 {
-    let fits = shared_bytes.saturating_sub(FAR_FIELD_SHARED_RESERVE_BYTES)
-        / FAR_FIELD_SHARED_BYTES_PER_VERTEX;
-    fits.clamp(FAR_FIELD_MAX_VERTICES, FAR_FIELD_MID_MAX_VERTICES)
-}
 
 /// A rasterizer pipeline: the small units' (batches of meshes up to
 /// `FAR_FIELD_MAX_VERTICES`) or the mid-size units' (larger meshes, up to
@@ -217,41 +201,6 @@ pub struct FarFieldPass {
     mid: Option<Rasterizers>,
     bone_sampler: Sampler,
     atlas_sampler: Sampler,
-}
-
-/// The far field's mesh of every (type, LOD), `[type * MAX_LODS + lod]`:
-/// that LOD, or where it has more than `vertex_capacity` vertices (the
-/// mid-size pipeline's, [`mid_vertex_capacity`]) the finest coarser one
-/// within it. Empty for props, types without a far-field region and LODs
-/// past the type's count.
-pub fn far_field_meshes(world: &World, vertex_capacity: u32) -> Vec<FarFieldMesh> {
-    let mut meshes = vec![FarFieldMesh::default(); MAX_TYPES * MAX_LODS as usize];
-    for (type_meshes, world_type) in meshes.chunks_mut(MAX_LODS as usize).zip(&world.types) {
-        if world_type.info.routes[ROUTE_FAR_FIELD as usize].capacity == 0 {
-            continue;
-        }
-        for (lod, mesh) in type_meshes.iter_mut().enumerate() {
-            let drawn = world_type
-                .lods
-                .iter()
-                .skip(lod)
-                .find(|range| range.vertex_count <= vertex_capacity);
-            if let (Some(range), true) = (drawn, lod < world_type.lods.len()) {
-                *mesh = FarFieldMesh {
-                    first_index: range.first_index,
-                    index_count: range.index_count,
-                    first_vertex: range.vertex_offset.max(0) as u32,
-                    vertex_count_flags: range.vertex_count
-                        | if range.box_proxy {
-                            FAR_MESH_BOX_PROXY
-                        } else {
-                            0
-                        },
-                };
-            }
-        }
-    }
-    meshes
 }
 
 impl FarFieldPass {
