@@ -893,7 +893,7 @@ fn reader_survives_every_truncation_and_byte_flip() {
 /// keeps meshopt LODs.
 #[test]
 fn every_lod_covers_the_silhouette() {
-    use horde_bake::silhouette::{coverage_ratio, Shape};
+    use horde_bake::silhouette::{Shape, Silhouette};
     let generated = concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/knight.glb");
     let models = [
         sample_path("KayKit_Knight/Knight.glb"),
@@ -926,19 +926,19 @@ fn every_lod_covers_the_silhouette() {
             .iter()
             .map(|p| p.distance(center))
             .fold(0.0, f32::max);
+        let silhouette = Silhouette::of(
+            Shape {
+                positions: &source,
+                indices: &first.indices,
+            },
+            center,
+            radius,
+        );
         for (level, lod) in asset.lods.iter().enumerate().skip(1) {
-            let coverage = coverage_ratio(
-                Shape {
-                    positions: &decoded(lod),
-                    indices: &lod.indices,
-                },
-                Shape {
-                    positions: &source,
-                    indices: &first.indices,
-                },
-                center,
-                radius,
-            );
+            let coverage = silhouette.coverage(Shape {
+                positions: &decoded(lod),
+                indices: &lod.indices,
+            });
             assert!(
                 (0.95..=1.05).contains(&coverage),
                 "{}: LOD {level} (box proxy: {}) covers {coverage:.3} of the silhouette",
