@@ -10,7 +10,8 @@
 //! far field, looked like a thin haze over the ground.
 //!
 //! # Measuring
-//! [`coverage_ratio`] rasterizes both meshes, bind pose, orthographically
+//! A [`Silhouette`] rasterizes the source once and
+//! [`Silhouette::coverage`] a shape, both in bind pose, orthographically
 //! from [`VIEWS`] directions around the unit (8 azimuths at 0°, 30° and
 //! 60° of elevation: the battle's cameras look from the side to high
 //! above) into a [`GRID`]² grid over the bounding sphere, both windings
@@ -122,13 +123,6 @@ fn covered_cells(shape: Shape, eye: Vec3, center: Vec3, radius: f32) -> u32 {
     grid.iter().filter(|&&covered| covered).count() as u32
 }
 
-/// The mean over [`VIEWS`] of `shape`'s silhouette area over `source`'s,
-/// within the sphere (`center`, `radius`) that holds the source. 1 for a
-/// source that covers nothing.
-pub fn coverage_ratio(shape: Shape, source: Shape, center: Vec3, radius: f32) -> f32 {
-    Silhouette::of(source, center, radius).coverage(shape)
-}
-
 /// A source's silhouette in each of [`VIEWS`], measured once: the shapes
 /// fitted to it (the proxies, the inflated LODs) are measured against it
 /// at every step of a bisection.
@@ -170,7 +164,7 @@ impl Silhouette {
     }
 
     /// The mean over [`VIEWS`] of `shape`'s silhouette area over this one
-    /// ([`coverage_ratio`]).
+    /// (a view where the source covers nothing counts 1).
     pub fn coverage(&self, shape: Shape) -> f32 {
         let ratios = view_directions()
             .into_iter()
@@ -226,7 +220,7 @@ pub struct Proxy {
     pub nearest: Vec<u32>,
     pub bones: Vec<u16>,
     pub groups: Vec<(u32, Vec<u32>)>,
-    /// Its silhouette coverage over the source's ([`coverage_ratio`]).
+    /// Its silhouette coverage over the source's ([`Silhouette::coverage`]).
     pub coverage: f32,
     /// The scale its boxes were given about their centres.
     pub scale: f32,
@@ -479,10 +473,10 @@ mod tests {
             indices: &indices,
         };
         let radius = 3f32.sqrt();
-        let same = coverage_ratio(shape(&big), shape(&big), Vec3::ZERO, radius);
+        let same = Silhouette::of(shape(&big), Vec3::ZERO, radius).coverage(shape(&big));
         assert_eq!(same, 1.0);
         // Half the size, a quarter of the area in every view, to the grid.
-        let quarter = coverage_ratio(shape(&small), shape(&big), Vec3::ZERO, radius);
+        let quarter = Silhouette::of(shape(&big), Vec3::ZERO, radius).coverage(shape(&small));
         assert!((quarter - 0.25).abs() < 0.02, "{quarter}");
         // Back faces count: the silhouette of a reversed cube is the same.
         let reversed: Vec<u32> = indices.chunks(3).flat_map(|t| [t[0], t[2], t[1]]).collect();
@@ -491,7 +485,7 @@ mod tests {
             indices: &reversed,
         };
         assert_eq!(
-            coverage_ratio(flipped, shape(&big), Vec3::ZERO, radius),
+            Silhouette::of(shape(&big), Vec3::ZERO, radius).coverage(flipped),
             1.0
         );
     }
