@@ -52,6 +52,18 @@
 //!    curve goes (on a rising curve that is cheaper too), and teaches
 //!    nothing: a flat curve's drift would read as a slope.
 //!
+//! 6. Relief: past the largest size the far field has nothing left to
+//!    take, and a frame still over budget has one more thing to give, one
+//!    that costs the picture least for the time it saves (the far field's
+//!    supersampling, `renderer/budget.rs` says what it costs). With
+//!    [`BudgetController::with_relief`] the controlled size runs on past
+//!    `max_px`, up to `max_px * RELIEF_REACH`: a size past `max_px` is the
+//!    far field at `max_px` with the relief taken. The frame time falls at
+//!    `max_px` in one step and is flat beyond, a cliff that the bracket (4.)
+//!    already handles: the relief is taken over budget and given back under
+//!    it only where the frame then stays under, probed again when the mark
+//!    expires.
+//!
 //! The tests below simulate a crowd whose frame time falls (or rises) with
 //! the far-field size, with the measurement delay and noise, and check that
 //! it converges into the band and holds still.
@@ -78,6 +90,9 @@ pub const BRACKET_DECISIONS: u32 = 150;
 /// Within this ratio (as a natural logarithm) of the marked size, steps
 /// towards detail stop.
 pub const BRACKET_TIGHT: f32 = 0.02;
+/// How far past `max_px` the controlled size runs with the relief on: one
+/// full step.
+pub const RELIEF_REACH: f32 = MAX_STEP;
 
 /// The controller's state.
 #[derive(Clone, Copy, Debug)]
@@ -87,6 +102,9 @@ pub struct BudgetController {
     /// Bounds of the far-field size, pixels.
     pub min_px: f32,
     pub max_px: f32,
+    /// The largest controlled size: `max_px`, or past it with the relief
+    /// ([`BudgetController::with_relief`]).
+    reach_px: f32,
     /// The smallest size a step towards detail goes to (under budget), from
     /// above: `min_px` unless [`BudgetController::with_detail_floor`] set
     /// it. Over budget the size may go below it, where the curve rises.
@@ -126,6 +144,7 @@ impl BudgetController {
             budget_ms: budget_ms.max(f32::MIN_POSITIVE),
             min_px,
             max_px,
+            reach_px: max_px,
             detail_floor_px: min_px,
             measured_ms: None,
             stale: 0,
@@ -161,14 +180,29 @@ impl BudgetController {
         }
     }
 
+    /// Lets the controlled size run past `max_px` (module doc, 6.): the
+    /// frame may then be relieved of what costs the picture least.
+    pub fn with_relief(self) -> BudgetController {
+        BudgetController {
+            reach_px: self.max_px * RELIEF_REACH,
+            ..self
+        }
+    }
+
     /// The current far-field size.
     pub fn far_field_px(&self) -> f32 {
-        self.px
+        self.px.min(self.max_px)
+    }
+
+    /// The frame is relieved: the size runs past `max_px`
+    /// ([`BudgetController::with_relief`]).
+    pub fn relieved(&self) -> bool {
+        self.px > self.max_px
     }
 
     /// The factor on the LOD threshold at the current size.
     pub fn lod_threshold_scale(&self) -> f32 {
-        (self.px / self.start_px).powf(LOD_THRESHOLD_EXPONENT)
+        (self.far_field_px() / self.start_px).powf(LOD_THRESHOLD_EXPONENT)
     }
 
     /// The averaged frame time of the last decision, once there was one.
@@ -177,20 +211,26 @@ impl BudgetController {
     }
 
     /// Takes the newest measured GPU milliseconds (of the frame recorded
-    /// `FRAMES_IN_FLIGHT` frames ago) and returns the size for the next
-    /// frame. Non-finite or non-positive measurements are ignored.
+    /// `FRAMES_IN_FLIGHT` frames ago) and returns the far-field size for the
+    /// next frame. Non-finite or non-positive measurements are ignored.
     pub fn update(&mut self, measured_ms: f32) -> f32 {
+        self.decide(measured_ms);
+        self.far_field_px()
+    }
+
+    /// [`BudgetController::update`]'s decision on the controlled size.
+    fn decide(&mut self, measured_ms: f32) {
         if !(measured_ms.is_finite() && measured_ms > 0.0) {
-            return self.px;
+            return;
         }
         if self.stale > 0 {
             self.stale -= 1;
-            return self.px;
+            return;
         }
         self.sum_ms += measured_ms;
         self.samples += 1;
         if self.samples < SAMPLES {
-            return self.px;
+            return;
         }
         let average = self.sum_ms / self.samples as f32;
         (self.sum_ms, self.samples) = (0.0, 0);
@@ -218,7 +258,7 @@ impl BudgetController {
         }
         self.stepped_to_detail = false;
         if (1.0 - 2.0 * DEAD_BAND..=1.0).contains(&ratio) {
-            return self.px;
+            return;
         }
         // Towards detail is always a smaller size (finer LODs, more units
         // drawn as meshes); towards a cheaper frame is the way the curve
@@ -229,7 +269,7 @@ impl BudgetController {
         let step = (ratio / aim)
             .powf(GAIN * direction)
             .clamp(1.0 / MAX_STEP, MAX_STEP);
-        let mut px = (self.px * step).clamp(self.min_px, self.max_px);
+        let mut px = (self.px * step).clamp(self.min_px, self.reach_px);
         if to_detail {
             px = px.max(self.detail_floor_px.min(self.px));
         }
@@ -246,7 +286,6 @@ impl BudgetController {
             self.stepped_to_detail = to_detail;
         }
         self.px = px;
-        self.px
     }
 }
 
@@ -454,6 +493,73 @@ mod tests {
         assert!(
             (1.0 - 3.0 * DEAD_BAND..=1.0).contains(&settled),
             "{settled:.3} of the budget"
+        );
+    }
+
+    /// Runs `frames` frames of `plant` (frame time at a frame index and
+    /// the controlled size, with the relief taken past `max_px`) through a
+    /// controller with the relief, two frames of delay; returns its sizes
+    /// and relief.
+    fn simulate_relief(
+        plant: impl Fn(usize, f32, bool) -> f32,
+        budget_ms: f32,
+        frames: usize,
+    ) -> Vec<(f32, bool)> {
+        let mut controller = BudgetController::new(budget_ms, 100.0, 2.0, 128.0)
+            .with_detail_floor(100.0)
+            .with_relief();
+        let mut times = std::collections::VecDeque::from([plant(0, 100.0, false); 2]);
+        let mut states = Vec::new();
+        for frame in 0..frames {
+            controller.update(times.pop_front().unwrap());
+            let state = (controller.far_field_px(), controller.relieved());
+            times.push_back(plant(frame, state.0, state.1));
+            states.push(state);
+        }
+        states
+    }
+
+    /// The 1M overview's case: every unit in the far field from 100 px on,
+    /// over a 20 ms budget at the largest size; the relief saves 3 ms.
+    fn overview(px: f32, relieved: bool) -> f32 {
+        22.0 - 0.02 * (px - 100.0) - if relieved { 3.0 } else { 0.0 }
+    }
+
+    /// Over budget at the largest size, the relief is taken, and held:
+    /// its rare probes back (when the bracket's mark expires) aside.
+    #[test]
+    fn the_relief_is_taken_at_the_largest_size_and_held() {
+        let states = simulate_relief(|_, px, relieved| overview(px, relieved), 20.0, 1200);
+        assert_eq!(
+            *states.last().unwrap(),
+            (128.0, true),
+            "{:?}",
+            &states[1150..]
+        );
+        let unrelieved = states[300..].iter().filter(|(_, r)| !r).count();
+        assert!(
+            unrelieved * 20 <= 900,
+            "{unrelieved} of 900 frames unrelieved"
+        );
+    }
+
+    /// Within budget before the largest size, the relief is never taken;
+    /// once the scene is cheap enough without it, it is given back.
+    #[test]
+    fn the_relief_is_taken_only_while_needed() {
+        let states = simulate_relief(|_, px, relieved| overview(px, relieved), 23.0, 600);
+        assert!(states.iter().all(|&(_, relieved)| !relieved));
+        // The battle thins out after frame 400: 8 ms less.
+        let thinning = |frame: usize, px: f32, relieved: bool| {
+            overview(px, relieved) - if frame >= 400 { 8.0 } else { 0.0 }
+        };
+        let states = simulate_relief(thinning, 20.0, 1200);
+        assert!(states[399].1, "{:?}", &states[390..400]);
+        assert_eq!(
+            *states.last().unwrap(),
+            (100.0, false),
+            "{:?}",
+            &states[1150..]
         );
     }
 

@@ -69,6 +69,7 @@ fn hud_draws_over_the_scene_with_clean_validation() {
                 measured_ms: Some(15.2),
                 far_field_px: 24.0,
                 lod_threshold_px: 1.4,
+                far_field_supersampling_dropped: frame % 2 == 1,
             }),
             tier: "desktop",
             encoding: "mat3x4",

@@ -185,7 +185,6 @@ pub struct Sample {
     pub standing: [u32; 2],
 }
 
-/// The headless run's report.
 /// What the frame budget chose (`Renderer::budget`).
 #[derive(Clone, Copy, Debug, serde::Serialize)]
 pub struct BudgetReport {
@@ -193,8 +192,10 @@ pub struct BudgetReport {
     pub measured_ms: Option<f32>,
     pub far_field_px: f32,
     pub lod_threshold_px: f32,
+    pub far_field_supersampling_dropped: bool,
 }
 
+/// The headless run's report.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Report {
     pub device: String,
@@ -538,6 +539,7 @@ pub fn run_headless(
             measured_ms: status.measured_ms,
             far_field_px: status.far_field_px,
             lod_threshold_px: status.lod_threshold_px,
+            far_field_supersampling_dropped: status.far_field_supersampling_dropped,
         }),
         gpu_ms: renderer.profiler.stats(),
         cpu_ms_median: percentile(&cpu_ms, 0.5),

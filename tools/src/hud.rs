@@ -269,6 +269,9 @@ fn statistics(ui: &mut egui::Ui, stats: &HudStats) {
                     "LOD error",
                     format!("{:8.2} px", budget.lod_threshold_px),
                 );
+                if budget.far_field_supersampling_dropped {
+                    row(ui, "far field", "1 sample/px".to_owned());
+                }
             }
             for (lod, count) in stats.draw.units_per_lod.iter().enumerate() {
                 row(ui, &format!("units LOD {lod}"), format!("{count:>11}"));

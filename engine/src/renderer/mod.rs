@@ -304,6 +304,8 @@ impl Renderer {
         } else {
             DEBUG_VIEW_SHADED
         };
+        // The reference's far field is off: this is the frame's.
+        let supersampling_dropped = self.far_field_supersampling_dropped();
         // The reference allows no LOD error, whatever the budget chose.
         let lod_threshold_scale = match &self.budget {
             Some(budget) if !reference => budget.lod_threshold_scale(),
@@ -378,7 +380,7 @@ impl Renderer {
         };
         let mut far_field = self.far_field.as_mut().filter(|_| far_field_on);
         let impostor = self.impostor.as_ref().filter(|_| impostors_on);
-        let samples_per_axis = if settings.far_field_supersampling {
+        let samples_per_axis = if settings.far_field_supersampling && !supersampling_dropped {
             FAR_FIELD_SAMPLES_PER_AXIS
         } else {
             1

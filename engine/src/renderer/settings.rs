@@ -193,6 +193,9 @@ pub struct BudgetStatus {
     /// and the LOD threshold it chose, pixels.
     pub far_field_px: f32,
     pub lod_threshold_px: f32,
+    /// Over budget at its largest far field, it took the far field's
+    /// supersampling off (`renderer/budget.rs`).
+    pub far_field_supersampling_dropped: bool,
 }
 
 /// The far-field size the renderer starts with where the device has the far
