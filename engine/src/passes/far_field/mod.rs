@@ -39,7 +39,10 @@
 //! of at most `MAX_GROUPS` that loops over all far-field units of all unit
 //! types, `FAR_FIELD_BATCH_UNITS` (8) at a time (a prefix over the types'
 //! counts in shared memory maps the flat index to a type and slot); no
-//! indirect dispatch is needed and idle groups exit after one read. Lane 0
+//! indirect dispatch is needed and idle groups exit after one read. The
+//! lanes first read the 8 entries together, and a chunk of struck-out
+//! entries only (a shadow cascade's splatted casters, `passes/shadow/`) is
+//! skipped; otherwise lane 0
 //! gathers those units into batches whose vertices fit shared memory.
 //! Two pipelines of the same shader, which differ in the shared memory
 //! they declare (specialization constants), each take the units whose mesh
