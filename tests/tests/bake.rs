@@ -5,6 +5,7 @@
 use glam::{Mat4, Quat, Vec3, Vec4};
 use horde_asset::{self as asset, skinning, Asset, BoneEncoding};
 use horde_bake::import::{Channel, Interp, Target};
+use horde_bake::silhouette::{Shape, Silhouette};
 use horde_bake::{self as bake, sample, two_bone, BakeOptions, Baked, ClipSelection};
 use std::f32::consts::FRAC_1_SQRT_2;
 use std::path::{Path, PathBuf};
@@ -881,6 +882,48 @@ fn reader_survives_every_truncation_and_byte_flip() {
     }
 }
 
+/// The bind-pose positions of `lod` as the runtime decodes them.
+fn decoded_positions(asset: &Asset, lod: &asset::MeshLod) -> Vec<Vec3> {
+    lod.vertices
+        .iter()
+        .map(|v| skinning::decode_position(&asset.bounds, v))
+        .collect()
+}
+
+/// The silhouette of `asset`'s LOD 0 as the runtime reads it, over a
+/// sphere round its bind pose, as the bake's: the asset's sphere holds the
+/// animated poses, in the skeleton's space, which for a Z-up armature
+/// (CesiumMan) leaves part of the bind pose outside.
+fn decoded_silhouette(asset: &Asset) -> Silhouette {
+    let first = &asset.lods[0];
+    let source = decoded_positions(asset, first);
+    let (low, high) = source.iter().fold(
+        (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+        |(low, high), &p| (low.min(p), high.max(p)),
+    );
+    let center = (low + high) * 0.5;
+    let radius = source
+        .iter()
+        .map(|p| p.distance(center))
+        .fold(0.0, f32::max);
+    Silhouette::of(
+        Shape {
+            positions: &source,
+            indices: &first.indices,
+        },
+        center,
+        radius,
+    )
+}
+
+/// How much of `silhouette` `lod` of `asset` covers, as decoded.
+fn decoded_coverage(asset: &Asset, silhouette: &Silhouette, lod: &asset::MeshLod) -> f32 {
+    silhouette.coverage(Shape {
+        positions: &decoded_positions(asset, lod),
+        indices: &lod.indices,
+    })
+}
+
 /// Every LOD of every unit covers its source's silhouette within 5 %, as
 /// the runtime reads its vertices (quantized, bind pose): meshopt's LODs
 /// inflated along their normals (`lod::inflate_to_silhouette`; the
@@ -893,7 +936,6 @@ fn reader_survives_every_truncation_and_byte_flip() {
 /// keeps meshopt LODs.
 #[test]
 fn every_lod_covers_the_silhouette() {
-    use horde_bake::silhouette::{Shape, Silhouette};
     let generated = concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/knight.glb");
     let models = [
         sample_path("KayKit_Knight/Knight.glb"),
@@ -905,40 +947,10 @@ fn every_lod_covers_the_silhouette() {
         let baked = bake::bake_unit(model, &[], &BakeOptions::default(), &quiet)
             .unwrap_or_else(|error| panic!("baking {}: {error}", model.display()));
         let asset = &baked.asset;
-        let decoded = |lod: &asset::MeshLod| -> Vec<Vec3> {
-            lod.vertices
-                .iter()
-                .map(|v| skinning::decode_position(&asset.bounds, v))
-                .collect()
-        };
-        let (first, last) = (&asset.lods[0], asset.lods.last().expect("LODs"));
-        let source = decoded(first);
-        // The grid over a sphere round the bind pose, as the bake's: the
-        // asset's sphere holds the animated poses, in the skeleton's space,
-        // which for a Z-up armature (CesiumMan) leaves part of the bind
-        // pose outside.
-        let (low, high) = source.iter().fold(
-            (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
-            |(low, high), &p| (low.min(p), high.max(p)),
-        );
-        let center = (low + high) * 0.5;
-        let radius = source
-            .iter()
-            .map(|p| p.distance(center))
-            .fold(0.0, f32::max);
-        let silhouette = Silhouette::of(
-            Shape {
-                positions: &source,
-                indices: &first.indices,
-            },
-            center,
-            radius,
-        );
+        let last = asset.lods.last().expect("LODs");
+        let silhouette = decoded_silhouette(asset);
         for (level, lod) in asset.lods.iter().enumerate().skip(1) {
-            let coverage = silhouette.coverage(Shape {
-                positions: &decoded(lod),
-                indices: &lod.indices,
-            });
+            let coverage = decoded_coverage(asset, &silhouette, lod);
             assert!(
                 (0.95..=1.05).contains(&coverage),
                 "{}: LOD {level} (box proxy: {}) covers {coverage:.3} of the silhouette",
@@ -965,5 +977,72 @@ fn every_lod_covers_the_silhouette() {
                 last.vertices.len()
             );
         }
+    }
+}
+
+/// Every generated prop whose slab proxy is built (`silhouette::slab_boxes`,
+/// `lod::fit_prop_proxy`) ends with it: at most `PROP_PROXY_BOXES` boxes,
+/// at most half the vertices of the LOD before, covering the source's
+/// silhouette within 0.95..1.10 as the runtime reads it, and an error no
+/// less than the LOD before's (the cull picks LODs by error). The tree,
+/// whose coarsest meshopt LOD the million-unit overview draws 40,000
+/// times, has one; a prop without one has a coarsest LOD under twice the
+/// proxy's vertices.
+#[test]
+fn props_end_with_a_slab_proxy_that_covers_the_silhouette() {
+    use horde_bake::lod::PROP_PROXY_BOXES;
+    for name in ["tree", "rock", "pillar", "banner", "fence"] {
+        let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../assets"))
+            .join(format!("{name}.glb"));
+        let baked = bake::bake_prop(&path, &BakeOptions::default(), &quiet)
+            .unwrap_or_else(|error| panic!("baking {name}: {error}"));
+        let asset = round_trip(&baked.asset);
+        let lods = &asset.lods;
+        let table: Vec<String> = lods
+            .iter()
+            .map(|lod| {
+                format!(
+                    "{}v {}t {:.4}{}",
+                    lod.vertices.len(),
+                    lod.indices.len() / 3,
+                    lod.error,
+                    if lod.box_proxy { " proxy" } else { "" }
+                )
+            })
+            .collect();
+        println!("{name}: {}", table.join(", "));
+        assert!(
+            lods.windows(2).all(|pair| pair[1].error >= pair[0].error),
+            "{name}: errors decrease: {table:?}"
+        );
+        assert!(
+            lods[..lods.len() - 1].iter().all(|lod| !lod.box_proxy),
+            "{name}: a box proxy before the coarsest LOD"
+        );
+        let [.., before, last] = lods.as_slice() else {
+            panic!("{name}: one LOD");
+        };
+        if !last.box_proxy {
+            assert!(
+                name != "tree" && last.vertices.len() < 2 * 8 * PROP_PROXY_BOXES,
+                "{name}: no slab proxy after a coarsest LOD of {} vertices",
+                last.vertices.len()
+            );
+            continue;
+        }
+        assert!(
+            last.vertices.len() <= 8 * PROP_PROXY_BOXES
+                && 2 * last.vertices.len() <= before.vertices.len(),
+            "{name}: a proxy of {} vertices after {}",
+            last.vertices.len(),
+            before.vertices.len()
+        );
+        assert!(last.vertices.iter().all(|v| v.bones == [0, 0]));
+        let coverage = decoded_coverage(&asset, &decoded_silhouette(&asset), last);
+        println!("{name}: the slab proxy covers {coverage:.3} of the silhouette");
+        assert!(
+            (0.95..=1.10).contains(&coverage),
+            "{name}: the slab proxy covers {coverage:.3} of the silhouette"
+        );
     }
 }

@@ -31,9 +31,10 @@ const CACHE_LAYOUT: u32 = 1;
 /// (2: the coarsest LOD of a unit is fitted to its silhouette; 3: units get
 /// an animated impostor with conservative coverage; 4: a coarse proxy of
 /// fewer boxes follows the box-per-bone one, and meshopt's LODs are
-/// inflated to the source's silhouette), so entries of an older bake are
-/// rebaked rather than served.
-const BAKE_RECIPE: u32 = 4;
+/// inflated to the source's silhouette; 5: props get a slab proxy after
+/// their coarsest LOD, and their meshopt LODs are inflated too), so
+/// entries of an older bake are rebaked rather than served.
+const BAKE_RECIPE: u32 = 5;
 
 /// Whether and where to cache.
 #[derive(Clone, Debug)]

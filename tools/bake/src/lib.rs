@@ -22,8 +22,9 @@
 //! 8. [`impostor`]: the animated impostor, the unit's last LOD, rendered on
 //!    the CPU from 64 views at 8 frames of each clip a distant crowd plays.
 //!
-//! A prop ([`bake_prop`]) skips 2, 3, 5 and 6: one implicit bone, world-space
-//! vertices, a bounding sphere over the mesh.
+//! A prop ([`bake_prop`]) skips 2, 3 and 5 to 8: one implicit bone,
+//! world-space vertices, a bounding sphere over the mesh; its LODs end with
+//! a box per horizontal slab ([`silhouette`]).
 //!
 //! Every file the tools write goes through [`output`], which never damages
 //! what is at the path and never leaves a temporary file behind.
@@ -580,8 +581,14 @@ fn bake_prop_unguarded(
         };
         model.positions.len()
     ];
+    let center = Vec3::from(bounds.sphere_center);
+    bounds.sphere_radius = model
+        .positions
+        .iter()
+        .map(|p| p.distance(center))
+        .fold(0.0, f32::max);
     progress("building LODs");
-    let lods = lod::build(
+    let mut lods = lod::build(
         &model,
         &single,
         &bounds,
@@ -589,12 +596,12 @@ fn bake_prop_unguarded(
         options.lod_target_error,
         &[],
     );
-    let center = Vec3::from(bounds.sphere_center);
-    bounds.sphere_radius = model
-        .positions
-        .iter()
-        .map(|p| p.distance(center))
-        .fold(0.0, f32::max);
+    progress("fitting the slab proxy to the silhouette");
+    let silhouette = silhouette::Silhouette::of_model(&model, &bounds);
+    if let Some((coverage, error)) = lod::fit_prop_proxy(&mut lods, &model, &bounds, &silhouette) {
+        log::info!("slab proxy: {coverage:.3} of the source's silhouette, error {error:.4}");
+    }
+    lod::inflate_to_silhouette(&mut lods, &model, &bounds, &silhouette);
     let report = ErrorReport {
         model_height: bounds.height,
         sample_rate: 0.0,

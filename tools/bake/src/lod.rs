@@ -15,9 +15,10 @@
 //! - Silhouettes (units): a coarsest LOD that covers too little of the
 //!   source's silhouette is replaced by the box-per-bone proxy, followed by
 //!   the coarse proxy of [`COARSE_PROXY_BOXES`]
-//!   ([`fit_coarsest_to_silhouette`], `silhouette.rs`); the other LODs
-//!   after LOD 0 are inflated along their normals to cover it
-//!   ([`inflate_to_silhouette`]).
+//!   ([`fit_coarsest_to_silhouette`], `silhouette.rs`). Props: the slab
+//!   proxy of [`PROP_PROXY_BOXES`] follows meshopt's coarsest LOD
+//!   ([`fit_prop_proxy`]). For both, the meshopt LODs after LOD 0 are then
+//!   inflated along their normals to cover it ([`inflate_to_silhouette`]).
 
 use crate::import::SourceModel;
 use crate::silhouette::{self, least_covering, Shape, Silhouette};
@@ -205,8 +206,8 @@ pub fn fit_coarsest_to_silhouette(
             silhouette::coarse_bone_boxes(model, skin, bounds, silhouette, COARSE_PROXY_BOXES);
         let fits = |proxy: &silhouette::Proxy| proxy.coverage >= MIN_SILHOUETTE_COVERAGE;
         if let (Some(coarse), Some(before)) = (coarse.filter(fits), lods.last()) {
-            let lod = proxy_lod(&coarse, model, bounds, before);
-            lods.push(lod);
+            let error = unit_proxy_error(&coarse, model, bounds, before);
+            lods.push(proxy_lod(&coarse, bounds, error));
             return Some(coarse.coverage);
         }
     }
@@ -246,30 +247,147 @@ fn replace_coarsest_with_proxy(
     if proxy.positions.len() >= before.lod.vertices.len() {
         return Some((coverage, false));
     }
-    *coarsest = proxy_lod(&proxy, model, bounds, before);
+    let error = unit_proxy_error(&proxy, model, bounds, before);
+    *coarsest = proxy_lod(&proxy, bounds, error);
     Some((proxy.coverage, true))
 }
 
-/// The LOD of a proxy (`silhouette.rs`) that follows `before`, rigidly
-/// skinned. Its error is the larger of twice `before`'s (the bound each
-/// meshopt LOD may double) and the RMS distance of its corners from the
-/// source vertices they take their UVs from, relative to the model's size
-/// like meshopt's, so the cull picks it only where a meshopt LOD as coarse
-/// would have been picked.
-fn proxy_lod(
+/// Boxes (slabs) of a prop's slab proxy (`silhouette::slab_boxes`): 32
+/// vertices. Of 3 to 6, 4 is where the generated tree stops gaining much:
+/// its [`slab_proxy_distance`] from the source is 16.3 % of its size with
+/// 3 slabs, 11.0 % with 4, 9.5 % with 5 and 8.9 % with 6, and the other
+/// props change by less. The banner, whose coarsest LOD has 61 vertices,
+/// gets none.
+pub const PROP_PROXY_BOXES: usize = 4;
+/// The most a prop's slab proxy may cover of its source's silhouette: the
+/// fit stops at the least scale that covers it all, so more is a jump in
+/// coverage that a crowd of props would show as thicker.
+pub const MAX_PROP_PROXY_COVERAGE: f32 = 1.1;
+/// Samples per side of each box face in [`slab_proxy_distance`]: a 16th of
+/// the box's side apart, 5 to 13 cm on the generated tree's crown.
+const FACE_SAMPLES: usize = 16;
+
+/// The points on the faces of `boxes[index]` (low and high corners)
+/// outside every other box: its part of the union's surface, on a
+/// [`FACE_SAMPLES`]² grid a face.
+fn visible_face_samples(boxes: &[(Vec3, Vec3)], index: usize) -> Vec<Vec3> {
+    let (low, high) = boxes[index];
+    let hidden = |point: Vec3| {
+        boxes
+            .iter()
+            .enumerate()
+            .any(|(other, &(other_low, other_high))| {
+                other != index && point.cmpgt(other_low).all() && point.cmplt(other_high).all()
+            })
+    };
+    let along = |step: usize| (step as f32 + 0.5) / FACE_SAMPLES as f32;
+    let mut samples = Vec::new();
+    for axis in 0..3 {
+        let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
+        for side in [low[axis], high[axis]] {
+            for i in 0..FACE_SAMPLES {
+                for j in 0..FACE_SAMPLES {
+                    let mut point = Vec3::ZERO;
+                    point[axis] = side;
+                    point[u] = low[u] + along(i) * (high[u] - low[u]);
+                    point[v] = low[v] + along(j) * (high[v] - low[v]);
+                    if !hidden(point) {
+                        samples.push(point);
+                    }
+                }
+            }
+        }
+    }
+    samples
+}
+
+/// The 95th-percentile two-sided distance between a slab proxy's surface
+/// (the union of its axis-aligned boxes, sampled by
+/// [`visible_face_samples`]) and the source's vertices: the larger of the
+/// 95th percentiles of each source vertex's distance to the nearest
+/// surface sample and of each sample's to the nearest source vertex.
+/// Point to point, so it errs large, by up to half a sample spacing one
+/// way and the source's vertex spacing the other. `None` when either side
+/// is empty.
+fn slab_proxy_distance(proxy: &silhouette::Proxy, model: &SourceModel) -> Option<f32> {
+    let boxes = proxy.box_extents();
+    let samples: Vec<Vec3> = (0..boxes.len())
+        .flat_map(|index| visible_face_samples(&boxes, index))
+        .collect();
+    if samples.is_empty() || model.positions.is_empty() {
+        return None;
+    }
+    let mut sample_to_source = vec![f32::INFINITY; samples.len()];
+    let mut source_to_sample = vec![f32::INFINITY; model.positions.len()];
+    for (sample, sample_nearest) in samples.iter().zip(&mut sample_to_source) {
+        for (position, source_nearest) in model.positions.iter().zip(&mut source_to_sample) {
+            let squared = sample.distance_squared(*position);
+            *sample_nearest = sample_nearest.min(squared);
+            *source_nearest = source_nearest.min(squared);
+        }
+    }
+    let squared = silhouette::quantile(&mut sample_to_source, 0.95)
+        .max(silhouette::quantile(&mut source_to_sample, 0.95));
+    Some(squared.sqrt())
+}
+
+/// Appends a prop's slab proxy of [`PROP_PROXY_BOXES`]
+/// (`silhouette::slab_boxes`) as its coarsest LOD, where its coverage of
+/// the source's silhouette is within [`MIN_SILHOUETTE_COVERAGE`] and
+/// [`MAX_PROP_PROXY_COVERAGE`], the coarsest LOD has at least twice its
+/// vertices (less would not pay for the blockier shape) and the format has
+/// a LOD slot left. Its error is its [`slab_proxy_distance`] relative to
+/// the model's size like meshopt's, at least the LOD before's: the
+/// geometric bound the cull projects holds for 95 % of its surface, and
+/// the errors never decrease. Where that distance is under the LOD
+/// before's error the two tie, and the cull, which takes the coarsest LOD
+/// whose error fits, draws the proxy wherever it drew that LOD. Returns
+/// the proxy's coverage and error when it is appended.
+pub fn fit_prop_proxy(
+    lods: &mut Vec<BuiltLod>,
+    model: &SourceModel,
+    bounds: &Bounds,
+    silhouette: &Silhouette,
+) -> Option<(f32, f32)> {
+    let before = lods.last()?;
+    if lods.len() >= horde_asset::MAX_LODS {
+        return None;
+    }
+    let proxy = silhouette::slab_boxes(model, bounds, silhouette, PROP_PROXY_BOXES)?;
+    let covers = (MIN_SILHOUETTE_COVERAGE..=MAX_PROP_PROXY_COVERAGE).contains(&proxy.coverage);
+    if !covers || before.lod.vertices.len() < 2 * proxy.positions.len() {
+        return None;
+    }
+    let distance = slab_proxy_distance(&proxy, model)? / model_size(bounds);
+    let error = before.lod.error.max(distance);
+    lods.push(proxy_lod(&proxy, bounds, error));
+    Some((proxy.coverage, error))
+}
+
+/// The error of a unit's box proxy that follows `before`: the larger of
+/// twice `before`'s (the bound each meshopt LOD may double) and the RMS
+/// distance of its corners from the source vertices they take their UVs
+/// from, relative to the model's size like meshopt's, so the cull picks it
+/// only where a meshopt LOD as coarse would have been picked.
+fn unit_proxy_error(
     proxy: &silhouette::Proxy,
     model: &SourceModel,
     bounds: &Bounds,
     before: &BuiltLod,
-) -> BuiltLod {
-    let scale = model_size(bounds);
+) -> f32 {
     let squared: f32 = proxy
         .positions
         .iter()
         .zip(&proxy.nearest)
         .map(|(p, &v)| p.distance_squared(model.positions[v as usize]))
         .sum();
-    let rms = (squared / proxy.positions.len().max(1) as f32).sqrt() / scale;
+    let rms = (squared / proxy.positions.len().max(1) as f32).sqrt() / model_size(bounds);
+    (2.0 * before.lod.error).max(rms)
+}
+
+/// The LOD of a proxy (`silhouette.rs`) with simplification error `error`,
+/// rigidly skinned.
+fn proxy_lod(proxy: &silhouette::Proxy, bounds: &Bounds, error: f32) -> BuiltLod {
     let mut indices = Vec::new();
     let mut submeshes = Vec::new();
     for (material, group) in &proxy.groups {
@@ -300,7 +418,7 @@ fn proxy_lod(
             vertices,
             indices,
             submeshes,
-            error: (2.0 * before.lod.error).max(rms),
+            error,
             box_proxy: true,
         },
         source_vertex: proxy.nearest.clone(),
