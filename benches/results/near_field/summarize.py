@@ -9,7 +9,8 @@ prefix, sweep, texture, after48); the `before` side ran BEFORE_COMMIT's
 binary (or AFTER_COMMIT's with --occlusion off, where the two are equal),
 the others AFTER_COMMIT's. Each report gives a row {device, units, camera,
 far_field, budget_ms, occlusion, gpu_frame_ms_median, flip_mean, call,
-side, commit, far_field_px, lod_threshold_px, draw_ms, draw_late_ms,
+side, commit, far_field_px, lod_threshold_px,
+far_field_supersampling_dropped (null before the budget could), draw_ms, draw_late_ms,
 cull_ms, cull_late_ms, depth_pyramid_ms, far_field_ms, shadows_ms,
 units_per_lod, units_far_field, units_occluded, props_occluded,
 coverage_ratio, still_flip_ratio, command}. Every scope is a per-frame
@@ -50,6 +51,8 @@ def row(path, call, commits):
         "commit": commits[0] if side == "before" else commits[1],
         "far_field_px": rounded(budget["far_field_px"], 1) if budget else None,
         "lod_threshold_px": rounded(budget["lod_threshold_px"], 2) if budget else None,
+        "far_field_supersampling_dropped": (budget or {}).get(
+            "far_field_supersampling_dropped"),
         "draw_ms": rounded(scopes.get("draw"), 3),
         "draw_late_ms": rounded(scopes.get("draw late"), 3),
         "cull_ms": rounded(scopes.get("cull"), 3),
