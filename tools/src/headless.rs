@@ -114,6 +114,9 @@ pub struct HeadlessOptions {
     /// GPU frame budget the far-field size (or, without the far field, the
     /// impostor threshold) adapts to.
     pub budget_ms: Option<f32>,
+    /// The largest far-field size the budget may choose (default: the
+    /// renderer's, `RenderSettings::budget_max_far_field_px`).
+    pub budget_max_far_field_px: Option<f32>,
     /// The GPU-driven frame or a baseline.
     pub strategy: Strategy,
     /// Draw a progress bar on the terminal.
@@ -153,6 +156,7 @@ impl Default for HeadlessOptions {
             shadow_lod_texels: None,
             occlusion: true,
             budget_ms: None,
+            budget_max_far_field_px: None,
             strategy: Strategy::GpuDriven,
             progress: false,
             memory_every: None,
@@ -426,6 +430,9 @@ pub fn run_headless(
     }
     if options.far_field || (renderer.settings.impostors && renderer.has_impostors()) {
         renderer.settings.budget_ms = options.budget_ms;
+    }
+    if let Some(px) = options.budget_max_far_field_px {
+        renderer.settings.budget_max_far_field_px = px;
     }
     let rules = battle.rules;
     let render_every = options.render_every.max(1);

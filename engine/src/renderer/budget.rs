@@ -14,8 +14,7 @@
 
 use super::{BudgetSource, BudgetStatus, Renderer};
 use super::{
-    BUDGET_MAX_FAR_FIELD_PX, BUDGET_MAX_IMPOSTOR_THRESHOLD_PX, BUDGET_MIN_FAR_FIELD_PX,
-    BUDGET_MIN_IMPOSTOR_THRESHOLD_PX,
+    BUDGET_MAX_IMPOSTOR_THRESHOLD_PX, BUDGET_MIN_FAR_FIELD_PX, BUDGET_MIN_IMPOSTOR_THRESHOLD_PX,
 };
 use crate::far_field_budget::BudgetController;
 
@@ -69,7 +68,7 @@ impl Renderer {
                 let max_px = if measured_curve_rises {
                     start_px
                 } else {
-                    BUDGET_MAX_FAR_FIELD_PX
+                    self.settings.budget_max_far_field_px.max(start_px)
                 };
                 let controller =
                     BudgetController::new(budget_ms, start_px, BUDGET_MIN_FAR_FIELD_PX, max_px)

@@ -151,6 +151,10 @@ pub struct RenderSettings {
     /// with impostors on) and the LOD threshold follow it, adapted every
     /// frame from the frame time (see `far_field_budget`).
     pub budget_ms: Option<f32>,
+    /// The largest far-field size the budget may choose, pixels
+    /// ([`BUDGET_MAX_FAR_FIELD_PX`] unless set; at least the size it starts
+    /// from).
+    pub budget_max_far_field_px: f32,
     /// Where the budget's frame time comes from.
     pub budget_source: BudgetSource,
     /// The sun casts shadows (`passes/shadow.rs`): units and props onto the
@@ -245,6 +249,7 @@ impl Default for RenderSettings {
             skinning: true,
             strategy: Strategy::GpuDriven,
             budget_ms: None,
+            budget_max_far_field_px: BUDGET_MAX_FAR_FIELD_PX,
             budget_source: BudgetSource::GpuTimestamps,
             shadows: false,
             shadow_distance: 300.0,

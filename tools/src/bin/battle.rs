@@ -195,6 +195,11 @@ struct Args {
     /// --far-field-px and --lod-bias).
     #[arg(long, value_parser = non_negative, default_value_t = DEFAULT_BUDGET_MS)]
     budget_ms: f32,
+    /// Headless: the largest far-field size, pixels, the frame budget may
+    /// choose (default 128; past it, a frame still over budget drops the
+    /// far field's supersampling).
+    #[arg(long, value_parser = positive)]
+    budget_max_far_field_px: Option<f32>,
     /// Headless: sample the process's RSS and the GPU allocations every this
     /// many rendered frames into the report's `memory_samples` (the soak,
     /// `tools/soak.sh`).
@@ -331,6 +336,7 @@ fn headless(args: &Args) -> Result<()> {
         shadow_lod_texels: args.shadow_lod_texels,
         occlusion: args.occlusion.on(),
         budget_ms: args.budget_ms(),
+        budget_max_far_field_px: args.budget_max_far_field_px,
         progress: true,
         memory_every: args.memory_every,
         frame_graph: graph_output.is_some(),
