@@ -196,7 +196,7 @@ struct Args {
     #[arg(long, value_parser = non_negative, default_value_t = DEFAULT_BUDGET_MS)]
     budget_ms: f32,
     /// Headless: the largest far-field size, pixels, the frame budget may
-    /// choose (default 128; past it, a frame still over budget drops the
+    /// choose (default 192; past it, a frame still over budget drops the
     /// far field's supersampling).
     #[arg(long, value_parser = positive)]
     budget_max_far_field_px: Option<f32>,
