@@ -259,7 +259,8 @@ pub fn rest_globals(skeleton: &Skeleton) -> Vec<Mat4> {
     globals
 }
 
-fn empty_model(skeleton: Skeleton) -> SourceModel {
+/// A model of `skeleton` with nothing else yet.
+pub(crate) fn empty_model(skeleton: Skeleton) -> SourceModel {
     SourceModel {
         skeleton,
         positions: Vec::new(),

@@ -652,23 +652,12 @@ mod tests {
 
     /// A static model with no vertices.
     fn empty_model() -> SourceModel {
-        SourceModel {
-            skeleton: Skeleton {
-                nodes: Vec::new(),
-                order: Vec::new(),
-                joints: Vec::new(),
-                inverse_bind: Vec::new(),
-            },
-            positions: Vec::new(),
-            normals: Vec::new(),
-            uvs: Vec::new(),
-            influences: Vec::new(),
-            groups: Vec::new(),
-            materials: Vec::new(),
-            textures: Vec::new(),
-            clips: Vec::new(),
-            warnings: Vec::new(),
-        }
+        crate::import::empty_model(Skeleton {
+            nodes: Vec::new(),
+            order: Vec::new(),
+            joints: Vec::new(),
+            inverse_bind: Vec::new(),
+        })
     }
 
     /// The bounds the prop bake gives `model`: its box, the sphere about
