@@ -62,7 +62,8 @@
 //!    `max_px` in one step and is flat beyond, a cliff that the bracket (4.)
 //!    already handles: the relief is taken over budget and given back under
 //!    it only where the frame then stays under, probed again when the mark
-//!    expires.
+//!    expires. A step over budget that would cross `max_px` stops at it, so
+//!    the largest size is measured without the relief before it is taken.
 //!
 //! The tests below simulate a crowd whose frame time falls (or rises) with
 //! the far-field size, with the measurement delay and noise, and check that
@@ -272,6 +273,10 @@ impl BudgetController {
         let mut px = (self.px * step).clamp(self.min_px, self.reach_px);
         if to_detail {
             px = px.max(self.detail_floor_px.min(self.px));
+        } else if self.px < self.max_px {
+            // The relief only from the largest size, measured: a step that
+            // would cross it stops there.
+            px = px.min(self.max_px);
         }
         if let (true, Some((over, _))) = (to_detail, self.over_budget) {
             let halfway = (self.px * over).sqrt();
@@ -526,10 +531,18 @@ mod tests {
     }
 
     /// Over budget at the largest size, the relief is taken, and held:
-    /// its rare probes back (when the bracket's mark expires) aside.
+    /// its rare probes back (when the bracket's mark expires) aside. It is
+    /// taken only after the largest size was drawn without it.
     #[test]
     fn the_relief_is_taken_at_the_largest_size_and_held() {
         let states = simulate_relief(|_, px, relieved| overview(px, relieved), 20.0, 1200);
+        let first_relief = states.iter().position(|&(_, relieved)| relieved);
+        let first_largest = states.iter().position(|&state| state == (128.0, false));
+        assert!(
+            first_largest.is_some() && first_largest < first_relief,
+            "{:?}",
+            &states[..80]
+        );
         assert_eq!(
             *states.last().unwrap(),
             (128.0, true),
