@@ -928,7 +928,7 @@ fn decoded_coverage(asset: &Asset, silhouette: &Silhouette, lod: &asset::MeshLod
 /// the runtime reads its vertices (quantized, bind pose): meshopt's LODs
 /// inflated along their normals (`lod::inflate_to_silhouette`; the
 /// generated knight's LOD 2 covered 86 %), and the box proxies
-/// (`silhouette.rs`) that replace meshopt's coarsest (whose 3 % LODs
+/// (`proxy.rs`) that replace meshopt's coarsest (whose 3 % LODs
 /// covered 10 % of the generated knight to 70 % of the fox), the coarse
 /// proxy of at most `COARSE_PROXY_BOXES` boxes last. A crowd drawn at
 /// those LODs would look thinner than its reference. Real files of three
@@ -980,7 +980,7 @@ fn every_lod_covers_the_silhouette() {
     }
 }
 
-/// Every generated prop whose slab proxy is built (`silhouette::slab_boxes`,
+/// Every generated prop whose slab proxy is built (`proxy::slab_boxes`,
 /// `lod::fit_prop_proxy`) ends with it: at most `PROP_PROXY_BOXES` boxes,
 /// at most half the vertices of the LOD before, covering the source's
 /// silhouette within 0.95..1.10 as the runtime reads it, and an error no

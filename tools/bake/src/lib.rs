@@ -41,6 +41,7 @@ pub mod inspect;
 pub mod lod;
 mod options;
 pub mod output;
+pub mod proxy;
 pub mod report;
 pub mod sample;
 pub mod silhouette;

@@ -15,13 +15,14 @@
 //! - Silhouettes (units): a coarsest LOD that covers too little of the
 //!   source's silhouette is replaced by the box-per-bone proxy, followed by
 //!   the coarse proxy of [`COARSE_PROXY_BOXES`]
-//!   ([`fit_coarsest_to_silhouette`], `silhouette.rs`). Props: the slab
+//!   ([`fit_coarsest_to_silhouette`], `proxy.rs`). Props: the slab
 //!   proxy of [`PROP_PROXY_BOXES`] follows meshopt's coarsest LOD
 //!   ([`fit_prop_proxy`]). For both, the meshopt LODs after LOD 0 are then
 //!   inflated along their normals to cover it ([`inflate_to_silhouette`]).
 
 use crate::import::SourceModel;
-use crate::silhouette::{self, least_covering, Shape, Silhouette};
+use crate::proxy::{self, Proxy};
+use crate::silhouette::{least_covering, Shape, Silhouette};
 use crate::two_bone::TwoBone;
 use glam::{Vec2, Vec3};
 use horde_asset::{Bounds, MeshLod, PackedVertex, Submesh};
@@ -175,7 +176,7 @@ pub fn inflate_to_silhouette(
 /// Bisection steps of [`inflate_to_silhouette`].
 const INFLATION_STEPS: u32 = 12;
 
-/// The most boxes of the coarse proxy (`silhouette::coarse_bone_boxes`),
+/// The most boxes of the coarse proxy (`proxy::coarse_bone_boxes`),
 /// the LOD after the box-per-bone proxy. 80 vertices, so the far field
 /// takes a full batch of `FAR_FIELD_BATCH_UNITS` (8) such units into its
 /// `FAR_FIELD_MAX_VERTICES` (672) of shared memory, where it took four of
@@ -185,7 +186,7 @@ const INFLATION_STEPS: u32 = 12;
 pub const COARSE_PROXY_BOXES: usize = 10;
 
 /// Fits the coarsest LODs of a skinned unit to its silhouette
-/// (`silhouette.rs`). When meshopt's coarsest of several LODs covers less
+/// (`silhouette.rs`, with the proxies of `proxy.rs`). When meshopt's coarsest of several LODs covers less
 /// than [`MIN_SILHOUETTE_COVERAGE`] of the source's silhouette, the
 /// box-per-bone proxy replaces it if it has fewer vertices than the LOD
 /// before it, and the coarse proxy of [`COARSE_PROXY_BOXES`] follows it
@@ -202,9 +203,8 @@ pub fn fit_coarsest_to_silhouette(
 ) -> Option<f32> {
     let (coverage, replaced) = replace_coarsest_with_proxy(lods, model, skin, bounds, silhouette)?;
     if replaced {
-        let coarse =
-            silhouette::coarse_bone_boxes(model, skin, bounds, silhouette, COARSE_PROXY_BOXES);
-        let fits = |proxy: &silhouette::Proxy| proxy.coverage >= MIN_SILHOUETTE_COVERAGE;
+        let coarse = proxy::coarse_bone_boxes(model, skin, bounds, silhouette, COARSE_PROXY_BOXES);
+        let fits = |proxy: &Proxy| proxy.coverage >= MIN_SILHOUETTE_COVERAGE;
         if let (Some(coarse), Some(before)) = (coarse.filter(fits), lods.last()) {
             let error = unit_proxy_error(&coarse, model, bounds, before);
             lods.push(proxy_lod(&coarse, bounds, error));
@@ -223,7 +223,7 @@ pub fn fit_coarsest_to_silhouette(
 }
 
 /// Replaces the coarsest of several LODs of a skinned unit with the
-/// box-per-bone proxy (`silhouette.rs`) when meshopt's covers less than
+/// box-per-bone proxy (`proxy.rs`) when meshopt's covers less than
 /// [`MIN_SILHOUETTE_COVERAGE`] of the source's silhouette and the proxy has
 /// fewer vertices than the LOD before it. Returns the coarsest LOD's
 /// coverage, kept or replaced, and whether it was replaced.
@@ -241,7 +241,7 @@ fn replace_coarsest_with_proxy(
     if coverage >= MIN_SILHOUETTE_COVERAGE {
         return Some((coverage, false));
     }
-    let Some(proxy) = silhouette::bone_boxes(model, skin, bounds, silhouette) else {
+    let Some(proxy) = proxy::bone_boxes(model, skin, bounds, silhouette) else {
         return Some((coverage, false));
     };
     if proxy.positions.len() >= before.lod.vertices.len() {
@@ -252,9 +252,9 @@ fn replace_coarsest_with_proxy(
     Some((proxy.coverage, true))
 }
 
-/// Boxes (slabs) of a prop's slab proxy (`silhouette::slab_boxes`): 32
+/// Boxes (slabs) of a prop's slab proxy (`proxy::slab_boxes`): 32
 /// vertices. Of 3 to 6, 4 is where the generated tree stops gaining much:
-/// its [`slab_proxy_distance`] from the source is 16.3 % of its size with
+/// its `slab_proxy_distance` from the source is 16.3 % of its size with
 /// 3 slabs, 11.0 % with 4, 9.5 % with 5 and 8.9 % with 6, and the other
 /// props change by less. The banner, whose coarsest LOD has 61 vertices,
 /// gets none.
@@ -263,7 +263,7 @@ pub const PROP_PROXY_BOXES: usize = 4;
 /// fit stops at the least scale that covers it all, so more is a jump in
 /// coverage that a crowd of props would show as thicker.
 pub const MAX_PROP_PROXY_COVERAGE: f32 = 1.1;
-/// Samples per side of each box face in [`slab_proxy_distance`]: a 16th of
+/// Samples per side of each box face in `slab_proxy_distance`: a 16th of
 /// the box's side apart, 5 to 13 cm on the generated tree's crown.
 const FACE_SAMPLES: usize = 16;
 
@@ -309,7 +309,7 @@ fn visible_face_samples(boxes: &[(Vec3, Vec3)], index: usize) -> Vec<Vec3> {
 /// Point to point, so it errs large, by up to half a sample spacing one
 /// way and the source's vertex spacing the other. `None` when either side
 /// is empty.
-fn slab_proxy_distance(proxy: &silhouette::Proxy, model: &SourceModel) -> Option<f32> {
+fn slab_proxy_distance(proxy: &Proxy, model: &SourceModel) -> Option<f32> {
     let boxes = proxy.box_extents();
     let samples: Vec<Vec3> = (0..boxes.len())
         .flat_map(|index| visible_face_samples(&boxes, index))
@@ -326,17 +326,17 @@ fn slab_proxy_distance(proxy: &silhouette::Proxy, model: &SourceModel) -> Option
             *source_nearest = source_nearest.min(squared);
         }
     }
-    let squared = silhouette::quantile(&mut sample_to_source, 0.95)
-        .max(silhouette::quantile(&mut source_to_sample, 0.95));
+    let squared = proxy::quantile(&mut sample_to_source, 0.95)
+        .max(proxy::quantile(&mut source_to_sample, 0.95));
     Some(squared.sqrt())
 }
 
 /// Appends a prop's slab proxy of [`PROP_PROXY_BOXES`]
-/// (`silhouette::slab_boxes`) as its coarsest LOD, where its coverage of
+/// (`proxy::slab_boxes`) as its coarsest LOD, where its coverage of
 /// the source's silhouette is within [`MIN_SILHOUETTE_COVERAGE`] and
 /// [`MAX_PROP_PROXY_COVERAGE`], the coarsest LOD has at least twice its
 /// vertices (less would not pay for the blockier shape) and the format has
-/// a LOD slot left. Its error is its [`slab_proxy_distance`] relative to
+/// a LOD slot left. Its error is its `slab_proxy_distance` relative to
 /// the model's size like meshopt's, at least the LOD before's: the
 /// geometric bound the cull projects holds for 95 % of its surface, and
 /// the errors never decrease. Where that distance is under the LOD
@@ -353,7 +353,7 @@ pub fn fit_prop_proxy(
     if lods.len() >= horde_asset::MAX_LODS {
         return None;
     }
-    let proxy = silhouette::slab_boxes(model, bounds, silhouette, PROP_PROXY_BOXES)?;
+    let proxy = proxy::slab_boxes(model, bounds, silhouette, PROP_PROXY_BOXES)?;
     let covers = (MIN_SILHOUETTE_COVERAGE..=MAX_PROP_PROXY_COVERAGE).contains(&proxy.coverage);
     if !covers || before.lod.vertices.len() < 2 * proxy.positions.len() {
         return None;
@@ -369,12 +369,7 @@ pub fn fit_prop_proxy(
 /// distance of its corners from the source vertices they take their UVs
 /// from, relative to the model's size like meshopt's, so the cull picks it
 /// only where a meshopt LOD as coarse would have been picked.
-fn unit_proxy_error(
-    proxy: &silhouette::Proxy,
-    model: &SourceModel,
-    bounds: &Bounds,
-    before: &BuiltLod,
-) -> f32 {
+fn unit_proxy_error(proxy: &Proxy, model: &SourceModel, bounds: &Bounds, before: &BuiltLod) -> f32 {
     let squared: f32 = proxy
         .positions
         .iter()
@@ -385,9 +380,9 @@ fn unit_proxy_error(
     (2.0 * before.lod.error).max(rms)
 }
 
-/// The LOD of a proxy (`silhouette.rs`) with simplification error `error`,
+/// The LOD of a proxy (`proxy.rs`) with simplification error `error`,
 /// rigidly skinned.
-fn proxy_lod(proxy: &silhouette::Proxy, bounds: &Bounds, error: f32) -> BuiltLod {
+fn proxy_lod(proxy: &Proxy, bounds: &Bounds, error: f32) -> BuiltLod {
     let mut indices = Vec::new();
     let mut submeshes = Vec::new();
     for (material, group) in &proxy.groups {
