@@ -17,7 +17,7 @@ use ash::vk;
 use crate::barriers::{self, BufferUse, Tracker};
 use crate::context::Context;
 use crate::frames::{Descriptor, DescriptorCache, FrameStart};
-use crate::memory::DeferredRelease;
+use crate::memory::{Buffer, DeferredRelease, Released};
 use crate::pipeline::{binding, compute_pipeline, LayoutDesc, Pipeline};
 use crate::profiler::Profiler;
 use crate::reflect::{reflect, LocalSize};
@@ -105,6 +105,15 @@ impl<'a> Frame<'a> {
     /// same handle).
     pub fn forget(&mut self, buffer: vk::Buffer) {
         self.tracker.forget(buffer);
+    }
+
+    /// Releases `buffer`, replaced before this frame used it: the tracker
+    /// forgets it (its handle may come back), and it is dropped once the
+    /// frame before this one, its last user, has completed.
+    pub fn retire_replaced(&mut self, buffer: Buffer) {
+        self.forget(buffer.raw);
+        self.deferred
+            .push(self.number.saturating_sub(1), Released::Buffer(buffer));
     }
 
     /// A descriptor set of `layout` holding `descriptors` (binding `i` gets

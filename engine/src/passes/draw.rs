@@ -429,17 +429,28 @@ impl DrawPass {
 /// index buffers, the tables, the unit and prop state.
 pub fn mesh_vertex_uses(world: &World) -> Vec<BufferUse> {
     let b = &world.buffers;
-    vec![
+    let mut declared = vec![
         uses(b.vertices.raw, Access::VertexInput),
         uses(b.indices.raw, Access::VertexInput),
-        uses(b.type_table.raw, Access::VertexRead),
-        uses(b.clip_table.raw, Access::VertexRead),
-        uses(b.unit_infos.buffer.raw, Access::VertexRead),
-        uses(b.unit_placements.buffer.raw, Access::VertexRead),
-        uses(b.anim_states.buffer.raw, Access::VertexRead),
-        uses(b.unit_marks.buffer.raw, Access::VertexRead),
         uses(b.prop_infos.buffer.raw, Access::VertexRead),
         uses(b.prop_placements.buffer.raw, Access::VertexRead),
+    ];
+    declared.extend(skinning_reads(world, Access::VertexRead));
+    declared
+}
+
+/// What skinning a unit reads of the world, in the stage `access` says:
+/// the type and clip tables, the unit's instance data, animation state and
+/// marks (the mesh pipelines' vertex stages, the far field's rasterizer).
+pub fn skinning_reads(world: &World, access: Access) -> [BufferUse; 6] {
+    let b = &world.buffers;
+    [
+        uses(b.type_table.raw, access),
+        uses(b.clip_table.raw, access),
+        uses(b.unit_infos.buffer.raw, access),
+        uses(b.unit_placements.buffer.raw, access),
+        uses(b.anim_states.buffer.raw, access),
+        uses(b.unit_marks.buffer.raw, access),
     ]
 }
 

@@ -309,10 +309,7 @@ impl UploadPass {
             )?;
             if let Some(old) = slot.replace(buffer) {
                 // Its last user is this slot's previous frame, already complete.
-                frame.forget(old.raw);
-                frame
-                    .deferred
-                    .push(frame.number.saturating_sub(1), Released::Buffer(old));
+                frame.retire_replaced(old);
             }
         }
         Ok(slot.as_mut().expect("the staging buffer was just made"))

@@ -51,7 +51,7 @@ use gpu_allocator::MemoryLocation;
 
 use crate::barriers::{uses, Access};
 use crate::frame::Frame;
-use crate::memory::{Buffer, Released};
+use crate::memory::Buffer;
 use crate::world::World;
 use crate::Error;
 
@@ -131,10 +131,7 @@ impl RouteSnapshot {
             Some(scratch) if scratch.size >= units + props => scratch.raw,
             _ => {
                 if let Some(old) = self.scratch.take() {
-                    frame.forget(old.raw);
-                    frame
-                        .deferred
-                        .push(frame.number.saturating_sub(1), Released::Buffer(old));
+                    frame.retire_replaced(old);
                 }
                 let grown = Buffer::new(
                     frame.ctx,

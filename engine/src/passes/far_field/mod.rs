@@ -160,9 +160,11 @@ use crate::config::{
 use crate::context::Context;
 use crate::frame::{ComputePipeline, Frame};
 use crate::frames::Descriptor;
-use crate::memory::{Buffer, Released};
+use crate::memory::Buffer;
 use crate::owned::Sampler;
-use crate::passes::draw::{create_bone_sampler, create_sampler, ExtraDraw, MeshDescriptors};
+use crate::passes::draw::{
+    create_bone_sampler, create_sampler, skinning_reads, ExtraDraw, MeshDescriptors,
+};
 use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, PassTarget, Pipeline};
 use crate::world::World;
 use crate::{shaders, Error};
@@ -469,21 +471,17 @@ impl FarFieldPass {
             };
             for rasterizers in std::iter::once(&self.small).chain(&self.mid) {
                 let raster = pick(rasterizers);
-                frame.uses(&[
+                let mut declared = skinning_reads(world, Access::ComputeRead).to_vec();
+                declared.extend([
                     uses(mid_items, Access::ComputeWrite),
-                    uses(b.type_table.raw, Access::ComputeRead),
-                    uses(b.clip_table.raw, Access::ComputeRead),
                     uses(b.material_table.raw, Access::ComputeRead),
-                    uses(b.unit_infos.buffer.raw, Access::ComputeRead),
-                    uses(b.unit_placements.buffer.raw, Access::ComputeRead),
-                    uses(b.anim_states.buffer.raw, Access::ComputeRead),
-                    uses(b.unit_marks.buffer.raw, Access::ComputeRead),
                     uses(b.vertices.raw, Access::ComputeRead),
                     uses(b.indices.raw, Access::ComputeRead),
                     uses(lists, Access::ComputeWrite),
                     uses(visibility, Access::ComputeWrite),
                     uses(target.shadow_depths, Access::ComputeRead),
                 ]);
+                frame.uses(&declared);
                 frame.dispatch(
                     raster,
                     &descriptors,
@@ -505,10 +503,7 @@ fn replace_storage(
     bytes: u64,
 ) -> Result<vk::Buffer, Error> {
     if let Some(old) = slot.take() {
-        frame.forget(old.raw);
-        frame
-            .deferred
-            .push(frame.number.saturating_sub(1), Released::Buffer(old));
+        frame.retire_replaced(old);
     }
     let buffer = Buffer::new(
         frame.ctx,

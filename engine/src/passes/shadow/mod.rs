@@ -73,7 +73,7 @@ use crate::context::{Context, Tier};
 use crate::frame::{ComputePipeline, Frame};
 use crate::frames::Descriptor;
 use crate::gpu_types::FrameGlobals;
-use crate::memory::{read_buffers, Buffer, Image, ImageDesc, Released};
+use crate::memory::{read_buffers, Buffer, Image, ImageDesc};
 use crate::owned::{Framebuffer, ImageView, RenderPass, Sampler};
 use crate::passes::cull::{CullBatch, CullPass, CullPhase, CullTargets};
 use crate::passes::draw::{create_bone_sampler, create_sampler, set_layout};
@@ -576,10 +576,7 @@ impl ShadowPass {
                 continue;
             }
             if let Some(old) = slot.take() {
-                frame.forget(old.raw);
-                frame
-                    .deferred
-                    .push(frame.number.saturating_sub(1), Released::Buffer(old));
+                frame.retire_replaced(old);
             }
             let name = format!("shadow cascade {index} {what}");
             let buffer = Buffer::new(frame.ctx, &name, bytes, usage, MemoryLocation::GpuOnly)?;
