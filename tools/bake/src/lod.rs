@@ -254,7 +254,7 @@ fn replace_coarsest_with_proxy(
 
 /// Boxes (slabs) of a prop's slab proxy (`proxy::slab_boxes`): 32
 /// vertices. Of 3 to 6, 4 is where the generated tree stops gaining much:
-/// its `slab_proxy_distance` from the source is 16.3 % of its size with
+/// its `Proxy::slab_distance` from the source is 16.3 % of its size with
 /// 3 slabs, 11.0 % with 4, 9.5 % with 5 and 8.9 % with 6, and the other
 /// props change by less. The banner, whose coarsest LOD has 61 vertices,
 /// gets none.
@@ -263,80 +263,12 @@ pub const PROP_PROXY_BOXES: usize = 4;
 /// fit stops at the least scale that covers it all, so more is a jump in
 /// coverage that a crowd of props would show as thicker.
 pub const MAX_PROP_PROXY_COVERAGE: f32 = 1.1;
-/// Samples per side of each box face in `slab_proxy_distance`: a 16th of
-/// the box's side apart, 5 to 13 cm on the generated tree's crown.
-const FACE_SAMPLES: usize = 16;
-
-/// The points on the faces of `boxes[index]` (low and high corners)
-/// outside every other box: its part of the union's surface, on a
-/// [`FACE_SAMPLES`]² grid a face.
-fn visible_face_samples(boxes: &[(Vec3, Vec3)], index: usize) -> Vec<Vec3> {
-    let (low, high) = boxes[index];
-    let hidden = |point: Vec3| {
-        boxes
-            .iter()
-            .enumerate()
-            .any(|(other, &(other_low, other_high))| {
-                other != index && point.cmpgt(other_low).all() && point.cmplt(other_high).all()
-            })
-    };
-    let along = |step: usize| (step as f32 + 0.5) / FACE_SAMPLES as f32;
-    let mut samples = Vec::new();
-    for axis in 0..3 {
-        let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
-        for side in [low[axis], high[axis]] {
-            for i in 0..FACE_SAMPLES {
-                for j in 0..FACE_SAMPLES {
-                    let mut point = Vec3::ZERO;
-                    point[axis] = side;
-                    point[u] = low[u] + along(i) * (high[u] - low[u]);
-                    point[v] = low[v] + along(j) * (high[v] - low[v]);
-                    if !hidden(point) {
-                        samples.push(point);
-                    }
-                }
-            }
-        }
-    }
-    samples
-}
-
-/// The 95th-percentile two-sided distance between a slab proxy's surface
-/// (the union of its axis-aligned boxes, sampled by
-/// [`visible_face_samples`]) and the source's vertices: the larger of the
-/// 95th percentiles of each source vertex's distance to the nearest
-/// surface sample and of each sample's to the nearest source vertex.
-/// Point to point, so it errs large, by up to half a sample spacing one
-/// way and the source's vertex spacing the other. `None` when either side
-/// is empty.
-fn slab_proxy_distance(proxy: &Proxy, model: &SourceModel) -> Option<f32> {
-    let boxes = proxy.box_extents();
-    let samples: Vec<Vec3> = (0..boxes.len())
-        .flat_map(|index| visible_face_samples(&boxes, index))
-        .collect();
-    if samples.is_empty() || model.positions.is_empty() {
-        return None;
-    }
-    let mut sample_to_source = vec![f32::INFINITY; samples.len()];
-    let mut source_to_sample = vec![f32::INFINITY; model.positions.len()];
-    for (sample, sample_nearest) in samples.iter().zip(&mut sample_to_source) {
-        for (position, source_nearest) in model.positions.iter().zip(&mut source_to_sample) {
-            let squared = sample.distance_squared(*position);
-            *sample_nearest = sample_nearest.min(squared);
-            *source_nearest = source_nearest.min(squared);
-        }
-    }
-    let squared = proxy::quantile(&mut sample_to_source, 0.95)
-        .max(proxy::quantile(&mut source_to_sample, 0.95));
-    Some(squared.sqrt())
-}
-
 /// Appends a prop's slab proxy of [`PROP_PROXY_BOXES`]
 /// (`proxy::slab_boxes`) as its coarsest LOD, where its coverage of
 /// the source's silhouette is within [`MIN_SILHOUETTE_COVERAGE`] and
 /// [`MAX_PROP_PROXY_COVERAGE`], the coarsest LOD has at least twice its
 /// vertices (less would not pay for the blockier shape) and the format has
-/// a LOD slot left. Its error is its `slab_proxy_distance` relative to
+/// a LOD slot left. Its error is its `Proxy::slab_distance` relative to
 /// the model's size like meshopt's, at least the LOD before's: the
 /// geometric bound the cull projects holds for 95 % of its surface, and
 /// the errors never decrease. Where that distance is under the LOD
@@ -358,7 +290,7 @@ pub fn fit_prop_proxy(
     if !covers || before.lod.vertices.len() < 2 * proxy.positions.len() {
         return None;
     }
-    let distance = slab_proxy_distance(&proxy, model)? / model_size(bounds);
+    let distance = proxy.slab_distance(model)? / model_size(bounds);
     let error = before.lod.error.max(distance);
     lods.push(proxy_lod(&proxy, bounds, error));
     Some((proxy.coverage, error))
