@@ -256,10 +256,9 @@ bool route_instance(uint index, out Append primary, out bool banded, out Append 
 
     // The early phase drew it (its route is this frame's): the late phase
     // only decides whether it is still visible, for the next frame's early
-    // phase. The far field's units are never hidden: they stay visible.
+    // phase.
     if (late && was_visible) {
-        bool far_field_code = previous_code >= ROUTE_FAR_FIELD && previous_code < ROUTE_CODE_IMPOSTOR;
-        if (!far_field_code && hidden(centre, radius)) {
+        if (hidden(centre, radius)) {
             routes[index] = previous_code;
         }
         return false;
@@ -324,19 +323,20 @@ bool route_instance(uint index, out Append primary, out bool banded, out Append 
     }
     uint code = far ? ROUTE_FAR_FIELD + lod : (impostor ? ROUTE_CODE_IMPOSTOR : lod);
     // Two-phase occlusion culling: the early phase draws what was visible
-    // last frame, and every far-field unit (the far field runs once, after
-    // it); the late phase draws the rest that the pyramid of the early
-    // phase's depth does not hide. Both mark what they draw visible.
-    if (phase == CULL_PHASE_EARLY && !far && !was_visible) {
+    // last frame, meshes and far field alike (the far field runs after each
+    // phase); the late phase draws the rest that the pyramid of the early
+    // phase's depth, far field included, does not hide. Both mark what
+    // they draw visible.
+    if (phase == CULL_PHASE_EARLY && !was_visible) {
         return false;
     }
-    if (late && (far || hidden(centre, radius))) {
+    if (late && hidden(centre, radius)) {
         // A hidden instance's route still moves, so its LOD hysteresis
         // follows the same path as without occlusion culling.
-        if (!far && code != stored) {
+        if (code != stored) {
             routes[index] = code;
         }
-        occluded = !far;
+        occluded = true;
         return false;
     }
     uint stored_code = phase == CULL_PHASE_ALL ? code : code | ROUTE_VISIBLE;

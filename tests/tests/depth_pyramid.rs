@@ -6,7 +6,9 @@
 //!   buffer copy), on every texel a level claims; before the first record,
 //!   the 1 x 1 atlas of 0;
 //! - the multisampled base (4 samples), each sample of each pixel its own
-//!   depth: drawn by four full-screen draws, one per sample mask.
+//!   depth: drawn by four full-screen draws, one per sample mask;
+//! - the base with the far field's visibility buffer over the raster's
+//!   depth, at one and at 2x2 samples per pixel.
 //!
 //! `depth_pyramid_atlas.rs` tests the occlusion test's reading of an atlas.
 //!
@@ -21,9 +23,9 @@ use horde::frame::Frame;
 use horde::frames::Descriptor;
 use horde::memory::{full_range, upload_buffer, Buffer, Image, ImageDesc};
 use horde::owned::Owned;
-use horde::passes::depth_pyramid::DepthPyramidPass;
+use horde::passes::depth_pyramid::{DepthPyramidPass, FarFieldDepth};
 use horde::pipeline::binding;
-use horde::reference::depth_pyramid::DepthPyramid;
+use horde::reference::depth_pyramid::{with_far_field, DepthPyramid};
 use horde::shaders;
 use horde_tests::{finish, gpu_context, PassHarness};
 
@@ -280,12 +282,14 @@ fn the_pyramid_equals_the_twin_bit_for_bit() {
             &mut ctx,
             |frame| {
                 upload_depth(frame, &staging, &image);
-                assert!(pass.record(frame, image.view, extent(0, height)).is_err());
+                assert!(pass
+                    .record(frame, image.view, extent(0, height), None)
+                    .is_err());
                 // Twice: the second build reuses the buffer and the atlas
                 // of the first, whose barriers must order it after the
                 // first's copy (the renderer's next frame, in short).
                 for _ in 0..2 {
-                    pass.record(frame, image.view, extent(width, height))
+                    pass.record(frame, image.view, extent(width, height), None)
                         .expect("record the pyramid");
                 }
             },
@@ -584,7 +588,7 @@ fn the_multisampled_base_takes_every_sample() {
         &mut ctx,
         |frame| {
             target.draw(frame, &keys);
-            pass.record(frame, target.depth.view, size)
+            pass.record(frame, target.depth.view, size, None)
                 .expect("record the pyramid");
         },
         &[],
@@ -598,5 +602,81 @@ fn the_multisampled_base_takes_every_sample() {
     let first_only = DepthPyramid::build(&samples[0], width, height, 1).expect("sample 0");
     assert_ne!(first_only.data(), twin.data());
     drop((pass, harness, target, keys));
+    finish(ctx);
+}
+
+#[test]
+fn the_far_fields_depth_joins_the_base() {
+    let mut ctx = gpu_context(None);
+    let mut harness = PassHarness::new(&ctx);
+    let mut pass = DepthPyramidPass::new(&ctx, vk::SampleCountFlags::TYPE_1).expect("the pass");
+    let (width, height) = (37, 23);
+    let pixels = (width * height) as usize;
+    let mut random = Lcg(4242);
+    let depths = crafted_depths(pixels, &mut random);
+    let image = Image::create(
+        &ctx,
+        "test depth",
+        &ImageDesc::new(
+            extent(width, height),
+            vk::Format::D32_SFLOAT,
+            vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST,
+        ),
+    )
+    .expect("depth image");
+    let staging = upload_buffer(
+        &ctx,
+        "test depth staging",
+        vk::BufferUsageFlags::TRANSFER_SRC,
+        bytemuck::cast_slice(&depths),
+    )
+    .expect("staging buffer");
+    let raster_only = DepthPyramid::build(&depths, width, height, 1).expect("the twin");
+    for samples_per_axis in [1u32, 2] {
+        let what = format!("far field of {samples_per_axis}² samples a pixel");
+        // Keys of crafted depths (0: nothing drawn), a colour in the low
+        // word that the pyramid must ignore.
+        let far_depths = crafted_depths(pixels * (samples_per_axis as usize).pow(2), &mut random);
+        let keys: Vec<u64> = far_depths
+            .iter()
+            .map(|d| u64::from(d.to_bits()) << 32 | 0x3ff_ffff)
+            .collect();
+        let visibility = upload_buffer(
+            &ctx,
+            "test far field",
+            vk::BufferUsageFlags::STORAGE_BUFFER,
+            bytemuck::cast_slice(&keys),
+        )
+        .expect("visibility buffer");
+        let merged = with_far_field(&depths, width, height, 1, &keys, samples_per_axis)
+            .expect("the merged depths");
+        let twin = DepthPyramid::build(&merged, width, height, 1).expect("the twin");
+        let far = FarFieldDepth {
+            visibility: visibility.raw,
+            samples_per_axis,
+        };
+        harness.run(
+            &mut ctx,
+            |frame| {
+                upload_depth(frame, &staging, &image);
+                pass.record(frame, image.view, extent(width, height), Some(far))
+                    .expect("record the pyramid");
+            },
+            &[],
+        );
+        let gpu = read_pyramid(&mut ctx, &mut harness, &pass);
+        assert_same_pyramid(&gpu, &twin, &what);
+        let atlas = read_atlas(&mut ctx, &mut harness, &pass);
+        assert_same_atlas(&pass, &atlas, &twin, &what);
+        // The far field moved texels nearer where it covers the pixel in
+        // front of the raster, and with several samples a pixel farther
+        // where one of them would let a unit show through.
+        let pairs = raster_only.data().iter().zip(twin.data());
+        assert!(pairs.clone().any(|(raster, both)| both > raster), "{what}");
+        let farther = pairs.clone().any(|(raster, both)| both < raster);
+        assert_eq!(farther, samples_per_axis > 1, "{what}");
+        drop(visibility);
+    }
+    drop((pass, harness, image, staging));
     finish(ctx);
 }

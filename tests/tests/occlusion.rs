@@ -5,7 +5,8 @@
 //! pixel, in any frame, while the camera walks along the crowd (what becomes
 //! visible is drawn in its first frame, by the late phase), and it must hide
 //! some units, or the test proves nothing. On both tiers, with and without
-//! MSAA (whose depth the pyramid reads per sample), validation on.
+//! MSAA (whose depth the pyramid reads per sample), with every unit a mesh
+//! and with most of them in the far field (desktop tier), validation on.
 
 use ash::vk;
 use glam::Vec3;
@@ -78,12 +79,54 @@ fn camera(frame: u32) -> Camera {
     Camera::look_at(Vec3::new(x, 1.6, 2.0), Vec3::new(x + 2.0, 1.0, -20.0))
 }
 
+/// Five staggered ranks of knights shoulder to shoulder, 8 m from the
+/// camera, and a 6 x 6 block 100 m away behind them: nothing but units
+/// hides the block, all of them small enough for the far field.
+fn wall_scene(knight: &Asset) -> Scene {
+    let wall = (0..70).map(|index| {
+        let rank = index / 14;
+        let stagger = (rank % 2) as f32 * 0.17;
+        (
+            (index % 14) as f32 * 0.35 - 2.3 + stagger,
+            -8.0 - rank as f32 * 0.5,
+        )
+    });
+    let block = (0..36).map(|index| {
+        (
+            (index % 6) as f32 * 0.5 - 1.25,
+            -100.0 - (index / 6) as f32 * 0.8,
+        )
+    });
+    let mut scene = crowd_scene(knight);
+    scene.units = wall
+        .chain(block)
+        .enumerate()
+        .map(|(index, (x, z))| UnitSpawn {
+            position: Vec3::new(x, 0.0, z),
+            heading: 0.0,
+            ..scene.units[index]
+        })
+        .collect();
+    scene.props.retain(|prop| prop.prop_type == 1);
+    scene
+}
+
+/// The camera of frame `frame` before the wall, at its chest's height,
+/// stepping sideways along it.
+fn wall_camera(frame: u32) -> Camera {
+    let x = -0.4 + frame as f32 * 0.1;
+    Camera::look_at(Vec3::new(x, 0.9, 0.0), Vec3::new(x, 0.9, -20.0))
+}
+
 /// Every frame of the walk with occlusion culling `on`, the statistics of
 /// the last, and whether impostors were on (the mobile tier's default).
+/// Units spanning fewer than `far_field_px` go to the far field (0: every
+/// unit a mesh).
 fn render_walk(
     ctx: &mut Context,
-    scene: &Scene,
+    (scene, camera): (&Scene, fn(u32) -> Camera),
     msaa: Msaa,
+    far_field_px: f32,
     on: bool,
 ) -> (Vec<image::RgbaImage>, DrawStats, bool) {
     let extent = vk::Extent2D {
@@ -93,9 +136,7 @@ fn render_walk(
     let (mut renderer, target) =
         Renderer::new_offscreen(ctx, scene, extent, msaa).expect("create renderer and target");
     renderer.settings.occlusion = on;
-    // Every unit a mesh: the far field's units (up to 100 px by default,
-    // most of this crowd) are drawn whatever hides them, never tested.
-    renderer.settings.far_field_px = 0.0;
+    renderer.settings.far_field_px = far_field_px;
     let images = (0..FRAMES)
         .map(|frame| {
             renderer
@@ -110,12 +151,20 @@ fn render_walk(
     (images, stats, impostors)
 }
 
-fn occlusion_changes_no_pixel(tier: Option<Tier>, msaa: Msaa) {
+/// Renders the walk with occlusion culling on and off: the same pixels,
+/// some units hidden. With `far_field_px` the wall and its camera: the far
+/// field draws every unit, and only units hide units.
+fn occlusion_changes_no_pixel(tier: Option<Tier>, msaa: Msaa, far_field_px: f32) {
     let knight = baked_knight();
     let mut ctx = gpu_context(tier);
-    let scene = crowd_scene(&knight);
-    let (culled, culled_stats, impostors) = render_walk(&mut ctx, &scene, msaa, true);
-    let (all, all_stats, _) = render_walk(&mut ctx, &scene, msaa, false);
+    let walk = if far_field_px > 0.0 {
+        (wall_scene(&knight), wall_camera as fn(u32) -> Camera)
+    } else {
+        (crowd_scene(&knight), camera as fn(u32) -> Camera)
+    };
+    let walk = (&walk.0, walk.1);
+    let (culled, culled_stats, impostors) = render_walk(&mut ctx, walk, msaa, far_field_px, true);
+    let (all, all_stats, _) = render_walk(&mut ctx, walk, msaa, far_field_px, false);
     for (frame, (culled, all)) in culled.iter().zip(&all).enumerate() {
         let differing = culled
             .pixels()
@@ -123,7 +172,7 @@ fn occlusion_changes_no_pixel(tier: Option<Tier>, msaa: Msaa) {
             .filter(|(a, b)| a != b)
             .count();
         if differing > 0 {
-            let name = format!("occlusion_{tier:?}_{msaa:?}_frame{frame}");
+            let name = format!("occlusion_{tier:?}_{msaa:?}_{far_field_px}px_frame{frame}");
             culled
                 .save(output_dir().join(format!("{name}_on.png")))
                 .expect("save");
@@ -137,16 +186,24 @@ fn occlusion_changes_no_pixel(tier: Option<Tier>, msaa: Msaa) {
         );
     }
     println!(
-        "{tier:?} {msaa:?}: units drawn {} of {} in the frustum, {} occluded; props occluded {}",
+        "{tier:?} {msaa:?} far field below {far_field_px} px: units drawn {} of {} in the \
+         frustum ({} by the far field), {} occluded; props occluded {}",
         culled_stats.units_visible(),
         all_stats.units_visible(),
+        culled_stats.units_far_field,
         culled_stats.units_occluded,
         culled_stats.props_occluded
     );
+    if far_field_px > 0.0 {
+        // Every unit is the far field's, and only units stand in front of
+        // units: what is hidden, the far field's depth hid.
+        assert_eq!(all_stats.units_far_field, all_stats.units_visible());
+        assert!(culled_stats.units_far_field < all_stats.units_far_field);
+    }
     assert_eq!(all_stats.units_occluded, 0, "occlusion off hides nothing");
     assert!(
         culled_stats.units_occluded >= 20,
-        "the spheres and the front ranks hide only {} units",
+        "the spheres or the wall hide only {} units",
         culled_stats.units_occluded
     );
     // A unit in the impostor crossfade band is drawn twice, and counted
@@ -167,15 +224,27 @@ fn occlusion_changes_no_pixel(tier: Option<Tier>, msaa: Msaa) {
 
 #[test]
 fn occlusion_culling_changes_no_pixel_desktop() {
-    occlusion_changes_no_pixel(None, Msaa::Off);
+    occlusion_changes_no_pixel(None, Msaa::Off, 0.0);
 }
 
 #[test]
 fn occlusion_culling_changes_no_pixel_with_msaa() {
-    occlusion_changes_no_pixel(None, Msaa::X4);
+    occlusion_changes_no_pixel(None, Msaa::X4, 0.0);
 }
 
 #[test]
 fn occlusion_culling_changes_no_pixel_mobile() {
-    occlusion_changes_no_pixel(Some(Tier::Mobile), Msaa::Off);
+    occlusion_changes_no_pixel(Some(Tier::Mobile), Msaa::Off, 0.0);
+}
+
+/// The far field's units take part: the early phase's far field is in the
+/// pyramid, and what it hides is not rasterized by the late one.
+#[test]
+fn occlusion_culling_changes_no_pixel_with_the_far_field() {
+    occlusion_changes_no_pixel(None, Msaa::Off, 100.0);
+}
+
+#[test]
+fn occlusion_culling_changes_no_pixel_with_the_far_field_and_msaa() {
+    occlusion_changes_no_pixel(None, Msaa::X4, 100.0);
 }

@@ -84,20 +84,21 @@
 //! which ([`CullPhase`]; a shadow cascade culls [`CullPhase::All`]). The
 //! top bit of a stored route code, `ROUTE_VISIBLE`, says the instance was
 //! visible at the end of its last frame.
-//! - **Early**: the instances in the frustum that were visible last frame,
-//!   and every far-field unit (the far field runs once, after this phase,
-//!   and its resolve writes its depth), are routed and appended as above
-//!   and marked visible; the others are left alone. The draw pass draws
-//!   them in the main pass's early part.
-//! - The pyramid is built from that depth: each texel the farthest depth
-//!   of its pixels.
+//! - **Early**: the instances in the frustum that were visible last frame
+//!   are routed and appended as above and marked visible; the others are
+//!   left alone. The far field rasterizes its units among them, and the
+//!   draw pass draws the rest in the main pass's early part.
+//! - The pyramid is built from that depth, the far field's over the
+//!   raster's: each texel the farthest depth of its pixels.
 //! - **Late**: the commands are reset and every other instance in the
 //!   frustum is routed, then tested against the pyramid
 //!   (`shaders/occlusion.glsl`: the sphere's screen rectangle, at the
 //!   level where it spans at most 2x2 texels; hidden when its nearest
 //!   point lies behind all four). Those not hidden are appended, marked
-//!   visible and drawn in the late part, over the early one; the hidden
-//!   are counted per batch (one atomic per subgroup) and keep their new route, so LOD hysteresis runs as without
+//!   visible and drawn in the late part, over the early one (far-field
+//!   units by the far field's second run, into the same visibility
+//!   buffer); the hidden are counted per batch (one atomic per subgroup)
+//!   and keep their new route, so LOD hysteresis runs as without
 //!   occlusion culling. An instance the early phase drew is tested too,
 //!   only to decide whether it stays marked visible; one outside the
 //!   frustum is unmarked.

@@ -56,6 +56,14 @@
 //!   at most `2^m - d - 1 + popcount(d) <= 2^m`. Its width, `w0`, is half
 //!   the image's.
 //!
+//! - With the far field, its visibility buffer is read too
+//!   ([`FarFieldDepth`]): a pixel's depth is then the raster's farthest
+//!   sample where the far field's nearest sample lies behind it, else the
+//!   far field's farthest sample (its resolve shows every far sample once
+//!   the nearest passes the depth test: `depth_pyramid.glsl`), so the far
+//!   crowd drawn in the early phase hides what stands behind it from the
+//!   late cull. Without it an 8-byte buffer stands in, never read.
+//!
 //! # Algorithm
 //! One dispatch for the base level (the min over each texel's pixels and
 //! samples), then one per level, each reading the level below it; one
@@ -123,6 +131,18 @@ pub struct DepthPyramidPass {
     reduce: ComputePipeline,
     /// Nearest, clamped: reads the depth image and, in the cull, the atlas.
     sampler: Sampler,
+    /// Bound in place of a far field's visibility buffer where there is
+    /// none (never read).
+    no_far_field: Buffer,
+}
+
+/// The far field's visibility buffer, as the base level reads it
+/// (`passes/far_field/mod.rs` has its layout): `u64` keys, depth bits in
+/// the high word, `samples_per_axis`² samples per pixel.
+#[derive(Clone, Copy, Debug)]
+pub struct FarFieldDepth {
+    pub visibility: vk::Buffer,
+    pub samples_per_axis: u32,
 }
 
 impl DepthPyramidPass {
@@ -143,7 +163,7 @@ impl DepthPyramidPass {
                 ctx,
                 "depth pyramid base",
                 &shaders::DEPTH_PYRAMID_BASE_COMP,
-                &[sampled, storage],
+                &[sampled, storage, storage],
                 &[],
             )?
         } else {
@@ -151,7 +171,7 @@ impl DepthPyramidPass {
                 ctx,
                 "depth pyramid base",
                 &shaders::DEPTH_PYRAMID_BASE_MS_COMP,
-                &[sampled, storage],
+                &[sampled, storage, storage],
                 &[count],
             )?
         };
@@ -164,6 +184,13 @@ impl DepthPyramidPass {
         )?;
         let pyramid = pyramid_buffer(ctx, 4)?;
         let atlas = zero_atlas(ctx)?;
+        let no_far_field = Buffer::new(
+            ctx,
+            "depth pyramid: no far field",
+            8,
+            vk::BufferUsageFlags::STORAGE_BUFFER,
+            MemoryLocation::GpuOnly,
+        )?;
         Ok(DepthPyramidPass {
             atlas,
             pyramid,
@@ -171,20 +198,23 @@ impl DepthPyramidPass {
             base,
             reduce,
             sampler,
+            no_far_field,
         })
     }
 
     /// Records the build of the pyramid of `depth`, a view of the depth
     /// attachment of `extent` pixels in `SHADER_READ_ONLY_OPTIMAL`, whose
-    /// writes the render pass before made visible to compute shaders, and
-    /// its copy into the atlas, left in `SHADER_READ_ONLY_OPTIMAL` for
-    /// compute shaders. The buffer grows to the extent first, and the atlas
-    /// is recreated if the extent changed.
+    /// writes the render pass before made visible to compute shaders, with
+    /// the far field's depth over it where one is given (a visibility
+    /// buffer for `extent`), and its copy into the atlas, left in
+    /// `SHADER_READ_ONLY_OPTIMAL` for compute shaders. The buffer grows to
+    /// the extent first, and the atlas is recreated if the extent changed.
     pub fn record(
         &mut self,
         frame: &mut Frame,
         depth: vk::ImageView,
         extent: vk::Extent2D,
+        far_field: Option<FarFieldDepth>,
     ) -> Result<(), Error> {
         let levels = level_sizes(extent.width, extent.height);
         let Some(&base_size) = levels.first() else {
@@ -235,14 +265,22 @@ impl DepthPyramidPass {
         let pyramid = self.pyramid.raw;
         let atlas = self.atlas.raw;
         let (base, reduce, sampler) = (&self.base, &self.reduce, *self.sampler);
+        let (far_visibility, far_samples_per_axis) = match far_field {
+            Some(far) => (far.visibility, far.samples_per_axis),
+            None => (self.no_far_field.raw, 0),
+        };
         frame.pass("depth pyramid", |frame| {
             frame.uses(&[uses(pyramid, Access::ComputeWrite)]);
-            let push = [extent.width, extent.height];
+            if far_samples_per_axis > 0 {
+                frame.uses(&[uses(far_visibility, Access::ComputeRead)]);
+            }
+            let push = [extent.width, extent.height, far_samples_per_axis];
             frame.dispatch(
                 base,
                 &[
                     Descriptor::Sampled(depth, sampler),
                     Descriptor::Storage(pyramid),
+                    Descriptor::Storage(far_visibility),
                 ],
                 bytemuck::cast_slice(&push),
                 threads(base, base_size),

@@ -66,6 +66,60 @@ pub fn atlas_size(sizes: &[[u32; 2]]) -> [u32; 2] {
     [width, sizes.iter().map(|&[_, h]| h).sum()]
 }
 
+/// The depth of each pixel as the base level sees it with the far field
+/// (`depth_pyramid.glsl` says why): the raster's farthest sample (`depth`,
+/// `samples` per pixel, as [`DepthPyramid::build`] takes it) where the far
+/// field's nearest sample in the pixel lies at or behind it, else the far
+/// field's farthest sample (`far_keys`: its visibility buffer,
+/// `samples_per_axis`² keys per pixel, row by row over the sample grid,
+/// depth bits in the high word, 0 where nothing was drawn). The pyramid of
+/// these, one sample per pixel, is the GPU's bit for bit.
+pub fn with_far_field(
+    depth: &[f32],
+    width: u32,
+    height: u32,
+    samples: u32,
+    far_keys: &[u64],
+    samples_per_axis: u32,
+) -> Result<Vec<f32>, Error> {
+    let pixels = u64::from(width) * u64::from(height);
+    let expected_keys = pixels * u64::from(samples_per_axis).pow(2);
+    if samples_per_axis == 0
+        || depth.len() as u64 != pixels * u64::from(samples)
+        || far_keys.len() as u64 != expected_keys
+    {
+        return Err(Error::Config(format!(
+            "depth pyramid: a {width}x{height} image of {samples} samples per pixel under a far \
+             field of {samples_per_axis}² samples per pixel needs {} depths and {expected_keys} \
+             keys, {} and {} were given",
+            pixels * u64::from(samples),
+            depth.len(),
+            far_keys.len()
+        )));
+    }
+    let (width, samples, n) = (width as usize, samples as usize, samples_per_axis as usize);
+    let merged = (0..pixels as usize)
+        .map(|pixel| {
+            let (x, y) = (pixel % width, pixel / width);
+            let raster = depth[pixel * samples..(pixel + 1) * samples]
+                .iter()
+                .copied()
+                .fold(f32::INFINITY, f32::min);
+            let far = (0..n * n).map(|s| {
+                let key = far_keys[(y * n + s / n) * width * n + x * n + s % n];
+                f32::from_bits((key >> 32) as u32)
+            });
+            let nearest = far.clone().fold(0.0, f32::max);
+            if nearest <= raster {
+                raster
+            } else {
+                far.fold(f32::INFINITY, f32::min)
+            }
+        })
+        .collect();
+    Ok(merged)
+}
+
 /// A depth pyramid as the GPU builds it: every level row by row, one after
 /// another, level 0 (the base, half the image's resolution) first.
 #[derive(Clone, Debug, PartialEq)]

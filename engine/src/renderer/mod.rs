@@ -20,7 +20,7 @@
 //! 6. `cull`: frustum, route (mesh LOD or far field), instance lists and
 //!    draw commands, for units and props; with occlusion culling
 //!    (`RenderSettings::occlusion`), its early phase: only the instances
-//!    visible last frame, and the far field's;
+//!    visible last frame;
 //! 7. `far field` (where the device has 64-bit atomics and
 //!    `far_field_px > 0`): far units skinned and rasterized by a compute
 //!    shader into a visibility buffer; a unit it cannot take joins the
@@ -31,10 +31,13 @@
 //!     impostors' one (`impostors` on, where the unit types have them) and
 //!     the far field's resolve; with occlusion culling, the render pass's
 //!     early part (without the resolve), and then:
-//!     - `depth pyramid`: the min-depth pyramid of what it drew;
+//!     - `depth pyramid`: the min-depth pyramid of what it and the far
+//!       field drew;
 //!     - `cull late`: the cull's late phase, every other instance in the
 //!       frustum tested against the pyramid, and whether each drawn one is
 //!       still visible (for the next frame's early phase);
+//!     - `far field late`: the far-field units the late phase listed,
+//!       into the same visibility buffer;
 //!     - `statistics late`: its commands and counts of hidden instances;
 //!     - `draw late`: the render pass's late part, over the early one,
 //!       and the far field's resolve last;
@@ -522,16 +525,17 @@ impl Renderer {
             if !occlusion_on {
                 draw_pass.record(frame, world, &target, &draw, &inputs)?;
             } else {
-                // Two-phase occlusion culling: what was visible last frame
-                // (and the far field, whose resolve writes its depth), then
-                // the pyramid of that depth, then the rest it does not hide.
+                // Two-phase occlusion culling: what was visible last frame,
+                // then the pyramid of its depth (the far field's too), then
+                // the rest it does not hide.
                 let early = DrawTarget {
                     render_pass: framebuffers.early_pass,
                     ..target
                 };
                 draw_pass.record(frame, world, &early, &draw, &inputs)?;
+                let far_field_depth = far_field.as_deref().and_then(FarFieldPass::depth);
                 self.depth_pyramid
-                    .record(frame, framebuffers.depth, extent)?;
+                    .record(frame, framebuffers.depth, extent, far_field_depth)?;
                 let late = CullPhase::Late {
                     pyramid: self.depth_pyramid.atlas(),
                 };
@@ -542,6 +546,9 @@ impl Renderer {
                     &CullBatch::of(world),
                     late,
                 )?;
+                if let Some(far_field) = far_field.as_deref() {
+                    far_field.record_late(frame, world, (target.globals, target.shadow_depths))?;
+                }
                 if replay.is_none() {
                     self.statistics.record(frame, lists.raw, true)?;
                 }

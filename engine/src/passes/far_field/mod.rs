@@ -101,11 +101,20 @@
 //! so meshes in front hide far units and far units hide what is behind
 //! them. No depth sampling and no extra render pass. It blends a partly
 //! covered pixel over what the raster drew there, so it comes after every
-//! other draw: with occlusion culling, last in the render pass's late part
-//! (the depth pyramid, built between the parts, has no far units: they
-//! hide nothing from the late cull, which is conservative). Nothing draws
-//! after it, so it tests depth without writing it: with 4× MSAA each write
-//! is four samples' through the few ROPs of a compute GPU.
+//! other draw: with occlusion culling, last in the render pass's late part.
+//! Nothing draws after it, so it tests depth without writing it: with 4×
+//! MSAA each write is four samples' through the few ROPs of a compute GPU.
+//!
+//! # Occlusion culling
+//! With occlusion culling the far field runs once per phase
+//! (`passes/cull.rs`): [`FarFieldPass::record`] after the early cull, over
+//! the units visible last frame, then [`FarFieldPass::record_late`] after
+//! the late cull, over those the depth pyramid did not hide, into the same
+//! buffer (`atomicMax` does not care in which order units arrive). The
+//! pyramid between them reads the buffer beside the raster's depth
+//! ([`FarFieldPass::depth`], `passes/depth_pyramid.rs`), so the crowd
+//! hides the crowd behind it: at the ground preset most far units stand
+//! behind nearer ones.
 //!
 //! # Supersampling
 //! A unit a few pixels tall is a handful of triangles thinner than a pixel:
@@ -162,6 +171,7 @@ use crate::frame::{ComputePipeline, Frame};
 use crate::frames::Descriptor;
 use crate::memory::Buffer;
 use crate::owned::Sampler;
+use crate::passes::depth_pyramid::FarFieldDepth;
 use crate::passes::draw::{
     create_bone_sampler, create_sampler, skinning_reads, ExtraDraw, MeshDescriptors,
 };
@@ -375,6 +385,44 @@ impl FarFieldPass {
         };
         frame.pass("far field", |frame| {
             self.rasterize(frame, world, |r| &r.color, &target)
+        })
+    }
+
+    /// Records the rasterization of occlusion culling's late phase: the
+    /// far-field units its cull listed, into the visibility buffer the
+    /// early phase's [`FarFieldPass::record`] drew (same target, same
+    /// samples), over what it holds.
+    pub fn record_late(
+        &self,
+        frame: &mut Frame,
+        world: &World,
+        (globals, shadow_depths): (vk::Buffer, vk::Buffer),
+    ) -> Result<(), Error> {
+        let Some(visibility) = &self.visibility else {
+            return Err(Error::Config(
+                "far field: the late phase recorded before the early one".to_owned(),
+            ));
+        };
+        let target = RasterTarget {
+            globals,
+            lists: &world.buffers.draw_lists.buffer,
+            visibility: visibility.raw,
+            width: self.extent.width * self.samples_per_axis,
+            height: self.extent.height * self.samples_per_axis,
+            shadow_depths,
+            clear: false,
+        };
+        frame.pass("far field late", |frame| {
+            self.rasterize(frame, world, |r| &r.color, &target)
+        })
+    }
+
+    /// The visibility buffer as the depth pyramid reads it, once
+    /// [`FarFieldPass::record`] has made it.
+    pub fn depth(&self) -> Option<FarFieldDepth> {
+        self.visibility.as_ref().map(|buffer| FarFieldDepth {
+            visibility: buffer.raw,
+            samples_per_axis: self.samples_per_axis,
         })
     }
 
