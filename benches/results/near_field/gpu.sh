@@ -35,7 +35,17 @@
 #                 reference), default settings, then the ground (after);
 #   gpu.sh shots  the 10k and 1M frames at the three presets (after), and
 #                 the 1M ground with the LOD colours: what occlusion
-#                 culling leaves on screen.
+#                 culling leaves on screen;
+#   gpu.sh occl   (BEFORE set) the far field in occlusion culling: 1M and
+#                 4M units at the three presets, before and after, default
+#                 settings, no reference (4M every 5th step rendered); 1M
+#                 after with the reference, the 1M ground's frame saved;
+#                 the default demo before and after with the reference
+#                 (call 16 ran this mode; 600 s cut it off there);
+#   gpu.sh knobs10k  what the 10k ground's frame goes to (after, no
+#                 reference): as it is, MSAA off, no shadows, no props,
+#                 occlusion off, the far field sampled once a pixel, from
+#                 48 px, and off.
 # Modes combine: gpu.sh "demo mesh". Each run's log starts with its
 # command line; summarize.py makes the rows.
 set -euo pipefail
@@ -158,6 +168,43 @@ for mode in $1; do
     done
     run shot_1000000_ground_lod 150 "${after[@]}" --units 1000000 --camera ground --frames 600 \
       --color-by-lod --screenshot /tmp/shots/1000000_ground_lod.png ;;
+  occl)
+    for camera in overview front ground; do
+      run before_1m_$camera 150 "${before[@]}" --units 1000000 --camera $camera --frames 600
+      run after_1m_$camera 150 "${after[@]}" --units 1000000 --camera $camera --frames 600
+    done
+    for camera in overview front ground; do
+      run before_4m_$camera 150 "${before[@]}" --units 4000000 --camera $camera --frames 600 \
+        --render-every 5
+      run after_4m_$camera 150 "${after[@]}" --units 4000000 --camera $camera --frames 600 \
+        --render-every 5
+    done
+    for camera in overview front ground; do
+      shot=(); [ $camera = ground ] && shot=(--screenshot /tmp/shots/1m_ground.png)
+      run quality_1m_$camera 150 "${after[@]}" --quality --units 1000000 --camera $camera \
+        --frames 600 "${shot[@]}"
+    done
+    for camera in overview front ground; do
+      run before_10k_$camera 120 "${before[@]}" --quality --units 10000 --camera $camera \
+        --frames 600
+      run after_10k_$camera 120 "${after[@]}" --quality --units 10000 --camera $camera --frames 600
+    done ;;
+  knobs10k)
+    run knobs_10k_ground 60 "${after[@]}" --units 10000 --camera ground --frames 600
+    run knobs_10k_ground_msaa_off 60 "${after[@]}" --units 10000 --camera ground --frames 600 \
+      --msaa off
+    run knobs_10k_ground_no_shadows 60 "${after[@]}" --units 10000 --camera ground \
+      --frames 600 --shadows off
+    run knobs_10k_ground_no_props 60 "${after[@]}" --units 10000 --camera ground --frames 600 \
+      --props 0
+    run knobs_10k_ground_occlusion_off 60 /tmp/bin/battle --occlusion off --units 10000 \
+      --camera ground --frames 600
+    run knobs_10k_ground_aa_off 60 "${after[@]}" --units 10000 --camera ground --frames 600 \
+      --far-field-aa off
+    run knobs_10k_ground_far48 60 "${after[@]}" --units 10000 --camera ground --frames 600 \
+      --far-field-px 48
+    run knobs_10k_ground_no_far_field 60 "${after[@]}" --units 10000 --camera ground \
+      --frames 600 --far-field off ;;
   esac
 done
 for f in /tmp/shots/*.png; do [ -f $f ] && cp $f $OUT/; done

@@ -11,7 +11,8 @@ the others AFTER_COMMIT's. Each report gives a row {device, units, camera,
 far_field, budget_ms, occlusion, gpu_frame_ms_median, flip_mean, call,
 side, commit, far_field_px, lod_threshold_px,
 far_field_supersampling_dropped (null before the budget could), draw_ms, draw_late_ms,
-cull_ms, cull_late_ms, depth_pyramid_ms, far_field_ms, shadows_ms,
+cull_ms, cull_late_ms, depth_pyramid_ms, far_field_ms (both phases),
+far_field_late_ms, shadows_ms,
 units_per_lod, units_far_field, units_occluded, props_occluded,
 coverage_ratio, still_flip_ratio, command}. Every scope is a per-frame
 median over the run's frames after warm-up.
@@ -58,7 +59,11 @@ def row(path, call, commits):
         "cull_ms": rounded(scopes.get("cull"), 3),
         "cull_late_ms": rounded(scopes.get("cull late"), 3),
         "depth_pyramid_ms": rounded(scopes.get("depth pyramid"), 3),
-        "far_field_ms": rounded(scopes.get("far field"), 3),
+        # Both phases' rasterizations with occlusion culling (from c958cc0).
+        "far_field_ms": rounded(
+            None if "far field" not in scopes
+            else scopes["far field"] + scopes.get("far field late", 0.0), 3),
+        "far_field_late_ms": rounded(scopes.get("far field late"), 3),
         "shadows_ms": rounded(scopes.get("shadows"), 3),
         "units_per_lod": visible["units_per_lod"],
         "units_far_field": visible["units_far_field"],

@@ -186,6 +186,14 @@ use meshes::{far_field_meshes, mid_vertex_capacity};
 /// holds about 2,000 such groups at once); each loops over batches.
 const MAX_GROUPS: u32 = 16_384;
 
+/// Workgroups of occlusion culling's late rasterization, which usually
+/// finds a few units (those that came into view), and whose empty groups
+/// still cost their launch: 16,384 of them took 0.15 ms on an H100 with
+/// nothing to draw (`benches/results/near_field/`, call 16). After a
+/// camera cut, when every unit is late, a GPU's worth still loops over
+/// them all.
+const LATE_MAX_GROUPS: u32 = 2_048;
+
 /// A rasterizer pipeline: the small units' (batches of meshes up to
 /// `FAR_FIELD_MAX_VERTICES`) or the mid-size units' (larger meshes, up to
 /// the device's capacity), each for the colour target and for shadow
@@ -382,6 +390,7 @@ impl FarFieldPass {
             height: extent.height * samples_per_axis,
             shadow_depths,
             clear: true,
+            max_groups: MAX_GROUPS,
         };
         frame.pass("far field", |frame| {
             self.rasterize(frame, world, |r| &r.color, &target)
@@ -411,6 +420,7 @@ impl FarFieldPass {
             height: self.extent.height * self.samples_per_axis,
             shadow_depths,
             clear: false,
+            max_groups: LATE_MAX_GROUPS,
         };
         frame.pass("far field late", |frame| {
             self.rasterize(frame, world, |r| &r.color, &target)
@@ -443,6 +453,7 @@ impl FarFieldPass {
             height: target.size,
             shadow_depths: target.shadow_depths,
             clear: false,
+            max_groups: MAX_GROUPS,
         };
         frame.pass("shadow far field", |frame| {
             self.rasterize(frame, world, |r| &r.casters, &raster)
@@ -463,7 +474,7 @@ impl FarFieldPass {
         let visibility = target.visibility;
         let groups = far_capacity(world)
             .div_ceil(FAR_FIELD_BATCH_UNITS)
-            .min(MAX_GROUPS);
+            .min(target.max_groups);
         let mid_items = self
             .mid_items
             .as_ref()
@@ -599,6 +610,8 @@ struct RasterTarget<'a> {
     /// Fill the visibility buffer with 0 first (the shadow pass's splats
     /// have cleared and written it for casters).
     clear: bool,
+    /// The grid's workgroups at most.
+    max_groups: u32,
 }
 
 /// The resolve: the draw pass's last extra draw, after the raster's depth.
