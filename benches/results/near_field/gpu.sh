@@ -42,6 +42,12 @@
 #                 after with the reference, the 1M ground's frame saved;
 #                 the default demo before and after with the reference
 #                 (call 16 ran this mode; 600 s cut it off there);
+#   gpu.sh late   (BEFORE set) the late rasterization's smaller grid: 1M
+#                 units at the three presets, before and after, default
+#                 settings, no reference; then the 4M front (after) with
+#                 the reference, every step rendered;
+#   gpu.sh q4m    the 4M ground and overview (after) with the reference,
+#                 every step rendered;
 #   gpu.sh knobs10k  what the 10k ground's frame goes to (after, no
 #                 reference): as it is, MSAA off, no shadows, no props,
 #                 occlusion off, the far field sampled once a pixel, from
@@ -188,6 +194,18 @@ for mode in $1; do
       run before_10k_$camera 120 "${before[@]}" --quality --units 10000 --camera $camera \
         --frames 600
       run after_10k_$camera 120 "${after[@]}" --quality --units 10000 --camera $camera --frames 600
+    done ;;
+  late)
+    for camera in overview front ground; do
+      run before_1m_$camera 150 "${before[@]}" --units 1000000 --camera $camera --frames 600
+      run after_1m_$camera 150 "${after[@]}" --units 1000000 --camera $camera --frames 600
+    done
+    run quality_4m_front 330 "${after[@]}" --quality --units 4000000 --camera front \
+      --frames 600 --screenshot /tmp/shots/4m_front.png ;;
+  q4m)
+    for camera in ground overview; do
+      run quality_4m_$camera 290 "${after[@]}" --quality --units 4000000 --camera $camera \
+        --frames 600
     done ;;
   knobs10k)
     run knobs_10k_ground 60 "${after[@]}" --units 10000 --camera ground --frames 600
