@@ -95,15 +95,16 @@
 //! shared memory for 16 groups per SM instead of 11 24.9 ms, 128 threads
 //! 17.2 ms, 256 threads 14.6 ms.
 //!
-//! The resolve is a full-screen triangle drawn last in the main render
-//! pass: it writes `gl_FragDepth` = the far field's nearest depth in the
-//! pixel and the colour, with depth test GREATER against the raster's depth,
-//! so meshes in front hide far units and far units hide what is behind
-//! them. No depth sampling and no extra render pass. It blends a partly
-//! covered pixel over what the raster drew there, so it comes after every
-//! other draw: with occlusion culling, last in the render pass's late part.
-//! Nothing draws after it, so it tests depth without writing it: with 4×
-//! MSAA each write is four samples' through the few ROPs of a compute GPU.
+//! The resolve (`resolve.rs`) is a full-screen triangle drawn last in the
+//! main render pass: it writes `gl_FragDepth` = the far field's nearest
+//! depth in the pixel and the colour, with depth test GREATER against the
+//! raster's depth, so meshes in front hide far units and far units hide
+//! what is behind them. No depth sampling and no extra render pass. It
+//! blends a partly covered pixel over what the raster drew there, so it
+//! comes after every other draw: with occlusion culling, last in the render
+//! pass's late part. Nothing draws after it, so it tests depth without
+//! writing it: with 4× MSAA each write is four samples' through the few
+//! ROPs of a compute GPU.
 //!
 //! # Occlusion culling
 //! With occlusion culling the far field runs once per phase
@@ -162,7 +163,7 @@
 
 use ash::vk;
 
-use crate::barriers::{uses, Access, BufferUse};
+use crate::barriers::{uses, Access};
 use crate::config::{
     FAR_FIELD_BATCH_UNITS, FAR_FIELD_MAX_VERTICES, FAR_FIELD_WORKGROUP_SIZE, ROUTE_FAR_FIELD,
 };
@@ -172,14 +173,13 @@ use crate::frames::Descriptor;
 use crate::memory::Buffer;
 use crate::owned::Sampler;
 use crate::passes::depth_pyramid::FarFieldDepth;
-use crate::passes::draw::{
-    create_bone_sampler, create_sampler, skinning_reads, ExtraDraw, MeshDescriptors,
-};
+use crate::passes::draw::{create_bone_sampler, create_sampler, skinning_reads};
 use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, PassTarget, Pipeline};
 use crate::world::World;
 use crate::{shaders, Error};
 
 pub mod meshes;
+mod resolve;
 use meshes::{far_field_meshes, mid_vertex_capacity};
 
 /// Workgroups of the far field's grid: enough to fill any GPU (an H100
@@ -612,55 +612,4 @@ struct RasterTarget<'a> {
     clear: bool,
     /// The grid's workgroups at most.
     max_groups: u32,
-}
-
-/// The resolve: the draw pass's last extra draw, after the raster's depth.
-impl ExtraDraw for FarFieldPass {
-    fn draw_uses(&self, _frame: &Frame, _world: &World) -> Result<Vec<BufferUse>, Error> {
-        Ok(self
-            .visibility
-            .iter()
-            .map(|buffer| uses(buffer.raw, Access::FragmentRead))
-            .collect())
-    }
-
-    /// Records the resolve inside the main render pass.
-    fn draw(
-        &self,
-        frame: &mut Frame,
-        _world: &World,
-        _mesh: &MeshDescriptors,
-    ) -> Result<(), Error> {
-        let Some(visibility) = &self.visibility else {
-            return Ok(());
-        };
-        let set = frame.descriptor_set(
-            self.resolve.set_layouts[0],
-            &[Descriptor::Storage(visibility.raw)],
-        )?;
-        let push = [self.extent.width, self.extent.height, self.samples_per_axis];
-        let device = &frame.ctx.device;
-        // SAFETY: inside the main render pass, whose viewport and scissor
-        // cover the target the visibility buffer was made for.
-        unsafe {
-            device.cmd_bind_pipeline(frame.cmd, vk::PipelineBindPoint::GRAPHICS, self.resolve.raw);
-            device.cmd_bind_descriptor_sets(
-                frame.cmd,
-                vk::PipelineBindPoint::GRAPHICS,
-                self.resolve.layout,
-                0,
-                &[set],
-                &[],
-            );
-            device.cmd_push_constants(
-                frame.cmd,
-                self.resolve.layout,
-                vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
-                0,
-                bytemuck::cast_slice(&push),
-            );
-            device.cmd_draw(frame.cmd, 3, 1, 0, 0);
-        }
-        Ok(())
-    }
 }

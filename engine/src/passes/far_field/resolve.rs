@@ -1,0 +1,65 @@
+//! The far field's resolve (`far_field_resolve.vert/.frag`), the draw
+//! pass's last extra draw: a full-screen triangle that blends each pixel's
+//! far-field samples over what the raster drew (the parent module's doc
+//! says how).
+
+use ash::vk;
+
+use super::FarFieldPass;
+use crate::barriers::{uses, Access, BufferUse};
+use crate::frame::Frame;
+use crate::frames::Descriptor;
+use crate::passes::draw::{ExtraDraw, MeshDescriptors};
+use crate::world::World;
+use crate::Error;
+
+/// The resolve: the draw pass's last extra draw, after the raster's depth.
+impl ExtraDraw for FarFieldPass {
+    fn draw_uses(&self, _frame: &Frame, _world: &World) -> Result<Vec<BufferUse>, Error> {
+        Ok(self
+            .visibility
+            .iter()
+            .map(|buffer| uses(buffer.raw, Access::FragmentRead))
+            .collect())
+    }
+
+    /// Records the resolve inside the main render pass.
+    fn draw(
+        &self,
+        frame: &mut Frame,
+        _world: &World,
+        _mesh: &MeshDescriptors,
+    ) -> Result<(), Error> {
+        let Some(visibility) = &self.visibility else {
+            return Ok(());
+        };
+        let set = frame.descriptor_set(
+            self.resolve.set_layouts[0],
+            &[Descriptor::Storage(visibility.raw)],
+        )?;
+        let push = [self.extent.width, self.extent.height, self.samples_per_axis];
+        let device = &frame.ctx.device;
+        // SAFETY: inside the main render pass, whose viewport and scissor
+        // cover the target the visibility buffer was made for.
+        unsafe {
+            device.cmd_bind_pipeline(frame.cmd, vk::PipelineBindPoint::GRAPHICS, self.resolve.raw);
+            device.cmd_bind_descriptor_sets(
+                frame.cmd,
+                vk::PipelineBindPoint::GRAPHICS,
+                self.resolve.layout,
+                0,
+                &[set],
+                &[],
+            );
+            device.cmd_push_constants(
+                frame.cmd,
+                self.resolve.layout,
+                vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
+                0,
+                bytemuck::cast_slice(&push),
+            );
+            device.cmd_draw(frame.cmd, 3, 1, 0, 0);
+        }
+        Ok(())
+    }
+}
