@@ -166,6 +166,29 @@ fn upload_depth(frame: &Frame, staging: &Buffer, image: &Image) {
     image_barrier(frame, image, written, COMPUTE_SAMPLED);
 }
 
+/// A single-sampled depth image of `width` x `height` and a buffer holding
+/// `depths` for [`upload_depth`] to copy into it.
+fn depth_image(ctx: &Context, depths: &[f32], width: u32, height: u32) -> (Image, Buffer) {
+    let image = Image::create(
+        ctx,
+        "test depth",
+        &ImageDesc::new(
+            extent(width, height),
+            vk::Format::D32_SFLOAT,
+            vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST,
+        ),
+    )
+    .expect("depth image");
+    let staging = upload_buffer(
+        ctx,
+        "test depth staging",
+        vk::BufferUsageFlags::TRANSFER_SRC,
+        bytemuck::cast_slice(depths),
+    )
+    .expect("staging buffer");
+    (image, staging)
+}
+
 /// The pass's atlas, read back after the frames recorded so far, row by
 /// row. The copy takes it out of `SHADER_READ_ONLY_OPTIMAL` after compute
 /// shaders (where the pass leaves it) and puts it back as it was.
@@ -259,25 +282,7 @@ fn the_pyramid_equals_the_twin_bit_for_bit() {
         let what = format!("{width}x{height}");
         let depths = crafted_depths((width * height) as usize, &mut random);
         let twin = DepthPyramid::build(&depths, width, height, 1).expect("the twin");
-        let image = Image::create(
-            &ctx,
-            "test depth",
-            &ImageDesc::new(
-                extent(width, height),
-                vk::Format::D32_SFLOAT,
-                vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST,
-            ),
-        )
-        .expect("depth image");
-        let mut staging = Buffer::new(
-            &ctx,
-            "test depth staging",
-            (depths.len() * 4) as u64,
-            vk::BufferUsageFlags::TRANSFER_SRC,
-            MemoryLocation::CpuToGpu,
-        )
-        .expect("staging buffer");
-        staging.write(0, &depths).expect("write the depths");
+        let (image, staging) = depth_image(&ctx, &depths, width, height);
         harness.run(
             &mut ctx,
             |frame| {
@@ -614,23 +619,7 @@ fn the_far_fields_depth_joins_the_base() {
     let pixels = (width * height) as usize;
     let mut random = Lcg(4242);
     let depths = crafted_depths(pixels, &mut random);
-    let image = Image::create(
-        &ctx,
-        "test depth",
-        &ImageDesc::new(
-            extent(width, height),
-            vk::Format::D32_SFLOAT,
-            vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST,
-        ),
-    )
-    .expect("depth image");
-    let staging = upload_buffer(
-        &ctx,
-        "test depth staging",
-        vk::BufferUsageFlags::TRANSFER_SRC,
-        bytemuck::cast_slice(&depths),
-    )
-    .expect("staging buffer");
+    let (image, staging) = depth_image(&ctx, &depths, width, height);
     let raster_only = DepthPyramid::build(&depths, width, height, 1).expect("the twin");
     for samples_per_axis in [1u32, 2] {
         let what = format!("far field of {samples_per_axis}² samples a pixel");
