@@ -899,6 +899,7 @@ fn frame_graph_in_the_docs_is_the_code() {
             "draw",
             "depth pyramid",
             "cull late",
+            "far field late",
             "statistics late",
             "draw late"
         ]
@@ -916,12 +917,18 @@ fn frame_graph_in_the_docs_is_the_code() {
         "battle -> animate: {:?}",
         handed("battle", "animate")
     );
-    // With occlusion culling (the default) the resolve is the late part's
-    // last draw.
+    // With occlusion culling (the default) the early far field's depth
+    // goes into the pyramid, and the resolve is the late part's last draw,
+    // after the late far field.
     assert!(
-        handed("far field", "draw late").contains(&"far field visibility".to_owned()),
-        "far field -> draw late: {:?}",
-        handed("far field", "draw late")
+        handed("far field", "depth pyramid").contains(&"far field visibility".to_owned()),
+        "far field -> depth pyramid: {:?}",
+        handed("far field", "depth pyramid")
+    );
+    assert!(
+        handed("far field late", "draw late").contains(&"far field visibility".to_owned()),
+        "far field late -> draw late: {:?}",
+        handed("far field late", "draw late")
     );
     assert!(
         handed("shadow merge", "draw").contains(&"shadow depths".to_owned()),
