@@ -41,8 +41,10 @@ pub enum Access {
     VertexInput,
     /// Vertex shaders read it (storage or uniform).
     VertexRead,
-    /// Fragment shaders read it (uniform).
+    /// Fragment shaders read it (storage or uniform).
     FragmentRead,
+    /// Fragment shaders read and write it (storage atomics).
+    FragmentWrite,
     /// A copy reads it.
     TransferRead,
     /// A copy or fill writes it.
@@ -72,6 +74,7 @@ impl Access {
             ),
             Access::VertexRead => (S::VERTEX_SHADER, A::SHADER_READ | A::UNIFORM_READ, false),
             Access::FragmentRead => (S::FRAGMENT_SHADER, A::SHADER_READ | A::UNIFORM_READ, false),
+            Access::FragmentWrite => (S::FRAGMENT_SHADER, A::SHADER_READ | A::SHADER_WRITE, true),
             Access::TransferRead => (S::TRANSFER, A::TRANSFER_READ, false),
             Access::TransferWrite => (S::TRANSFER, A::TRANSFER_WRITE, true),
             Access::HostRead => (S::HOST, A::HOST_READ, false),

@@ -891,8 +891,8 @@ fn frame_graph_in_the_docs_is_the_code() {
             "shadow cull",
             "shadow splat",
             "shadow far field",
+            "shadow seed",
             "shadow draw",
-            "shadow merge",
             "cull",
             "far field",
             "statistics",
@@ -930,10 +930,17 @@ fn frame_graph_in_the_docs_is_the_code() {
         "far field late -> draw late: {:?}",
         handed("far field late", "draw late")
     );
+    // The desktop tier's shadow casters raise the seeded depths in their
+    // fragments; the draw's receivers read them.
     assert!(
-        handed("shadow merge", "draw").contains(&"shadow depths".to_owned()),
-        "shadow merge -> draw: {:?}",
-        handed("shadow merge", "draw")
+        handed("shadow seed", "shadow draw").contains(&"shadow depths".to_owned()),
+        "shadow seed -> shadow draw: {:?}",
+        handed("shadow seed", "shadow draw")
+    );
+    assert!(
+        handed("shadow draw", "draw").contains(&"shadow depths".to_owned()),
+        "shadow draw -> draw: {:?}",
+        handed("shadow draw", "draw")
     );
     let committed = std::fs::read_to_string(horde_tests::repo_root().join("docs/frame-graph.dot"))
         .expect("docs/frame-graph.dot (tools/frame-graph.sh writes it)");

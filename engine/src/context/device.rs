@@ -150,6 +150,9 @@ pub(super) fn desktop_shortfall(
     if features.draw_indirect_first_instance == vk::FALSE {
         missing.push("drawIndirectFirstInstance".to_owned());
     }
+    if features.fragment_stores_and_atomics == vk::FALSE {
+        missing.push("fragmentStoresAndAtomics".to_owned());
+    }
     if l.max_per_stage_descriptor_storage_buffers < 8 {
         missing.push(format!(
             "8 storage buffers per stage (has {})",

@@ -202,9 +202,11 @@ impl Context {
 
         // Only what the tier uses; anything else stays off so validation flags it.
         let enabled = match tier {
+            // Fragment atomics: the shadow casters' depths (`passes/shadow`).
             Tier::Desktop => vk::PhysicalDeviceFeatures::default()
                 .multi_draw_indirect(true)
-                .draw_indirect_first_instance(true),
+                .draw_indirect_first_instance(true)
+                .fragment_stores_and_atomics(true),
             Tier::Mobile => vk::PhysicalDeviceFeatures::default(),
         };
         let priorities = [1.0];
@@ -245,14 +247,28 @@ impl Context {
         } else {
             enabled
         };
+        // The desktop tier's shadow casters have a fragment shader that
+        // reads none of the mesh vertex shaders' outputs: maintenance4
+        // allows that without a validation warning (the driver drops them
+        // when it links). Every desktop driver has it (core in Vulkan 1.3),
+        // and a device with the extension supports the feature.
+        let relaxed_interfaces =
+            tier == Tier::Desktop && has_extension(ash::khr::maintenance4::NAME);
+        if relaxed_interfaces {
+            extensions.push(ash::khr::maintenance4::NAME.as_ptr());
+        }
         let mut atomic_int64 = vk::PhysicalDeviceShaderAtomicInt64Features::default()
             .shader_buffer_int64_atomics(true);
+        let mut maintenance4 = vk::PhysicalDeviceMaintenance4Features::default().maintenance4(true);
         let mut device_info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queue_infos)
             .enabled_extension_names(&extensions)
             .enabled_features(&enabled);
         if far_field_supported {
             device_info = device_info.push_next(&mut atomic_int64);
+        }
+        if relaxed_interfaces {
+            device_info = device_info.push_next(&mut maintenance4);
         }
         // SAFETY: the create info and everything it points to outlive the call.
         let device =

@@ -1,23 +1,29 @@
-//! The `shadow draw` pass of `passes/shadow`: each cascade's depth-only
-//! render pass on its layer of the casters' depth, its mesh casters drawn
-//! with the camera's indirect draws, vertex shaders only; and the render
-//! pass, the layer views and the prop commands that cast.
+//! The `shadow draw` pass of `passes/shadow`: each cascade's render pass,
+//! its mesh casters drawn with the camera's indirect draws. On the desktop
+//! tier the render pass has no attachment and the fragments raise the
+//! receivers' depths with an atomic max (`shadow_caster.frag`); on the
+//! mobile tier it draws depth only into the cascade's layer of a depth
+//! image. Also the render pass, the mobile tier's layers and the prop
+//! commands that cast.
 
 use std::ops::Range;
 
 use ash::vk;
 
-use super::{CascadeBuffers, ShadowPass, CASCADE_SCOPES, SHADOW_FORMAT};
+use super::{CascadeBuffers, CasterDepths, ShadowPass, CASCADE_SCOPES, SHADOW_FORMAT};
 use crate::barriers::{uses, Access};
 use crate::config::MAX_ROUTES;
 use crate::context::Context;
-use crate::frame::Frame;
+use crate::frame::{ComputePipeline, Frame};
 use crate::frames::Descriptor;
-use crate::memory::{Buffer, Image};
+use crate::memory::{Buffer, Image, ImageDesc};
 use crate::owned::{ImageView, Owned, RenderPass};
-use crate::passes::draw::{begin_pass, draw_commands, mesh_vertex_uses, DrawnCommands};
+use crate::passes::draw::{
+    begin_pass, create_sampler, draw_commands, mesh_vertex_uses, DrawnCommands,
+};
+use crate::pipeline::Pipeline;
 use crate::world::{World, WorldType};
-use crate::Error;
+use crate::{shaders, Error};
 
 impl ShadowPass {
     /// The `shadow draw` pass: each cascade's render pass and its mesh
@@ -25,6 +31,9 @@ impl ShadowPass {
     pub(super) fn draw(&self, frame: &mut Frame, world: &World, count: usize) -> Result<(), Error> {
         frame.pass("shadow draw", |frame| {
             let mut declared = mesh_vertex_uses(world);
+            if let CasterDepths::Atomic { .. } = self.caster_depths {
+                declared.push(uses(self.depths.raw, Access::FragmentWrite));
+            }
             for buffers in self.cascades.iter().take(count) {
                 if let Some(lists) = &buffers.lists {
                     declared.push(uses(lists.raw, Access::IndirectRead));
@@ -38,7 +47,7 @@ impl ShadowPass {
                 };
                 frame.timed(CASCADE_SCOPES[index], |frame| {
                     self.begin(frame, index);
-                    let drawn = self.draw_cascade(frame, world, buffers, lists);
+                    let drawn = self.draw_cascade(frame, world, (index, buffers), lists);
                     // SAFETY: matches the begin above.
                     unsafe { frame.ctx.device.cmd_end_render_pass(frame.cmd) };
                     drawn
@@ -48,21 +57,47 @@ impl ShadowPass {
         })
     }
 
-    /// Begins cascade `index`'s render pass: depth cleared to 0 (far),
-    /// viewport and scissor over the whole layer.
+    /// Begins cascade `index`'s render pass (on the mobile tier its layer's
+    /// depth cleared to 0, far), viewport and scissor over the whole map.
     fn begin(&self, frame: &Frame, index: usize) {
         let extent = vk::Extent2D {
             width: self.map_size,
             height: self.map_size,
         };
-        let clear = [vk::ClearValue {
-            depth_stencil: vk::ClearDepthStencilValue {
-                depth: 0.0,
-                stencil: 0,
-            },
-        }];
-        let pass = (*self.render_pass, *self.layers[index].0);
-        begin_pass(frame, pass, extent, &clear);
+        match &self.caster_depths {
+            CasterDepths::Atomic { framebuffer, .. } => {
+                begin_pass(frame, (*self.render_pass, **framebuffer), extent, &[]);
+            }
+            CasterDepths::Layers { layers, .. } => {
+                let clear = [vk::ClearValue {
+                    depth_stencil: vk::ClearDepthStencilValue {
+                        depth: 0.0,
+                        stencil: 0,
+                    },
+                }];
+                let pass = (*self.render_pass, *layers[index].0);
+                begin_pass(frame, pass, extent, &clear);
+            }
+        }
+    }
+
+    /// On the desktop tier, tells `pipeline`'s fragments where cascade
+    /// `index` starts in the receivers' buffer (`shadow_caster.frag`).
+    fn push_cascade(&self, frame: &Frame, pipeline: &Pipeline, index: usize) {
+        if let CasterDepths::Atomic { .. } = self.caster_depths {
+            let push = [index as u32 * self.map_size * self.map_size, self.map_size];
+            // SAFETY: the layout has CASTER_PUSH_BYTES of push constants for
+            // both stages.
+            unsafe {
+                frame.ctx.device.cmd_push_constants(
+                    frame.cmd,
+                    pipeline.layout,
+                    vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
+                    0,
+                    bytemuck::cast_slice(&push),
+                );
+            }
+        }
     }
 
     /// Inside a cascade's render pass: the units, then the props.
@@ -70,7 +105,7 @@ impl ShadowPass {
         &self,
         frame: &mut Frame,
         world: &World,
-        buffers: &CascadeBuffers,
+        (index, buffers): (usize, &CascadeBuffers),
         lists: &Buffer,
     ) -> Result<(), Error> {
         let device = &frame.ctx.device;
@@ -83,8 +118,9 @@ impl ShadowPass {
             commands: lists,
             lists,
         };
-        // Bindings 4 to 7 (materials, atlas, the map itself, the ground
-        // texture) are the fragment shader's, which casters have none of.
+        // Bindings 4 to 7 (materials, atlas, the receivers' depths, the
+        // ground texture) are the fragment shader's: the desktop tier's
+        // casters write the depths, the rest no caster reads.
         let common = |infos: &Buffer, placements: &Buffer| {
             [
                 globals,
@@ -106,6 +142,7 @@ impl ShadowPass {
                 Descriptor::Storage(b.unit_marks.buffer.raw),
             ]);
             let set = frame.descriptor_set(self.unit_pipeline.set_layouts[0], &descriptors)?;
+            self.push_cascade(frame, &self.unit_pipeline, index);
             draw_commands(
                 frame,
                 &self.unit_pipeline,
@@ -118,6 +155,7 @@ impl ShadowPass {
         if world.prop_count() > 0 {
             let descriptors = common(&b.prop_infos.buffer, &b.prop_placements.buffer);
             let set = frame.descriptor_set(self.prop_pipeline.set_layouts[0], &descriptors)?;
+            self.push_cascade(frame, &self.prop_pipeline, index);
             for run in &self.prop_casters {
                 draw_commands(frame, &self.prop_pipeline, set, world, draws, run.clone());
             }
@@ -141,8 +179,53 @@ pub(super) fn prop_casters(world: &World, ground_prop_types: &[u32]) -> Vec<Rang
     runs
 }
 
+/// Push-constant bytes of the desktop tier's caster pipelines: the
+/// cascade's first texel and the map's size.
+pub(super) const CASTER_PUSH_BYTES: u32 = 8;
+
+/// The mobile tier's depth layers: the image, a framebuffer per layer, and
+/// the merge that reads them.
+pub(super) fn layered_depths(
+    ctx: &Context,
+    render_pass: vk::RenderPass,
+    extent: vk::Extent2D,
+    cascade_count: u32,
+) -> Result<CasterDepths, Error> {
+    let usage = vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT | vk::ImageUsageFlags::SAMPLED;
+    let desc = ImageDesc {
+        layers: Some(cascade_count.max(1)),
+        ..ImageDesc::new(extent, SHADOW_FORMAT, usage)
+    };
+    let image = Image::create(ctx, "shadow casters depth", &desc)?;
+    let layers = (0..cascade_count)
+        .map(|layer| {
+            let view = layer_view(ctx, &image, layer)?;
+            let name = format!("shadow cascade {layer}");
+            let framebuffer =
+                crate::target::framebuffer(ctx, render_pass, &[*view], extent, &name)?;
+            Ok((framebuffer, view))
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    let merge = ComputePipeline::new(
+        ctx,
+        "shadow merge",
+        &shaders::SHADOW_MERGE_COMP,
+        &[
+            vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+            vk::DescriptorType::STORAGE_BUFFER,
+        ],
+        &[ctx.unit_workgroup_size()],
+    )?;
+    Ok(CasterDepths::Layers {
+        image,
+        layers,
+        sampler: create_sampler(ctx, vk::Filter::NEAREST, "shadow casters sampler")?,
+        merge,
+    })
+}
+
 /// A 2D view of one layer of the map, for its framebuffer.
-pub(super) fn layer_view(ctx: &Context, map: &Image, layer: u32) -> Result<ImageView, Error> {
+fn layer_view(ctx: &Context, map: &Image, layer: u32) -> Result<ImageView, Error> {
     let info = vk::ImageViewCreateInfo::default()
         .image(map.raw)
         .view_type(vk::ImageViewType::TYPE_2D)
@@ -159,10 +242,21 @@ pub(super) fn layer_view(ctx: &Context, map: &Image, layer: u32) -> Result<Image
     Ok(Owned::new(ctx, view, &format!("shadow map layer {layer}")))
 }
 
-/// The depth-only render pass of a cascade: cleared, stored, left for
-/// sampling; its dependencies order it after the last frame's reads and
+/// The casters' render pass. With `atomic` (desktop tier) it has no
+/// attachment: the fragments write the receivers' buffer, whose barriers
+/// the pass declares. Otherwise depth only: cleared, stored, left for
+/// sampling; its dependencies order it after the last frame's merge and
 /// before this frame's.
-pub(super) fn shadow_render_pass(ctx: &Context) -> Result<RenderPass, Error> {
+pub(super) fn shadow_render_pass(ctx: &Context, atomic: bool) -> Result<RenderPass, Error> {
+    if atomic {
+        let subpasses =
+            [vk::SubpassDescription::default()
+                .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)];
+        let info = vk::RenderPassCreateInfo::default().subpasses(&subpasses);
+        // SAFETY: valid create info.
+        let render_pass = unsafe { ctx.device.create_render_pass(&info, None) }?;
+        return Ok(Owned::new(ctx, render_pass, "shadow render pass"));
+    }
     let attachments = [vk::AttachmentDescription::default()
         .format(SHADOW_FORMAT)
         .samples(vk::SampleCountFlags::TYPE_1)

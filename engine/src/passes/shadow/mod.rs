@@ -73,7 +73,7 @@ use crate::context::{Context, Tier};
 use crate::frame::{ComputePipeline, Frame};
 use crate::frames::Descriptor;
 use crate::gpu_types::FrameGlobals;
-use crate::memory::{read_buffers, Buffer, Image, ImageDesc};
+use crate::memory::{read_buffers, Buffer, Image};
 use crate::owned::{Framebuffer, ImageView, RenderPass, Sampler};
 use crate::passes::cull::{CullBatch, CullPass, CullPhase, CullTargets};
 use crate::passes::draw::{create_bone_sampler, create_sampler, set_layout};
@@ -88,7 +88,7 @@ use crate::{shaders, Error};
 
 mod casters;
 mod splat;
-use casters::{layer_view, prop_casters, shadow_render_pass};
+use casters::{layered_depths, prop_casters, shadow_render_pass, CASTER_PUSH_BYTES};
 pub use splat::{record_splats, splat_pipeline, SplatInputs, SplatPush};
 
 /// The map's format: depth, sampled with comparison.
@@ -135,6 +135,36 @@ const FAR_FIELD_SCOPES: [&str; MAX_SHADOW_CASCADES as usize] = [
     "shadow far field: cascade 2",
 ];
 
+/// How the mesh casters' depths reach the receivers' buffer, by tier.
+enum CasterDepths {
+    /// Desktop tier: `shadow seed` writes every texel the far field's
+    /// depth (0 without it), then `shadow draw`'s fragments raise theirs
+    /// with an atomic max (`shadow_caster.frag`), in a render pass without
+    /// attachments. There is no depth image to clear: an H100 clears a
+    /// 2048² `D32_SFLOAT` layer in 0.30 ms (the render pipeline writes
+    /// about 55 GB/s there, `vkCmdClearDepthStencilImage` no faster), which
+    /// was the whole cost of a cascade's draw; the seed writes the three
+    /// cascades in less than a tenth of that
+    /// (`benches/results/near_field/`, section 10).
+    Atomic {
+        seed: ComputePipeline,
+        /// Attachment-less, a cascade's size.
+        framebuffer: Framebuffer,
+    },
+    /// Mobile tier, whose baseline does not promise fragment atomics and
+    /// whose tiled GPUs clear depth in tile memory: a depth layer per
+    /// cascade, which `shadow merge` copies into the receivers' buffer.
+    Layers {
+        /// A layer per cascade (`Image::view` is the array view the merge
+        /// reads).
+        image: Image,
+        /// Per layer: its framebuffer, and the view it draws into.
+        layers: Vec<(Framebuffer, ImageView)>,
+        sampler: Sampler,
+        merge: ComputePipeline,
+    },
+}
+
 /// One cascade's buffers, sized for the world as it grows.
 struct CascadeBuffers {
     lists: Option<Buffer>,
@@ -150,20 +180,14 @@ struct CascadeBuffers {
 /// in declaration order: framebuffers and views before the image.
 pub struct ShadowPass {
     cascades: Vec<CascadeBuffers>,
-    /// Per layer: its framebuffer, and the view it draws into.
-    layers: Vec<(Framebuffer, ImageView)>,
-    /// The raster's casters, a layer per cascade (`Image::view` is the
-    /// array view the merge reads).
-    casters_depth: Image,
+    caster_depths: CasterDepths,
     /// What the receivers read: every cascade's depths, merged.
     pub depths: Buffer,
     /// Bound as the far field's visibility where there is none.
     no_far_field: Buffer,
-    depth_sampler: Sampler,
     render_pass: RenderPass,
     unit_pipeline: Pipeline,
     prop_pipeline: Pipeline,
-    merge: ComputePipeline,
     /// The smallest far casters' lines (desktop tier).
     splat: Option<ComputePipeline>,
     cull: CullPass,
@@ -206,12 +230,6 @@ impl ShadowPass {
             width: map_size,
             height: map_size,
         };
-        let usage = vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT | vk::ImageUsageFlags::SAMPLED;
-        let desc = ImageDesc {
-            layers: Some(cascade_count.max(1)),
-            ..ImageDesc::new(extent, SHADOW_FORMAT, usage)
-        };
-        let casters_depth = Image::create(ctx, "shadow casters depth", &desc)?;
         let texels = u64::from(map_size).pow(2);
         let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
         // Read back by the tests (`read_depths`).
@@ -229,20 +247,28 @@ impl ShadowPass {
             storage,
             MemoryLocation::GpuOnly,
         )?;
-        let render_pass = shadow_render_pass(ctx)?;
-        let layer_views = (0..cascade_count)
-            .map(|layer| layer_view(ctx, &casters_depth, layer))
-            .collect::<Result<Vec<_>, Error>>()?;
-        let layers = layer_views
-            .into_iter()
-            .enumerate()
-            .map(|(layer, view)| {
-                let name = format!("shadow cascade {layer}");
-                let framebuffer =
-                    crate::target::framebuffer(ctx, *render_pass, &[*view], extent, &name)?;
-                Ok((framebuffer, view))
-            })
-            .collect::<Result<Vec<_>, Error>>()?;
+        let atomic = ctx.tier == Tier::Desktop;
+        let render_pass = shadow_render_pass(ctx, atomic)?;
+        let caster_depths = if atomic {
+            CasterDepths::Atomic {
+                seed: ComputePipeline::new(
+                    ctx,
+                    "shadow seed",
+                    &shaders::SHADOW_SEED_COMP,
+                    &[vk::DescriptorType::STORAGE_BUFFER; 2],
+                    &[ctx.unit_workgroup_size()],
+                )?,
+                framebuffer: crate::target::framebuffer(
+                    ctx,
+                    *render_pass,
+                    &[],
+                    extent,
+                    "shadow cascades",
+                )?,
+            }
+        } else {
+            layered_depths(ctx, *render_pass, extent, cascade_count)?
+        };
         let target = PassTarget {
             render_pass: *render_pass,
             samples: vk::SampleCountFlags::TYPE_1,
@@ -262,16 +288,21 @@ impl ShadowPass {
             world.bone_shape.shader_constant(),
             0,
         ];
+        let (fragment, push_constant_size) = if atomic {
+            (Some(&shaders::SHADOW_CASTER_FRAG), CASTER_PUSH_BYTES)
+        } else {
+            (None, 0)
+        };
         let mesh_layout = |skinned| set_layout(skinned);
         let unit_set = mesh_layout(true);
         let prop_set = mesh_layout(false);
         let unit_pipeline = depth_pipeline(
             ctx,
             "shadow units",
-            (&shaders::UNIT_VERT, None),
+            (&shaders::UNIT_VERT, fragment),
             &LayoutDesc {
                 sets: &[&unit_set],
-                push_constant_size: 0,
+                push_constant_size,
             },
             &casters,
             &constants,
@@ -279,10 +310,10 @@ impl ShadowPass {
         let prop_pipeline = depth_pipeline(
             ctx,
             "shadow props",
-            (&shaders::MESH_VERT, None),
+            (&shaders::MESH_VERT, fragment),
             &LayoutDesc {
                 sets: &[&prop_set],
-                push_constant_size: 0,
+                push_constant_size,
             },
             &casters,
             &constants,
@@ -292,17 +323,6 @@ impl ShadowPass {
         } else {
             None
         };
-        let merge = ComputePipeline::new(
-            ctx,
-            "shadow merge",
-            &shaders::SHADOW_MERGE_COMP,
-            &[
-                vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
-                vk::DescriptorType::STORAGE_BUFFER,
-                vk::DescriptorType::STORAGE_BUFFER,
-            ],
-            &[ctx.unit_workgroup_size()],
-        )?;
         let cascades = (0..cascade_count)
             .map(|cascade| {
                 let globals = (0..FRAMES_IN_FLIGHT)
@@ -327,15 +347,12 @@ impl ShadowPass {
             .collect::<Result<Vec<_>, Error>>()?;
         Ok(ShadowPass {
             cascades,
-            layers,
-            casters_depth,
+            caster_depths,
             depths,
             no_far_field,
-            depth_sampler: create_sampler(ctx, vk::Filter::NEAREST, "shadow casters sampler")?,
             render_pass,
             unit_pipeline,
             prop_pipeline,
-            merge,
             splat,
             cull: CullPass::with_views(ctx, "shadow cull", cascade_count as usize)?,
             atlas_sampler: create_sampler(ctx, vk::Filter::LINEAR, "shadow atlas sampler")?,
@@ -466,8 +483,21 @@ impl ShadowPass {
                 })?;
             }
         }
-        self.draw(frame, world, cascades.len())?;
-        self.merge(frame, cascades.len(), far_field.is_some())
+        match &self.caster_depths {
+            CasterDepths::Atomic { seed, .. } => {
+                self.seed(frame, seed, cascades.len(), far_field.is_some())?;
+                self.draw(frame, world, cascades.len())
+            }
+            CasterDepths::Layers {
+                image,
+                sampler,
+                merge,
+                ..
+            } => {
+                self.draw(frame, world, cascades.len())?;
+                self.merge(frame, merge, (image, sampler), cascades.len())
+            }
+        }
     }
 
     /// The `shadow splat` pass of one cascade ([`record_splats`]).
@@ -505,10 +535,16 @@ impl ShadowPass {
         record_splats(frame, splat, &inputs, &push, far_capacity)
     }
 
-    /// The `shadow merge` pass: each cascade's raster depths and far-field
-    /// depths into the receivers' buffer.
-    fn merge(&self, frame: &mut Frame, count: usize, far_field: bool) -> Result<(), Error> {
-        frame.pass("shadow merge", |frame| {
+    /// The `shadow seed` pass (desktop tier): each cascade's far-field
+    /// depths, or 0 where `far_field` is off, into the receivers' buffer.
+    fn seed(
+        &self,
+        frame: &mut Frame,
+        seed: &ComputePipeline,
+        count: usize,
+        far_field: bool,
+    ) -> Result<(), Error> {
+        frame.pass("shadow seed", |frame| {
             let mut declared = vec![uses(self.depths.raw, Access::ComputeWrite)];
             let visibility: Vec<vk::Buffer> = self
                 .cascades
@@ -528,10 +564,36 @@ impl ShadowPass {
                     u32::from(visibility != self.no_far_field.raw),
                 ];
                 frame.dispatch(
-                    &self.merge,
+                    seed,
                     &[
-                        Descriptor::Sampled(self.casters_depth.view, *self.depth_sampler),
                         Descriptor::Storage(visibility),
+                        Descriptor::Storage(self.depths.raw),
+                    ],
+                    bytemuck::cast_slice(&push),
+                    self.map_size * self.map_size,
+                )?;
+            }
+            Ok(())
+        })
+    }
+
+    /// The `shadow merge` pass (mobile tier): each cascade's depth layer
+    /// into the receivers' buffer.
+    fn merge(
+        &self,
+        frame: &mut Frame,
+        merge: &ComputePipeline,
+        (image, sampler): (&Image, &Sampler),
+        count: usize,
+    ) -> Result<(), Error> {
+        frame.pass("shadow merge", |frame| {
+            frame.uses(&[uses(self.depths.raw, Access::ComputeWrite)]);
+            for cascade in 0..count as u32 {
+                let push = [self.map_size, cascade];
+                frame.dispatch(
+                    merge,
+                    &[
+                        Descriptor::Sampled(image.view, **sampler),
                         Descriptor::Storage(self.depths.raw),
                     ],
                     bytemuck::cast_slice(&push),
