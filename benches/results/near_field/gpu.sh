@@ -52,6 +52,26 @@
 #                 reference): as it is, MSAA off, no shadows, no props,
 #                 occlusion off, the far field sampled once a pixel, from
 #                 48 px, and off.
+#   gpu.sh far10k the default demo's ground with the far field from 100,
+#                 150, 192 and 256 px, the front and overview from 192 px,
+#                 the ground with coarser LODs (bias 0.5), coarser shadow
+#                 casters (6 texels), MSAA off from 192 px (all with the
+#                 reference), and at 960x540 (none): how far the far field
+#                 may reach before the picture pays.
+#   gpu.sh clears (a binary with clears_knobs.patch) the 10k ground with
+#                 the shadow cascades' render passes empty and/or not
+#                 cleared, the main early pass empty and/or not cleared,
+#                 the units not drawn, MSAA off: what the raster's fixed
+#                 costs are; and the same binary clearing the shadow
+#                 cascades and the main pass's multisampled colour and
+#                 depth with vkCmdClear*Image before their render passes
+#                 (HORDE_X_SHADOW_CLEAR, HORDE_X_MAIN_CLEAR) instead of
+#                 their load op, at 10k ground and 1M front.
+#   gpu.sh atomic (BEFORE set) the desktop tier's shadow casters by
+#                 fragment atomics, no depth image to clear: the default
+#                 demo before and after with the reference, then 1M units
+#                 at the three presets before and after, no reference;
+#                 the after side's 10k ground and 1M front frames saved.
 # Modes combine: gpu.sh "demo mesh". Each run's log starts with its
 # command line; summarize.py makes the rows.
 set -euo pipefail
@@ -70,13 +90,14 @@ if [ -n "${BEFORE:-}" ]; then
   before=(/tmp/before/battle)
 fi
 after=(/tmp/bin/battle --occlusion on)
-run() { # name, timeout, command...
+run() { # name, timeout, command... (SIZE="W H" for another size than 1920x1080)
   local name=$1 limit=$2; shift 2
-  echo "$* --headless --width 1920 --height 1080" > /tmp/out/$name.log
-  HORDE_CACHE_DIR=/tmp/cache timeout $limit "$@" --headless --width 1920 --height 1080 \
+  local size=(${SIZE:-1920 1080})
+  echo "$* --headless --width ${size[0]} --height ${size[1]}" > /tmp/out/$name.log
+  HORDE_CACHE_DIR=/tmp/cache timeout $limit "$@" --headless --width ${size[0]} --height ${size[1]} \
     --report /tmp/out/$name.report.json >> /tmp/out/$name.log 2>&1 \
     || echo "$name failed: $(tail -3 /tmp/out/$name.log)"
-  grep -h "gpu frame\|gpu draw\|gpu cull\|gpu depth\|gpu far field:\|quality against\|occluded" \
+  grep -h "gpu frame\|gpu draw\|gpu shadow\|gpu far field:\|quality against\|occluded" \
     /tmp/out/$name.log | sed "s/^.*INFO[^ ]* /$name: /" | cut -c1-200 || true
   # What finished comes back even if the call is cut off.
   tar czf $OUT/reports.tgz -C /tmp/out $(cd /tmp/out && ls)
@@ -223,6 +244,59 @@ for mode in $1; do
       --far-field-px 48
     run knobs_10k_ground_no_far_field 60 "${after[@]}" --units 10000 --camera ground \
       --frames 600 --far-field off ;;
+  far10k)
+    ten=("${after[@]}" --quality --units 10000 --frames 600)
+    for px in 100 150 192 256; do
+      shot=(); [ $px = 192 ] && shot=(--screenshot /tmp/shots/10k_ground_192.png)
+      run far_10k_ground_$px 90 "${ten[@]}" --camera ground --far-field-px $px \
+        --budget-max-far-field-px 256 "${shot[@]}"
+    done
+    for camera in front overview; do
+      run far_10k_${camera}_192 90 "${ten[@]}" --camera $camera --far-field-px 192
+    done
+    run far_10k_ground_lod_bias 90 "${ten[@]}" --camera ground --lod-bias 0.5
+    run far_10k_ground_shadow_lod 90 "${ten[@]}" --camera ground --shadow-lod-texels 6
+    run far_10k_ground_192_msaa_off 90 "${ten[@]}" --camera ground --far-field-px 192 \
+      --msaa off
+    SIZE="960 540" run far_10k_ground_half 90 "${after[@]}" --units 10000 --frames 600 \
+      --camera ground ;;
+  clears)
+    ten=("${after[@]}" --units 10000 --frames 600 --camera ground)
+    run clears_base 60 "${ten[@]}"
+    HORDE_X_SHADOW_EMPTY=1 run clears_shadow_empty 60 "${ten[@]}"
+    HORDE_X_SHADOW_DONT_CARE=1 run clears_shadow_dont_care 60 "${ten[@]}"
+    HORDE_X_SHADOW_EMPTY=1 HORDE_X_SHADOW_DONT_CARE=1 run clears_shadow_empty_dont_care 60 \
+      "${ten[@]}"
+    HORDE_X_MAIN_EMPTY=1 run clears_main_empty 60 "${ten[@]}"
+    HORDE_X_MAIN_EMPTY=1 HORDE_X_MAIN_DONT_CARE=1 run clears_main_empty_dont_care 60 "${ten[@]}"
+    HORDE_X_MAIN_DONT_CARE=1 run clears_main_dont_care 60 "${ten[@]}"
+    HORDE_X_NO_UNITS=1 run clears_no_units 60 "${ten[@]}"
+    run clears_msaa_off 60 "${ten[@]}" --msaa off
+    HORDE_X_MAIN_EMPTY=1 run clears_main_empty_msaa_off 60 "${ten[@]}" --msaa off ;;
+  atomic)
+    for camera in ground front overview; do
+      shot=(); [ $camera != overview ] && shot=(--screenshot /tmp/shots/10k_$camera.png)
+      run atomic_before_10k_$camera 90 "${before[@]}" --quality --units 10000 \
+        --camera $camera --frames 600
+      run atomic_after_10k_$camera 90 "${after[@]}" --quality --units 10000 --camera $camera \
+        --frames 600 "${shot[@]}"
+    done
+    for camera in ground front overview; do
+      shot=(); [ $camera = front ] && shot=(--screenshot /tmp/shots/1m_front.png)
+      run atomic_before_1m_$camera 90 "${before[@]}" --units 1000000 --camera $camera \
+        --frames 600
+      run atomic_after_1m_$camera 90 "${after[@]}" --units 1000000 --camera $camera \
+        --frames 600 "${shot[@]}"
+    done ;;
+  clearcmd)
+    ten=("${after[@]}" --units 10000 --frames 600 --camera ground)
+    run clears_base 60 "${ten[@]}"
+    HORDE_X_SHADOW_CLEAR=1 run clears_shadow_cmd 60 "${ten[@]}"
+    HORDE_X_MAIN_CLEAR=1 run clears_main_cmd 60 "${ten[@]}"
+    HORDE_X_SHADOW_CLEAR=1 HORDE_X_MAIN_CLEAR=1 run clears_both_cmd 60 "${ten[@]}"
+    million=("${after[@]}" --units 1000000 --frames 600 --camera front --msaa on)
+    run clears_1m_front_base 90 "${million[@]}"
+    HORDE_X_SHADOW_CLEAR=1 HORDE_X_MAIN_CLEAR=1 run clears_1m_front_both_cmd 90 "${million[@]}" ;;
   esac
 done
 for f in /tmp/shots/*.png; do [ -f $f ] && cp $f $OUT/; done

@@ -11,12 +11,14 @@
 //!    inputs: the `horde-battle` crate);
 //! 3. `simulate`: without a simulation, units move by their velocity;
 //! 4. `animate`: the animation state machine of every unit;
-//! 5. `shadow cull`, `shadow splat`, `shadow far field`, `shadow draw`,
-//!    `shadow merge` (with `RenderSettings::shadows`): the sun's cascaded
+//! 5. `shadow cull`, `shadow splat`, `shadow far field`, `shadow seed`,
+//!    `shadow draw` (with `RenderSettings::shadows`; the mobile tier:
+//!    `shadow cull`, `shadow draw`, `shadow merge`): the sun's cascaded
 //!    shadow maps, their casters culled per cascade by the cull's shader,
 //!    the smallest far ones splatted, the others rasterized by the far
-//!    field's, depth only, the rest drawn; then raster and far-field
-//!    depths merged for the receivers (`passes/shadow/`);
+//!    field's, depth only, into the receivers' depths, the rest drawn into
+//!    them (on the mobile tier into a depth image, then merged)
+//!    (`passes/shadow/`);
 //! 6. `cull`: frustum, route (mesh LOD or far field), instance lists and
 //!    draw commands, for units and props; with occlusion culling
 //!    (`RenderSettings::occlusion`), its early phase: only the instances

@@ -5,19 +5,21 @@
 //! receivers look them up in `shaders/shadow.glsl`.
 //!
 //! # Data layout
-//! - The casters' depth: one `D32_SFLOAT` 2D array image, a layer per
-//!   cascade ([`shadow_map_size`] texels a side: 2048 on the desktop tier
-//!   with three cascades, 1024 on the mobile tier with one; a quarter of
-//!   that on a CPU rasterizer), reverse-Z (cleared to 0, nearer the sun is
-//!   larger), left in `SHADER_READ_ONLY_OPTIMAL` for the merge.
 //! - The receivers' depths (`ShadowDepths`, a storage buffer): cascade
-//!   after cascade, row after row, the float bits of the nearest caster's
-//!   depth, raster and far field merged. The receivers filter it in the
-//!   shader (`shadow.glsl`: bilinear percentage-closer taps, what a
-//!   comparison sampler's linear filter does), so the far field's depths
+//!   after cascade, row after row ([`shadow_map_size`] texels a side: 2048
+//!   on the desktop tier with three cascades, 1024 on the mobile tier with
+//!   one; a quarter of that on a CPU rasterizer), the float bits of the
+//!   nearest caster's reverse-Z depth (0 where nothing casts, nearer the
+//!   sun is larger), raster and far field together. The receivers filter
+//!   it in the shader (`shadow.glsl`: bilinear percentage-closer taps, what
+//!   a comparison sampler's linear filter does), so the far field's depths
 //!   join the raster's without a full-map draw. It exists with shadows off
 //!   too (the receivers' pipelines bind it; `shadow_cascade_count` 0 reads
 //!   nothing).
+//! - Mobile tier only: the mesh casters' depth, one `D32_SFLOAT` 2D array
+//!   image, a layer per cascade, cleared to 0, left in
+//!   `SHADER_READ_ONLY_OPTIMAL` for the merge ([`CasterDepths`] says why
+//!   the desktop tier has none).
 //! - Per cascade: a draw-lists buffer in the layout of the world's (command
 //!   head, then every (type, route) region, `passes/cull.rs`), the routes of
 //!   its units and props (the cull's hysteresis, per cascade), its
@@ -27,7 +29,8 @@
 //!   the far field's: depth bits << 32, payload 0).
 //!
 //! # Algorithm (the frame's `shadow cull`, `shadow splat`, `shadow far
-//! field`, `shadow draw` and `shadow merge` passes)
+//! field`, `shadow seed` and `shadow draw` passes on the desktop tier;
+//! `shadow cull`, `shadow draw` and `shadow merge` on the mobile tier)
 //! 1. Cull: `cull.comp` once per cascade with the cascade's box as the
 //!    frustum, `orthographic` set (a unit's size is its diameter in texels),
 //!    the LOD threshold in texels (`SHADOW_LOD_THRESHOLD_TEXELS`) and the
@@ -44,23 +47,29 @@
 //!    its cascade LOD (at the type's coarsest LOD, one still pose for all),
 //!    both faces, no shading. A caster it cannot take (crossing the box's
 //!    sunward face) joins its LOD's mesh list.
-//! 4. Draw (`casters.rs`), per cascade, one depth-only render pass on its
-//!    layer: the mesh casters with the camera's indirect draws (`draw_commands`), vertex
-//!    shaders only, no back-face culling (open meshes, capes and banners,
-//!    cast from both sides). The ground casts nothing (the scene's
-//!    `ground_prop_types`).
-//! 5. Merge (`shadow_merge.comp`): per texel, the larger of the raster's
-//!    depth and the far field's, into the receivers' buffer.
+//! 4. Seed (desktop tier, `shadow_seed.comp`): each texel of the receivers'
+//!    buffer set to the far field's depth (0 without the far field).
+//! 5. Draw (`casters.rs`), per cascade, a render pass: the mesh casters
+//!    with the camera's indirect draws (`draw_commands`), no back-face
+//!    culling (open meshes, capes and banners, cast from both sides). On the
+//!    desktop tier it has no attachment, and each fragment raises its
+//!    texel of the receivers' buffer with an atomic max
+//!    (`shadow_caster.frag`: the depth test and write in one); on the mobile
+//!    tier it draws depth only into the cascade's layer. The ground casts
+//!    nothing (the scene's `ground_prop_types`).
+//! 6. Merge (mobile tier, `shadow_merge.comp`): each layer's depths into the
+//!    receivers' buffer.
 //!
 //! The receivers bias their lookup (normal offset and depth bias of about a
 //! texel, `shadow.rs`), so casters need no depth bias, and the far field's
 //! depths and the raster's agree.
 //!
 //! # Barriers
-//! Buffers through the declared uses. The casters' depth through its render
-//! pass: its incoming dependency waits for the last frame's merge before
-//! the clear; its outgoing one makes the depth writes visible to the
-//! merge.
+//! Buffers through the declared uses (the desktop tier's draw writes the
+//! receivers' buffer from fragment shaders). The mobile tier's depth image
+//! through its render pass: its incoming dependency waits for the last
+//! frame's merge before the clear; its outgoing one makes the depth writes
+//! visible to the merge.
 
 use std::ops::Range;
 
@@ -388,8 +397,8 @@ impl ShadowPass {
     }
 
     /// Culls the casters of `cascades` (from [`ShadowPass::cascades`] of
-    /// `view`), rasterizes the far ones with `far_field` where given, draws
-    /// the others, and merges both into the receivers' depths.
+    /// `view`), rasterizes the far ones with `far_field` where given, and
+    /// draws the others, all into the receivers' depths.
     /// All of it is timed as the scope `shadows`.
     pub fn record(
         &mut self,
