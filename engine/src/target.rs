@@ -51,8 +51,8 @@ use crate::Error;
 pub const DEPTH_FORMAT: vk::Format = vk::Format::D32_SFLOAT;
 /// Offscreen colour: sRGB so the shader writes linear colour.
 pub const OFFSCREEN_FORMAT: vk::Format = vk::Format::R8G8B8A8_SRGB;
-/// The clear colour: a hazy sky, linear.
-pub const CLEAR_COLOR: [f32; 4] = [0.52, 0.62, 0.72, 1.0];
+/// The sky's colour: a hazy blue, linear.
+pub const SKY_COLOR: [f32; 4] = [0.52, 0.62, 0.72, 1.0];
 
 /// Samples per pixel of the raster path.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -157,15 +157,23 @@ fn create_render_pass(
     let color_attachment = vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL;
     let depth_attachment = vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
     let depth_sampled = vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL;
-    // What an attachment the part draws into starts from, and how: cleared
-    // from nothing, or loaded from the early part's layout.
-    let (load, color_initial, depth_initial) = match part {
+    // What an attachment the part draws into starts from, and how: from
+    // nothing (the depth cleared, the colour undefined until the sky fills
+    // what no draw covered, `passes/draw.rs`), or loaded from the early
+    // part's layout.
+    let (color_load, depth_load, color_initial, depth_initial) = match part {
         MainPart::Whole | MainPart::Early => (
+            vk::AttachmentLoadOp::DONT_CARE,
             vk::AttachmentLoadOp::CLEAR,
             vk::ImageLayout::UNDEFINED,
             vk::ImageLayout::UNDEFINED,
         ),
-        MainPart::Late => (vk::AttachmentLoadOp::LOAD, color_attachment, depth_sampled),
+        MainPart::Late => (
+            vk::AttachmentLoadOp::LOAD,
+            vk::AttachmentLoadOp::LOAD,
+            color_attachment,
+            depth_sampled,
+        ),
     };
     let (drawn_store, drawn_final, depth_store, depth_final) = match part {
         MainPart::Early => (
@@ -198,7 +206,9 @@ fn create_render_pass(
         MainPart::Whole | MainPart::Late => color_final_layout,
     };
     let target = if msaa == Msaa::Off {
-        color(samples).load_op(load).initial_layout(color_initial)
+        color(samples)
+            .load_op(color_load)
+            .initial_layout(color_initial)
     } else {
         color(vk::SampleCountFlags::TYPE_1)
             .load_op(vk::AttachmentLoadOp::DONT_CARE)
@@ -209,14 +219,14 @@ fn create_render_pass(
     let depth = vk::AttachmentDescription::default()
         .format(DEPTH_FORMAT)
         .samples(samples)
-        .load_op(load)
+        .load_op(depth_load)
         .store_op(depth_store)
         .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
         .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
         .initial_layout(depth_initial)
         .final_layout(depth_final);
     let multisampled = color(samples)
-        .load_op(load)
+        .load_op(color_load)
         .initial_layout(color_initial)
         .store_op(drawn_store)
         .final_layout(drawn_final);

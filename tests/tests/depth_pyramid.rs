@@ -425,7 +425,7 @@ impl MultisampledDepth {
             let module = unsafe { device.create_shader_module(&info, None) };
             Owned::new(ctx, module.expect("shader module"), spirv.name)
         };
-        let vertex = module(&shaders::FAR_FIELD_RESOLVE_VERT);
+        let vertex = module(&shaders::FULL_SCREEN_VERT);
         let fragment = module(&shaders::FAR_FIELD_RESOLVE_FRAG);
         let stages = [
             (vk::ShaderStageFlags::VERTEX, *vertex),

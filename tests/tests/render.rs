@@ -8,7 +8,7 @@ use horde::context::Tier;
 use horde::mesh::ground;
 use horde::renderer::Environment;
 use horde::scene::{rgba8, static_asset, Scene};
-use horde::target::CLEAR_COLOR;
+use horde::target::SKY_COLOR;
 use horde::world::PropPlacement;
 use horde_tests::{
     compare_with_reference, compare_with_reference_as, finish, gpu_context, offscreen_renderer,
@@ -67,9 +67,9 @@ fn empty_scene_reads_back_the_clear_colour() {
     let image = render_scene(&mut ctx, &Scene::default(), &camera, |_| {}, 64, 32, 1, 0.0);
     finish(ctx);
     let expected = [
-        srgb_encode(CLEAR_COLOR[0]),
-        srgb_encode(CLEAR_COLOR[1]),
-        srgb_encode(CLEAR_COLOR[2]),
+        srgb_encode(SKY_COLOR[0]),
+        srgb_encode(SKY_COLOR[1]),
+        srgb_encode(SKY_COLOR[2]),
         255,
     ];
     for (x, y, pixel) in image.enumerate_pixels() {
@@ -220,7 +220,7 @@ fn plane_pixel(
 /// emissive material adds its light on top of the lit colour.
 #[test]
 fn double_sided_and_emissive_materials() {
-    let clear: Vec<u8> = CLEAR_COLOR[..3].iter().map(|&c| srgb_encode(c)).collect();
+    let clear: Vec<u8> = SKY_COLOR[..3].iter().map(|&c| srgb_encode(c)).collect();
     for tier in [None, Some(Tier::Mobile)] {
         let below_single = plane_pixel(tier, -10.0, |_| {});
         assert_eq!(
@@ -271,7 +271,7 @@ fn msaa_blends_edges_and_only_edges() {
         ..Scene::default()
     };
     let camera = Camera::look_at(Vec3::new(6.0, 12.0, 6.5), Vec3::new(4.0, 0.0, 4.5));
-    let sky = [0, 1, 2].map(|c| srgb_encode(CLEAR_COLOR[c]));
+    let sky = [0, 1, 2].map(|c| srgb_encode(SKY_COLOR[c]));
     for tier in [None, Some(Tier::Mobile)] {
         let ctx = gpu_context(tier);
         let render = |msaa: Msaa| {

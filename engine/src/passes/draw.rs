@@ -20,10 +20,19 @@
 //!   multi-draw and `firstInstance` must be 0, so every mesh route is its own
 //!   call, with the instance list bound at the region's byte offset.
 //! - The far-field route's command has no indices: the raster never draws it.
-//! - After the world's draws come the [`ExtraDraw`]s the frame hands in, in
-//!   order: the bounds view (`passes/bounds.rs`), a baseline's own draws, and
-//!   the far field's resolve (`passes/far_field/mod.rs`), last because it tests
-//!   against the depth the raster wrote. This pass knows none of them.
+//! - After the world's draws comes the sky (but in occlusion culling's early
+//!   part, whose late part draws it): `sky.frag` over the whole target at
+//!   the far plane, tested GREATER_OR_EQUAL against the depth cleared to 0,
+//!   writing none, so it colours only the samples nothing covered. The render
+//!   pass leaves the colour undefined instead of clearing it: an H100's
+//!   render pipeline writes memory at about 55 GB/s, and the clear of a
+//!   1080p 4x MSAA colour cost 0.6 ms (`benches/results/near_field/`,
+//!   section 10).
+//! - Then the [`ExtraDraw`]s the frame hands in, in order: the bounds view
+//!   (`passes/bounds.rs`), a baseline's own draws, and the far field's
+//!   resolve (`passes/far_field/mod.rs`), last because it tests against the
+//!   depth the raster wrote and blends over the colour, sky included. This
+//!   pass knows none of them.
 //! - Types with a double-sided material are drawn by pipelines without
 //!   back-face culling, in runs of consecutive types; `mesh.frag` discards
 //!   the back faces of their single-sided materials and flips the normal of
@@ -57,6 +66,8 @@ use crate::world::{BoneShape, World};
 use crate::{shaders, Error, Spirv};
 
 const COMMAND_STRIDE: u32 = std::mem::size_of::<DrawCommand>() as u32;
+/// The sky's push constant: its linear colour.
+const SKY_PUSH_BYTES: u32 = 16;
 
 /// The mesh pipelines (props and units, each with and without back-face
 /// culling) and their samplers.
@@ -65,6 +76,7 @@ pub struct DrawPass {
     unit_pipeline: Pipeline,
     double_sided_prop_pipeline: Pipeline,
     double_sided_unit_pipeline: Pipeline,
+    sky_pipeline: Pipeline,
     atlas_sampler: Sampler,
     ground_sampler: Sampler,
     bone_sampler: Sampler,
@@ -80,7 +92,10 @@ pub struct DrawTarget {
     pub globals: vk::Buffer,
     /// Linear colour where nothing is drawn: the sky, or black for the unit
     /// mask (so a mask pixel's value is the units' coverage of it).
-    pub clear_color: [f32; 4],
+    pub sky_color: [f32; 4],
+    /// Whether this part of the render pass draws the sky after the world:
+    /// all but occlusion culling's early part, whose late part does.
+    pub draws_sky: bool,
     /// The sun's shadow depths (`passes/shadow.rs`).
     pub shadow_depths: vk::Buffer,
 }
@@ -309,11 +324,32 @@ impl DrawPass {
             both_faces,
             &double_units,
         )?;
+        let sky_pipeline = graphics_pipeline(
+            ctx,
+            "sky",
+            &shaders::FULL_SCREEN_VERT,
+            &shaders::SKY_FRAG,
+            &LayoutDesc {
+                sets: &[],
+                push_constant_size: SKY_PUSH_BYTES,
+            },
+            &GraphicsDesc {
+                vertex_bindings: &[],
+                vertex_attributes: &[],
+                target,
+                cull_mode: vk::CullModeFlags::NONE,
+                depth_compare: vk::CompareOp::GREATER_OR_EQUAL,
+                depth_write: false,
+                alpha_blend: false,
+            },
+            &[],
+        )?;
         Ok(DrawPass {
             prop_pipeline,
             unit_pipeline,
             double_sided_prop_pipeline,
             double_sided_unit_pipeline,
+            sky_pipeline,
             atlas_sampler,
             ground_sampler,
             bone_sampler,
@@ -348,6 +384,11 @@ impl DrawPass {
             let mesh = mesh_descriptors(world, target, samplers);
             let drawn = self
                 .draw_world(frame, world, options, inputs.lists, &mesh)
+                .map(|()| {
+                    if target.draws_sky {
+                        self.draw_sky(frame, target.sky_color);
+                    }
+                })
                 .and_then(|()| {
                     inputs
                         .extras
@@ -358,6 +399,28 @@ impl DrawPass {
             unsafe { frame.ctx.device.cmd_end_render_pass(frame.cmd) };
             drawn
         })
+    }
+
+    /// The sky: one full-screen triangle, in the colour of `color`.
+    fn draw_sky(&self, frame: &Frame, color: [f32; 4]) {
+        let device = &frame.ctx.device;
+        // SAFETY: inside the main render pass, whose viewport and scissor
+        // cover the target; the layout has SKY_PUSH_BYTES for both stages.
+        unsafe {
+            device.cmd_bind_pipeline(
+                frame.cmd,
+                vk::PipelineBindPoint::GRAPHICS,
+                self.sky_pipeline.raw,
+            );
+            device.cmd_push_constants(
+                frame.cmd,
+                self.sky_pipeline.layout,
+                vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
+                0,
+                bytemuck::cast_slice(&color),
+            );
+            device.cmd_draw(frame.cmd, 3, 1, 0, 0);
+        }
     }
 
     fn draw_world(
@@ -477,24 +540,18 @@ fn mesh_descriptors(
     MeshDescriptors { units, props }
 }
 
-/// Begins the main render pass: clear colour and reverse-Z depth (far is 0),
-/// full-target viewport and scissor.
+/// Begins the main render pass: reverse-Z depth cleared (far is 0; the
+/// colour is the sky's to fill), full-target viewport and scissor.
 fn begin_render_pass(frame: &Frame, target: &DrawTarget) {
-    let color = vk::ClearValue {
-        color: vk::ClearColorValue {
-            float32: target.clear_color,
-        },
-    };
     let depth = vk::ClearValue {
         depth_stencil: vk::ClearDepthStencilValue {
             depth: 0.0,
             stencil: 0,
         },
     };
-    // Indexed by attachment: the target's image, the depth, and with MSAA
-    // the multisampled colour (`target.rs`); a pass without the third
-    // ignores its value.
-    let clear = [color, depth, color];
+    // Indexed by attachment: the target's image (not cleared), the depth
+    // (`target.rs`).
+    let clear = [vk::ClearValue::default(), depth];
     begin_pass(
         frame,
         (target.render_pass, target.framebuffer),

@@ -117,7 +117,7 @@ use crate::passes::statistics::StatisticsPass;
 use crate::passes::upload::UploadPass;
 use crate::profiler::Profiler;
 use crate::simulation::{Simulation, SimulationUnits};
-use crate::target::{FramebufferHandles, MainPasses, Msaa, CLEAR_COLOR};
+use crate::target::{FramebufferHandles, MainPasses, Msaa, SKY_COLOR};
 use crate::world::World;
 use crate::Error;
 use std::sync::Arc;
@@ -376,10 +376,11 @@ impl Renderer {
                 debug_view,
                 (&cull, &cascades),
             )?,
-            clear_color: if debug_view == DEBUG_VIEW_UNIT_MASK {
+            draws_sky: true,
+            sky_color: if debug_view == DEBUG_VIEW_UNIT_MASK {
                 [0.0, 0.0, 0.0, 1.0]
             } else {
-                CLEAR_COLOR
+                SKY_COLOR
             },
             shadow_depths: self.shadow.depths.raw,
         };
@@ -532,6 +533,7 @@ impl Renderer {
                 // the rest it does not hide.
                 let early = DrawTarget {
                     render_pass: framebuffers.early_pass,
+                    draws_sky: false,
                     ..target
                 };
                 draw_pass.record(frame, world, &early, &draw, &inputs)?;

@@ -6,7 +6,7 @@ use glam::Vec3;
 
 use crate::camera::Camera;
 use crate::shadow::SHADOW_LOD_THRESHOLD_TEXELS;
-use crate::target::CLEAR_COLOR;
+use crate::target::SKY_COLOR;
 use crate::Error;
 
 /// Lighting and fog of the scene.
@@ -31,7 +31,7 @@ impl Default for Environment {
             sun_direction: Vec3::new(0.4, 0.8, 0.3).normalize(),
             sun_color: Vec3::new(1.0, 0.95, 0.85),
             ambient: 0.35,
-            fog_color: Vec3::new(CLEAR_COLOR[0], CLEAR_COLOR[1], CLEAR_COLOR[2]),
+            fog_color: Vec3::new(SKY_COLOR[0], SKY_COLOR[1], SKY_COLOR[2]),
             fog_density: 0.0015,
             ground_bottom: 0.0,
             ground_top: 0.0,

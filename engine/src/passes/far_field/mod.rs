@@ -3,7 +3,7 @@
 //! buffer (`shaders/far_field.comp`,
 //! rasterizer in `far_field_raster.glsl`, CPU twin in
 //! [`crate::reference::far_field`]), then resolved into the colour target
-//! against the raster's depth (`far_field_resolve.vert/.frag`).
+//! against the raster's depth (`full_screen.vert`, `far_field_resolve.frag`).
 //!
 //! Why: the raster pipeline skins about 0.5 G vertices/s on an H100, a
 //! compute shader about 55-60 G points/s (DESIGN.md, "What the hardware
@@ -280,7 +280,7 @@ impl FarFieldPass {
         let resolve = graphics_pipeline(
             ctx,
             "far field resolve",
-            &shaders::FAR_FIELD_RESOLVE_VERT,
+            &shaders::FULL_SCREEN_VERT,
             &shaders::FAR_FIELD_RESOLVE_FRAG,
             &LayoutDesc {
                 sets: &[&set0],

@@ -1,4 +1,4 @@
-//! The far field's resolve (`far_field_resolve.vert/.frag`), the draw
+//! The far field's resolve (`full_screen.vert`, `far_field_resolve.frag`), the draw
 //! pass's last extra draw: a full-screen triangle that blends each pixel's
 //! far-field samples over what the raster drew (the parent module's doc
 //! says how).
