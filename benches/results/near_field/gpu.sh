@@ -72,6 +72,19 @@
 #                 demo before and after with the reference, then 1M units
 #                 at the three presets before and after, no reference;
 #                 the after side's 10k ground and 1M front frames saved.
+#   gpu.sh discard (BEFORE set; BENCH a binary whose mesh.frag lacks the
+#                 impostor crossfade's discard) the default demo's three
+#                 presets and the 1M ground, before and after, no
+#                 reference: what the discard costs the draw.
+#   gpu.sh colordc (BENCH a binary with color_dont_care.patch) the default
+#                 demo's three presets with the multisampled colour's
+#                 clear and without it (HORDE_X_COLOR_DONT_CARE; the sky is
+#                 left undefined), no reference: what a sky pass could
+#                 save.
+#   gpu.sh sky    (BEFORE set) the sky drawn instead of the colour cleared:
+#                 the default demo before and after with the reference,
+#                 then 1M units at the front and overview, no reference;
+#                 the after side's 10k ground frame saved.
 # Modes combine: gpu.sh "demo mesh". Each run's log starts with its
 # command line; summarize.py makes the rows.
 set -euo pipefail
@@ -287,6 +300,31 @@ for mode in $1; do
         --frames 600
       run atomic_after_1m_$camera 90 "${after[@]}" --units 1000000 --camera $camera \
         --frames 600 "${shot[@]}"
+    done ;;
+  discard)
+    for camera in ground front overview; do
+      run before_10k_$camera 60 "${before[@]}" --units 10000 --camera $camera --frames 600
+      run after_10k_$camera 60 "${after[@]}" --units 10000 --camera $camera --frames 600
+    done
+    run before_1m_ground 90 "${before[@]}" --units 1000000 --camera ground --frames 600
+    run after_1m_ground 90 "${after[@]}" --units 1000000 --camera ground --frames 600 ;;
+  colordc)
+    for camera in ground front overview; do
+      run colordc_clear_10k_$camera 60 "${after[@]}" --units 10000 --camera $camera --frames 600
+      HORDE_X_COLOR_DONT_CARE=1 run colordc_dont_care_10k_$camera 60 "${after[@]}" \
+        --units 10000 --camera $camera --frames 600
+    done ;;
+  sky)
+    for camera in ground front overview; do
+      shot=(); [ $camera = ground ] && shot=(--screenshot /tmp/shots/sky_10k_ground.png)
+      run before_10k_$camera 90 "${before[@]}" --quality --units 10000 --camera $camera \
+        --frames 600
+      run after_10k_$camera 90 "${after[@]}" --quality --units 10000 --camera $camera \
+        --frames 600 "${shot[@]}"
+    done
+    for camera in front overview; do
+      run before_1m_$camera 90 "${before[@]}" --units 1000000 --camera $camera --frames 600
+      run after_1m_$camera 90 "${after[@]}" --units 1000000 --camera $camera --frames 600
     done ;;
   clearcmd)
     ten=("${after[@]}" --units 10000 --frames 600 --camera ground)
