@@ -403,24 +403,12 @@ impl DrawPass {
 
     /// The sky: one full-screen triangle, in the colour of `color`.
     fn draw_sky(&self, frame: &Frame, color: [f32; 4]) {
-        let device = &frame.ctx.device;
-        // SAFETY: inside the main render pass, whose viewport and scissor
-        // cover the target; the layout has SKY_PUSH_BYTES for both stages.
-        unsafe {
-            device.cmd_bind_pipeline(
-                frame.cmd,
-                vk::PipelineBindPoint::GRAPHICS,
-                self.sky_pipeline.raw,
-            );
-            device.cmd_push_constants(
-                frame.cmd,
-                self.sky_pipeline.layout,
-                vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
-                0,
-                bytemuck::cast_slice(&color),
-            );
-            device.cmd_draw(frame.cmd, 3, 1, 0, 0);
-        }
+        draw_full_screen(
+            frame,
+            &self.sky_pipeline,
+            None,
+            bytemuck::cast_slice(&color),
+        );
     }
 
     fn draw_world(
@@ -538,6 +526,42 @@ fn mesh_descriptors(
     props[2] = Descriptor::Storage(b.prop_infos.buffer.raw);
     props[3] = Descriptor::Storage(b.prop_placements.buffer.raw);
     MeshDescriptors { units, props }
+}
+
+/// Draws one triangle over the whole target (`full_screen.vert`) with
+/// `pipeline`, its descriptor set 0 `set` where it has one, and `push` as
+/// its push constants (both stages): inside the main render pass, whose
+/// viewport and scissor cover the target.
+pub fn draw_full_screen(
+    frame: &Frame,
+    pipeline: &Pipeline,
+    set: Option<vk::DescriptorSet>,
+    push: &[u8],
+) {
+    let device = &frame.ctx.device;
+    // SAFETY: the caller records inside the main render pass; the layout
+    // has `push.len()` bytes of push constants for both stages.
+    unsafe {
+        device.cmd_bind_pipeline(frame.cmd, vk::PipelineBindPoint::GRAPHICS, pipeline.raw);
+        if let Some(set) = set {
+            device.cmd_bind_descriptor_sets(
+                frame.cmd,
+                vk::PipelineBindPoint::GRAPHICS,
+                pipeline.layout,
+                0,
+                &[set],
+                &[],
+            );
+        }
+        device.cmd_push_constants(
+            frame.cmd,
+            pipeline.layout,
+            vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
+            0,
+            push,
+        );
+        device.cmd_draw(frame.cmd, 3, 1, 0, 0);
+    }
 }
 
 /// Begins the main render pass: reverse-Z depth cleared (far is 0; the

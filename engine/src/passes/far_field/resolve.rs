@@ -1,15 +1,13 @@
-//! The far field's resolve (`full_screen.vert`, `far_field_resolve.frag`), the draw
-//! pass's last extra draw: a full-screen triangle that blends each pixel's
-//! far-field samples over what the raster drew (the parent module's doc
-//! says how).
-
-use ash::vk;
+//! The far field's resolve (`full_screen.vert`, `far_field_resolve.frag`),
+//! the draw pass's last extra draw: a full-screen triangle that blends each
+//! pixel's far-field samples over what the raster drew (the parent module's
+//! doc says how).
 
 use super::FarFieldPass;
 use crate::barriers::{uses, Access, BufferUse};
 use crate::frame::Frame;
 use crate::frames::Descriptor;
-use crate::passes::draw::{ExtraDraw, MeshDescriptors};
+use crate::passes::draw::{draw_full_screen, ExtraDraw, MeshDescriptors};
 use crate::world::World;
 use crate::Error;
 
@@ -38,28 +36,8 @@ impl ExtraDraw for FarFieldPass {
             &[Descriptor::Storage(visibility.raw)],
         )?;
         let push = [self.extent.width, self.extent.height, self.samples_per_axis];
-        let device = &frame.ctx.device;
-        // SAFETY: inside the main render pass, whose viewport and scissor
-        // cover the target the visibility buffer was made for.
-        unsafe {
-            device.cmd_bind_pipeline(frame.cmd, vk::PipelineBindPoint::GRAPHICS, self.resolve.raw);
-            device.cmd_bind_descriptor_sets(
-                frame.cmd,
-                vk::PipelineBindPoint::GRAPHICS,
-                self.resolve.layout,
-                0,
-                &[set],
-                &[],
-            );
-            device.cmd_push_constants(
-                frame.cmd,
-                self.resolve.layout,
-                vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
-                0,
-                bytemuck::cast_slice(&push),
-            );
-            device.cmd_draw(frame.cmd, 3, 1, 0, 0);
-        }
+        // The visibility buffer was made for the target the pass covers.
+        draw_full_screen(frame, &self.resolve, Some(set), bytemuck::cast_slice(&push));
         Ok(())
     }
 }
