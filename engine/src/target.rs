@@ -28,7 +28,8 @@
 //! directly.
 //!
 //! # The two render passes
-//! The main one clears and draws the frame; the overlay one
+//! The main one clears the depth and draws the frame, the sky included
+//! (`passes/draw.rs`); the overlay one
 //! ([`create_overlay_render_pass`], for the HUD) loads the target's image
 //! in its final layout, single-sampled, and draws over it. So each target
 //! image has two framebuffers ([`Framebuffers`]). The passes' external

@@ -61,7 +61,7 @@ fn mobile_tier_matches_the_desktop_reference() {
 }
 
 #[test]
-fn empty_scene_reads_back_the_clear_colour() {
+fn empty_scene_reads_back_the_sky_colour() {
     let mut ctx = gpu_context(None);
     let camera = Camera::look_at(Vec3::new(0.0, 5.0, 10.0), Vec3::ZERO);
     let image = render_scene(&mut ctx, &Scene::default(), &camera, |_| {}, 64, 32, 1, 0.0);
