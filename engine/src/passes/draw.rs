@@ -20,14 +20,14 @@
 //!   multi-draw and `firstInstance` must be 0, so every mesh route is its own
 //!   call, with the instance list bound at the region's byte offset.
 //! - The far-field route's command has no indices: the raster never draws it.
-//! - After the world's draws comes the sky (but in occlusion culling's early
-//!   part, whose late part draws it): `sky.frag` over the whole target at
-//!   the far plane, tested GREATER_OR_EQUAL against the depth cleared to 0,
-//!   writing none, so it colours only the samples nothing covered. The render
-//!   pass leaves the colour undefined instead of clearing it: an H100's
-//!   render pipeline writes memory at about 55 GB/s, and the clear of a
-//!   1080p 4x MSAA colour cost 0.6 ms (`benches/results/near_field/`,
-//!   section 10).
+//! - After the world's draws comes the sky (in occlusion culling's early
+//!   part; the late part's draws cover it where they are nearer):
+//!   `sky.frag` over the whole target at the far plane, tested
+//!   GREATER_OR_EQUAL against the depth cleared to 0, writing none, so it
+//!   colours only the samples nothing covered. The render pass leaves the
+//!   colour undefined instead of clearing it: an H100's render pipeline
+//!   writes memory at about 55 GB/s, and the clear of a 1080p 4x MSAA
+//!   colour cost 0.6 ms (`benches/results/near_field/`, section 11).
 //! - Then the [`ExtraDraw`]s the frame hands in, in order: the bounds view
 //!   (`passes/bounds.rs`), a baseline's own draws, and the far field's
 //!   resolve (`passes/far_field/mod.rs`), last because it tests against the
@@ -94,7 +94,8 @@ pub struct DrawTarget {
     /// mask (so a mask pixel's value is the units' coverage of it).
     pub sky_color: [f32; 4],
     /// Whether this part of the render pass draws the sky after the world:
-    /// all but occlusion culling's early part, whose late part does.
+    /// all but occlusion culling's late part (the early part did, before
+    /// its extras, which may blend over it without writing depth).
     pub draws_sky: bool,
     /// The sun's shadow depths (`passes/shadow.rs`).
     pub shadow_depths: vk::Buffer,

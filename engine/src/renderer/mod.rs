@@ -533,7 +533,6 @@ impl Renderer {
                 // the rest it does not hide.
                 let early = DrawTarget {
                     render_pass: framebuffers.early_pass,
-                    draws_sky: false,
                     ..target
                 };
                 draw_pass.record(frame, world, &early, &draw, &inputs)?;
@@ -567,8 +566,11 @@ impl Renderer {
                 if let Some(far_field) = far_field.as_deref() {
                     late_extras.push(far_field);
                 }
+                // The early part drew the sky, before its extras: the bounds
+                // view blends over it and writes no depth.
                 let late_target = DrawTarget {
                     render_pass: framebuffers.late_pass,
+                    draws_sky: false,
                     ..target
                 };
                 let late_inputs = DrawInputs {
