@@ -22,10 +22,10 @@
 //! - The far-field route's command has no indices: the raster never draws it.
 //! - After the world's draws comes the sky (in occlusion culling's early
 //!   part; the late part's draws cover it where they are nearer):
-//!   `sky.frag` over the whole target at the far plane, tested
-//!   GREATER_OR_EQUAL against the depth cleared to 0, writing none, so it
-//!   colours only the samples nothing covered. The render pass leaves the
-//!   colour undefined instead of clearing it: an H100's render pipeline
+//!   `sky.frag` (`passes/sky.rs`) over the whole target at the far plane,
+//!   tested GREATER_OR_EQUAL against the depth cleared to 0, writing none,
+//!   so it colours only the samples nothing covered. The render pass leaves
+//!   the colour undefined instead of clearing it: an H100's render pipeline
 //!   writes memory at about 55 GB/s, and the clear of a 1080p 4x MSAA
 //!   colour cost 0.6 ms (`benches/results/near_field/`, section 11).
 //! - Then the [`ExtraDraw`]s the frame hands in, in order: the bounds view
@@ -60,14 +60,13 @@ use crate::frames::Descriptor;
 use crate::gpu_types::{mesh_vertex_attributes, mesh_vertex_bindings, DrawCommand};
 use crate::memory::Buffer;
 use crate::owned::{Owned, Sampler};
+use crate::passes::sky::{draw_sky, sky_pipeline};
 use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, PassTarget, Pipeline};
 use crate::world::buffers::DRAW_COMMANDS_BYTES;
 use crate::world::{BoneShape, World};
 use crate::{shaders, Error, Spirv};
 
 const COMMAND_STRIDE: u32 = std::mem::size_of::<DrawCommand>() as u32;
-/// The sky's push constant: its linear colour.
-const SKY_PUSH_BYTES: u32 = 16;
 
 /// The mesh pipelines (props and units, each with and without back-face
 /// culling) and their samplers.
@@ -325,26 +324,7 @@ impl DrawPass {
             both_faces,
             &double_units,
         )?;
-        let sky_pipeline = graphics_pipeline(
-            ctx,
-            "sky",
-            &shaders::FULL_SCREEN_VERT,
-            &shaders::SKY_FRAG,
-            &LayoutDesc {
-                sets: &[],
-                push_constant_size: SKY_PUSH_BYTES,
-            },
-            &GraphicsDesc {
-                vertex_bindings: &[],
-                vertex_attributes: &[],
-                target,
-                cull_mode: vk::CullModeFlags::NONE,
-                depth_compare: vk::CompareOp::GREATER_OR_EQUAL,
-                depth_write: false,
-                alpha_blend: false,
-            },
-            &[],
-        )?;
+        let sky_pipeline = sky_pipeline(ctx, target)?;
         Ok(DrawPass {
             prop_pipeline,
             unit_pipeline,
@@ -387,7 +367,7 @@ impl DrawPass {
                 .draw_world(frame, world, options, inputs.lists, &mesh)
                 .map(|()| {
                     if target.draws_sky {
-                        self.draw_sky(frame, target.sky_color);
+                        draw_sky(frame, &self.sky_pipeline, target.sky_color);
                     }
                 })
                 .and_then(|()| {
@@ -400,16 +380,6 @@ impl DrawPass {
             unsafe { frame.ctx.device.cmd_end_render_pass(frame.cmd) };
             drawn
         })
-    }
-
-    /// The sky: one full-screen triangle, in the colour of `color`.
-    fn draw_sky(&self, frame: &Frame, color: [f32; 4]) {
-        draw_full_screen(
-            frame,
-            &self.sky_pipeline,
-            None,
-            bytemuck::cast_slice(&color),
-        );
     }
 
     fn draw_world(
@@ -527,42 +497,6 @@ fn mesh_descriptors(
     props[2] = Descriptor::Storage(b.prop_infos.buffer.raw);
     props[3] = Descriptor::Storage(b.prop_placements.buffer.raw);
     MeshDescriptors { units, props }
-}
-
-/// Draws one triangle over the whole target (`full_screen.vert`) with
-/// `pipeline`, its descriptor set 0 `set` where it has one, and `push` as
-/// its push constants (both stages): inside the main render pass, whose
-/// viewport and scissor cover the target.
-pub fn draw_full_screen(
-    frame: &Frame,
-    pipeline: &Pipeline,
-    set: Option<vk::DescriptorSet>,
-    push: &[u8],
-) {
-    let device = &frame.ctx.device;
-    // SAFETY: the caller records inside the main render pass; the layout
-    // has `push.len()` bytes of push constants for both stages.
-    unsafe {
-        device.cmd_bind_pipeline(frame.cmd, vk::PipelineBindPoint::GRAPHICS, pipeline.raw);
-        if let Some(set) = set {
-            device.cmd_bind_descriptor_sets(
-                frame.cmd,
-                vk::PipelineBindPoint::GRAPHICS,
-                pipeline.layout,
-                0,
-                &[set],
-                &[],
-            );
-        }
-        device.cmd_push_constants(
-            frame.cmd,
-            pipeline.layout,
-            vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
-            0,
-            push,
-        );
-        device.cmd_draw(frame.cmd, 3, 1, 0, 0);
-    }
 }
 
 /// Begins the main render pass: reverse-Z depth cleared (far is 0; the

@@ -18,5 +18,6 @@ pub mod hud;
 pub mod impostor;
 pub mod shadow;
 pub mod simulate;
+pub mod sky;
 pub mod statistics;
 pub mod upload;

@@ -7,7 +7,8 @@ use super::FarFieldPass;
 use crate::barriers::{uses, Access, BufferUse};
 use crate::frame::Frame;
 use crate::frames::Descriptor;
-use crate::passes::draw::{draw_full_screen, ExtraDraw, MeshDescriptors};
+use crate::passes::draw::{ExtraDraw, MeshDescriptors};
+use crate::passes::sky::draw_full_screen;
 use crate::world::World;
 use crate::Error;
 

@@ -82,8 +82,8 @@ use crate::context::{Context, Tier};
 use crate::frame::{ComputePipeline, Frame};
 use crate::frames::Descriptor;
 use crate::gpu_types::FrameGlobals;
-use crate::memory::{read_buffers, Buffer, Image};
-use crate::owned::{Framebuffer, ImageView, RenderPass, Sampler};
+use crate::memory::{read_buffers, Buffer};
+use crate::owned::{RenderPass, Sampler};
 use crate::passes::cull::{CullBatch, CullPass, CullPhase, CullTargets};
 use crate::passes::draw::{create_bone_sampler, create_sampler, set_layout};
 use crate::passes::far_field::{CasterTarget, FarFieldPass};
@@ -96,8 +96,10 @@ use crate::world::World;
 use crate::{shaders, Error};
 
 mod casters;
+mod depths;
 mod splat;
 use casters::{layered_depths, prop_casters, shadow_render_pass, CASTER_PUSH_BYTES};
+use depths::CasterDepths;
 pub use splat::{record_splats, splat_pipeline, SplatInputs, SplatPush};
 
 /// The map's format: depth, sampled with comparison.
@@ -143,36 +145,6 @@ const FAR_FIELD_SCOPES: [&str; MAX_SHADOW_CASCADES as usize] = [
     "shadow far field: cascade 1",
     "shadow far field: cascade 2",
 ];
-
-/// How the mesh casters' depths reach the receivers' buffer, by tier.
-enum CasterDepths {
-    /// Desktop tier: `shadow seed` writes every texel the far field's
-    /// depth (0 without it), then `shadow draw`'s fragments raise theirs
-    /// with an atomic max (`shadow_caster.frag`), in a render pass without
-    /// attachments. There is no depth image to clear: an H100 clears a
-    /// 2048² `D32_SFLOAT` layer in 0.30 ms (the render pipeline writes
-    /// about 55 GB/s there, `vkCmdClearDepthStencilImage` no faster), which
-    /// was the whole cost of a cascade's draw; the seed writes the three
-    /// cascades in less than a tenth of that
-    /// (`benches/results/near_field/`, section 10).
-    Atomic {
-        seed: ComputePipeline,
-        /// Attachment-less, a cascade's size.
-        framebuffer: Framebuffer,
-    },
-    /// Mobile tier, whose baseline does not promise fragment atomics and
-    /// whose tiled GPUs clear depth in tile memory: a depth layer per
-    /// cascade, which `shadow merge` copies into the receivers' buffer.
-    Layers {
-        /// A layer per cascade (`Image::view` is the array view the merge
-        /// reads).
-        image: Image,
-        /// Per layer: its framebuffer, and the view it draws into.
-        layers: Vec<(Framebuffer, ImageView)>,
-        sampler: Sampler,
-        merge: ComputePipeline,
-    },
-}
 
 /// One cascade's buffers, sized for the world as it grows.
 struct CascadeBuffers {
@@ -542,75 +514,6 @@ impl ShadowPass {
             texels_per_metre: self.map_size as f32 / (2.0 * cascade.half_width),
         };
         record_splats(frame, splat, &inputs, &push, far_capacity)
-    }
-
-    /// The `shadow seed` pass (desktop tier): each cascade's far-field
-    /// depths, or 0 where `far_field` is off, into the receivers' buffer.
-    fn seed(
-        &self,
-        frame: &mut Frame,
-        seed: &ComputePipeline,
-        count: usize,
-        far_field: bool,
-    ) -> Result<(), Error> {
-        frame.pass("shadow seed", |frame| {
-            let mut declared = vec![uses(self.depths.raw, Access::ComputeWrite)];
-            let visibility: Vec<vk::Buffer> = self
-                .cascades
-                .iter()
-                .take(count)
-                .map(|buffers| match (&buffers.visibility, far_field) {
-                    (Some(visibility), true) => visibility.raw,
-                    _ => self.no_far_field.raw,
-                })
-                .collect();
-            declared.extend(visibility.iter().map(|&b| uses(b, Access::ComputeRead)));
-            frame.uses(&declared);
-            for (cascade, &visibility) in visibility.iter().enumerate() {
-                let push = [
-                    self.map_size,
-                    cascade as u32,
-                    u32::from(visibility != self.no_far_field.raw),
-                ];
-                frame.dispatch(
-                    seed,
-                    &[
-                        Descriptor::Storage(visibility),
-                        Descriptor::Storage(self.depths.raw),
-                    ],
-                    bytemuck::cast_slice(&push),
-                    self.map_size * self.map_size,
-                )?;
-            }
-            Ok(())
-        })
-    }
-
-    /// The `shadow merge` pass (mobile tier): each cascade's depth layer
-    /// into the receivers' buffer.
-    fn merge(
-        &self,
-        frame: &mut Frame,
-        merge: &ComputePipeline,
-        (image, sampler): (&Image, &Sampler),
-        count: usize,
-    ) -> Result<(), Error> {
-        frame.pass("shadow merge", |frame| {
-            frame.uses(&[uses(self.depths.raw, Access::ComputeWrite)]);
-            for cascade in 0..count as u32 {
-                let push = [self.map_size, cascade];
-                frame.dispatch(
-                    merge,
-                    &[
-                        Descriptor::Sampled(image.view, **sampler),
-                        Descriptor::Storage(self.depths.raw),
-                    ],
-                    bytemuck::cast_slice(&push),
-                    self.map_size * self.map_size,
-                )?;
-            }
-            Ok(())
-        })
     }
 
     /// Sizes cascade `index`'s lists and routes for the world (and its
