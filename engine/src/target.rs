@@ -95,8 +95,8 @@ pub struct TargetPasses {
 /// pyramid's build: the early part draws what was visible last frame and
 /// leaves its depth for the pyramid, the late part draws what the pyramid
 /// found newly visible over it. All three are compatible (the same
-/// attachments and subpass), so one framebuffer and one set of pipelines
-/// serve them.
+/// attachments and one subpass; with MSAA the early part resolves
+/// nothing), so one framebuffer and one set of pipelines serve them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MainPart {
     /// Clears, draws the whole frame and leaves it in the target's image.
@@ -199,9 +199,11 @@ fn create_render_pass(
     };
     // Attachment 0 is always the target's image, 1 the depth, 2 (with MSAA)
     // the multisampled colour. Without MSAA the target's image is the one
-    // drawn into; with it, the resolve overwrites all of it (the early
-    // part's resolve too, which keeps the parts compatible; the late
-    // part's replaces it).
+    // drawn into; with it, the resolve overwrites all of it, the late
+    // part's alone: the early part leaves the target's image unused (only
+    // its layout changes), and render passes of one subpass stay
+    // compatible whatever their resolve attachments (the spec's "Render
+    // Pass Compatibility").
     let target_final = match part {
         MainPart::Early => color_attachment,
         MainPart::Whole | MainPart::Late => color_final_layout,
@@ -239,9 +241,10 @@ fn create_render_pass(
         attachment: 1,
         layout: depth_attachment,
     };
-    let (attachments, color_refs, resolve_refs) = match msaa {
-        Msaa::Off => (vec![target, depth], [attachment(0)], None),
-        Msaa::X4 => (
+    let (attachments, color_refs, resolve_refs) = match (msaa, part) {
+        (Msaa::Off, _) => (vec![target, depth], [attachment(0)], None),
+        (Msaa::X4, MainPart::Early) => (vec![target, depth, multisampled], [attachment(2)], None),
+        (Msaa::X4, MainPart::Whole | MainPart::Late) => (
             vec![target, depth, multisampled],
             [attachment(2)],
             Some([attachment(0)]),

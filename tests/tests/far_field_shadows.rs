@@ -15,10 +15,11 @@ use glam::{Vec3, Vec4};
 use horde::asset::{skinning, Asset};
 use horde::camera::Camera;
 use horde::config::FAR_FIELD_MAX_VERTICES;
+use horde::context::Context;
 use horde::context::Tier;
 use horde::gpu_types::AnimParams;
 use horde::reference::far_field::coverage;
-use horde::renderer::Environment;
+use horde::renderer::{Environment, RenderSettings};
 use horde::scene::{rgba8, static_asset, PropPlacement, Scene, UnitSpawn};
 use horde::shadow::{Cascade, SHADOW_FAR_FIELD_TEXELS, SHADOW_SPLAT_TEXELS};
 use horde::world::UnitStateReadback;
@@ -113,11 +114,19 @@ fn still_pose_triangles(
     triangles
 }
 
-#[test]
-fn far_casters_cover_the_texels_the_cpu_predicts() {
-    let mut ctx = gpu_context(Some(Tier::Desktop));
-    assert!(ctx.far_field_supported, "lavapipe has 64-bit atomics");
-    let knight = baked_knight();
+/// What a render of the knights cast: the receivers' depths, the units,
+/// cascade 0 and the map's size.
+struct Cast {
+    depths: Vec<f32>,
+    units: UnitStateReadback,
+    cascade: Cascade,
+    map: u32,
+}
+
+/// Renders two frames of the knights `TARGET_TEXELS` wide in cascade 0,
+/// every caster at its type's coarsest LOD (which casts the still pose),
+/// with the settings `configure` leaves, and reads back what they cast.
+fn cast(ctx: &mut Context, knight: &Asset, configure: impl Fn(&mut RenderSettings)) -> Cast {
     let extent = ash::vk::Extent2D {
         width: SIZE,
         height: SIZE,
@@ -132,8 +141,7 @@ fn far_casters_cover_the_texels_the_cpu_predicts() {
     // The scale that makes the knights `TARGET_TEXELS` wide in cascade 0,
     // from a renderer of the same view.
     let texels_per_metre = {
-        let (mut renderer, target) =
-            offscreen_renderer(&mut ctx, &knights(&knight, 1.0), SIZE, SIZE);
+        let (mut renderer, target) = offscreen_renderer(ctx, &knights(knight, 1.0), SIZE, SIZE);
         renderer.environment = environment;
         let cascade = renderer.shadow_cascades(&camera, extent)[0];
         drop((renderer, target));
@@ -141,27 +149,41 @@ fn far_casters_cover_the_texels_the_cpu_predicts() {
     };
     let scale = TARGET_TEXELS / (2.0 * knight.bounds.sphere_radius * texels_per_metre);
 
-    let (mut renderer, target) = offscreen_renderer(&mut ctx, &knights(&knight, scale), SIZE, SIZE);
+    let (mut renderer, target) = offscreen_renderer(ctx, &knights(knight, scale), SIZE, SIZE);
     renderer.environment = environment;
     renderer.settings.shadows = true;
-    // Every caster at its type's coarsest LOD, which casts the still pose.
     renderer.settings.lod_bias = 1e-3;
+    configure(&mut renderer.settings);
     for frame in 0..2 {
         renderer
-            .render_offscreen(&ctx, &target, &camera, 1.0 / 30.0, frame == 1)
+            .render_offscreen(ctx, &target, &camera, 1.0 / 30.0, frame == 1)
             .expect("render frame");
     }
-    let cascade = renderer.shadow_cascades(&camera, extent)[0];
-    let map = renderer.shadow_map_size();
-    let depths = renderer
-        .read_shadow_depths(&ctx)
-        .expect("read the shadow depths");
-    let units = renderer
-        .world
-        .read_unit_state(&ctx)
-        .expect("read the units");
+    let cast = Cast {
+        depths: renderer
+            .read_shadow_depths(ctx)
+            .expect("read the shadow depths"),
+        units: renderer.world.read_unit_state(ctx).expect("read the units"),
+        cascade: renderer.shadow_cascades(&camera, extent)[0],
+        map: renderer.shadow_map_size(),
+    };
     drop((renderer, target));
+    cast
+}
+
+#[test]
+fn far_casters_cover_the_texels_the_cpu_predicts() {
+    let mut ctx = gpu_context(Some(Tier::Desktop));
+    assert!(ctx.far_field_supported, "lavapipe has 64-bit atomics");
+    let knight = baked_knight();
+    let Cast {
+        depths,
+        units,
+        cascade,
+        map,
+    } = cast(&mut ctx, &knight, |_| {});
     finish(ctx);
+    let texels_per_metre = cascade.map_size as f32 / (2.0 * cascade.half_width);
 
     // The premise: every knight is a far-field caster in cascade 0 (the
     // per-unit variety scales them by a few per cent).
@@ -208,5 +230,43 @@ fn far_casters_cover_the_texels_the_cpu_predicts() {
     assert!(
         worst_depth < 1e-5,
         "a cast depth differs from the prediction by {worst_depth}"
+    );
+}
+
+/// The shadows' far field is a setting of its own: with the camera's far
+/// field off (every unit a mesh on screen) the far casters are still the
+/// compute rasterizer's, texel for texel; with `shadow_far_field` off too
+/// they are meshes, which cast their animated pose, not the still one.
+#[test]
+fn shadow_far_field_does_not_follow_the_cameras() {
+    let mut ctx = gpu_context(Some(Tier::Desktop));
+    assert!(ctx.far_field_supported, "lavapipe has 64-bit atomics");
+    let knight = baked_knight();
+    let both = cast(&mut ctx, &knight, |_| {});
+    let shadows_only = cast(&mut ctx, &knight, |settings| settings.far_field_px = 0.0);
+    let meshes = cast(&mut ctx, &knight, |settings| {
+        settings.far_field_px = 0.0;
+        settings.shadow_far_field = false;
+    });
+    finish(ctx);
+    let cast_texels = both.depths.iter().filter(|&&depth| depth > 0.0).count();
+    assert!(cast_texels > 300, "only {cast_texels} texels cast");
+    let differing = |a: &Cast, b: &Cast| {
+        a.depths
+            .iter()
+            .zip(&b.depths)
+            .filter(|(x, y)| x.to_bits() != y.to_bits())
+            .count()
+    };
+    assert_eq!(
+        differing(&both, &shadows_only),
+        0,
+        "the camera's far field changed the far casters' shadows"
+    );
+    let by_meshes = differing(&both, &meshes);
+    println!("{cast_texels} texels cast; {by_meshes} differ when meshes cast");
+    assert!(
+        by_meshes > 0,
+        "with the shadows' far field off the far field still cast"
     );
 }

@@ -29,6 +29,7 @@ use horde::context::{Context, MemoryUsage};
 use horde::frame_graph::FrameGraph;
 use horde::profiler::{percentile, ScopeStats};
 use horde::renderer::{DrawStats, Renderer, Strategy};
+use horde::shadow::SHADOW_FAR_FIELD_TEXELS;
 use horde::target::Msaa;
 use horde_battle::fronts::melee_fronts;
 use horde_battle::{Battle, BattleRules, BattleStats};
@@ -109,6 +110,9 @@ pub struct HeadlessOptions {
     /// The shadow casters' LOD threshold in texels (default: the
     /// renderer's, `RenderSettings::shadow_lod_texels`).
     pub shadow_lod_texels: Option<f32>,
+    /// The far field draws the shadow casters up to its size, also with
+    /// `far_field` off (`RenderSettings::shadow_far_field`).
+    pub shadow_far_field: bool,
     /// Two-phase occlusion culling (`RenderSettings::occlusion`).
     pub occlusion: bool,
     /// GPU frame budget the far-field size (or, without the far field, the
@@ -154,6 +158,7 @@ impl Default for HeadlessOptions {
             impostors: None,
             msaa: Msaa::default(),
             shadow_lod_texels: None,
+            shadow_far_field: true,
             occlusion: true,
             budget_ms: None,
             budget_max_far_field_px: None,
@@ -226,6 +231,8 @@ pub struct Report {
     /// Whether distant units were drawn as impostors, and their threshold
     /// (at the end of the run, after any budget adaptation).
     pub impostors: String,
+    /// Whether the sun cast shadows, and who drew the casters.
+    pub shadows: String,
     /// The raster path's anti-aliasing: `4x` or `off`.
     pub msaa: String,
     /// Two-phase occlusion culling: `on` or `off` (`visible` counts what
@@ -425,6 +432,7 @@ pub fn run_headless(
         renderer.settings.shadow_lod_texels = texels;
     }
     renderer.settings.occlusion = options.occlusion;
+    renderer.settings.shadow_far_field = options.shadow_far_field;
     if !options.far_field {
         renderer.settings.far_field_px = 0.0;
     }
@@ -519,6 +527,16 @@ pub fn run_headless(
             format!("on, below {} px, {samples}", renderer.settings.far_field_px)
         } else {
             "off".to_owned()
+        },
+        shadows: if !renderer.settings.shadows {
+            "off".to_owned()
+        } else if renderer.has_far_field() && renderer.settings.shadow_far_field {
+            format!(
+                "on, casters up to {SHADOW_FAR_FIELD_TEXELS} texels by the far field, the rest \
+                 meshes"
+            )
+        } else {
+            "on, every caster a mesh".to_owned()
         },
         impostors: if !renderer.has_impostors() {
             "off (no unit type has an impostor)".to_owned()

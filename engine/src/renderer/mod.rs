@@ -384,7 +384,16 @@ impl Renderer {
             },
             shadow_depths: self.shadow.depths.raw,
         };
-        let mut far_field = self.far_field.as_mut().filter(|_| far_field_on);
+        // The shadows' far field follows its own setting, not the camera's:
+        // with every unit a mesh on screen, the far crowd's casters are still
+        // the compute rasterizer's (skinning them in the raster took half of
+        // a 1M frame).
+        let shadow_far_field_on =
+            settings.shadow_far_field && has_units && settings.strategy == Strategy::GpuDriven;
+        let mut far_field_pass = self
+            .far_field
+            .as_mut()
+            .filter(|_| far_field_on || shadow_far_field_on);
         let impostor = self.impostor.as_ref().filter(|_| impostors_on);
         let samples_per_axis = if settings.far_field_supersampling && !supersampling_dropped {
             FAR_FIELD_SAMPLES_PER_AXIS
@@ -442,7 +451,7 @@ impl Renderer {
                     )?;
                 }
             }
-            if let Some(far_field) = far_field.as_deref_mut() {
+            if let Some(far_field) = far_field_pass.as_deref_mut() {
                 far_field.prepare(frame, world)?;
             }
             if !cascades.is_empty() {
@@ -451,9 +460,10 @@ impl Renderer {
                     world,
                     (&shadow_view, &cascades),
                     settings.shadow_lod_texels / settings.lod_bias.max(f32::MIN_POSITIVE),
-                    far_field.as_deref(),
+                    far_field_pass.as_deref().filter(|_| shadow_far_field_on),
                 )?;
             }
+            let mut far_field = far_field_pass.filter(|_| far_field_on);
             // The bounds view, a baseline's own draws and the far field's
             // resolve (last) enter the draw pass's render pass after the
             // world's draws.

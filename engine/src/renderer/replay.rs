@@ -64,7 +64,7 @@ use super::{RenderSettings, Strategy};
 pub enum ReplayPath {
     /// The frame's own settings: the frame again, in another view.
     Frame,
-    /// Every unit a mesh at LOD 0, far field off, no budget.
+    /// Every unit a mesh at LOD 0, every shadow caster a mesh, no budget.
     Reference,
 }
 
@@ -86,13 +86,14 @@ pub struct Replay {
 
 /// The settings the reference draws with, from the frame's: the same view
 /// options (skinning, debug colours) but the GPU-driven strategy, no far
-/// field, no budget, no frozen cull camera, no occlusion culling (every
+/// field (on screen or in the shadows), no budget, no frozen cull camera, no occlusion culling (every
 /// unit in the frustum is drawn) and no LOD error allowed.
 pub(super) fn reference_settings(frame: &RenderSettings) -> RenderSettings {
     RenderSettings {
         lod_threshold_px: 0.0,
         lod_bias: 1.0,
         far_field_px: 0.0,
+        shadow_far_field: false,
         impostors: false,
         cull_camera: None,
         show_bounds: false,

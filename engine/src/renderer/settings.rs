@@ -168,6 +168,12 @@ pub struct RenderSettings {
     /// coarsest LOD whose error stays within this many texels (divided by
     /// `lod_bias`, as the camera's threshold is).
     pub shadow_lod_texels: f32,
+    /// The far field's compute rasterizer draws the shadow casters spanning
+    /// up to `shadow::SHADOW_FAR_FIELD_TEXELS` (where the device has the
+    /// far field), whatever `far_field_px` is: a camera with every unit a
+    /// mesh keeps the far crowd's shadows cheap. Off: every caster a mesh
+    /// (the reference's).
+    pub shadow_far_field: bool,
     /// Two-phase occlusion culling (`passes/cull.rs`): units and props
     /// hidden behind what was drawn are not drawn. The GPU-driven frame's,
     /// and only where the cull's camera is the view's (not with
@@ -259,6 +265,7 @@ impl Default for RenderSettings {
             shadows: false,
             shadow_distance: 300.0,
             shadow_lod_texels: SHADOW_LOD_THRESHOLD_TEXELS,
+            shadow_far_field: true,
             occlusion: true,
         }
     }

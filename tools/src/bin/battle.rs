@@ -179,6 +179,12 @@ struct Args {
     /// error a cascade allows (default 3; larger draws coarser casters).
     #[arg(long, value_parser = positive)]
     shadow_lod_texels: Option<f32>,
+    /// Headless: the far field's compute rasterizer draws the shadow
+    /// casters up to 160 texels across, where the device has it, also with
+    /// --far-field off (off: every caster a mesh, as the reference draws
+    /// them).
+    #[arg(long, value_enum, default_value_t = OnOff::On)]
+    shadow_far_field: OnOff,
     /// Two-phase occlusion culling: units and props hidden behind what was
     /// drawn are not drawn (the pyramid of last frame's visible set's
     /// depth; V toggles it in a window).
@@ -334,6 +340,7 @@ fn headless(args: &Args) -> Result<()> {
         impostors: args.impostors.map(OnOff::on),
         msaa: args.msaa.msaa(args.units),
         shadow_lod_texels: args.shadow_lod_texels,
+        shadow_far_field: args.shadow_far_field.on(),
         occlusion: args.occlusion.on(),
         budget_ms: args.budget_ms(),
         budget_max_far_field_px: args.budget_max_far_field_px,
