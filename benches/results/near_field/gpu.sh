@@ -85,6 +85,26 @@
 #                 the default demo before and after with the reference,
 #                 then 1M units at the front and overview, no reference;
 #                 the after side's 10k ground frame saved.
+#   gpu.sh verify (BEFORE set) the sky at the end of the early part
+#                 (after) against the late part (before): the default demo
+#                 before and after (after with the reference); 1M units at the three
+#                 presets before and after, no reference, then after with
+#                 the reference; 4M units at the three presets (after),
+#                 every 5th step rendered, no reference; the after side's
+#                 frames of every scale and preset saved (as JPEG).
+#   gpu.sh resolve (BEFORE set; after: the early part resolving nothing,
+#                 the shadows' far field on with the camera's off) the
+#                 default demo's three presets before and after (the
+#                 ground twice in turn), no reference; the after side
+#                 without the far field's resolve draw (x28, with
+#                 no_resolve.patch) at 10k and the 1M front; 1M units with the far field and the
+#                 budget off (every unit a mesh) at the front and ground,
+#                 every 10th step rendered, before and after, then after
+#                 with the reference.
+#   gpu.sh meshq  (BEFORE set) 1M units, every unit a mesh (as in
+#                 `resolve`), before with the reference: what the mesh
+#                 casters' shadows score; then 4M units at the three presets
+#                 (after) with the reference, every step rendered.
 # Modes combine: gpu.sh "demo mesh". Each run's log starts with its
 # command line; summarize.py makes the rows.
 set -euo pipefail
@@ -326,6 +346,58 @@ for mode in $1; do
       run before_1m_$camera 90 "${before[@]}" --units 1000000 --camera $camera --frames 600
       run after_1m_$camera 90 "${after[@]}" --units 1000000 --camera $camera --frames 600
     done ;;
+  verify)
+    for camera in ground front overview; do
+      run before_10k_$camera 60 "${before[@]}" --units 10000 --camera $camera --frames 600
+      run after_10k_$camera 90 "${after[@]}" --quality --units 10000 --camera $camera \
+        --frames 600 --screenshot /tmp/shots/10k_$camera.png
+    done
+    for camera in ground front overview; do
+      run before_1m_$camera 60 "${before[@]}" --units 1000000 --camera $camera --frames 600
+      run after_1m_$camera 60 "${after[@]}" --units 1000000 --camera $camera --frames 600
+    done
+    for camera in ground front overview; do
+      run quality_1m_$camera 90 "${after[@]}" --quality --units 1000000 --camera $camera \
+        --frames 600 --screenshot /tmp/shots/1m_$camera.png
+    done
+    for camera in ground front overview; do
+      run after_4m_$camera 90 "${after[@]}" --units 4000000 --camera $camera --frames 600 \
+        --render-every 5 --screenshot /tmp/shots/4m_$camera.png
+    done ;;
+  resolve)
+    for turn in ground1 front1 overview1 ground2; do
+      camera=${turn%?}
+      run before${turn: -1}_10k_$camera 60 "${before[@]}" --units 10000 --camera $camera \
+        --frames 600
+      run after${turn: -1}_10k_$camera 60 "${after[@]}" --units 10000 --camera $camera \
+        --frames 600
+    done
+    # The far field's resolve not drawn: what it costs (x28, the after side
+    # with no_resolve.patch; the picture lacks the far units).
+    xz -dc .bench/x28/battle.xz > /tmp/x28 && chmod +x /tmp/x28
+    for camera in ground front overview; do
+      HORDE_X_NO_FF_RESOLVE=1 run noresolve_10k_$camera 60 /tmp/x28 --units 10000 \
+        --camera $camera --frames 600
+    done
+    HORDE_X_NO_FF_RESOLVE=1 run noresolve_1m_front 60 /tmp/x28 --units 1000000 \
+      --camera front --frames 600
+    for camera in front ground; do
+      mesh=(--units 1000000 --camera $camera --frames 600 --render-every 10 --far-field off
+        --budget-ms 0)
+      run before_1m_mesh_$camera 90 "${before[@]}" "${mesh[@]}"
+      run after_1m_mesh_$camera 90 "${after[@]}" "${mesh[@]}"
+      run quality_1m_mesh_$camera 120 "${after[@]}" "${mesh[@]}" --quality \
+        --screenshot /tmp/shots/1m_mesh_$camera.png
+    done ;;
+  meshq)
+    for camera in front ground; do
+      run before_quality_1m_mesh_$camera 120 "${before[@]}" --units 1000000 --camera $camera \
+        --frames 600 --render-every 10 --far-field off --budget-ms 0 --quality
+    done
+    for camera in front ground overview; do
+      run quality_4m_$camera 150 "${after[@]}" --quality --units 4000000 --camera $camera \
+        --frames 600
+    done ;;
   clearcmd)
     ten=("${after[@]}" --units 10000 --frames 600 --camera ground)
     run clears_base 60 "${ten[@]}"
@@ -337,5 +409,13 @@ for mode in $1; do
     HORDE_X_SHADOW_CLEAR=1 HORDE_X_MAIN_CLEAR=1 run clears_1m_front_both_cmd 90 "${million[@]}" ;;
   esac
 done
-for f in /tmp/shots/*.png; do [ -f $f ] && cp $f $OUT/; done
+# At most 8 files come back: the frames as JPEG in one archive (PNG where
+# Python has no PIL).
+shots=$(ls /tmp/shots/*.png 2>/dev/null | grep -v '\.reference\.png$\|\.flip\.png$' || true)
+if [ -n "$shots" ]; then
+  python3 -c 'import sys; from PIL import Image
+for f in sys.argv[1:]: Image.open(f).convert("RGB").save(f[:-4] + ".jpg", quality=92)' $shots \
+    && tar cf $OUT/shots.tar -C /tmp/shots $(cd /tmp/shots && ls *.jpg) \
+    || tar cf $OUT/shots.tar -C /tmp/shots $(cd /tmp/shots && ls *.png)
+fi
 tar czf $OUT/reports.tgz -C /tmp/out $(cd /tmp/out && ls)

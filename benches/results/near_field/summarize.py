@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Rows of benches/results/near_field/summary.json from gpu.sh's reports.
 
-    summarize.py CALL=TGZ=BEFORE_COMMIT=AFTER_COMMIT [...] > summary.json
+    summarize.py CALL=TGZ=BEFORE_COMMIT=AFTER_COMMIT[=SIDE:COMMIT...] [...] > summary.json
 
 Each TGZ holds `<side>_<name>.report.json` files of `battle --report` and
 their logs, as gpu.sh tars them (side: before, after, or the mode's own
 prefix, sweep, texture, after48); the `before` side ran BEFORE_COMMIT's
 binary (or AFTER_COMMIT's with --occlusion off, where the two are equal),
-the others AFTER_COMMIT's. Each report gives a row {device, units, camera,
+the others AFTER_COMMIT's, but where SIDE:COMMIT names the side (an
+experiment's binary). A side named before1, before2 (turns of one call)
+counts as before. Each report gives a row {device, units, camera,
 far_field, budget_ms, occlusion, gpu_frame_ms_median, flip_mean, call,
 side, commit, far_field_px, lod_threshold_px,
 far_field_supersampling_dropped (null before the budget could), draw_ms, draw_late_ms,
@@ -29,7 +31,7 @@ def rounded(value, digits):
     return None if value is None else round(value, digits)
 
 
-def row(path, call, commits):
+def row(path, call, commits, overrides):
     report = json.load(open(path))
     scopes = {s["name"]: s["median_ms"] for s in report["gpu_ms"]}
     quality = report.get("quality") or {}
@@ -49,7 +51,7 @@ def row(path, call, commits):
         "flip_mean": rounded(quality.get("flip_mean"), 4),
         "call": call,
         "side": side,
-        "commit": commits[0] if side == "before" else commits[1],
+        "commit": overrides.get(side, commits[0] if side.startswith("before") else commits[1]),
         "far_field_px": rounded(budget["far_field_px"], 1) if budget else None,
         "lod_threshold_px": rounded(budget["lod_threshold_px"], 2) if budget else None,
         "far_field_supersampling_dropped": (budget or {}).get(
@@ -78,12 +80,13 @@ def row(path, call, commits):
 def main():
     rows = []
     for argument in sys.argv[1:]:
-        call, archive, before, after = argument.split("=")
+        call, archive, before, after, *sides = argument.split("=")
+        overrides = dict(side.split(":", 1) for side in sides)
         with tempfile.TemporaryDirectory() as folder:
             with tarfile.open(archive) as tar:
                 tar.extractall(folder, filter="data")
             for path in sorted(glob.glob(os.path.join(folder, "*.report.json"))):
-                rows.append(row(path, call, (before, after)))
+                rows.append(row(path, call, (before, after), overrides))
     json.dump(rows, sys.stdout, indent=1)
     print()
 
