@@ -387,9 +387,8 @@ impl Renderer {
         // The shadows' far field follows its own setting, not the camera's:
         // with every unit a mesh on screen, the far crowd's casters are still
         // the compute rasterizer's (skinning them in the raster took half of
-        // a 1M frame).
-        let shadow_far_field_on =
-            settings.shadow_far_field && has_units && settings.strategy == Strategy::GpuDriven;
+        // a 1M frame). Cascades exist only in the GPU-driven frame.
+        let shadow_far_field_on = settings.shadow_far_field && has_units && !cascades.is_empty();
         let mut far_field_pass = self
             .far_field
             .as_mut()

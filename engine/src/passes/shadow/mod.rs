@@ -42,10 +42,11 @@
 //!    thread a unit, and is struck out of the far-field list. At the 1M
 //!    overview most far casters are this small: skinning them cost 5.6 ms a
 //!    cascade on an H100, splatting them 0.05 ms.
-//! 3. Far field (desktop tier): `far_field.comp` with `DEPTH_ONLY` set, once
-//!    per cascade, into the same buffer: every other far caster skinned at
-//!    its cascade LOD (at the type's coarsest LOD, one still pose for all),
-//!    both faces, no shading. A caster it cannot take (crossing the box's
+//! 3. Far field (desktop tier, `RenderSettings::shadow_far_field`, whether
+//!    or not the camera's far field is on): `far_field.comp` with
+//!    `DEPTH_ONLY` set, once per cascade, into the same buffer: every other
+//!    far caster skinned at its cascade LOD (at the type's coarsest LOD,
+//!    one still pose for all), both faces, no shading. A caster it cannot take (crossing the box's
 //!    sunward face) joins its LOD's mesh list.
 //! 4. Seed (desktop tier, `shadow_seed.comp`): each texel of the receivers'
 //!    buffer set to the far field's depth (0 without the far field).
