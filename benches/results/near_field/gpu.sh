@@ -105,6 +105,26 @@
 #                 `resolve`), before with the reference: what the mesh
 #                 casters' shadows score; then 4M units at the three presets
 #                 (after) with the reference, every step rendered.
+#   gpu.sh shared (BEFORE set) large triangles rasterized by their
+#                 subgroup together: the default demo and 1M units at the
+#                 three presets, before and after, no reference; whether
+#                 each pair's last frames are identical (cmp); the after
+#                 side's 10k ground and 1M front frames saved; the 1M front
+#                 without the budget, before and after, compared too.
+#   gpu.sh sharedpx (a binary with shared_px.patch) the 10k ground and front
+#                 with boxes of over 8, 16, 32, 64 and 128 samples shared,
+#                 and none; the 1M front with 16, 32, 64 and none.
+#   gpu.sh sharedq the default demo and 1M units at the three presets
+#                 (after) with the reference.
+#   gpu.sh sharedunit (BEFORE set; a knob binary, .bench/$KNOB, with
+#                 shared_px.patch) sharing only in batches holding a unit
+#                 over 32 samples: the default demo's three presets and the
+#                 1M front and overview, before and after (frames compared
+#                 at 10k); then the knob binary with no sharing, sharing in
+#                 the small units' pipeline only, and from units of 64
+#                 samples.
+#   gpu.sh variants (VARIANTS="name ..." binaries in .bench/<name>) each at
+#                 the 10k ground and the 1M front and overview, in turn.
 # Modes combine: gpu.sh "demo mesh". Each run's log starts with its
 # command line; summarize.py makes the rows.
 set -euo pipefail
@@ -397,6 +417,85 @@ for mode in $1; do
     for camera in front ground overview; do
       run quality_4m_$camera 150 "${after[@]}" --quality --units 4000000 --camera $camera \
         --frames 600
+    done ;;
+  shared)
+    mkdir -p /tmp/cmp
+    for units in 10000 1000000; do
+      for camera in ground front overview; do
+        name=$([ $units = 10000 ] && echo 10k || echo 1m)_$camera
+        run before_$name 120 "${before[@]}" --units $units --camera $camera --frames 600 \
+          --screenshot /tmp/cmp/before_$name.png
+        run after_$name 120 "${after[@]}" --units $units --camera $camera --frames 600 \
+          --screenshot /tmp/cmp/after_$name.png
+        cmp -s /tmp/cmp/before_$name.png /tmp/cmp/after_$name.png \
+          && echo "$name: frames identical" || echo "$name: frames differ"
+      done
+    done 2>&1 | tee /tmp/out/frames_compared.txt
+    run before_1m_front_no_budget 120 "${before[@]}" --units 1000000 --camera front \
+      --frames 600 --budget-ms 0 --screenshot /tmp/cmp/before_1m_front_no_budget.png
+    run after_1m_front_no_budget 120 "${after[@]}" --units 1000000 --camera front \
+      --frames 600 --budget-ms 0 --screenshot /tmp/cmp/after_1m_front_no_budget.png
+    { cmp -s /tmp/cmp/before_1m_front_no_budget.png /tmp/cmp/after_1m_front_no_budget.png \
+      && echo "1m_front_no_budget: frames identical" \
+      || echo "1m_front_no_budget: frames differ"; } | tee -a /tmp/out/frames_compared.txt
+    cp /tmp/cmp/after_10k_ground.png /tmp/cmp/after_1m_front.png /tmp/shots/ ;;
+  sharedpx)
+    # 4294967295: never shared (the sharing loop compiled out).
+    for px in 8 16 32 64 128 4294967295; do
+      for camera in ground front; do
+        HORDE_X_SHARED_PX=$px run sharedpx_10k_${camera}_$px 60 "${after[@]}" --units 10000 \
+          --camera $camera --frames 600
+      done
+    done
+    for px in 16 32 64 4294967295; do
+      HORDE_X_SHARED_PX=$px run sharedpx_1m_front_$px 90 "${after[@]}" --units 1000000 \
+        --camera front --frames 600
+    done ;;
+  sharedunit)
+    mkdir -p /tmp/cmp
+    for camera in ground front overview; do
+      run before_10k_$camera 60 "${before[@]}" --units 10000 --camera $camera --frames 600 \
+        --screenshot /tmp/cmp/before_10k_$camera.png
+      run after_10k_$camera 60 "${after[@]}" --units 10000 --camera $camera --frames 600 \
+        --screenshot /tmp/cmp/after_10k_$camera.png
+      { cmp -s /tmp/cmp/before_10k_$camera.png /tmp/cmp/after_10k_$camera.png \
+        && echo "10k_$camera: frames identical" || echo "10k_$camera: frames differ"; } \
+        | tee -a /tmp/out/frames_compared.txt
+    done
+    for camera in front overview; do
+      run before_1m_$camera 90 "${before[@]}" --units 1000000 --camera $camera --frames 600
+      run after_1m_$camera 90 "${after[@]}" --units 1000000 --camera $camera --frames 600
+    done
+    xz -dc .bench/$KNOB/battle.xz > /tmp/knob && chmod +x /tmp/knob
+    never=4294967295
+    for units in 10000 1000000; do
+      name=$([ $units = 10000 ] && echo 10k_ground || echo 1m_front)
+      camera=$([ $units = 10000 ] && echo ground || echo front)
+      HORDE_X_SHARED_SMALL=$never HORDE_X_SHARED_MID=$never run knob_none_$name 90 /tmp/knob \
+        --occlusion on --units $units --camera $camera --frames 600
+      HORDE_X_SHARED_MID=$never run knob_small_$name 90 /tmp/knob --occlusion on \
+        --units $units --camera $camera --frames 600
+      HORDE_X_SHARED_UNIT=64 run knob_unit64_$name 90 /tmp/knob --occlusion on \
+        --units $units --camera $camera --frames 600
+    done ;;
+  variants)
+    for name in $VARIANTS; do
+      xz -dc .bench/$name/battle.xz > /tmp/variant_$name && chmod +x /tmp/variant_$name
+    done
+    for scene in "10000 ground" "1000000 front" "1000000 overview"; do
+      set -- $scene
+      for name in $VARIANTS; do
+        run ${name}_$([ $1 = 10000 ] && echo 10k || echo 1m)_$2 90 /tmp/variant_$name \
+          --occlusion on --units $1 --camera $2 --frames 600
+      done
+    done ;;
+  sharedq)
+    for units in 10000 1000000; do
+      for camera in ground front overview; do
+        name=$([ $units = 10000 ] && echo 10k || echo 1m)_$camera
+        run quality_$name 150 "${after[@]}" --quality --units $units --camera $camera \
+          --frames 600
+      done
     done ;;
   clearcmd)
     ten=("${after[@]}" --units 10000 --frames 600 --camera ground)

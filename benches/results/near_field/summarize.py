@@ -16,8 +16,10 @@ far_field_supersampling_dropped (null before the budget could), draw_ms, draw_la
 cull_ms, cull_late_ms, depth_pyramid_ms, far_field_ms (both phases),
 far_field_late_ms, shadows_ms,
 units_per_lod, units_far_field, units_occluded, props_occluded,
-coverage_ratio, still_flip_ratio, command}. Every scope is a per-frame
-median over the run's frames after warm-up.
+coverage_ratio, still_flip_ratio, command, run}. Every scope is a per-frame
+median over the run's frames after warm-up. `run` is the report's name in
+its archive (it says an experiment's knob, which `command` does not: the
+rows from call 30 on have it).
 """
 import glob
 import json
@@ -74,6 +76,7 @@ def row(path, call, commits, overrides):
         "coverage_ratio": rounded(quality.get("coverage_ratio"), 4),
         "still_flip_ratio": rounded(quality.get("still_flip_ratio"), 3),
         "command": command,
+        "run": os.path.basename(path)[: -len(".report.json")],
     }
 
 
