@@ -119,6 +119,10 @@ pub const FAR_FIELD_MAX_TRIANGLE_PX: u32 = 32;
 /// (`RenderSettings::far_field_supersampling`): the visibility buffer holds
 /// a 2×2 grid of samples per pixel, which the resolve averages.
 pub const FAR_FIELD_SAMPLES_PER_AXIS: u32 = 2;
+/// Far field: the resolve's tiles, this many pixels square. Only the tiles
+/// holding a covered sample are drawn (`passes/far_field/resolve.rs`); one
+/// workgroup of `FAR_FIELD_TILE_PX²` threads finds whether a tile does.
+pub const FAR_FIELD_TILE_PX: u32 = 16;
 /// Far field: snapped vertex positions are clamped to this many pixels
 /// around the target, so they fit 32-bit integers whatever the projection.
 pub const FAR_FIELD_GUARD_PX: u32 = 1 << 14;
@@ -287,6 +291,7 @@ pub const SHADER_CONSTANTS: &[(&str, ShaderValue)] = &[
         ShaderValue::U32(FAR_FIELD_MAX_TRIANGLE_PX),
     ),
     ("FAR_FIELD_GUARD_PX", ShaderValue::U32(FAR_FIELD_GUARD_PX)),
+    ("FAR_FIELD_TILE_PX", ShaderValue::U32(FAR_FIELD_TILE_PX)),
     (
         "FAR_FIELD_BATCH_UNITS",
         ShaderValue::U32(FAR_FIELD_BATCH_UNITS),

@@ -2,8 +2,8 @@
 //! draw pass's module doc says where and why): one triangle over the whole
 //! target at the far plane (`full_screen.vert`, `sky.frag`), tested
 //! GREATER_OR_EQUAL against the depth cleared to 0 and writing none, so it
-//! colours exactly the samples no draw covered. Also the full-screen draw
-//! the sky and the far field's resolve share.
+//! colours exactly the samples no draw covered. Also the binding of a
+//! screen pass's pipeline, which the sky and the far field's resolve share.
 
 use ash::vk;
 
@@ -39,16 +39,19 @@ pub fn sky_pipeline(ctx: &Context, target: PassTarget) -> Result<Pipeline, Error
     )
 }
 
-/// The sky in the colour of `color`, with `pipeline` from [`sky_pipeline`].
+/// The sky in the colour of `color`, with `pipeline` from [`sky_pipeline`]:
+/// one triangle over the whole target (`full_screen.vert`), inside the main
+/// render pass, whose viewport and scissor cover the target.
 pub fn draw_sky(frame: &Frame, pipeline: &Pipeline, color: [f32; 4]) {
-    draw_full_screen(frame, pipeline, None, bytemuck::cast_slice(&color));
+    bind_screen_pipeline(frame, pipeline, None, bytemuck::cast_slice(&color));
+    // SAFETY: recorded inside the main render pass, the pipeline bound.
+    unsafe { frame.ctx.device.cmd_draw(frame.cmd, 3, 1, 0, 0) };
 }
 
-/// Draws one triangle over the whole target (`full_screen.vert`) with
-/// `pipeline`, its descriptor set 0 `set` where it has one, and `push` as
-/// its push constants (both stages): inside the main render pass, whose
-/// viewport and scissor cover the target.
-pub fn draw_full_screen(
+/// Binds `pipeline`, its descriptor set 0 `set` where it has one, and
+/// `push` as its push constants (both stages), for a draw over the target
+/// inside the main render pass.
+pub fn bind_screen_pipeline(
     frame: &Frame,
     pipeline: &Pipeline,
     set: Option<vk::DescriptorSet>,
@@ -76,6 +79,5 @@ pub fn draw_full_screen(
             0,
             push,
         );
-        device.cmd_draw(frame.cmd, 3, 1, 0, 0);
     }
 }

@@ -31,15 +31,16 @@
 //! 9. `bounds` (debug view): the sphere commands' instance counts;
 //! 10. `draw`: the main render pass, two indirect draws, then the
 //!     impostors' one (`impostors` on, where the unit types have them) and
-//!     the far field's resolve; with occlusion culling, the render pass's
-//!     early part (without the resolve), and then:
+//!     the far field's resolve, over the tiles holding a far-field sample
+//!     (listed by `far field tiles` just before); with occlusion culling,
+//!     the render pass's early part (without the resolve), and then:
 //!     - `depth pyramid`: the min-depth pyramid of what it and the far
 //!       field drew;
 //!     - `cull late`: the cull's late phase, every other instance in the
 //!       frustum tested against the pyramid, and whether each drawn one is
 //!       still visible (for the next frame's early phase);
 //!     - `far field late`: the far-field units the late phase listed,
-//!       into the same visibility buffer;
+//!       into the same visibility buffer; `far field tiles` after it;
 //!     - `statistics late`: its commands and counts of hidden instances;
 //!     - `draw late`: the render pass's late part, over the early one,
 //!       and the far field's resolve last;
@@ -535,6 +536,9 @@ impl Renderer {
                 extras: &extras,
             };
             if !occlusion_on {
+                if let Some(far_field) = far_field.as_deref() {
+                    far_field.record_tiles(frame)?;
+                }
                 draw_pass.record(frame, world, &target, &draw, &inputs)?;
             } else {
                 // Two-phase occlusion culling: what was visible last frame,
@@ -560,6 +564,7 @@ impl Renderer {
                 )?;
                 if let Some(far_field) = far_field.as_deref() {
                     far_field.record_late(frame, world, (target.globals, target.shadow_depths))?;
+                    far_field.record_tiles(frame)?;
                 }
                 if replay.is_none() {
                     self.statistics.record(frame, lists.raw, true)?;

@@ -95,8 +95,9 @@
 //! shared memory for 16 groups per SM instead of 11 24.9 ms, 128 threads
 //! 17.2 ms, 256 threads 14.6 ms.
 //!
-//! The resolve (`resolve.rs`) is a full-screen triangle drawn last in the
-//! main render pass: it writes `gl_FragDepth` = the far field's nearest
+//! The resolve (`resolve.rs`) is drawn last in the main render pass, over
+//! the tiles of the target that hold a covered sample (a compute pass lists
+//! them): it writes `gl_FragDepth` = the far field's nearest
 //! depth in the pixel and the colour, with depth test GREATER against the
 //! raster's depth, so meshes in front hide far units and far units hide
 //! what is behind them. No depth sampling and no extra render pass. It
@@ -174,7 +175,7 @@ use crate::memory::Buffer;
 use crate::owned::Sampler;
 use crate::passes::depth_pyramid::FarFieldDepth;
 use crate::passes::draw::{create_bone_sampler, create_sampler, skinning_reads};
-use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, PassTarget, Pipeline};
+use crate::pipeline::{PassTarget, Pipeline};
 use crate::world::World;
 use crate::{shaders, Error};
 
@@ -217,6 +218,10 @@ pub struct FarFieldPass {
     samples_per_axis: u32,
     /// Uniform `FarFieldMesh[MAX_TYPES * MAX_LODS]`, written once.
     meshes: Buffer,
+    /// The resolve's draw command and tiles (`resolve.rs`), made with the
+    /// visibility buffer.
+    tiles: Option<Buffer>,
+    tile_scan: ComputePipeline,
     resolve: Pipeline,
     /// Small units in batches; mid-size units (where the device's shared
     /// memory holds more than the small batches), one or two a batch.
@@ -276,27 +281,7 @@ impl FarFieldPass {
         let mid = (mid_capacity > FAR_FIELD_MAX_VERTICES)
             .then(|| rasterizers("far field mid-size", mid_capacity, FAR_FIELD_MAX_VERTICES))
             .transpose()?;
-        let set0 = [binding(0, storage, vk::ShaderStageFlags::FRAGMENT)];
-        let resolve = graphics_pipeline(
-            ctx,
-            "far field resolve",
-            &shaders::FULL_SCREEN_VERT,
-            &shaders::FAR_FIELD_RESOLVE_FRAG,
-            &LayoutDesc {
-                sets: &[&set0],
-                push_constant_size: 12,
-            },
-            &GraphicsDesc {
-                vertex_bindings: &[],
-                vertex_attributes: &[],
-                target,
-                cull_mode: vk::CullModeFlags::NONE,
-                depth_compare: vk::CompareOp::GREATER,
-                depth_write: false,
-                alpha_blend: true,
-            },
-            &[],
-        )?;
+        let (tile_scan, resolve) = resolve::resolve_pipelines(ctx, target)?;
         let table = far_field_meshes(world, mid_capacity);
         let mut meshes = Buffer::new(
             ctx,
@@ -312,6 +297,8 @@ impl FarFieldPass {
             extent: vk::Extent2D::default(),
             samples_per_axis: 1,
             meshes,
+            tiles: None,
+            tile_scan,
             resolve,
             small,
             mid,
@@ -344,6 +331,7 @@ impl FarFieldPass {
             )));
         }
         let raw = replace_storage(frame, &mut self.visibility, "far field visibility", bytes)?;
+        self.replace_tiles(frame, extent)?;
         self.extent = extent;
         self.samples_per_axis = samples_per_axis;
         Ok(raw)
