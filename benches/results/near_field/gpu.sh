@@ -125,6 +125,12 @@
 #                 samples.
 #   gpu.sh variants (VARIANTS="name ..." binaries in .bench/<name>) each at
 #                 the 10k ground and the 1M front and overview, in turn.
+#   gpu.sh tiles  (BEFORE set) the far field's resolve drawn only over the
+#                 tiles holding a covered sample: the default demo and 1M
+#                 units at the three presets, before and after, no
+#                 reference; whether each pair's last frames are identical.
+#   gpu.sh tiles0 the same at the 10k ground and the 1M ground and front
+#                 without the budget (which steers by measured time).
 # Modes combine: gpu.sh "demo mesh". Each run's log starts with its
 # command line; summarize.py makes the rows.
 set -euo pipefail
@@ -488,6 +494,28 @@ for mode in $1; do
         run ${name}_$([ $1 = 10000 ] && echo 10k || echo 1m)_$2 90 /tmp/variant_$name \
           --occlusion on --units $1 --camera $2 --frames 600
       done
+    done ;;
+  tiles|tiles0)
+    mkdir -p /tmp/cmp
+    scenes=("10000 ground" "10000 front" "10000 overview" "1000000 ground" "1000000 front"
+      "1000000 overview")
+    budget=()
+    if [ $mode = tiles0 ]; then
+      scenes=("10000 ground" "1000000 ground" "1000000 front")
+      budget=(--budget-ms 0)
+    fi
+    for scene in "${scenes[@]}"; do
+      set -- $scene
+      units=$1 camera=$2
+      name=$([ $units = 10000 ] && echo 10k || echo 1m)_$camera${budget:+_no_budget}
+      for side in before after; do
+        [ $side = before ] && bin=("${before[@]}") || bin=("${after[@]}")
+        run ${side}_$name 120 "${bin[@]}" --units $units --camera $camera --frames 600 \
+          "${budget[@]}" --screenshot /tmp/cmp/${side}_$name.png
+      done
+      { cmp -s /tmp/cmp/before_$name.png /tmp/cmp/after_$name.png \
+        && echo "$name: frames identical" || echo "$name: frames differ"; } \
+        | tee -a /tmp/out/frames_compared.txt
     done ;;
   sharedq)
     for units in 10000 1000000; do
