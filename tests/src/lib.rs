@@ -396,6 +396,30 @@ impl PassHarness {
     }
 }
 
+/// Declares the uses of `buffers` and dispatches `pipeline` over
+/// `invocations` threads, its set 0 the buffers in order as storage
+/// buffers: a test kernel's dispatch inside [`PassHarness::run`].
+pub fn dispatch_storage(
+    frame: &mut horde::frame::Frame,
+    pipeline: &horde::frame::ComputePipeline,
+    buffers: &[(ash::vk::Buffer, horde::barriers::Access)],
+    push: &[u8],
+    invocations: u32,
+) {
+    let declared: Vec<_> = buffers
+        .iter()
+        .map(|&(buffer, access)| horde::barriers::uses(buffer, access))
+        .collect();
+    frame.uses(&declared);
+    let descriptors: Vec<_> = buffers
+        .iter()
+        .map(|&(buffer, _)| horde::frames::Descriptor::Storage(buffer))
+        .collect();
+    frame
+        .dispatch(pipeline, &descriptors, push, invocations)
+        .unwrap_or_else(|err| panic!("dispatch {}: {err}", pipeline.pipeline.name));
+}
+
 /// Window options for a window test: a battle of `units` units (a tenth as
 /// many props) from `seed`, seen from the overview camera, in a FIFO window
 /// of `width` x `height` with the validation layer on, driven by `script`;

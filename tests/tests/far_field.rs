@@ -20,7 +20,6 @@ use horde::camera::Camera;
 use horde::config::FAR_FIELD_MAX_VERTICES;
 use horde::context::{Context, Tier};
 use horde::frame::ComputePipeline;
-use horde::frames::Descriptor;
 use horde::gpu_types::AnimParams;
 use horde::memory::{upload_buffer, Buffer};
 use horde::passes::far_field::meshes::mid_vertex_capacity;
@@ -28,7 +27,9 @@ use horde::reference::far_field::{coverage, Coverage};
 use horde::scene::{rgba8, static_asset, Scene};
 use horde::shaders;
 use horde::world::{PropPlacement, UnitSpawn};
-use horde_tests::{baked_knight, finish, gpu_context, output_dir, render_scene, PassHarness};
+use horde_tests::{
+    baked_knight, dispatch_storage, finish, gpu_context, output_dir, render_scene, PassHarness,
+};
 
 const WIDTH: u32 = 64;
 const HEIGHT: u32 = 48;
@@ -98,25 +99,18 @@ fn run_kernel(ctx: &mut Context, triangles: &[[Vec4; 3]]) -> Coverage {
                         .cmd_fill_buffer(frame.cmd, buffer.raw, 0, vk::WHOLE_SIZE, 0)
                 };
             }
-            frame.uses(&[
-                uses(input.raw, Access::ComputeRead),
-                uses(keys.raw, Access::ComputeWrite),
-                uses(counts.raw, Access::ComputeWrite),
-                uses(outcomes.raw, Access::ComputeWrite),
-            ]);
-            frame
-                .dispatch(
-                    &pipeline,
-                    &[
-                        Descriptor::Storage(input.raw),
-                        Descriptor::Storage(keys.raw),
-                        Descriptor::Storage(counts.raw),
-                        Descriptor::Storage(outcomes.raw),
-                    ],
-                    bytemuck::cast_slice(&push),
-                    triangles.len() as u32,
-                )
-                .expect("dispatch the test kernel");
+            dispatch_storage(
+                frame,
+                &pipeline,
+                &[
+                    (input.raw, Access::ComputeRead),
+                    (keys.raw, Access::ComputeWrite),
+                    (counts.raw, Access::ComputeWrite),
+                    (outcomes.raw, Access::ComputeWrite),
+                ],
+                bytemuck::cast_slice(&push),
+                triangles.len() as u32,
+            );
         },
         &[&keys, &counts, &outcomes],
     );

@@ -14,10 +14,9 @@ use horde::barriers::{uses, Access};
 use horde::config::FAR_FIELD_TILE_PX;
 use horde::context::Context;
 use horde::frame::ComputePipeline;
-use horde::frames::Descriptor;
 use horde::memory::{upload_buffer, Buffer};
 use horde::shaders;
-use horde_tests::{finish, gpu_context, PassHarness};
+use horde_tests::{dispatch_storage, finish, gpu_context, PassHarness};
 
 /// A target of 70x50 pixels: 5x4 tiles of 16, the last column and row
 /// partial.
@@ -87,21 +86,16 @@ fn scan(ctx: &mut Context, keys: &[u64], samples_per_axis: u32, groups: u32) -> 
                     bytemuck::cast_slice(&[6u32, 0, 0, 0]),
                 );
             }
-            frame.uses(&[
-                uses(visibility.raw, Access::ComputeRead),
-                uses(tiles.raw, Access::ComputeWrite),
-            ]);
-            frame
-                .dispatch(
-                    &pipeline,
-                    &[
-                        Descriptor::Storage(visibility.raw),
-                        Descriptor::Storage(tiles.raw),
-                    ],
-                    bytemuck::cast_slice(&push),
-                    groups * pipeline.workgroup_size,
-                )
-                .expect("dispatch the scan");
+            dispatch_storage(
+                frame,
+                &pipeline,
+                &[
+                    (visibility.raw, Access::ComputeRead),
+                    (tiles.raw, Access::ComputeWrite),
+                ],
+                bytemuck::cast_slice(&push),
+                groups * pipeline.workgroup_size,
+            );
         },
         &[&tiles],
     );
