@@ -159,8 +159,12 @@
 //! # Barriers
 //! Declared uses: the fill (transfer write), the dispatch (compute reads of
 //! the world's tables and unit state, compute writes of the draw lists,
-//! which the fallback appends to, and of the visibility buffer); the draw
-//! pass declares the resolve's fragment read before its render pass.
+//! which the fallback appends to, and of the visibility buffer); the tile
+//! scan's (`resolve.rs`: the command's transfer write, a compute read of
+//! the visibility buffer, a compute write of the tiles); the draw pass
+//! declares the resolve's reads before its render pass (the visibility
+//! buffer in the fragment stage, the tiles as its indirect command and in
+//! the vertex stage).
 
 use ash::vk;
 
