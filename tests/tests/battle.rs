@@ -870,7 +870,7 @@ fn battle_strategies_instanced_draws_and_cpu_baselines_refuse() {
 /// The frame graph in the docs is the one the code records: the same small
 /// battle as `tools/frame-graph.sh` draws, with its passes in frame order,
 /// the motions the battle hands to the animation and the far field's
-/// visibility buffer to the draw's resolve.
+/// visibility buffer and tiles to the draw's resolve.
 #[test]
 fn frame_graph_in_the_docs_is_the_code() {
     let battle = battle_scene(&options(200, BattleRules::default())).expect("battle scene");
@@ -900,6 +900,7 @@ fn frame_graph_in_the_docs_is_the_code() {
             "depth pyramid",
             "cull late",
             "far field late",
+            "far field tiles",
             "statistics late",
             "draw late"
         ]
@@ -929,6 +930,18 @@ fn frame_graph_in_the_docs_is_the_code() {
         handed("far field late", "draw late").contains(&"far field visibility".to_owned()),
         "far field late -> draw late: {:?}",
         handed("far field late", "draw late")
+    );
+    // The tile scan reads the finished visibility buffer and hands its
+    // tiles to the resolve.
+    assert!(
+        handed("far field late", "far field tiles").contains(&"far field visibility".to_owned()),
+        "far field late -> far field tiles: {:?}",
+        handed("far field late", "far field tiles")
+    );
+    assert!(
+        handed("far field tiles", "draw late").contains(&"far field tiles".to_owned()),
+        "far field tiles -> draw late: {:?}",
+        handed("far field tiles", "draw late")
     );
     // The desktop tier's shadow casters raise the seeded depths in their
     // fragments; the draw's receivers read them.
