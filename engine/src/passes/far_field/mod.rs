@@ -334,7 +334,12 @@ impl FarFieldPass {
                 extent.width, extent.height
             )));
         }
-        let raw = replace_storage(frame, &mut self.visibility, "far field visibility", bytes)?;
+        let raw = replace_storage(
+            frame,
+            &mut self.visibility,
+            ("far field visibility", bytes),
+            vk::BufferUsageFlags::empty(),
+        )?;
         self.replace_tiles(frame, extent)?;
         self.extent = extent;
         self.samples_per_axis = samples_per_axis;
@@ -353,8 +358,8 @@ impl FarFieldPass {
         replace_storage(
             frame,
             &mut self.mid_items,
-            "far field mid-size items",
-            bytes,
+            ("far field mid-size items", bytes),
+            vk::BufferUsageFlags::empty(),
         )?;
         Ok(())
     }
@@ -545,13 +550,14 @@ impl FarFieldPass {
     }
 }
 
-/// A new device-local storage buffer of `bytes` (fillable) in `slot`; the
-/// one it replaces is released once the frames using it are done.
+/// A new device-local storage buffer of `bytes` (fillable, and `usage`
+/// besides) in `slot`; the one it replaces is released once the frames
+/// using it are done.
 fn replace_storage(
     frame: &mut Frame,
     slot: &mut Option<Buffer>,
-    name: &str,
-    bytes: u64,
+    (name, bytes): (&str, u64),
+    usage: vk::BufferUsageFlags,
 ) -> Result<vk::Buffer, Error> {
     if let Some(old) = slot.take() {
         frame.retire_replaced(old);
@@ -560,7 +566,7 @@ fn replace_storage(
         frame.ctx,
         name,
         bytes,
-        vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST,
+        vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST | usage,
         gpu_allocator::MemoryLocation::GpuOnly,
     )?;
     let raw = buffer.raw;

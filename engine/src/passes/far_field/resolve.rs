@@ -26,13 +26,12 @@
 
 use ash::vk;
 
-use super::FarFieldPass;
+use super::{replace_storage, FarFieldPass};
 use crate::barriers::{uses, Access, BufferUse};
 use crate::config::FAR_FIELD_TILE_PX;
 use crate::context::Context;
 use crate::frame::{ComputePipeline, Frame};
 use crate::frames::Descriptor;
-use crate::memory::Buffer;
 use crate::passes::draw::{ExtraDraw, MeshDescriptors};
 use crate::passes::sky::bind_screen_pipeline;
 use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, PassTarget, Pipeline};
@@ -104,18 +103,12 @@ impl FarFieldPass {
     ) -> Result<(), Error> {
         let (columns, rows) = tile_grid(extent);
         let bytes = COMMAND_BYTES + 4 * u64::from(columns.max(1)) * u64::from(rows.max(1));
-        if let Some(old) = self.tiles.take() {
-            frame.retire_replaced(old);
-        }
-        self.tiles = Some(Buffer::new(
-            frame.ctx,
-            "far field tiles",
-            bytes,
-            vk::BufferUsageFlags::STORAGE_BUFFER
-                | vk::BufferUsageFlags::INDIRECT_BUFFER
-                | vk::BufferUsageFlags::TRANSFER_DST,
-            gpu_allocator::MemoryLocation::GpuOnly,
-        )?);
+        replace_storage(
+            frame,
+            &mut self.tiles,
+            ("far field tiles", bytes),
+            vk::BufferUsageFlags::INDIRECT_BUFFER,
+        )?;
         Ok(())
     }
 

@@ -46,8 +46,8 @@
 //!    or not the camera's far field is on): `far_field.comp` with
 //!    `DEPTH_ONLY` set, once per cascade, into the same buffer: every other
 //!    far caster skinned at its cascade LOD (at the type's coarsest LOD,
-//!    one still pose for all), both faces, no shading. A caster it cannot take (crossing the box's
-//!    sunward face) joins its LOD's mesh list.
+//!    one still pose for all), both faces, no shading. A caster it cannot
+//!    take (crossing the box's sunward face) joins its LOD's mesh list.
 //! 4. Seed (desktop tier, `shadow_seed.comp`): each texel of the receivers'
 //!    buffer set to the far field's depth (0 without the far field).
 //! 5. Draw (`casters.rs`), per cascade, a render pass: the mesh casters
