@@ -19,7 +19,7 @@ float shadow_texel_lit(uint c, ivec2 texel, int size, float reference) {
 // around it compared and weighted bilinearly (what a comparison sampler's
 // linear filter does).
 float shadow_bilinear(uint c, vec2 uv, int size, float reference) {
-    vec2 position = uv * float(size) - 0.5;
+    vec2 position = uv * float(size) - 1.0;
     ivec2 base = ivec2(floor(position));
     vec2 f = position - vec2(base);
     float a = shadow_texel_lit(c, base, size, reference);
@@ -29,13 +29,33 @@ float shadow_bilinear(uint c, vec2 uv, int size, float reference) {
     return mix(mix(a, b, f.x), mix(d, e, f.x), f.y);
 }
 
+// The 3x3-texel tent at `uv` of cascade `c`: the mean of four bilinear
+// comparisons half a texel apart. They share one fraction and one 3x3 block
+// of texels, so the mean is separable, weights (1 - f, 1, f) / 2 along each
+// axis, and reads each of the 9 texels once (16 reads as four lookups).
+float shadow_tent(uint c, vec2 uv, int size, float reference) {
+    vec2 position = uv * float(size) - 1.0;
+    ivec2 base = ivec2(floor(position));
+    vec2 f = position - vec2(base);
+    vec3 wx = 0.5 * vec3(1.0 - f.x, 1.0, f.x);
+    vec3 wy = 0.5 * vec3(1.0 - f.y, 1.0, f.y);
+    float lit = 0.0;
+    for (int y = 0; y < 3; y++) {
+        float row = 0.0;
+        for (int x = 0; x < 3; x++) {
+            row += wx[x] * shadow_texel_lit(c, base + ivec2(x, y), size, reference);
+        }
+        lit += wy[y] * row;
+    }
+    return lit;
+}
+
 // The share of the sun reaching `world` (normal `normal`): 1 lit, 0 in
 // shadow. The first cascade whose map holds the point (with a margin for
 // the filter) answers: the point moved along its normal by about a texel,
-// its depth biased sunward by about a texel, then with `tent` four
-// bilinear comparisons half a texel apart (a 3x3-texel tent, 16 reads),
-// without it one (2x2 texels, 4 reads). Past the shadow distance every
-// point is lit, faded in over its last tenth.
+// its depth biased sunward by about a texel, then with `tent` the 3x3-texel
+// tent (9 reads), without it one bilinear comparison (2x2 texels, 4 reads).
+// Past the shadow distance every point is lit, faded in over its last tenth.
 float sun_visibility_filtered(vec3 world, vec3 normal, FrameGlobals g, bool tent) {
     uint count = min(g.shadow_cascade_count, uint(MAX_SHADOW_CASCADES));
     float distance_to_camera = length(world - g.camera_position);
@@ -54,17 +74,8 @@ float sun_visibility_filtered(vec3 world, vec3 normal, FrameGlobals g, bool tent
             continue;
         }
         float reference = clip.z + bias.y;
-        float lit = 0.0;
-        if (tent) {
-            float half_texel = 0.5 * g.shadow_inverse_size;
-            for (int i = 0; i < 4; i++) {
-                vec2 offset = vec2((i & 1) == 0 ? -half_texel : half_texel,
-                                   (i & 2) == 0 ? -half_texel : half_texel);
-                lit += 0.25 * shadow_bilinear(c, uv + offset, size, reference);
-            }
-        } else {
-            lit = shadow_bilinear(c, uv, size, reference);
-        }
+        float lit = tent ? shadow_tent(c, uv, size, reference)
+                         : shadow_bilinear(c, uv, size, reference);
         float fade = smoothstep(0.9 * g.shadow_distance, g.shadow_distance, distance_to_camera);
         return mix(lit, 1.0, fade);
     }
