@@ -131,6 +131,35 @@
 #                 reference; whether each pair's last frames are identical.
 #   gpu.sh tiles0 the same at the 10k ground and the 1M ground and front
 #                 without the budget (which steers by measured time).
+#   gpu.sh frag   (BEFORE: a binary with frag_knobs.patch) where the 10k
+#                 draw's time goes, without the budget: the three presets
+#                 before and after (the shadow tent's 9 reads), then the
+#                 before binary with no shadow lookup in the receivers
+#                 (HORDE_X_NO_RECEIVE) and with the unit mask view's
+#                 trivial fragment shader (HORDE_X_DEBUG_VIEW=2), the
+#                 ground also with coarser LODs (bias 0.5) and both; then
+#                 the after side's three presets with the budget and the
+#                 reference.
+#   gpu.sh vertex (VARIANTS="name ..." binaries in .bench/<name>) what the
+#                 units' vertex shader costs: each at the 10k ground without
+#                 the budget, then 1M units as meshes (far field and budget
+#                 off) at the front, every 10th step rendered.
+#   gpu.sh final  every scale with FLIP beside the frame time: the default
+#                 demo and 1M units at the three presets with the
+#                 reference, the frames saved (JPEG).
+#   gpu.sh final4m 4M units at the three presets, every 5th step rendered,
+#                 no reference, the frames saved; then the 4M front with
+#                 the reference, every step rendered.
+#   gpu.sh lodhalf (BEFORE set) a LOD at half the triangles after LOD 0:
+#                 the default demo's three presets after with the
+#                 reference and before without, the ground first; then the
+#                 1M ground and front the same way (call 43 ran the
+#                 before side's binary on both sides: an A/A run).
+#   gpu.sh castertexels (BENCH a binary with shadow_texels_knob.patch)
+#                 how large a shadow caster the far field should take: up
+#                 to 48, 64, 96, 160 (the default) and 256 texels at the
+#                 10k ground and front, 64, 96 and 160 at the 1M ground
+#                 and front; all without the budget.
 # Modes combine: gpu.sh "demo mesh". Each run's log starts with its
 # command line; summarize.py makes the rows.
 set -euo pipefail
@@ -495,6 +524,51 @@ for mode in $1; do
           --occlusion on --units $1 --camera $2 --frames 600
       done
     done ;;
+  vertex)
+    for name in $VARIANTS; do
+      xz -dc .bench/$name/battle.xz > /tmp/variant_$name && chmod +x /tmp/variant_$name
+    done
+    for name in $VARIANTS; do
+      run ${name}_10k_ground 60 /tmp/variant_$name --occlusion on --units 10000 \
+        --camera ground --frames 600 --budget-ms 0
+    done
+    for name in $VARIANTS; do
+      run ${name}_1m_mesh_front 120 /tmp/variant_$name --occlusion on --units 1000000 \
+        --camera front --frames 600 --render-every 10 --far-field off --budget-ms 0
+    done ;;
+  final)
+    for units in 10000 1000000; do
+      for camera in ground front overview; do
+        name=$([ $units = 10000 ] && echo 10k || echo 1m)_$camera
+        run quality_$name 150 "${after[@]}" --quality --units $units --camera $camera \
+          --frames 600 --screenshot /tmp/shots/$name.png
+      done
+    done ;;
+  final4m)
+    for camera in overview front ground; do
+      run after_4m_$camera 150 "${after[@]}" --units 4000000 --camera $camera --frames 600 \
+        --render-every 5 --screenshot /tmp/shots/4m_$camera.png
+    done
+    run quality_4m_front 200 "${after[@]}" --quality --units 4000000 --camera front \
+      --frames 600 ;;
+  lodhalf)
+    for scene in "10000 ground" "10000 front" "10000 overview" "1000000 ground" "1000000 front"; do
+      set -- $scene
+      name=$([ $1 = 10000 ] && echo 10k || echo 1m)_$2
+      run after_$name 90 "${after[@]}" --quality --units $1 --camera $2 --frames 600 \
+        --screenshot /tmp/shots/$name.png
+      run before_$name 60 "${before[@]}" --units $1 --camera $2 --frames 600
+    done ;;
+  castertexels)
+    for scene in "10000 ground" "10000 front" "1000000 ground" "1000000 front"; do
+      set -- $scene
+      texels="48 64 96 160 256"
+      [ $1 = 10000 ] || texels="64 96 160"
+      for t in $texels; do
+        HORDE_X_SHADOW_FAR_TEXELS=$t run casters${t}_$([ $1 = 10000 ] && echo 10k || echo 1m)_$2 \
+          90 "${after[@]}" --units $1 --camera $2 --frames 600 --budget-ms 0
+      done
+    done ;;
   tiles|tiles0)
     mkdir -p /tmp/cmp
     scenes=("10000 ground" "10000 front" "10000 overview" "1000000 ground" "1000000 front"
@@ -524,6 +598,21 @@ for mode in $1; do
         run quality_$name 150 "${after[@]}" --quality --units $units --camera $camera \
           --frames 600
       done
+    done ;;
+  frag)
+    for camera in ground front overview; do
+      ten=(--units 10000 --camera $camera --frames 600 --budget-ms 0)
+      run before_10k_$camera 60 "${before[@]}" "${ten[@]}"
+      run after_10k_$camera 60 "${after[@]}" "${ten[@]}"
+      HORDE_X_NO_RECEIVE=1 run unlit_10k_$camera 60 "${before[@]}" "${ten[@]}"
+      HORDE_X_DEBUG_VIEW=2 run mask_10k_$camera 60 "${before[@]}" "${ten[@]}"
+    done
+    ground=(--units 10000 --camera ground --frames 600 --budget-ms 0 --lod-bias 0.5)
+    run coarse_10k_ground 60 "${before[@]}" "${ground[@]}"
+    HORDE_X_DEBUG_VIEW=2 run coarse_mask_10k_ground 60 "${before[@]}" "${ground[@]}"
+    for camera in ground front overview; do
+      run quality_10k_$camera 90 "${after[@]}" --quality --units 10000 --camera $camera \
+        --frames 600 --screenshot /tmp/shots/10k_$camera.png
     done ;;
   clearcmd)
     ten=("${after[@]}" --units 10000 --frames 600 --camera ground)
