@@ -65,7 +65,7 @@ fn the_tent_is_the_mean_of_four_bilinear_comparisons() {
         }
     }
     let pipeline = ComputePipeline::new(
-        &mut ctx,
+        &ctx,
         "shadow tent test",
         &shaders::SHADOW_TENT_TEST_COMP,
         &[vk::DescriptorType::STORAGE_BUFFER; 3],
