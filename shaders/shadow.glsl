@@ -19,7 +19,7 @@ float shadow_texel_lit(uint c, ivec2 texel, int size, float reference) {
 // around it compared and weighted bilinearly (what a comparison sampler's
 // linear filter does).
 float shadow_bilinear(uint c, vec2 uv, int size, float reference) {
-    vec2 position = uv * float(size) - 1.0;
+    vec2 position = uv * float(size) - 0.5;
     ivec2 base = ivec2(floor(position));
     vec2 f = position - vec2(base);
     float a = shadow_texel_lit(c, base, size, reference);

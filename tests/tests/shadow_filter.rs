@@ -73,20 +73,11 @@ fn the_tent_is_the_mean_of_four_bilinear_comparisons() {
     )
     .expect("tent test pipeline");
     let usage = vk::BufferUsageFlags::STORAGE_BUFFER;
-    let depth_buffer = upload_buffer(
-        &ctx,
-        "shadow tent test depths",
-        usage,
-        bytemuck::cast_slice(&depths),
-    )
-    .expect("upload the depths");
-    let lookup_buffer = upload_buffer(
-        &ctx,
-        "shadow tent test lookups",
-        usage,
-        bytemuck::cast_slice(&lookups),
-    )
-    .expect("upload the lookups");
+    let upload = |name: &str, bytes: &[u8]| {
+        upload_buffer(&ctx, name, usage, bytes).unwrap_or_else(|err| panic!("{name}: {err}"))
+    };
+    let depth_buffer = upload("shadow tent test depths", bytemuck::cast_slice(&depths));
+    let lookup_buffer = upload("shadow tent test lookups", bytemuck::cast_slice(&lookups));
     let lit = Buffer::new(
         &ctx,
         "shadow tent test lit",

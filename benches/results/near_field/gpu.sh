@@ -115,7 +115,8 @@
 #                 with boxes of over 8, 16, 32, 64 and 128 samples shared,
 #                 and none; the 1M front with 16, 32, 64 and none.
 #   gpu.sh sharedq the default demo and 1M units at the three presets
-#                 (after) with the reference.
+#                 (after) with the reference, the frames saved (JPEG; the
+#                 same as `final`).
 #   gpu.sh sharedunit (BEFORE set; a knob binary, .bench/$KNOB, with
 #                 shared_px.patch) sharing only in batches holding a unit
 #                 over 32 samples: the default demo's three presets and the
@@ -536,14 +537,6 @@ for mode in $1; do
       run ${name}_1m_mesh_front 120 /tmp/variant_$name --occlusion on --units 1000000 \
         --camera front --frames 600 --render-every 10 --far-field off --budget-ms 0
     done ;;
-  final)
-    for units in 10000 1000000; do
-      for camera in ground front overview; do
-        name=$([ $units = 10000 ] && echo 10k || echo 1m)_$camera
-        run quality_$name 150 "${after[@]}" --quality --units $units --camera $camera \
-          --frames 600 --screenshot /tmp/shots/$name.png
-      done
-    done ;;
   final4m)
     for camera in overview front ground; do
       run after_4m_$camera 150 "${after[@]}" --units 4000000 --camera $camera --frames 600 \
@@ -591,12 +584,12 @@ for mode in $1; do
         && echo "$name: frames identical" || echo "$name: frames differ"; } \
         | tee -a /tmp/out/frames_compared.txt
     done ;;
-  sharedq)
+  sharedq|final)
     for units in 10000 1000000; do
       for camera in ground front overview; do
         name=$([ $units = 10000 ] && echo 10k || echo 1m)_$camera
         run quality_$name 150 "${after[@]}" --quality --units $units --camera $camera \
-          --frames 600
+          --frames 600 --screenshot /tmp/shots/$name.png
       done
     done ;;
   frag)
