@@ -1,7 +1,7 @@
 #version 450
 // Test kernel of the receivers' shadow filter (shadow.glsl): one thread per
 // lookup, writing `shadow_tent` beside its definition, the mean of four
-// bilinear comparisons half a texel apart (tests/tests/shadows.rs).
+// bilinear comparisons half a texel apart (tests/tests/shadow_filter.rs).
 #include "types.glsl"
 
 layout(local_size_x = 64) in;
