@@ -156,6 +156,10 @@
 #                 reference and before without, the ground first; then the
 #                 1M ground and front the same way (call 43 ran the
 #                 before side's binary on both sides: an A/A run).
+#   gpu.sh lodhalfq (BEFORE set) the half LOD again, both sides with the
+#                 reference at the default demo's three presets, the 10k
+#                 ground without the budget, the 1M ground and front with
+#                 default settings and with every unit a mesh (call 44).
 #   gpu.sh castertexels (BENCH a binary with shadow_texels_knob.patch)
 #                 how large a shadow caster the far field should take: up
 #                 to 48, 64, 96, 160 (the default) and 256 texels at the
@@ -551,6 +555,23 @@ for mode in $1; do
       run after_$name 90 "${after[@]}" --quality --units $1 --camera $2 --frames 600 \
         --screenshot /tmp/shots/$name.png
       run before_$name 60 "${before[@]}" --units $1 --camera $2 --frames 600
+    done ;;
+  lodhalfq)
+    for camera in ground front overview; do
+      run before_10k_$camera 90 "${before[@]}" --quality --units 10000 --camera $camera \
+        --frames 600
+      run after_10k_$camera 90 "${after[@]}" --quality --units 10000 --camera $camera \
+        --frames 600 --screenshot /tmp/shots/10k_$camera.png
+    done
+    for side in before after; do
+      declare -n bin=$side
+      run ${side}_10k_ground_nobudget 60 "${bin[@]}" --units 10000 --camera ground --frames 600 \
+        --budget-ms 0
+      for camera in ground front; do
+        run ${side}_1m_$camera 60 "${bin[@]}" --units 1000000 --camera $camera --frames 600
+        run ${side}_1m_mesh_$camera 90 "${bin[@]}" --units 1000000 --camera $camera \
+          --frames 600 --render-every 10 --far-field off --budget-ms 0
+      done
     done ;;
   castertexels)
     for scene in "10000 ground" "10000 front" "1000000 ground" "1000000 front"; do
