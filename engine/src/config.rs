@@ -80,7 +80,7 @@ pub const CULL_GROUP_COMMANDS: u32 = 32;
 pub const FAR_FIELD_WORKGROUP_SIZE: u32 = 256;
 /// Far field: the vertices a workgroup holds in shared memory
 /// (`FAR_FIELD_SHARED_BYTES_PER_VERTEX` each): the most a LOD may have to be drawn by the far field, and what a
-/// batch of small LODs shares. 672 holds the generated knight's LOD 2 (657)
+/// batch of small LODs shares. 672 holds the generated knight's LOD 3 (657)
 /// and leaves room for 16 workgroups of shared memory per H100 SM (1024:
 /// 11, 33.0 ms against 24.9 ms at 64 threads).
 pub const FAR_FIELD_MAX_VERTICES: u32 = 672;
@@ -88,7 +88,7 @@ pub const FAR_FIELD_MAX_VERTICES: u32 = 672;
 /// in shared memory (fewer where the device's shared memory is smaller,
 /// `FarFieldPass::new`), so units of 30 to 100 pixels are drawn by the
 /// compute rasterizer at a LOD of up to this many vertices (the generated
-/// units' LOD 1: 1567 to 1658) instead of by the raster, about 100x slower
+/// units' LOD 2: 1567 to 1658) instead of by the raster, about 100x slower
 /// for them on an H100 (DESIGN.md).
 pub const FAR_FIELD_MID_MAX_VERTICES: u32 = 2048;
 /// Far field: shared memory per vertex (position 8 bytes; depth, front and

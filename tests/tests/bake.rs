@@ -927,7 +927,7 @@ fn decoded_coverage(asset: &Asset, silhouette: &Silhouette, lod: &asset::MeshLod
 /// Every LOD of every unit covers its source's silhouette within 5 %, as
 /// the runtime reads its vertices (quantized, bind pose): meshopt's LODs
 /// inflated along their normals (`lod::inflate_to_silhouette`; the
-/// generated knight's LOD 2 covered 86 %), and the box proxies
+/// generated knight's 0.1 LOD covered 86 %), and the box proxies
 /// (`proxy.rs`) that replace meshopt's coarsest (whose 3 % LODs
 /// covered 10 % of the generated knight to 70 % of the fox), the coarse
 /// proxy of at most `COARSE_PROXY_BOXES` boxes last. A crowd drawn at

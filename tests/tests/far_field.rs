@@ -464,8 +464,8 @@ fn mesh_and_far_field_agree_at_the_transition() {
 
 /// The generated skeleton at the transition size, at a LOD bias so large
 /// that the LOD rule asks for LOD 0: the meshes draw it, the far field its
-/// finest LOD within the mid-size pipeline's capacity (LOD 1, 1643
-/// vertices, on an H100; LOD 2, 713, where shared memory is 32 KiB, as on
+/// finest LOD within the mid-size pipeline's capacity (LOD 2, 1643
+/// vertices, on an H100; LOD 3, 713, where shared memory is 32 KiB, as on
 /// lavapipe), more vertices than the small units' batches hold. The
 /// mid-size pipeline draws them, and must agree with the meshes as the
 /// small one does.
@@ -491,9 +491,9 @@ fn mid_size_units_in_the_far_field_agree_with_meshes() {
         "the skeleton's finest far-field LOD ({} vertices) fits the small pipeline",
         drawn[0]
     );
-    // Thin bones a pixel wide, and on lavapipe LOD 2 against LOD 0: the
+    // Thin bones a pixel wide, and on lavapipe LOD 3 against LOD 0: the
     // coverage overlaps less than the knight's (0.87 measured on lavapipe),
-    // and the colours differ more: LOD 2 is inflated to the source's
+    // and the colours differ more: LOD 3 is inflated to the source's
     // silhouette (`lod::inflate_to_silhouette`, by 1 cm), for the sizes
     // the LOD rule draws it at, up to about 35 px; at 48 px, where only
     // this test's bias draws it, that shows (one sample from the front:
@@ -711,7 +711,8 @@ fn units_too_large_for_the_far_field_fall_back_to_the_raster() {
     let scene = knight_scene(&knight, &units, &[]);
     let view = Camera::look_at(Vec3::new(0.0, 1.2, 2.5), Vec3::new(0.0, 1.0, 0.0));
     // From here the units' spheres span about 10 px: far field at 18 px,
-    // and LOD 2 as meshes, the LOD the far field draws at 18 px.
+    // and LOD 3 (the 0.1 ratio) as meshes, the LOD the far field draws at
+    // 18 px.
     let cull = Camera::look_at(Vec3::new(0.0, 20.0, 150.0), Vec3::ZERO);
     let mut render_with = |far_field_px: f32| {
         let (mut renderer, target) =
@@ -734,8 +735,8 @@ fn units_too_large_for_the_far_field_fall_back_to_the_raster() {
     far.save(output_dir().join("far_field_fallback.png"))
         .expect("save");
     assert_eq!(far_stats.units_far_field, 3, "{far_stats:?}");
-    assert_eq!(far_stats.units_per_lod[2], 3, "{far_stats:?}");
-    assert_eq!(mesh_stats.units_per_lod[2], 3, "{mesh_stats:?}");
+    assert_eq!(far_stats.units_per_lod[3], 3, "{far_stats:?}");
+    assert_eq!(mesh_stats.units_per_lod[3], 3, "{mesh_stats:?}");
     let differing = mesh
         .pixels()
         .zip(far.pixels())

@@ -210,7 +210,7 @@ pub struct BudgetStatus {
 
 /// The far-field size the renderer starts with where the device has the far
 /// field: units whose bounding sphere spans at most 100 pixels (about 37 px
-/// tall), which the far field draws at their LOD 2 or LOD 1, the latter by
+/// tall), which the far field draws at their LOD 3 or LOD 2, the latter by
 /// its mid-size pipeline (`passes/far_field/mod.rs`). The frame budget's steps
 /// towards detail stop there. On an H100 the 10k front preset's frame fell
 /// from 16.6 ms (12 px) to 10.4 ms (48 px) and 6.9 ms (100 px)
@@ -234,7 +234,7 @@ pub const BUDGET_MAX_IMPOSTOR_THRESHOLD_PX: f32 = 32.0;
 /// (`BudgetController::with_detail_floor`); on a CPU device the upper
 /// bound is the start size. 192 rather than 128: at the 1M ground preset,
 /// over budget at 128 px even with the far field's supersampling dropped
-/// (18.05 ms), the far field drawing the units up to 192 px (their LOD 1
+/// (18.05 ms), the far field drawing the units up to 192 px (their 0.3 LOD
 /// in its mid-size pipeline, the LOD threshold following to 1.39 px) held
 /// the frame at 14.95 ms, FLIP 0.0126 → 0.0128 against the reference
 /// (H100, side by side, `benches/results/near_field/`, call 15).

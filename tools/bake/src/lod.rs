@@ -101,7 +101,7 @@ pub const MIN_KEPT_COVERAGE: f32 = 0.9;
 
 /// The most a meshopt LOD is inflated along its normals to cover the
 /// source's silhouette ([`inflate_to_silhouette`]), relative to the
-/// model's size: 2 %, under half the knight's LOD 2 error (5.4 %).
+/// model's size: 2 %, under half the knight's LOD 3 error (5.4 %).
 pub const MAX_INFLATION: f32 = 0.02;
 
 /// The model's size that relative errors are fractions of (meshopt's
@@ -141,7 +141,7 @@ fn inflated_coverage(
 /// Inflates the meshopt LODs after LOD 0 (not the box proxies) along their
 /// normals until each covers the source's silhouette, by at most
 /// [`MAX_INFLATION`]: simplification collapses thin parts (the generated
-/// knight's LOD 2 covered about 85 %), and a crowd drawn at those LODs,
+/// knight's 0.1 LOD covered about 85 %), and a crowd drawn at those LODs,
 /// the units from about 20 to 100 pixels, looked thinner than its
 /// reference. The LOD keeps meshopt's error: the offset moves its outline
 /// towards the source's, on average, rather than away from it.

@@ -50,13 +50,13 @@
 //! - small units: meshes of up to `FAR_FIELD_MAX_VERTICES` (672), in
 //!   batches (eight of the generated knight's coarsest LOD, the coarse box
 //!   proxy of 80 vertices, share one, four of its box-per-bone LOD of 168;
-//!   its LOD 2, 657, has one to itself). Eight a batch instead of four
+//!   its LOD 3, 657, has one to itself). Eight a batch instead of four
 //!   took the 1M overview's far field from 11.73 to 7.28 ms on an H100
 //!   (`benches/results/near_field/`, call 11). Small shared memory
 //!   keeps 16 workgroups resident per H100 SM, which the units a few pixels
 //!   tall, latency-bound (below), need;
 //! - mid-size units: larger meshes, up to [`mid_vertex_capacity`] (2048 on
-//!   an H100; the generated units' LOD 1 has 1567 to 1658), one or two a
+//!   an H100; the generated units' LOD 2 has 1567 to 1658), one or two a
 //!   batch. A unit of 30 to 100 pixels drawn this way skips the raster,
 //!   whose skinned vertex rate on these GPUs is a hundredth of compute's:
 //!   the frame budget can give the far field units that size.
@@ -146,7 +146,7 @@
 //! corners' lit colours with the integer barycentric weights that
 //! interpolate its depth (`FAR_FIELD_PAYLOAD`), so a mid-size unit shows no
 //! facets; lighting and the atlas texel are per vertex, which a unit of up
-//! to about 100 pixels at its LOD 1 shows little of.
+//! to about 100 pixels at its LOD 2 shows little of.
 //! Sub-pixel triangles that cover no pixel centre draw nothing, as in the
 //! raster (no point splats: they would fatten distant units).
 //!
