@@ -102,6 +102,10 @@ pub struct MemoryTrend {
     /// RSS growth per rendered frame between them, in bytes (negative when
     /// it shrank).
     pub rss_bytes_per_frame: f64,
+    /// The median of the growth per frame between consecutive samples from
+    /// `start` to `end`: a leak grows every interval and moves it, a single
+    /// step (a driver cache or an allocator arena growing once) does not.
+    pub rss_median_bytes_per_frame: f64,
 }
 
 /// The trend over `samples`, `None` with fewer than two samples.
@@ -113,10 +117,28 @@ pub fn memory_trend(samples: &[MemorySample]) -> Option<MemoryTrend> {
         return None;
     }
     let frames = f64::from(end.frame - start.frame);
+    let after_warm_up: Vec<&MemorySample> =
+        samples.iter().filter(|s| s.frame >= start.frame).collect();
+    let mut growths: Vec<f64> = after_warm_up
+        .windows(2)
+        .filter(|pair| pair[1].frame > pair[0].frame)
+        .map(|pair| {
+            (pair[1].rss_bytes as f64 - pair[0].rss_bytes as f64)
+                / f64::from(pair[1].frame - pair[0].frame)
+        })
+        .collect();
+    growths.sort_by(f64::total_cmp);
+    let middle = growths.len() / 2;
+    let median = match growths.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => growths[middle],
+        _ => (growths[middle - 1] + growths[middle]) / 2.0,
+    };
     Some(MemoryTrend {
         start,
         end,
         rss_bytes_per_frame: (end.rss_bytes as f64 - start.rss_bytes as f64) / frames,
+        rss_median_bytes_per_frame: median,
     })
 }
 
@@ -143,6 +165,24 @@ mod tests {
         assert_eq!(trend.start.frame, 30);
         assert_eq!(trend.end.frame, 100);
         assert!((trend.rss_bytes_per_frame - 100.0).abs() < 1e-9);
+        assert!((trend.rss_median_bytes_per_frame - 100.0).abs() < 1e-9);
         assert_eq!(memory_trend(&samples[..1]), None);
+    }
+
+    #[test]
+    fn a_single_step_moves_the_mean_growth_but_not_the_median() {
+        let samples: Vec<MemorySample> = (0..=10)
+            .map(|i| MemorySample {
+                frame: i * 10,
+                rss_bytes: (1 << 30) + u64::from(i) * 1000 + if i >= 6 { 1 << 24 } else { 0 },
+                ..MemorySample::default()
+            })
+            .collect();
+        let trend = memory_trend(&samples).expect("trend");
+        assert!(trend.rss_bytes_per_frame > 200_000.0, "{trend:?}");
+        assert!(
+            (trend.rss_median_bytes_per_frame - 100.0).abs() < 1e-9,
+            "{trend:?}"
+        );
     }
 }

@@ -392,13 +392,14 @@ fn headless(args: &Args) -> Result<()> {
     }
     if let Some(trend) = memory_trend(&report.memory_samples) {
         log::info!(
-            "memory from frame {} to {}: RSS {:.1} -> {:.1} MiB ({:+.0} bytes/frame), \
-             GPU allocated {} -> {} bytes, reserved {} -> {} bytes",
+            "memory from frame {} to {}: RSS {:.1} -> {:.1} MiB ({:+.0} bytes/frame, median \
+             {:+.0}), GPU allocated {} -> {} bytes, reserved {} -> {} bytes",
             trend.start.frame,
             trend.end.frame,
             trend.start.rss_bytes as f64 / MIB,
             trend.end.rss_bytes as f64 / MIB,
             trend.rss_bytes_per_frame,
+            trend.rss_median_bytes_per_frame,
             trend.start.gpu_allocated_bytes,
             trend.end.gpu_allocated_bytes,
             trend.start.gpu_reserved_bytes,
