@@ -7,6 +7,7 @@
 //! frame count and the samples still span the whole run evenly.
 
 use horde::context::Context;
+use horde::profiler::percentile;
 
 use crate::strided::StridedLog;
 
@@ -112,14 +113,13 @@ pub struct MemoryTrend {
 pub fn memory_trend(samples: &[MemorySample]) -> Option<MemoryTrend> {
     let end = *samples.last()?;
     let warm = end.frame / 4;
-    let start = *samples.iter().find(|s| s.frame >= warm)?;
+    let first = samples.iter().position(|s| s.frame >= warm)?;
+    let start = samples[first];
     if start.frame >= end.frame {
         return None;
     }
     let frames = f64::from(end.frame - start.frame);
-    let after_warm_up: Vec<&MemorySample> =
-        samples.iter().filter(|s| s.frame >= start.frame).collect();
-    let mut growths: Vec<f64> = after_warm_up
+    let mut growths: Vec<f64> = samples[first..]
         .windows(2)
         .filter(|pair| pair[1].frame > pair[0].frame)
         .map(|pair| {
@@ -128,17 +128,11 @@ pub fn memory_trend(samples: &[MemorySample]) -> Option<MemoryTrend> {
         })
         .collect();
     growths.sort_by(f64::total_cmp);
-    let middle = growths.len() / 2;
-    let median = match growths.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => growths[middle],
-        _ => (growths[middle - 1] + growths[middle]) / 2.0,
-    };
     Some(MemoryTrend {
         start,
         end,
         rss_bytes_per_frame: (end.rss_bytes as f64 - start.rss_bytes as f64) / frames,
-        rss_median_bytes_per_frame: median,
+        rss_median_bytes_per_frame: percentile(&growths, 0.5),
     })
 }
 
