@@ -1,13 +1,16 @@
 //! The ground texture (`Scene::ground_texture`, `world/ground.rs`): tiled in
 //! world X and Z at its scale and sampled where the CPU twin says near the
 //! camera, and averaged by its mips far away, where a pixel covers many
-//! tiles (no aliasing); on both tiers, validation clean.
+//! tiles (no aliasing); filtered anisotropically where the ground is seen
+//! at a grazing angle (`GROUND_ANISOTROPY`); on both tiers, validation
+//! clean.
 
-use glam::{Vec3, Vec3Swizzles, Vec4Swizzles};
+use glam::{Vec2, Vec3, Vec3Swizzles, Vec4Swizzles};
 use horde::asset::Texture;
 use horde::camera::Camera;
 use horde::context::Tier;
 use horde::mesh::ground;
+use horde::passes::draw::GROUND_ANISOTROPY;
 use horde::renderer::Environment;
 use horde::scene::{static_asset, GroundTexture, Scene};
 use horde::world::ground::ground_detail_samples;
@@ -42,10 +45,17 @@ fn camera() -> Camera {
     Camera::look_at(Vec3::new(0.3, 2.0, 0.1), Vec3::new(0.3, 0.0, 12.0))
 }
 
-/// Where the ray through pixel (x, y) meets the ground (y = 0), if ahead.
+/// Where the ray through pixel (x, y) of a `SIZE`² frame meets the ground
+/// (y = 0), if ahead.
 fn ground_point(camera: &Camera, (x, y): (u32, u32)) -> Option<Vec3> {
+    ground_point_at(camera, Vec2::new(x as f32, y as f32) + 0.5, SIZE)
+}
+
+/// Where the ray through `pixel` (in pixels from the top left corner of a
+/// `size`² frame) meets the ground (y = 0), if ahead.
+fn ground_point_at(camera: &Camera, pixel: Vec2, size: u32) -> Option<Vec3> {
     let inverse = camera.view_projection(1.0).inverse();
-    let ndc = (glam::Vec2::new(x as f32, y as f32) + 0.5) / SIZE as f32 * 2.0 - 1.0;
+    let ndc = pixel / size as f32 * 2.0 - 1.0;
     let at = |depth: f32| {
         let p = inverse * ndc.extend(depth).extend(1.0);
         p.xyz() / p.w
@@ -57,18 +67,29 @@ fn ground_point(camera: &Camera, (x, y): (u32, u32)) -> Option<Vec3> {
 }
 
 fn render(tier: Tier) -> image::RgbaImage {
+    render_ground(tier, checker(), &camera(), SIZE)
+}
+
+/// The ground alone under `texture`, unlit, seen by `camera` in a `size`²
+/// frame.
+fn render_ground(
+    tier: Tier,
+    texture: GroundTexture,
+    camera: &Camera,
+    size: u32,
+) -> image::RgbaImage {
     let scene = Scene {
         prop_types: vec![static_asset("ground", &ground(2000.0, 4))],
         props: vec![PropPlacement::at_origin(0, Vec3::ONE)],
         ground_prop_types: vec![0],
-        ground_texture: Some(checker()),
+        ground_texture: Some(texture),
         ..Scene::default()
     };
     let mut ctx = gpu_context(Some(tier));
     let image = render_scene(
         &mut ctx,
         &scene,
-        &camera(),
+        camera,
         |renderer| {
             // Unlit albedo: ambient 1 on an upward normal, no sun, no fog.
             renderer.environment = Environment {
@@ -78,8 +99,8 @@ fn render(tier: Tier) -> image::RgbaImage {
                 ..Environment::default()
             };
         },
-        SIZE,
-        SIZE,
+        size,
+        size,
         1,
         1.0 / 30.0,
     );
@@ -146,4 +167,115 @@ fn the_ground_texture_tiles_near_and_averages_far_on_desktop() {
 #[test]
 fn the_ground_texture_tiles_near_and_averages_far_on_mobile() {
     the_ground_texture_tiles_near_and_averages_far(Tier::Mobile);
+}
+
+/// Texels of the stripes' texture a side; the stripes run along its V.
+const STRIPES_SIDE: u32 = 64;
+/// Texels a stripe is wide: black and white stripes of four, so mip level
+/// 2 (a texel per four) keeps them and level 3 averages them to grey.
+const STRIPE_TEXELS: f32 = 4.0;
+
+/// Black and white stripes across U, one tile every 2 m.
+fn stripes() -> GroundTexture {
+    let rgba8 = (0..STRIPES_SIDE * STRIPES_SIDE)
+        .flat_map(|i| {
+            let c = if (i % STRIPES_SIDE) as f32 / STRIPE_TEXELS % 2.0 < 1.0 {
+                255
+            } else {
+                0
+            };
+            [c, c, c, 255]
+        })
+        .collect();
+    GroundTexture {
+        texture: Texture {
+            width: STRIPES_SIDE,
+            height: STRIPES_SIDE,
+            rgba8,
+        },
+        tile_metres: 2.0,
+    }
+}
+
+/// The mip level a sampler reads for a footprint of `long` by `short`
+/// texels with at most `anisotropy` taps (the Vulkan spec's rule, without
+/// the device's freedom to round the ratio).
+fn mip_level(long: f32, short: f32, anisotropy: f32) -> f32 {
+    let taps = (long / short).min(anisotropy).max(1.0);
+    (long / taps).log2()
+}
+
+/// Stripes running straight away from a camera at eye height: a pixel's
+/// footprint on them is many times longer (along them) than wide (across
+/// them). Where the isotropic mip for its length averages the stripes to
+/// grey, the anisotropic filter reads a level that still holds them, so
+/// the pixels over white stripes are lighter than those over black ones.
+/// The second of `ground_detail`'s samples (turned, 3.4 times larger) is
+/// uncorrelated with the first's stripes and averages out of the
+/// comparison.
+fn the_ground_is_filtered_anisotropically(tier: Tier) {
+    const FRAME: u32 = 256;
+    let camera = Camera::look_at(Vec3::new(0.0, 1.6, 0.0), Vec3::new(0.0, 1.0, 40.0));
+    let image = render_ground(tier, stripes(), &camera, FRAME);
+    let texels_per_metre = STRIPES_SIDE as f32 / 2.0;
+    let (mut white, mut black) = (Vec::new(), Vec::new());
+    for y in 0..FRAME - 1 {
+        for x in 0..FRAME - 1 {
+            let at = |dx: f32, dy: f32| {
+                ground_point_at(&camera, Vec2::new(x as f32 + dx, y as f32 + dy), FRAME)
+            };
+            let (Some(p), Some(right), Some(below)) = (at(0.5, 0.5), at(1.5, 0.5), at(0.5, 1.5))
+            else {
+                continue;
+            };
+            let across = right.distance(p) * texels_per_metre;
+            let along = below.distance(p) * texels_per_metre;
+            let (long, short) = (across.max(along), across.min(along));
+            // Where the isotropic filter reads levels 3 and up (no stripes)
+            // and the anisotropic one levels 2 and 3 (stripes), and a pixel
+            // spans less than a stripe across them.
+            let isotropic = mip_level(long, short, 1.0);
+            let anisotropic = mip_level(long, short, GROUND_ANISOTROPY);
+            if !(isotropic > 3.2 && anisotropic < 2.8 && short < STRIPE_TEXELS) {
+                continue;
+            }
+            // The stripe under the pixel's centre, away from its edges.
+            let stripe = p.x * texels_per_metre / STRIPE_TEXELS;
+            if !(0.3..0.7).contains(&stripe.rem_euclid(1.0)) {
+                continue;
+            }
+            let value = f32::from(image.get_pixel(x, y)[1]);
+            if stripe.floor().rem_euclid(2.0) == 0.0 {
+                white.push(value);
+            } else {
+                black.push(value);
+            }
+        }
+    }
+    assert!(
+        white.len() > 100 && black.len() > 100,
+        "{tier:?}: only {} and {} pixels over white and black stripes at a grazing angle",
+        white.len(),
+        black.len()
+    );
+    let mean = |v: &[f32]| v.iter().sum::<f32>() / v.len() as f32;
+    let contrast = mean(&white) - mean(&black);
+    // Isotropic mips leave none (the levels read hold grey: 0.03 on
+    // lavapipe); the stripes' share of `ground_detail` is half, at a level
+    // partly blended with the next (64 on lavapipe).
+    assert!(
+        contrast > 25.0,
+        "{tier:?}: pixels over white stripes are only {contrast} (sRGB) lighter than over \
+         black ones, at a grazing angle: the ground is not filtered anisotropically"
+    );
+}
+
+#[test]
+fn the_ground_is_filtered_anisotropically_on_desktop() {
+    the_ground_is_filtered_anisotropically(Tier::Desktop);
+}
+
+#[test]
+fn the_ground_is_filtered_anisotropically_on_mobile() {
+    the_ground_is_filtered_anisotropically(Tier::Mobile);
 }

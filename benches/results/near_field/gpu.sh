@@ -160,6 +160,15 @@
 #                 reference at the default demo's three presets, the 10k
 #                 ground without the budget, the 1M ground and front with
 #                 default settings and with every unit a mesh (call 44).
+#   gpu.sh varyings (BEFORE set) the mesh shaders' outputs packed into
+#                 three locations: what lodhalfq runs (call 46).
+#   gpu.sh aniso  (BEFORE set) the ground's anisotropic filter: the default
+#                 demo's three presets and the 1M ground, before and after,
+#                 with the reference (call 47); aniso1m the 1M front and
+#                 overview the same way; anisofull all six (call 49).
+#   gpu.sh anisoknob (BENCH a binary with anisotropy_knob.patch) the
+#                 10k ground and front with the reference at anisotropy 2,
+#                 4 and 8 (HORDE_X_ANISOTROPY; call 48).
 #   gpu.sh budget8 1M at the three presets under a budget of 8 ms (the
 #                 issue's 1M goal), with the reference (call 45).
 #   gpu.sh shots4m 4M at the three presets (after), every 5th of 600 steps
@@ -560,7 +569,7 @@ for mode in $1; do
         --screenshot /tmp/shots/$name.png
       run before_$name 60 "${before[@]}" --units $1 --camera $2 --frames 600
     done ;;
-  lodhalfq)
+  lodhalfq|varyings)
     for camera in ground front overview; do
       run before_10k_$camera 90 "${before[@]}" --quality --units 10000 --camera $camera \
         --frames 600
@@ -575,6 +584,26 @@ for mode in $1; do
         run ${side}_1m_$camera 60 "${bin[@]}" --units 1000000 --camera $camera --frames 600
         run ${side}_1m_mesh_$camera 90 "${bin[@]}" --units 1000000 --camera $camera \
           --frames 600 --render-every 10 --far-field off --budget-ms 0
+      done
+    done ;;
+  aniso|aniso1m|anisofull)
+    scenes="10000:ground 10000:front 10000:overview 1000000:ground"
+    [ $mode = aniso1m ] && scenes="1000000:front 1000000:overview"
+    [ $mode = anisofull ] && scenes="$scenes 1000000:front 1000000:overview"
+    for scene in $scenes; do
+      units=${scene%:*} camera=${scene#*:}
+      name=$([ $units = 10000 ] && echo 10k || echo 1m)_$camera
+      for side in before after; do
+        declare -n bin=$side
+        run ${side}_$name 150 "${bin[@]}" --quality --units $units --camera $camera \
+          --frames 600 --screenshot /tmp/shots/${side}_$name.png
+      done
+    done ;;
+  anisoknob)
+    for camera in ground front; do
+      for a in 2 4 8; do
+        run knob_10k_${camera}_$a 150 env HORDE_X_ANISOTROPY=$a "${after[@]}" --quality \
+          --units 10000 --camera $camera --frames 600
       done
     done ;;
   budget8)

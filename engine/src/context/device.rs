@@ -65,12 +65,26 @@ pub struct Limits {
     /// Nanoseconds per timestamp tick, or `None` where timestamps are unsupported.
     pub timestamp_period_ns: Option<f32>,
     pub subgroup_size: u32,
+    /// The most anisotropy a sampler may ask for: the device's limit where
+    /// it has `samplerAnisotropy` (enabled then), else 1 (isotropic only).
+    pub max_sampler_anisotropy: f32,
 }
 
 impl Limits {
-    /// The device's limits `l`, clamped to what `tier` promises.
-    pub(super) fn for_tier(tier: Tier, l: &vk::PhysicalDeviceLimits, subgroup_size: u32) -> Limits {
+    /// The device's limits `l`, clamped to what `tier` promises, with
+    /// anisotropic filtering where the device has it (`anisotropy`).
+    pub(super) fn for_tier(
+        tier: Tier,
+        l: &vk::PhysicalDeviceLimits,
+        subgroup_size: u32,
+        anisotropy: bool,
+    ) -> Limits {
         let timestamps = l.timestamp_compute_and_graphics == vk::TRUE && l.timestamp_period > 0.0;
+        let max_sampler_anisotropy = if anisotropy {
+            l.max_sampler_anisotropy.max(1.0)
+        } else {
+            1.0
+        };
         match tier {
             Tier::Desktop => Limits {
                 multi_draw_indirect: true,
@@ -85,6 +99,7 @@ impl Limits {
                 min_uniform_buffer_offset_alignment: l.min_uniform_buffer_offset_alignment,
                 timestamp_period_ns: timestamps.then_some(l.timestamp_period),
                 subgroup_size: subgroup_size.max(1),
+                max_sampler_anisotropy,
             },
             Tier::Mobile => Limits {
                 multi_draw_indirect: false,
@@ -99,6 +114,7 @@ impl Limits {
                 min_uniform_buffer_offset_alignment: l.min_uniform_buffer_offset_alignment,
                 timestamp_period_ns: timestamps.then_some(l.timestamp_period),
                 subgroup_size: subgroup_size.max(1),
+                max_sampler_anisotropy,
             },
         }
     }

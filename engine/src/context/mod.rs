@@ -198,7 +198,11 @@ impl Context {
         let (tier, why) = choose_tier(desc.tier, shortfall.as_deref(), &chosen.name)?;
         log::info!("device: {} ({driver_info})", chosen.name);
         log::info!("tier: {} ({why})", tier.name());
-        let limits = Limits::for_tier(tier, &props.limits, subgroup.subgroup_size);
+        // The ground's sampler, on either tier where the device has it: at
+        // the ground preset the ground fills half the frame at a grazing
+        // angle, where isotropic mips blur it (`passes/draw.rs`).
+        let anisotropy = features.sampler_anisotropy == vk::TRUE;
+        let limits = Limits::for_tier(tier, &props.limits, subgroup.subgroup_size, anisotropy);
 
         // Only what the tier uses; anything else stays off so validation flags it.
         let enabled = match tier {
@@ -208,7 +212,8 @@ impl Context {
                 .draw_indirect_first_instance(true)
                 .fragment_stores_and_atomics(true),
             Tier::Mobile => vk::PhysicalDeviceFeatures::default(),
-        };
+        }
+        .sampler_anisotropy(anisotropy);
         let priorities = [1.0];
         let queue_infos = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(chosen.queue_family)

@@ -179,7 +179,20 @@ pub struct SamplerDesc {
     pub filter: vk::Filter,
     pub mipmaps: bool,
     pub repeat: bool,
+    /// The most anisotropy the filter takes (1: isotropic), as far as the
+    /// device allows (`Limits::max_sampler_anisotropy`).
+    pub max_anisotropy: f32,
 }
+
+/// The ground sampler's anisotropy. Seen from eye height the ground lies at
+/// a grazing angle, where a pixel's footprint is many times longer than wide
+/// and the isotropic mip for its length blurs it across: half of the 10k
+/// ground preset's FLIP against the supersampled reference was the ground
+/// itself. On an H200 (benches/results/near_field, section 17) 2 taps took
+/// the default demo's FLIP from 0.0125 to 0.0115 (ground) and 0.0201 to
+/// 0.0184 (front) for 0.1-0.35 ms of draw; 4, 8 and 16 gained 0.0001-0.0009
+/// more each and cost the front 0.35-0.8 ms more.
+pub const GROUND_ANISOTROPY: f32 = 2.0;
 
 /// A sampler with `filter`, clamped to the edge, without mip levels.
 pub fn create_sampler(ctx: &Context, filter: vk::Filter, name: &str) -> Result<Sampler, Error> {
@@ -187,6 +200,7 @@ pub fn create_sampler(ctx: &Context, filter: vk::Filter, name: &str) -> Result<S
         filter,
         mipmaps: false,
         repeat: false,
+        max_anisotropy: 1.0,
     };
     create_sampler_as(ctx, desc, name)
 }
@@ -211,6 +225,12 @@ pub fn create_sampler_as(ctx: &Context, desc: SamplerDesc, name: &str) -> Result
         .address_mode_v(address)
         .address_mode_w(address)
         .max_lod(max_lod);
+    let anisotropy = desc.max_anisotropy.min(ctx.limits.max_sampler_anisotropy);
+    let info = if anisotropy > 1.0 {
+        info.anisotropy_enable(true).max_anisotropy(anisotropy)
+    } else {
+        info
+    };
     // SAFETY: valid create info.
     let sampler = unsafe { ctx.device.create_sampler(&info, None) }?;
     Ok(Owned::new(ctx, sampler, name))
@@ -282,11 +302,13 @@ impl DrawPass {
         bone_shape: BoneShape,
     ) -> Result<DrawPass, Error> {
         let atlas_sampler = create_sampler(ctx, vk::Filter::LINEAR, "atlas sampler")?;
-        // The ground texture repeats over the ground, read at every level.
+        // The ground texture repeats over the ground, read at every level,
+        // anisotropically (GROUND_ANISOTROPY says why).
         let tiling = SamplerDesc {
             filter: vk::Filter::LINEAR,
             mipmaps: true,
             repeat: true,
+            max_anisotropy: GROUND_ANISOTROPY,
         };
         let ground_sampler = create_sampler_as(ctx, tiling, "ground texture sampler")?;
         let bone_sampler = create_bone_sampler(ctx)?;

@@ -137,6 +137,7 @@ impl ImpostorPass {
             filter: vk::Filter::LINEAR,
             mipmaps: true,
             repeat: false,
+            max_anisotropy: 1.0,
         };
         let sampler = create_sampler_as(ctx, trilinear, "impostor atlas sampler")?;
         Ok(ImpostorPass { pipeline, sampler })
