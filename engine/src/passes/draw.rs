@@ -190,8 +190,8 @@ pub struct SamplerDesc {
 /// ground preset's FLIP against the supersampled reference was the ground
 /// itself. On an H200 (benches/results/near_field, section 17) 2 taps took
 /// the default demo's FLIP from 0.0125 to 0.0115 (ground) and 0.0201 to
-/// 0.0184 (front) for 0.1-0.35 ms of draw; 4, 8 and 16 gained 0.0001-0.0009
-/// more each and cost the front 0.35-0.8 ms more.
+/// 0.0184 (front) for 0.01-0.1 ms of draw; 4, 8 and 16 gained 0.0004-0.0009
+/// more and cost the front 0.35-0.8 ms more.
 pub const GROUND_ANISOTROPY: f32 = 2.0;
 
 /// A sampler with `filter`, clamped to the edge, without mip levels.
