@@ -8,14 +8,14 @@
 use glam::{Vec2, Vec3, Vec3Swizzles, Vec4Swizzles};
 use horde::asset::Texture;
 use horde::camera::Camera;
-use horde::context::Tier;
+use horde::context::{Context, ContextDesc, Tier};
 use horde::mesh::ground;
 use horde::passes::draw::GROUND_ANISOTROPY;
 use horde::renderer::Environment;
 use horde::scene::{static_asset, GroundTexture, Scene};
 use horde::world::ground::ground_detail_samples;
 use horde::world::PropPlacement;
-use horde_tests::{finish, gpu_context, render_scene};
+use horde_tests::{finish, gpu_context, init_logging, render_scene};
 
 const SIZE: u32 = 128;
 /// Checker squares of this many metres: the texture holds 2 × 2 of them.
@@ -67,13 +67,13 @@ fn ground_point_at(camera: &Camera, pixel: Vec2, size: u32) -> Option<Vec3> {
 }
 
 fn render(tier: Tier) -> image::RgbaImage {
-    render_ground(tier, checker(), &camera(), SIZE)
+    render_ground(gpu_context(Some(tier)), checker(), &camera(), SIZE)
 }
 
 /// The ground alone under `texture`, unlit, seen by `camera` in a `size`²
-/// frame.
+/// frame, on `ctx` (finished after).
 fn render_ground(
-    tier: Tier,
+    mut ctx: Context,
     texture: GroundTexture,
     camera: &Camera,
     size: u32,
@@ -85,7 +85,6 @@ fn render_ground(
         ground_texture: Some(texture),
         ..Scene::default()
     };
-    let mut ctx = gpu_context(Some(tier));
     let image = render_scene(
         &mut ctx,
         &scene,
@@ -205,18 +204,19 @@ fn mip_level(long: f32, short: f32, anisotropy: f32) -> f32 {
     (long / taps).log2()
 }
 
-/// Stripes running straight away from a camera at eye height: a pixel's
-/// footprint on them is many times longer (along them) than wide (across
-/// them). Where the isotropic mip for its length averages the stripes to
-/// grey, the anisotropic filter reads a level that still holds them, so
-/// the pixels over white stripes are lighter than those over black ones.
-/// The second of `ground_detail`'s samples (turned, 3.4 times larger) is
-/// uncorrelated with the first's stripes and averages out of the
-/// comparison.
-fn the_ground_is_filtered_anisotropically(tier: Tier) {
+/// How much lighter the pixels over white stripes are than those over
+/// black ones (sRGB), where stripes run straight away from a camera at eye
+/// height and the isotropic mip for a pixel's footprint averages them to
+/// grey: a pixel's footprint on them is many times longer (along them)
+/// than wide (across them), and the anisotropic filter reads a level that
+/// still holds them. The second of `ground_detail`'s samples (turned, 3.4
+/// times larger) is uncorrelated with the first's stripes and averages out
+/// of the comparison.
+fn stripe_contrast(ctx: Context) -> f32 {
     const FRAME: u32 = 256;
+    let tier = ctx.tier;
     let camera = Camera::look_at(Vec3::new(0.0, 1.6, 0.0), Vec3::new(0.0, 1.0, 40.0));
-    let image = render_ground(tier, stripes(), &camera, FRAME);
+    let image = render_ground(ctx, stripes(), &camera, FRAME);
     let texels_per_metre = STRIPES_SIDE as f32 / 2.0;
     let (mut white, mut black) = (Vec::new(), Vec::new());
     for y in 0..FRAME - 1 {
@@ -259,14 +259,64 @@ fn the_ground_is_filtered_anisotropically(tier: Tier) {
         black.len()
     );
     let mean = |v: &[f32]| v.iter().sum::<f32>() / v.len() as f32;
-    let contrast = mean(&white) - mean(&black);
-    // Isotropic mips leave none (the levels read hold grey: 0.03 on
-    // lavapipe); the stripes' share of `ground_detail` is half, at a level
-    // partly blended with the next (64 on lavapipe).
+    mean(&white) - mean(&black)
+}
+
+/// The context of `tier`, filtering anisotropically on a CPU device as
+/// asked.
+fn context(tier: Tier, anisotropy_on_cpu: bool) -> Context {
+    init_logging();
+    let desc = ContextDesc {
+        app_name: "horde-tests".to_owned(),
+        validation: true,
+        tier: Some(tier),
+        anisotropy_on_cpu,
+        ..ContextDesc::default()
+    };
+    Context::new(&desc).unwrap_or_else(|err| panic!("creating the Vulkan context: {err}"))
+}
+
+/// The ground's sampler filters anisotropically where the device has
+/// `samplerAnisotropy` (every device the tests run on: lavapipe and the
+/// desktop GPUs), on a CPU device only when asked
+/// (`ContextDesc::anisotropy_on_cpu`).
+fn the_ground_is_filtered_anisotropically(tier: Tier) {
+    let asked = context(tier, true);
+    assert!(
+        asked.limits.max_sampler_anisotropy >= GROUND_ANISOTROPY,
+        "{tier:?}: the device allows anisotropy {}, asked for on a CPU device too",
+        asked.limits.max_sampler_anisotropy
+    );
+    let contrast = stripe_contrast(asked);
+    // The stripes' share of `ground_detail` is half, at a level partly
+    // blended with the next (64 on lavapipe).
     assert!(
         contrast > 25.0,
         "{tier:?}: pixels over white stripes are only {contrast} (sRGB) lighter than over \
          black ones, at a grazing angle: the ground is not filtered anisotropically"
+    );
+    let default = context(tier, false);
+    let isotropic = default.limits.max_sampler_anisotropy == 1.0;
+    assert_eq!(
+        isotropic, default.software_rasterizer,
+        "{tier:?}: anisotropic filtering is off on a CPU device unless asked, on elsewhere"
+    );
+    let contrast = stripe_contrast(default);
+    // Isotropic mips leave none: the levels read hold grey (0.03 on
+    // lavapipe).
+    assert!(
+        if isotropic {
+            contrast.abs() < 3.0
+        } else {
+            contrast > 25.0
+        },
+        "{tier:?}: {contrast} (sRGB) between white and black stripes, filtered \
+         {}",
+        if isotropic {
+            "isotropically"
+        } else {
+            "anisotropically"
+        }
     );
 }
 

@@ -5,7 +5,7 @@
 //! The texture is square, its side a power of two, RGBA8 sRGB, row by row.
 //! On the GPU it is its own image with every mip level, sampled through a
 //! repeating trilinear sampler (`mesh.frag`) with two anisotropic taps
-//! where the device allows (`passes::draw::GROUND_ANISOTROPY`), not a cell
+//! where a GPU allows (`passes::draw::GROUND_ANISOTROPY`), not a cell
 //! of the shared atlas: the atlas has one level, and a texture repeated a
 //! few metres apart across a kilometre-wide field needs its mips or the
 //! far ground is noise.
