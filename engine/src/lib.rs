@@ -5,7 +5,8 @@
 //!   and tiers, and the [`Gpu`](context::Gpu) every object shares.
 //! - [`memory`] and [`owned`]: buffers, images, staging uploads and deferred
 //!   release; every other Vulkan handle, destroyed when dropped.
-//! - [`reflect`] and [`pipeline`]: SPIR-V reflection and checked pipelines.
+//! - [`reflect`] and [`pipeline`]: SPIR-V reflection and checked pipelines;
+//!   [`sampler`]: the passes' samplers.
 //! - [`config`] and [`gpu_types`]: the constants and structs Rust and GLSL
 //!   share.
 //! - [`frames`] and [`profiler`]: frames in flight and GPU timestamps.
@@ -52,6 +53,7 @@ pub mod profiler;
 pub mod reference;
 pub mod reflect;
 pub mod renderer;
+pub mod sampler;
 pub mod scene;
 pub mod shadow;
 pub mod simulation;

@@ -111,13 +111,23 @@ impl Drop for VirtualDisplay {
 
 /// A validated context on the machine's device, optionally forced to a tier.
 pub fn gpu_context(tier: Option<Tier>) -> Context {
-    init_logging();
-    let desc = ContextDesc {
+    gpu_context_as(test_context_desc(tier))
+}
+
+/// What [`gpu_context`] creates: validation on, `tier` forced or detected;
+/// a test changes a field of it for [`gpu_context_as`].
+pub fn test_context_desc(tier: Option<Tier>) -> ContextDesc {
+    ContextDesc {
         app_name: "horde-tests".to_owned(),
         validation: true,
         tier,
         ..ContextDesc::default()
-    };
+    }
+}
+
+/// A context as `desc` says, with logging on; panics naming the error.
+pub fn gpu_context_as(desc: ContextDesc) -> Context {
+    init_logging();
     Context::new(&desc).unwrap_or_else(|err| panic!("creating the Vulkan context: {err}"))
 }
 

@@ -20,8 +20,8 @@ use horde::context::Context;
 use horde::frame::ComputePipeline;
 use horde::frames::Descriptor;
 use horde::memory::{upload_buffer, upload_image, Buffer};
-use horde::passes::draw::create_sampler;
 use horde::reference::depth_pyramid::{sphere_occluded, DepthPyramid};
+use horde::sampler::create_sampler;
 use horde::shaders;
 use horde_tests::{finish, gpu_context, PassHarness};
 

@@ -15,7 +15,7 @@ use horde::renderer::Environment;
 use horde::scene::{static_asset, GroundTexture, Scene};
 use horde::world::ground::ground_detail_samples;
 use horde::world::PropPlacement;
-use horde_tests::{finish, gpu_context, init_logging, render_scene};
+use horde_tests::{finish, gpu_context, gpu_context_as, render_scene, test_context_desc};
 
 const SIZE: u32 = 128;
 /// Checker squares of this many metres: the texture holds 2 × 2 of them.
@@ -265,15 +265,10 @@ fn stripe_contrast(ctx: Context) -> f32 {
 /// The context of `tier`, filtering anisotropically on a CPU device as
 /// asked.
 fn context(tier: Tier, anisotropy_on_cpu: bool) -> Context {
-    init_logging();
-    let desc = ContextDesc {
-        app_name: "horde-tests".to_owned(),
-        validation: true,
-        tier: Some(tier),
+    gpu_context_as(ContextDesc {
         anisotropy_on_cpu,
-        ..ContextDesc::default()
-    };
-    Context::new(&desc).unwrap_or_else(|err| panic!("creating the Vulkan context: {err}"))
+        ..test_context_desc(Some(tier))
+    })
 }
 
 /// The ground's sampler filters anisotropically where the device has

@@ -107,8 +107,8 @@ use crate::frame::{ComputePipeline, Frame};
 use crate::frames::Descriptor;
 use crate::memory::{full_range, submit_and_wait, Buffer, Image, ImageDesc, Released};
 use crate::owned::Sampler;
-use crate::passes::draw::create_sampler;
 use crate::reference::depth_pyramid::{atlas_size, level_sizes, pyramid_len};
+use crate::sampler::create_sampler;
 use crate::{shaders, Error};
 
 /// Workgroups of a dispatch at most: enough to fill any GPU; threads

@@ -59,9 +59,10 @@ use crate::frame::Frame;
 use crate::frames::Descriptor;
 use crate::gpu_types::{mesh_vertex_attributes, mesh_vertex_bindings, DrawCommand};
 use crate::memory::Buffer;
-use crate::owned::{Owned, Sampler};
+use crate::owned::Sampler;
 use crate::passes::sky::{draw_sky, sky_pipeline};
 use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, PassTarget, Pipeline};
+use crate::sampler::{create_bone_sampler, create_sampler, create_sampler_as, SamplerDesc};
 use crate::world::buffers::DRAW_COMMANDS_BYTES;
 use crate::world::{BoneShape, World};
 use crate::{shaders, Error, Spirv};
@@ -171,19 +172,6 @@ pub fn set_layout(skinned: bool) -> Vec<vk::DescriptorSetLayoutBinding<'static>>
     bindings
 }
 
-/// How a sampler reads its image: the filter, whether it blends between
-/// every mip level (trilinear) or reads level 0 only, and whether it repeats
-/// or clamps to the edge.
-#[derive(Clone, Copy, Debug)]
-pub struct SamplerDesc {
-    pub filter: vk::Filter,
-    pub mipmaps: bool,
-    pub repeat: bool,
-    /// The most anisotropy the filter takes (1: isotropic), as far as the
-    /// device allows (`Limits::max_sampler_anisotropy`).
-    pub max_anisotropy: f32,
-}
-
 /// The ground sampler's anisotropy. Seen from eye height the ground lies at
 /// a grazing angle, where a pixel's footprint is many times longer than wide
 /// and the isotropic mip for its length blurs it across: half of the 10k
@@ -193,53 +181,6 @@ pub struct SamplerDesc {
 /// 0.0184 (front) for 0.01-0.1 ms of draw; 4, 8 and 16 gained 0.0004-0.0009
 /// more and cost the front 0.35-0.8 ms more.
 pub const GROUND_ANISOTROPY: f32 = 2.0;
-
-/// A sampler with `filter`, clamped to the edge, without mip levels.
-pub fn create_sampler(ctx: &Context, filter: vk::Filter, name: &str) -> Result<Sampler, Error> {
-    let desc = SamplerDesc {
-        filter,
-        mipmaps: false,
-        repeat: false,
-        max_anisotropy: 1.0,
-    };
-    create_sampler_as(ctx, desc, name)
-}
-
-/// A sampler as `desc` says.
-pub fn create_sampler_as(ctx: &Context, desc: SamplerDesc, name: &str) -> Result<Sampler, Error> {
-    let address = if desc.repeat {
-        vk::SamplerAddressMode::REPEAT
-    } else {
-        vk::SamplerAddressMode::CLAMP_TO_EDGE
-    };
-    let (mipmap_mode, max_lod) = if desc.mipmaps {
-        (vk::SamplerMipmapMode::LINEAR, vk::LOD_CLAMP_NONE)
-    } else {
-        (vk::SamplerMipmapMode::NEAREST, 0.0)
-    };
-    let info = vk::SamplerCreateInfo::default()
-        .mag_filter(desc.filter)
-        .min_filter(desc.filter)
-        .mipmap_mode(mipmap_mode)
-        .address_mode_u(address)
-        .address_mode_v(address)
-        .address_mode_w(address)
-        .max_lod(max_lod);
-    let anisotropy = desc.max_anisotropy.min(ctx.limits.max_sampler_anisotropy);
-    let info = if anisotropy > 1.0 {
-        info.anisotropy_enable(true).max_anisotropy(anisotropy)
-    } else {
-        info
-    };
-    // SAFETY: valid create info.
-    let sampler = unsafe { ctx.device.create_sampler(&info, None) }?;
-    Ok(Owned::new(ctx, sampler, name))
-}
-
-/// A nearest-filter sampler: bone textures are read with `texelFetch` only.
-pub fn create_bone_sampler(ctx: &Context) -> Result<Sampler, Error> {
-    create_sampler(ctx, vk::Filter::NEAREST, "bone texture sampler")
-}
 
 /// How a mesh pipeline treats faces, depth and blending.
 #[derive(Clone, Copy, Debug)]

@@ -43,8 +43,8 @@ use crate::frame::Frame;
 use crate::frames::Descriptor;
 use crate::memory::{full_range, Buffer, Image, Released};
 use crate::owned::Sampler;
-use crate::passes::draw::create_sampler;
 use crate::pipeline::{binding, graphics_pipeline, GraphicsDesc, LayoutDesc, PassTarget, Pipeline};
+use crate::sampler::create_sampler;
 use crate::{shaders, Error};
 
 /// Format of the HUD's textures: egui's colours are sRGB-encoded.

@@ -178,8 +178,9 @@ use crate::frames::Descriptor;
 use crate::memory::Buffer;
 use crate::owned::Sampler;
 use crate::passes::depth_pyramid::FarFieldDepth;
-use crate::passes::draw::{create_bone_sampler, create_sampler, skinning_reads};
+use crate::passes::draw::skinning_reads;
 use crate::pipeline::{PassTarget, Pipeline};
+use crate::sampler::{create_bone_sampler, create_sampler};
 use crate::world::World;
 use crate::{shaders, Error};
 

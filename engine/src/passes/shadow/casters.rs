@@ -18,10 +18,9 @@ use crate::frame::{ComputePipeline, Frame};
 use crate::frames::Descriptor;
 use crate::memory::{Buffer, Image, ImageDesc};
 use crate::owned::{ImageView, Owned, RenderPass};
-use crate::passes::draw::{
-    begin_pass, create_sampler, draw_commands, mesh_vertex_uses, DrawnCommands,
-};
+use crate::passes::draw::{begin_pass, draw_commands, mesh_vertex_uses, DrawnCommands};
 use crate::pipeline::Pipeline;
+use crate::sampler::create_sampler;
 use crate::world::{World, WorldType};
 use crate::{shaders, Error};
 

@@ -86,9 +86,10 @@ use crate::gpu_types::FrameGlobals;
 use crate::memory::{read_buffers, Buffer};
 use crate::owned::{RenderPass, Sampler};
 use crate::passes::cull::{CullBatch, CullPass, CullPhase, CullTargets};
-use crate::passes::draw::{create_bone_sampler, create_sampler, set_layout};
+use crate::passes::draw::set_layout;
 use crate::passes::far_field::{CasterTarget, FarFieldPass};
 use crate::pipeline::{depth_pipeline, GraphicsDesc, LayoutDesc, PassTarget, Pipeline};
+use crate::sampler::{create_bone_sampler, create_sampler};
 use crate::shadow::{
     cascade_cull, fit_cascades, Cascade, ShadowView, SHADOW_SPLAT_TEXELS, SHADOW_SPLAT_WIDTH,
 };
