@@ -76,6 +76,18 @@ void write_pixel(int x, int y, uint64_t key) {
     }
 }
 #define FAR_FIELD_WRITE(x, y, key) write_pixel(x, y, key)
+// Whether a sample of depth floor(weighted / area) may still win the pixel:
+// not where the pixel holds a greater depth, stored_depth > weighted / area
+// <=> weighted < stored_depth * area. Such a sample's key is smaller
+// whatever its payload, so rejecting it here changes nothing but its cost:
+// its 64-bit division and its shading (in a dense crowd most samples lie
+// behind a nearer unit's: the 1M ground's far field 10.34 -> 9.13 ms on an
+// H200, benches/results/near_field/ call 52).
+bool may_win(int x, int y, uint64_t weighted, int area) {
+    uint index = uint(y) * dispatch.width + uint(x);
+    return weighted >= (visibility[index] >> 32) * uint64_t(area);
+}
+#define FAR_FIELD_MAY_WIN(x, y, weighted, area) may_win(x, y, weighted, area)
 // `globals.debug_view`, read once in main (HIDDEN_FROM_INLINING).
 uint g_debug_view;
 
@@ -131,6 +143,12 @@ shared uint s_first[MAX_TYPES + 1];
 // The live items (not struck out) of a chunk, counted by its lanes in
 // parallel (main), in three counters taken in turn.
 shared uint s_live[3];
+// The chunk's items as its lanes read them together (main): the unit and
+// its mesh (type * MAX_LODS + lod), NO_ITEM where this pipeline draws
+// nothing, so that gathering a batch reads shared memory only.
+const uint NO_ITEM = 0xffffffffu;
+shared uint s_item_unit[FAR_FIELD_BATCH_UNITS];
+shared uint s_item_mesh[FAR_FIELD_BATCH_UNITS];
 
 // The batch: units, their mesh (type * MAX_LODS + lod), and where their
 // vertices and triangles start in the batch's flat ranges (one past the
@@ -351,38 +369,25 @@ uint mid_item(uint item) {
     return item < uint(mid_items.length()) ? mid_items[item] : 0xffffffffu;
 }
 
-// Lane 0: takes the units of items `first..last` into the batch while their
-// vertices fit shared memory (at least one), and resets their flags.
-void gather_batch(uint first, uint last, uint type_count) {
+// Lane 0: takes the chunk's items `first..last` (the chunk starting at
+// `chunk_first`, read by main) into the batch while their vertices fit
+// shared memory (at least one), and resets their flags.
+void gather_batch(uint first, uint last, uint chunk_first) {
     uint units = 0u;
     uint vertices = 0u;
     uint triangles = 0u;
     uint item = first;
     for (; item < last && units < uint(FAR_FIELD_BATCH_UNITS); item++) {
-        uint type_index;
-        uint unit;
-        uint lod;
-        if (!far_item(mid_item(item), type_count, type_index, unit, lod)) {
+        uint mesh_index = s_item_mesh[item - chunk_first];
+        if (mesh_index == NO_ITEM) {
             continue;
         }
-        uint mesh_index = type_index * uint(MAX_LODS) + lod;
         uint vertex_count =
             far_meshes[mesh_index].vertex_count_flags & uint(FAR_MESH_VERTEX_COUNT_MASK);
-        if (vertex_count == 0u || vertex_count > VERTEX_CAPACITY) {
-            // The small pipeline hands a larger mesh to the mid-size one
-            // (which holds every mesh of the table, far_field_meshes).
-            if (vertex_count > VERTEX_CAPACITY && MIN_VERTICES == 0u) {
-                uint slot = atomicAdd(mid_count, 1u);
-                if (slot < uint(mid_items.length())) {
-                    mid_items[slot] = item;
-                }
-            }
-            continue;
-        }
         if (vertices + vertex_count > VERTEX_CAPACITY) {
             break;
         }
-        s_unit[units] = unit;
+        s_unit[units] = s_item_unit[item - chunk_first];
         s_mesh[units] = mesh_index;
         s_vertex_base[units] = vertices;
         s_triangle_base[units] = triangles;
@@ -399,6 +404,37 @@ void gather_batch(uint first, uint last, uint type_count) {
     s_triangle_base[units] = triangles;
     s_batch_units = units;
     s_batch_next = item;
+}
+
+// Lane `lane` of the chunk starting at `first`: reads item `first + lane`
+// into the chunk's shared table (NO_ITEM where this pipeline draws nothing)
+// and counts it live in `counter`. The small pipeline hands a mesh larger
+// than it holds to the mid-size one (which holds every mesh of the table,
+// far_field_meshes).
+void read_item(uint first, uint last, uint lane, uint type_count, uint counter) {
+    uint type_index;
+    uint unit;
+    uint lod;
+    uint mesh_index = NO_ITEM;
+    if (first + lane < last && far_item(mid_item(first + lane), type_count, type_index, unit, lod)) {
+        mesh_index = type_index * uint(MAX_LODS) + lod;
+        uint vertex_count =
+            far_meshes[mesh_index].vertex_count_flags & uint(FAR_MESH_VERTEX_COUNT_MASK);
+        if (vertex_count > VERTEX_CAPACITY && MIN_VERTICES == 0u) {
+            uint slot = atomicAdd(mid_count, 1u);
+            if (slot < uint(mid_items.length())) {
+                mid_items[slot] = first + lane;
+            }
+        }
+        if (vertex_count == 0u || vertex_count > VERTEX_CAPACITY) {
+            mesh_index = NO_ITEM;
+        }
+    }
+    s_item_unit[lane] = unit;
+    s_item_mesh[lane] = mesh_index;
+    if (mesh_index != NO_ITEM) {
+        atomicAdd(s_live[counter], 1u);
+    }
 }
 
 // Whether the unit of the batch is drawn by the compute rasterizer: some
@@ -571,12 +607,8 @@ void main() {
         if (lane == 0u) {
             s_live[chunk_index % 3u] = 0u;
         }
-        uint item_type;
-        uint item_unit;
-        uint item_lod;
-        if (lane < chunk && first + lane < last
-            && far_item(mid_item(first + lane), type_count, item_type, item_unit, item_lod)) {
-            atomicAdd(s_live[counter], 1u);
+        if (lane < chunk) {
+            read_item(first, last, lane, type_count, counter);
         }
         barrier();
         if (s_live[counter] == 0u) {
@@ -585,7 +617,7 @@ void main() {
         uint next = first;
         while (next < last) {
             if (lane == 0u) {
-                gather_batch(next, last, type_count);
+                gather_batch(next, last, first);
             }
             barrier();
             next = s_batch_next;

@@ -8,6 +8,9 @@
 // FAR_FIELD_PAYLOAD(wa, wb, wc, area), the payload of a covered pixel from
 // the corners' integer barycentric weights (a's, b's, c's as passed, which
 // sum to `area`); without it every pixel gets far_rasterize's `payload`.
+// It may define FAR_FIELD_MAY_WIN(x, y, weighted, area), false where the
+// pixel's depth, weighted / area, surely loses to what the pixel holds:
+// the pixel then skips its 64-bit division and its payload.
 //
 // 1. far_project: clip -> a vertex snapped to 1/2^FAR_FIELD_SUBPIXEL_BITS
 //    pixel (clamped to a guard band so it fits an int) and its reverse-Z
@@ -29,6 +32,9 @@
 
 #ifndef FAR_FIELD_PAYLOAD
 #define FAR_FIELD_PAYLOAD(wa, wb, wc, area) payload
+#endif
+#ifndef FAR_FIELD_MAY_WIN
+#define FAR_FIELD_MAY_WIN(x, y, weighted, area) true
 #endif
 
 const uint FAR_TRIANGLE_REJECT = 0u;
@@ -103,6 +109,30 @@ int far_triangle_area(FarVertex a, FarVertex b, FarVertex c) {
     return far_edge(a.position - origin, b.position - origin, c.position - origin);
 }
 
+// floor(n / d), exactly, for 0 < d < 2^31 and a quotient below 2^32 (a
+// depth: weighted depth bits over the weights' sum). The hardware has no
+// 64-bit division, and its emulation is long: this took the 1M front's far
+// field from 7.91 to 7.66 ms on an H200 (benches/results/near_field/, call
+// 53), the same bits. A float estimate is off by at most about 2^-21 of
+// the quotient (float(n), float(d) and the division each within a few
+// ulps), so the remainder is within about 2^11 d; a second float step on
+// the remainder leaves the quotient off by at most one, which the last
+// integer step corrects.
+uint64_t far_divide(uint64_t n, int d) {
+    int64_t divisor = int64_t(d);
+    float inverse = 1.0 / float(d);
+    int64_t q = int64_t(float(n) * inverse);
+    int64_t r = int64_t(n) - q * divisor;
+    q += int64_t(floor(float(r) * inverse));
+    r = int64_t(n) - q * divisor;
+    if (r < 0l) {
+        q -= 1l;
+    } else if (r >= divisor) {
+        q += 1l;
+    }
+    return uint64_t(q);
+}
+
 // With the inside on the positive side of every edge: a top edge (flat,
 // going right) or a left edge (going up the screen) owns its pixels.
 bool far_top_left(ivec2 from, ivec2 to) {
@@ -143,8 +173,12 @@ void far_rasterize(FarVertex a, FarVertex b, FarVertex c, ivec4 pixels, uint pay
             int wb = far_edge(pc, pa, p);
             int wc = far_edge(pa, pb, p);
             if (wa + bias_a >= 0 && wb + bias_b >= 0 && wc + bias_c >= 0) {
-                uint64_t depth = (uint64_t(wa) * uint64_t(za) + uint64_t(wb) * uint64_t(zb)
-                                  + uint64_t(wc) * uint64_t(zc)) / uint64_t(area);
+                uint64_t weighted = uint64_t(wa) * uint64_t(za) + uint64_t(wb) * uint64_t(zb)
+                                  + uint64_t(wc) * uint64_t(zc);
+                if (!FAR_FIELD_MAY_WIN(x, y, weighted, area)) {
+                    continue;
+                }
+                uint64_t depth = far_divide(weighted, area);
                 uint pixel_payload = swapped ? FAR_FIELD_PAYLOAD(wa, wc, wb, area)
                                              : FAR_FIELD_PAYLOAD(wa, wb, wc, area);
                 FAR_FIELD_WRITE(x, y, (depth << 32) | uint64_t(pixel_payload));
