@@ -173,6 +173,34 @@
 #                 issue's 1M goal), with the reference (call 45).
 #   gpu.sh shots4m 4M at the three presets (after), every 5th of 600 steps
 #                 rendered, no reference, a frame each (call 45).
+#   gpu.sh ffknobs (BENCH a binary with ff_knobs.patch) what the far
+#                 field's time goes to: 1M units at the three presets, no
+#                 budget, every 2nd of 600 steps rendered, no reference, with
+#                 HORDE_X_FF_KNOBS 0 (as it is), 1 (no shading), 2 (no sun
+#                 lookup), 4 (no rasterization), 8 (no skinning) and 16 (no
+#                 per-sample texel) (call 51).
+#   gpu.sh ffopt  (BENCH a binary with ff_opt.patch) three changes to the
+#                 far field that leave its picture as it is, by
+#                 HORDE_X_FF_KNOBS: 32 the units' flags and boxes reduced
+#                 over the subgroup before the shared atomics, 64 a sample
+#                 behind the visibility buffer's depth rejected before its
+#                 division and shading, 128 the chunk's items read by its
+#                 lanes together; 224 all three: 1M units at the three
+#                 presets and the 10k ground and front, no budget, the 1M
+#                 frames of 0 and 224 compared (cmp) (call 52).
+#   gpu.sh divide (VARIANTS="before gather division" binaries in .bench)
+#                 the far field's 64-bit division by float steps: each
+#                 variant at 1M units at the three presets and the 10k
+#                 ground and front, no budget, every 2nd of 600 steps
+#                 rendered at 1M; the frames of the last two compared (cmp)
+#                 (call 53).
+#   gpu.sh farq   (BEFORE set) as anisofull: the default demo and 1M units
+#                 at the three presets, before and after, with the
+#                 reference, the frames saved (SCENES="units:camera ..."
+#                 for fewer; call 54: the 10k scenes, then the 1M ones).
+#   gpu.sh farq4m (BEFORE set) 4M units at the three presets, before and
+#                 after, every 5th of 600 steps rendered, no reference, the
+#                 after side's frames saved (call 55).
 #   gpu.sh castertexels (BENCH a binary with shadow_texels_knob.patch)
 #                 how large a shadow caster the far field should take: up
 #                 to 48, 64, 96, 160 (the default) and 256 texels at the
@@ -586,10 +614,11 @@ for mode in $1; do
           --frames 600 --render-every 10 --far-field off --budget-ms 0
       done
     done ;;
-  aniso|aniso1m|anisofull)
+  aniso|aniso1m|anisofull|farq)
     scenes="10000:ground 10000:front 10000:overview 1000000:ground"
     [ $mode = aniso1m ] && scenes="1000000:front 1000000:overview"
-    [ $mode = anisofull ] && scenes="$scenes 1000000:front 1000000:overview"
+    [ $mode = aniso1m ] || [ $mode = aniso ] || scenes="$scenes 1000000:front 1000000:overview"
+    [ $mode = farq ] && scenes=${SCENES:-$scenes}
     for scene in $scenes; do
       units=${scene%:*} camera=${scene#*:}
       name=$([ $units = 10000 ] && echo 10k || echo 1m)_$camera
@@ -610,6 +639,50 @@ for mode in $1; do
     for camera in ground front overview; do
       run budget8_1m_$camera 150 "${after[@]}" --quality --units 1000000 --camera $camera \
         --frames 600 --budget-ms 8 --screenshot /tmp/shots/1m_budget8_$camera.png
+    done ;;
+  ffknobs)
+    for camera in overview front ground; do
+      for k in 0 1 2 4 8 16; do
+        run knob${k}_1m_$camera 90 env HORDE_X_FF_KNOBS=$k "${after[@]}" --units 1000000 \
+          --camera $camera --frames 600 --render-every 2 --budget-ms 0
+      done
+    done ;;
+  ffopt)
+    for scene in 1000000:overview 1000000:front 1000000:ground 10000:ground 10000:front; do
+      units=${scene%:*} camera=${scene#*:}
+      name=$([ $units = 10000 ] && echo 10k || echo 1m)_$camera
+      every=2; [ $units = 10000 ] && every=1
+      for k in 0 32 64 128 224; do
+        shot=(); [ $k = 0 ] || [ $k = 224 ] && shot=(--screenshot /tmp/shots/knob${k}_$name.png)
+        run knob${k}_$name 90 env HORDE_X_FF_KNOBS=$k "${after[@]}" --units $units \
+          --camera $camera --frames 600 --render-every $every --budget-ms 0 "${shot[@]}"
+      done
+      cmp /tmp/shots/knob0_$name.png /tmp/shots/knob224_$name.png && echo "$name: frames identical"
+    done ;;
+  divide)
+    set -- $VARIANTS
+    for name in $VARIANTS; do
+      xz -dc .bench/$name/battle.xz > /tmp/variant_$name && chmod +x /tmp/variant_$name
+    done
+    for scene in 1000000:overview 1000000:front 1000000:ground 10000:ground 10000:front; do
+      units=${scene%:*} camera=${scene#*:}
+      name=$([ $units = 10000 ] && echo 10k || echo 1m)_$camera
+      every=2; [ $units = 10000 ] && every=1
+      for variant in $VARIANTS; do
+        run ${variant}_$name 90 /tmp/variant_$variant --occlusion on --units $units \
+          --camera $camera --frames 600 --render-every $every --budget-ms 0 \
+          --screenshot /tmp/shots/${variant}_$name.png
+      done
+      cmp /tmp/shots/$2_$name.png /tmp/shots/$3_$name.png && echo "$name: frames identical"
+    done ;;
+  farq4m)
+    for camera in ground front overview; do
+      for side in before after; do
+        declare -n bin=$side
+        shot=(); [ $side = after ] && shot=(--screenshot /tmp/shots/4m_$camera.png)
+        run ${side}_4m_$camera 90 "${bin[@]}" --units 4000000 --camera $camera --frames 600 \
+          --render-every 5 "${shot[@]}"
+      done
     done ;;
   shots4m)
     for camera in ground front overview; do
