@@ -149,6 +149,13 @@ shared uint s_live[3];
 const uint NO_ITEM = 0xffffffffu;
 shared uint s_item_unit[FAR_FIELD_BATCH_UNITS];
 shared uint s_item_mesh[FAR_FIELD_BATCH_UNITS];
+// And what its vertices share, read and computed once a unit: the current
+// and the previous clip's pose (first texel, frame pair, frame blend as
+// float bits), the unit's tint, scale (float bits), mark and crossfade
+// blend (float bits), and its placement.
+shared uvec4 s_item_pose[FAR_FIELD_BATCH_UNITS][2];
+shared uvec4 s_item_state[FAR_FIELD_BATCH_UNITS];
+shared vec4 s_item_placement[FAR_FIELD_BATCH_UNITS];
 
 // The batch: units, their mesh (type * MAX_LODS + lod), and where their
 // vertices and triangles start in the batch's flat ranges (one past the
@@ -156,6 +163,8 @@ shared uint s_item_mesh[FAR_FIELD_BATCH_UNITS];
 shared uint s_batch_units;
 shared uint s_batch_next;
 shared uint s_unit[FAR_FIELD_BATCH_UNITS];
+// The unit's place in its chunk's tables (s_item_*).
+shared uint s_unit_item[FAR_FIELD_BATCH_UNITS];
 shared uint s_mesh[FAR_FIELD_BATCH_UNITS];
 shared uint s_vertex_base[FAR_FIELD_BATCH_UNITS + 1];
 shared uint s_triangle_base[FAR_FIELD_BATCH_UNITS + 1];
@@ -181,13 +190,19 @@ bool box_proxy(uint mesh_index) {
     return (far_meshes[mesh_index].vertex_count_flags & uint(FAR_MESH_BOX_PROXY)) != 0u;
 }
 
-// Skins vertex `v` of the unit's far-field mesh exactly as unit.vert does,
-// projects and snaps it into shared slot `slot`, and shades it as mesh.frag
-// would (front and back), around the base colour texel unless
-// `vertex_texel` (then with it). Returns the projected vertex (depth_bits 0
-// when it lies before the near plane or outside the vertex buffer).
-FarVertex skin_vertex(uint type_index, FarFieldMesh mesh, uint v, uint slot, UnitInfo info,
-                      UnitPlacement placement, AnimState anim, uint mark, bool vertex_texel) {
+ClipPose item_pose(uint item, uint clip) {
+    uvec4 pose = s_item_pose[item][clip];
+    return ClipPose(pose.x, FramePair(pose.y, pose.z, uintBitsToFloat(pose.w)));
+}
+
+// Skins vertex `v` of the far-field mesh of the unit of chunk item `item`
+// exactly as unit.vert does, projects and snaps it into shared slot `slot`,
+// and shades it as mesh.frag would (front and back), around the base
+// colour texel unless `vertex_texel` (then with it). Returns the projected
+// vertex (depth_bits 0 when it lies before the near plane or outside the
+// vertex buffer).
+FarVertex skin_vertex(uint type_index, FarFieldMesh mesh, uint v, uint slot, uint item,
+                      bool vertex_texel) {
     uint base = (mesh.first_vertex + v) * 5u;
     if (base + 4u >= uint(vertex_words.length())) {
         s_depth[slot] = 0u;
@@ -201,18 +216,15 @@ FarVertex skin_vertex(uint type_index, FarFieldMesh mesh, uint v, uint slot, Uni
         + vec3(unpackUnorm2x16(raw.x), unpackUnorm2x16(raw.y).x) * types[type_index].quant_extent;
     vec3 model_normal = octahedral_decode(unpackSnorm2x16(raw.z));
     vec2 uv = unpackHalf2x16(raw.w);
-    uint bone_count = types[type_index].bone_count;
-    uint first_clip = types[type_index].first_clip;
-
-    ClipInfo current = clips[first_clip + ((anim.clips >> ANIM_CURRENT_CLIP_SHIFT) & 0xffu)];
-    ClipInfo previous = clips[first_clip + ((anim.clips >> ANIM_PREVIOUS_CLIP_SHIFT) & 0xffu)];
+    uvec4 state = s_item_state[item];
+    vec4 placement = s_item_placement[item];
     vec3 normal;
-    vec3 position = skin_crossfade(current, anim.time_current, previous, anim.time_previous,
-                                   unpackHalf2x16(anim.blend).x, bone_count, skin_bytes.xy,
-                                   float(skin_bytes.z) / 255.0, model_position, model_normal,
-                                   normal);
-    vec3 world = rotate_y(position * info.scale, placement.heading) + placement.position;
-    vec3 world_normal = rotate_y(normal, placement.heading);
+    vec3 position = skin_crossfade_posed(item_pose(item, 0u), item_pose(item, 1u),
+                                         uintBitsToFloat(state.w), types[type_index].bone_count,
+                                         skin_bytes.xy, float(skin_bytes.z) / 255.0,
+                                         model_position, model_normal, normal);
+    vec3 world = rotate_y(position * uintBitsToFloat(state.y), placement.w) + placement.xyz;
+    vec3 world_normal = rotate_y(normal, placement.w);
     FarVertex projected = far_project(globals.view_proj * vec4(world, 1.0),
                                       vec2(dispatch.width, dispatch.height));
     s_position[slot] = projected.position;
@@ -227,7 +239,7 @@ FarVertex skin_vertex(uint type_index, FarFieldMesh mesh, uint v, uint slot, Uni
                                           uint(MAX_MATERIALS) - 1u)];
     // The base colour texel is read per sample (shade_sample), or here; the
     // rest of mesh.frag's shading is per vertex.
-    vec3 albedo = material.base_color.rgb * unpackUnorm4x8(info.tint).rgb;
+    vec3 albedo = material.base_color.rgb * unpackUnorm4x8(state.x).rgb;
     if (vertex_texel && material.atlas_rect.z > 0.0) {
         albedo *= atlas_texel(material.atlas_rect, uv);
     }
@@ -241,7 +253,7 @@ FarVertex skin_vertex(uint type_index, FarFieldMesh mesh, uint v, uint slot, Uni
         emitted = vec3(0.0);
     }
     if (g_debug_view == DEBUG_VIEW_MARKS) {
-        albedo = mark_color(mark).rgb;
+        albedo = mark_color(state.z).rgb;
         emitted = vec3(0.0);
     }
     bool double_sided = (material.flags & MATERIAL_DOUBLE_SIDED) != 0u;
@@ -388,6 +400,7 @@ void gather_batch(uint first, uint last, uint chunk_first) {
             break;
         }
         s_unit[units] = s_item_unit[item - chunk_first];
+        s_unit_item[units] = item - chunk_first;
         s_mesh[units] = mesh_index;
         s_vertex_base[units] = vertices;
         s_triangle_base[units] = triangles;
@@ -430,6 +443,36 @@ void read_item(uint first, uint last, uint lane, uint type_count, uint counter) 
             mesh_index = NO_ITEM;
         }
     }
+    if (mesh_index != NO_ITEM) {
+        // A shadow caster at its type's coarsest LOD (a few texels) casts
+        // its type's first clip's first pose: every such unit reads the
+        // same bone texels, and no animation state (shadow LODs,
+        // passes/shadow.rs). Casting it at every box proxy saved nothing
+        // at the 1M overview (H100: shadow far field 3.98 -> 4.02 ms).
+        uint lod_count = clamp(types[type_index].lod_count, 1u, uint(MAX_LODS));
+        AnimState anim = AnimState(0u, 0.0, 0.0, STILL_POSE_BLEND);
+        if (DEPTH_ONLY == 0u || lod + 1u < lod_count) {
+            anim = anim_states[unit];
+        }
+        uint first_clip = types[type_index].first_clip;
+        ClipPose current = clip_pose(
+            clips[first_clip + ((anim.clips >> ANIM_CURRENT_CLIP_SHIFT) & 0xffu)],
+            anim.time_current);
+        ClipPose previous = clip_pose(
+            clips[first_clip + ((anim.clips >> ANIM_PREVIOUS_CLIP_SHIFT) & 0xffu)],
+            anim.time_previous);
+        s_item_pose[lane][0] = uvec4(current.first_texel, current.frames.first,
+                                     current.frames.second,
+                                     floatBitsToUint(current.frames.blend));
+        s_item_pose[lane][1] = uvec4(previous.first_texel, previous.frames.first,
+                                     previous.frames.second,
+                                     floatBitsToUint(previous.frames.blend));
+        UnitInfo info = infos[unit];
+        UnitPlacement placement = placements[unit];
+        s_item_state[lane] = uvec4(info.tint, floatBitsToUint(info.scale), marks[unit],
+                                   floatBitsToUint(unpackHalf2x16(anim.blend).x));
+        s_item_placement[lane] = vec4(placement.position, placement.heading);
+    }
     s_item_unit[lane] = unit;
     s_item_mesh[lane] = mesh_index;
     if (mesh_index != NO_ITEM) {
@@ -453,21 +496,8 @@ void draw_batch(uint units) {
         uint u = batch_unit(slot, units, false);
         uint mesh_index = s_mesh[u];
         uint type_index = mesh_index / uint(MAX_LODS);
-        uint unit = s_unit[u];
-        // A shadow caster at its type's coarsest LOD (a few texels) casts
-        // its type's first clip's first pose: every such unit reads the
-        // same bone texels, and no animation state (shadow LODs,
-        // passes/shadow.rs). Casting it at every box proxy saved nothing
-        // at the 1M overview (H100: shadow far field 3.98 -> 4.02 ms).
-        uint lod = mesh_index % uint(MAX_LODS);
-        uint lod_count = clamp(types[type_index].lod_count, 1u, uint(MAX_LODS));
-        AnimState anim = AnimState(0u, 0.0, 0.0, STILL_POSE_BLEND);
-        if (DEPTH_ONLY == 0u || lod + 1u < lod_count) {
-            anim = anim_states[unit];
-        }
         FarVertex projected = skin_vertex(type_index, far_meshes[mesh_index],
-                                          slot - s_vertex_base[u], slot, infos[unit],
-                                          placements[unit], anim, marks[unit],
+                                          slot - s_vertex_base[u], slot, s_unit_item[u],
                                           box_proxy(mesh_index));
         if (projected.depth_bits == 0u) {
             atomicOr(s_flags[u], NEAR_BEFORE);

@@ -43,6 +43,14 @@ struct FramePair {
     float blend;
 };
 
+// A clip at a time: where its bones start in the texture and the pair of
+// frames to blend. The far field poses each unit once and skins its
+// vertices from the pose.
+struct ClipPose {
+    uint first_texel;
+    FramePair frames;
+};
+
 FramePair frame_lookup(ClipInfo clip, float time) {
     FramePair pair = FramePair(0u, 0u, 0.0);
     if (clip.frame_count <= 1u || clip.duration <= 0.0) {
@@ -58,17 +66,22 @@ FramePair frame_lookup(ClipInfo clip, float time) {
     return pair;
 }
 
+ClipPose clip_pose(ClipInfo clip, float time) {
+    return ClipPose(clip.first_texel, frame_lookup(clip, time));
+}
+
 vec3 quat_rotate(vec4 q, vec3 v) {
     vec3 u = cross(q.xyz, v) * 2.0;
     return v + q.w * u + cross(q.xyz, u);
 }
 
-// Applies one bone of one frame pair to a point and a normal.
-void apply_bone(ClipInfo clip, uint bone_count, FramePair frames, uint bone,
-                vec3 point, vec3 normal, out vec3 out_point, out vec3 out_normal) {
+// Applies one bone of a pose to a point and a normal.
+void apply_bone(ClipPose pose, uint bone_count, uint bone, vec3 point, vec3 normal,
+                out vec3 out_point, out vec3 out_normal) {
     uint texels_per_bone = BONE_ENCODING == 0u ? 3u : 2u;
-    uint a = clip.first_texel + (frames.first * bone_count + bone) * texels_per_bone;
-    uint b = clip.first_texel + (frames.second * bone_count + bone) * texels_per_bone;
+    FramePair frames = pose.frames;
+    uint a = pose.first_texel + (frames.first * bone_count + bone) * texels_per_bone;
+    uint b = pose.first_texel + (frames.second * bone_count + bone) * texels_per_bone;
     if (BONE_ENCODING == 0u) {
         vec4 row0 = mix(bone_texel(a), bone_texel(b), frames.blend);
         vec4 row1 = mix(bone_texel(a + 1u), bone_texel(b + 1u), frames.blend);
@@ -102,12 +115,12 @@ void apply_bone(ClipInfo clip, uint bone_count, FramePair frames, uint bone,
     }
 }
 
-// One bone's dual quaternion, blended between the frame pair and normalized
-// by its real part (as horde_asset::skinning::decode_bone does).
-void bone_dual_quat(ClipInfo clip, uint bone_count, FramePair frames, uint bone,
-                    out vec4 real, out vec4 dual) {
-    uint a = clip.first_texel + (frames.first * bone_count + bone) * 2u;
-    uint b = clip.first_texel + (frames.second * bone_count + bone) * 2u;
+// One bone's dual quaternion, blended between the pose's frame pair and
+// normalized by its real part (as horde_asset::skinning::decode_bone does).
+void bone_dual_quat(ClipPose pose, uint bone_count, uint bone, out vec4 real, out vec4 dual) {
+    FramePair frames = pose.frames;
+    uint a = pose.first_texel + (frames.first * bone_count + bone) * 2u;
+    uint b = pose.first_texel + (frames.second * bone_count + bone) * 2u;
     real = mix(bone_texel(a), bone_texel(b), frames.blend);
     dual = mix(bone_texel(a + 1u), bone_texel(b + 1u), frames.blend);
     float len = length(real);
@@ -118,14 +131,14 @@ void bone_dual_quat(ClipInfo clip, uint bone_count, FramePair frames, uint bone,
 // Dual-quaternion blend of two bones (the second in the first's hemisphere),
 // normalized, applied to a point (rotation, then translation 2 d r*) and a
 // normal (rotation).
-vec3 skin_dual_quat(ClipInfo clip, uint bone_count, FramePair frames, uvec2 bones,
-                    float weight, vec3 point, vec3 normal, out vec3 out_normal) {
+vec3 skin_dual_quat(ClipPose pose, uint bone_count, uvec2 bones, float weight, vec3 point,
+                    vec3 normal, out vec3 out_normal) {
     vec4 r0;
     vec4 d0;
     vec4 r1;
     vec4 d1;
-    bone_dual_quat(clip, bone_count, frames, bones.x, r0, d0);
-    bone_dual_quat(clip, bone_count, frames, bones.y, r1, d1);
+    bone_dual_quat(pose, bone_count, bones.x, r0, d0);
+    bone_dual_quat(pose, bone_count, bones.y, r1, d1);
     float w1 = dot(r0, r1) < 0.0 ? weight - 1.0 : 1.0 - weight;
     vec4 real = r0 * weight + r1 * w1;
     vec4 dual = d0 * weight + d1 * w1;
@@ -144,19 +157,18 @@ vec3 safe_normalize(vec3 v) {
     return length_squared > 0.0 ? v * inversesqrt(length_squared) : vec3(0.0, 1.0, 0.0);
 }
 
-// Skins a model-space point and normal (any length) with two bones at `time`
-// into `clip`; the normal comes out as a direction (rule 4): at most unit
+// Skins a model-space point and normal (any length) with two bones of a
+// clip's pose; the normal comes out as a direction (rule 4): at most unit
 // length, or about the type's one bone scale with BONE_SHAPE 2, for every
 // clip alike, so that a crossfade can mix two of them.
-vec3 skin(ClipInfo clip, uint bone_count, float time, uvec2 bones, float weight,
-          vec3 point, vec3 normal, out vec3 out_normal) {
-    FramePair frames = frame_lookup(clip, time);
+vec3 skin_posed(ClipPose pose, uint bone_count, uvec2 bones, float weight, vec3 point,
+                vec3 normal, out vec3 out_normal) {
     if (BONE_ENCODING == 2u) {
-        return skin_dual_quat(clip, bone_count, frames, bones, weight, point, normal, out_normal);
+        return skin_dual_quat(pose, bone_count, bones, weight, point, normal, out_normal);
     }
     vec3 p0;
     vec3 n0;
-    apply_bone(clip, bone_count, frames, bones.x, point, normal, p0, n0);
+    apply_bone(pose, bone_count, bones.x, point, normal, p0, n0);
     if (BONE_SHAPE != 2u) {
         n0 = safe_normalize(n0);
     }
@@ -166,7 +178,7 @@ vec3 skin(ClipInfo clip, uint bone_count, float time, uvec2 bones, float weight,
     }
     vec3 p1;
     vec3 n1;
-    apply_bone(clip, bone_count, frames, bones.y, point, normal, p1, n1);
+    apply_bone(pose, bone_count, bones.y, point, normal, p1, n1);
     if (BONE_SHAPE != 2u) {
         n1 = safe_normalize(n1);
     }
@@ -174,28 +186,45 @@ vec3 skin(ClipInfo clip, uint bone_count, float time, uvec2 bones, float weight,
     return p0 * weight + p1 * (1.0 - weight);
 }
 
-// A unit's pose: the current clip at `time_current` crossfaded from the
-// previous clip at `time_previous` by `blend` (1: the current clip alone).
-// A clip of weight 0 is not sampled, so a finished crossfade and a unit at
-// either end of a walk/run blend skin once.
-vec3 skin_crossfade(ClipInfo current, float time_current, ClipInfo previous,
-                    float time_previous, float blend, uint bone_count, uvec2 bones,
-                    float weight, vec3 point, vec3 normal, out vec3 out_normal) {
+// The same, `time` into `clip`.
+vec3 skin(ClipInfo clip, uint bone_count, float time, uvec2 bones, float weight,
+          vec3 point, vec3 normal, out vec3 out_normal) {
+    return skin_posed(clip_pose(clip, time), bone_count, bones, weight, point, normal,
+                      out_normal);
+}
+
+// A unit's pose: the current clip's pose crossfaded from the previous
+// clip's by `blend` (1: the current clip alone). A clip of weight 0 is not
+// sampled, so a finished crossfade and a unit at either end of a walk/run
+// blend skin once.
+vec3 skin_crossfade_posed(ClipPose current, ClipPose previous, float blend, uint bone_count,
+                          uvec2 bones, float weight, vec3 point, vec3 normal,
+                          out vec3 out_normal) {
     if (!(blend < 1.0)) {
-        return skin(current, bone_count, time_current, bones, weight, point, normal, out_normal);
+        return skin_posed(current, bone_count, bones, weight, point, normal, out_normal);
     }
     vec3 previous_normal;
-    vec3 previous_position = skin(previous, bone_count, time_previous, bones, weight, point,
-                                  normal, previous_normal);
+    vec3 previous_position = skin_posed(previous, bone_count, bones, weight, point, normal,
+                                        previous_normal);
     if (!(blend > 0.0)) {
         out_normal = previous_normal;
         return previous_position;
     }
     vec3 current_normal;
-    vec3 position = skin(current, bone_count, time_current, bones, weight, point, normal,
-                         current_normal);
+    vec3 position = skin_posed(current, bone_count, bones, weight, point, normal,
+                               current_normal);
     out_normal = mix(previous_normal, current_normal, blend);
     return mix(previous_position, position, blend);
+}
+
+// The same, the current clip at `time_current`, the previous at
+// `time_previous`.
+vec3 skin_crossfade(ClipInfo current, float time_current, ClipInfo previous,
+                    float time_previous, float blend, uint bone_count, uvec2 bones,
+                    float weight, vec3 point, vec3 normal, out vec3 out_normal) {
+    return skin_crossfade_posed(clip_pose(current, time_current),
+                                clip_pose(previous, time_previous), blend, bone_count, bones,
+                                weight, point, normal, out_normal);
 }
 
 #endif

@@ -93,9 +93,10 @@ pub const FAR_FIELD_MAX_VERTICES: u32 = 672;
 pub const FAR_FIELD_MID_MAX_VERTICES: u32 = 2048;
 /// Far field: shared memory per vertex (position 8 bytes; depth, front and
 /// back light, add term and UV 4 each), and what the rest of the shader's
-/// shared state takes at most, in bytes.
+/// shared state takes at most, in bytes (1184: the chunk's items with
+/// their units' poses, the batch, the types' prefix).
 pub const FAR_FIELD_SHARED_BYTES_PER_VERTEX: u32 = 28;
-pub const FAR_FIELD_SHARED_RESERVE_BYTES: u32 = 1024;
+pub const FAR_FIELD_SHARED_RESERVE_BYTES: u32 = 1536;
 /// Far field: `FarFieldMesh::vertex_count_flags` holds the LOD's vertices
 /// in these bits (at most `FAR_FIELD_MID_MAX_VERTICES`)...
 pub const FAR_MESH_VERTEX_COUNT_MASK: u32 = 0xffff;

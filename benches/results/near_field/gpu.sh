@@ -193,7 +193,8 @@
 #                 variant at 1M units at the three presets and the 10k
 #                 ground and front, no budget, every 2nd of 600 steps
 #                 rendered at 1M; the frames of the last two compared (cmp)
-#                 (call 53).
+#                 (call 53; call 56: VARIANTS="e54 p56", each unit posed
+#                 once).
 #   gpu.sh farq   (BEFORE set) as anisofull: the default demo and 1M units
 #                 at the three presets, before and after, with the
 #                 reference, the frames saved (SCENES="units:camera ..."
@@ -673,7 +674,8 @@ for mode in $1; do
           --camera $camera --frames 600 --render-every $every --budget-ms 0 \
           --screenshot /tmp/shots/${variant}_$name.png
       done
-      cmp /tmp/shots/$2_$name.png /tmp/shots/$3_$name.png && echo "$name: frames identical"
+      cmp /tmp/shots/${@: -2:1}_$name.png /tmp/shots/${@: -1}_$name.png \
+        && echo "$name: frames identical"
     done ;;
   farq4m)
     for camera in ground front overview; do

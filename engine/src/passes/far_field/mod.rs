@@ -68,7 +68,10 @@
 //! Each batch:
 //! 1. Skin: one thread per vertex of the batch; each is decoded and skinned
 //!    by the same code as `unit.vert` (`skinning.glsl`, two bones, the
-//!    crossfade), projected, snapped to 1/256 pixel, and lit as `mesh.frag`
+//!    crossfade) from its unit's pose, which the lane that read the unit's
+//!    entry computed once (each clip's frame pair, the unit's state and
+//!    placement, in shared memory: the 1M front's far field 7.64 -> 7.49
+//!    ms, the ground's 8.77 -> 8.59, on an H200, call 56), projected, snapped to 1/256 pixel, and lit as `mesh.frag`
 //!    lights (material, atlas texel at the vertex, tint, sun, ambient, fog;
 //!    a second colour for the back of double-sided materials). All of it
 //!    goes to shared memory: each vertex is skinned once per unit, not once
