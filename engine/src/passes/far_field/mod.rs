@@ -1,7 +1,7 @@
 //! The far field: units from a few pixels up to mid-size (about 100 px)
 //! skinned and rasterized by a compute shader into a 64-bit visibility
-//! buffer (`shaders/far_field.comp`,
-//! rasterizer in `far_field_raster.glsl`, CPU twin in
+//! buffer (`shaders/far_field.comp`, its chunks of units in
+//! `far_field_items.glsl`, rasterizer in `far_field_raster.glsl`, CPU twin in
 //! [`crate::reference::far_field`]), then resolved into the colour target
 //! against the raster's depth (`full_screen.vert`, `far_field_resolve.frag`).
 //!
