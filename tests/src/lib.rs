@@ -430,6 +430,61 @@ pub fn dispatch_storage(
         .unwrap_or_else(|err| panic!("dispatch {}: {err}", pipeline.pipeline.name));
 }
 
+/// Runs a test kernel whose set 0 is `inputs` (uploaded, read-only storage
+/// buffers) then one output storage buffer of `output_bytes`, over
+/// `invocations` threads with push constants `push`, and returns the
+/// output's bytes.
+pub fn run_storage_kernel(
+    ctx: &mut Context,
+    name: &str,
+    shader: &horde::Spirv,
+    inputs: &[&[u8]],
+    output_bytes: u64,
+    push: &[u8],
+    invocations: u32,
+) -> Vec<u8> {
+    use ash::vk;
+    use horde::barriers::Access;
+    let pipeline = horde::frame::ComputePipeline::new(
+        ctx,
+        name,
+        shader,
+        &vec![vk::DescriptorType::STORAGE_BUFFER; inputs.len() + 1],
+        &[],
+    )
+    .unwrap_or_else(|err| panic!("{name} pipeline: {err}"));
+    let usage = vk::BufferUsageFlags::STORAGE_BUFFER;
+    let uploaded: Vec<_> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, bytes)| {
+            horde::memory::upload_buffer(ctx, &format!("{name} input {i}"), usage, bytes)
+                .unwrap_or_else(|err| panic!("{name} input {i}: {err}"))
+        })
+        .collect();
+    let output = horde::memory::Buffer::new(
+        ctx,
+        &format!("{name} output"),
+        output_bytes,
+        usage | vk::BufferUsageFlags::TRANSFER_SRC,
+        gpu_allocator::MemoryLocation::GpuOnly,
+    )
+    .unwrap_or_else(|err| panic!("{name} output: {err}"));
+    let mut buffers: Vec<_> = uploaded
+        .iter()
+        .map(|buffer| (buffer.raw, Access::ComputeRead))
+        .collect();
+    buffers.push((output.raw, Access::ComputeWrite));
+    let mut harness = PassHarness::new(ctx);
+    let mut bytes = harness.run(
+        ctx,
+        |frame| dispatch_storage(frame, &pipeline, &buffers, push, invocations),
+        &[&output],
+    );
+    drop((harness, output, uploaded, pipeline));
+    bytes.remove(0)
+}
+
 /// Window options for a window test: a battle of `units` units (a tenth as
 /// many props) from `seed`, seen from the overview camera, in a FIFO window
 /// of `width` x `height` with the validation layer on, driven by `script`;

@@ -8,13 +8,8 @@
 //!
 //! Validation is on throughout and must stay silent (`finish`).
 
-use ash::vk;
-use gpu_allocator::MemoryLocation;
-use horde::barriers::Access;
-use horde::frame::ComputePipeline;
-use horde::memory::{upload_buffer, Buffer};
 use horde::shaders;
-use horde_tests::{dispatch_storage, finish, gpu_context, PassHarness};
+use horde_tests::{finish, gpu_context, run_storage_kernel};
 
 /// The largest doubled area of a triangle the compute rasterizer takes:
 /// its box is at most 2^13 sub-pixels a side (`far_field_raster.glsl`).
@@ -77,49 +72,17 @@ fn the_far_fields_division_is_exact() {
         .iter()
         .map(|&(n, d)| [n as u32, (n >> 32) as u32, d as u32, 0])
         .collect();
-    let pipeline = ComputePipeline::new(
-        &ctx,
+    let push = [pairs.len() as u32];
+    let bytes = run_storage_kernel(
+        &mut ctx,
         "far divide test",
         &shaders::FAR_DIVIDE_TEST_COMP,
-        &[vk::DescriptorType::STORAGE_BUFFER; 2],
-        &[],
-    )
-    .expect("divide test pipeline");
-    let usage = vk::BufferUsageFlags::STORAGE_BUFFER;
-    let input = upload_buffer(
-        &ctx,
-        "far divide test pairs",
-        usage,
-        bytemuck::cast_slice(&words),
-    )
-    .expect("upload pairs");
-    let output = Buffer::new(
-        &ctx,
-        "far divide test quotients",
+        &[bytemuck::cast_slice(&words)],
         8 * pairs.len() as u64,
-        usage | vk::BufferUsageFlags::TRANSFER_SRC,
-        MemoryLocation::GpuOnly,
-    )
-    .expect("result buffer");
-    let mut harness = PassHarness::new(&ctx);
-    let push = [pairs.len() as u32];
-    let bytes = harness.run(
-        &mut ctx,
-        |frame| {
-            dispatch_storage(
-                frame,
-                &pipeline,
-                &[
-                    (input.raw, Access::ComputeRead),
-                    (output.raw, Access::ComputeWrite),
-                ],
-                bytemuck::cast_slice(&push),
-                pairs.len() as u32,
-            );
-        },
-        &[&output],
+        bytemuck::cast_slice(&push),
+        pairs.len() as u32,
     );
-    let gpu: Vec<u64> = bytemuck::pod_collect_to_vec(&bytes[0]);
+    let gpu: Vec<u64> = bytemuck::pod_collect_to_vec(&bytes);
     let wrong: Vec<_> = pairs
         .iter()
         .zip(&gpu)
@@ -133,6 +96,5 @@ fn the_far_fields_division_is_exact() {
         pairs.len(),
         wrong.first()
     );
-    drop((harness, output, input, pipeline));
     finish(ctx);
 }

@@ -7,14 +7,9 @@
 //!
 //! Validation is on throughout and must stay silent (`finish`).
 
-use ash::vk;
 use glam::Vec4;
-use gpu_allocator::MemoryLocation;
-use horde::barriers::Access;
-use horde::frame::ComputePipeline;
-use horde::memory::{upload_buffer, Buffer};
 use horde::shaders;
-use horde_tests::{dispatch_storage, finish, gpu_context, PassHarness};
+use horde_tests::{finish, gpu_context, run_storage_kernel};
 
 /// Texels along a side of each of the two cascades.
 const SIZE: u32 = 16;
@@ -64,48 +59,20 @@ fn the_tent_is_the_mean_of_four_bilinear_comparisons() {
             }
         }
     }
-    let pipeline = ComputePipeline::new(
-        &ctx,
+    let push = [lookups.len() as u32, SIZE];
+    let bytes = run_storage_kernel(
+        &mut ctx,
         "shadow tent test",
         &shaders::SHADOW_TENT_TEST_COMP,
-        &[vk::DescriptorType::STORAGE_BUFFER; 3],
-        &[],
-    )
-    .expect("tent test pipeline");
-    let usage = vk::BufferUsageFlags::STORAGE_BUFFER;
-    let upload = |name: &str, bytes: &[u8]| {
-        upload_buffer(&ctx, name, usage, bytes).unwrap_or_else(|err| panic!("{name}: {err}"))
-    };
-    let depth_buffer = upload("shadow tent test depths", bytemuck::cast_slice(&depths));
-    let lookup_buffer = upload("shadow tent test lookups", bytemuck::cast_slice(&lookups));
-    let lit = Buffer::new(
-        &ctx,
-        "shadow tent test lit",
+        &[
+            bytemuck::cast_slice(&depths),
+            bytemuck::cast_slice(&lookups),
+        ],
         8 * lookups.len() as u64,
-        usage | vk::BufferUsageFlags::TRANSFER_SRC,
-        MemoryLocation::GpuOnly,
-    )
-    .expect("result buffer");
-    let mut harness = PassHarness::new(&ctx);
-    let push = [lookups.len() as u32, SIZE];
-    let bytes = harness.run(
-        &mut ctx,
-        |frame| {
-            dispatch_storage(
-                frame,
-                &pipeline,
-                &[
-                    (depth_buffer.raw, Access::ComputeRead),
-                    (lookup_buffer.raw, Access::ComputeRead),
-                    (lit.raw, Access::ComputeWrite),
-                ],
-                bytemuck::cast_slice(&push),
-                lookups.len() as u32,
-            );
-        },
-        &[&lit],
+        bytemuck::cast_slice(&push),
+        lookups.len() as u32,
     );
-    let results: Vec<[f32; 2]> = bytemuck::pod_collect_to_vec(&bytes[0]);
+    let results: Vec<[f32; 2]> = bytemuck::pod_collect_to_vec(&bytes);
     let mut partly_lit = 0;
     for (lookup, [tent, mean]) in lookups.iter().zip(&results) {
         assert!(
@@ -122,6 +89,5 @@ fn the_tent_is_the_mean_of_four_bilinear_comparisons() {
         partly_lit > lookups.len() / 4,
         "{partly_lit} lookups partly lit"
     );
-    drop((harness, lit, lookup_buffer, depth_buffer, pipeline));
     finish(ctx);
 }
