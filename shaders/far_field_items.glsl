@@ -107,10 +107,10 @@ void gather_batch(uint first, uint last, uint chunk_first) {
 }
 
 // Lane `lane` of the chunk starting at `first`: reads item `first + lane`
-// into the chunk's shared table (NO_ITEM where this pipeline draws nothing)
-// and counts it live in `counter`. The small pipeline hands a mesh larger
-// than it holds to the mid-size one (which holds every mesh of the table,
-// far_field_meshes).
+// into the chunk's shared tables (NO_ITEM where this pipeline draws
+// nothing), poses its unit there, and counts it live in `counter`. The
+// small pipeline hands a mesh larger than it holds to the mid-size one
+// (which holds every mesh of the table, far_field_meshes).
 void read_item(uint first, uint last, uint lane, uint type_count, uint counter) {
     uint type_index;
     uint unit;
