@@ -44,10 +44,10 @@
 //! memory, and a chunk of struck-out entries only (a shadow cascade's
 //! splatted casters, `passes/shadow/`) is skipped; otherwise lane 0
 //! gathers those units into batches whose vertices fit shared memory,
-//! reading nothing but shared memory and the mesh table (when lane 0 read
-//! the entries itself, one after the other while the other lanes waited,
-//! the 1M overview's far field took 7.42 ms, now 6.59, on an H200:
-//! `benches/results/near_field/`, call 52).
+//! reading nothing but shared memory and the mesh table (lane 0 had read
+//! the entries itself, one after the other while the other lanes waited:
+//! the 1M overview's far field took 7.42 ms that way and 6.59 this way on
+//! an H200, `benches/results/near_field/`, call 52).
 //! Two pipelines of the same shader, which differ in the shared memory
 //! they declare (specialization constants), each take the units whose mesh
 //! falls in their range, one dispatch after the other:
@@ -71,10 +71,11 @@
 //!    crossfade) from its unit's pose, which the lane that read the unit's
 //!    entry computed once (each clip's frame pair, the unit's state and
 //!    placement, in shared memory: the 1M front's far field 7.64 -> 7.49
-//!    ms, the ground's 8.77 -> 8.59, on an H200, call 56), projected, snapped to 1/256 pixel, and lit as `mesh.frag`
-//!    lights (material, atlas texel at the vertex, tint, sun, ambient, fog;
-//!    a second colour for the back of double-sided materials). All of it
-//!    goes to shared memory: each vertex is skinned once per unit, not once
+//!    ms, the ground's 8.77 -> 8.59, on an H200, call 56), projected,
+//!    snapped to 1/256 pixel, and lit as `mesh.frag` lights (material,
+//!    atlas texel at the vertex, tint, sun, ambient, fog; a second colour
+//!    for the back of double-sided materials). All of it goes to shared
+//!    memory: each vertex is skinned once per unit, not once
 //!    per triangle, and triangles read their corners from shared memory.
 //!    Shared atomics gather, per unit, on which sides of the near plane its
 //!    vertices lie and their snapped box.
