@@ -116,7 +116,8 @@ void read_item(uint first, uint last, uint lane, uint type_count, uint counter) 
     uint unit;
     uint lod;
     uint mesh_index = NO_ITEM;
-    if (first + lane < last && far_item(mid_item(first + lane), type_count, type_index, unit, lod)) {
+    if (first + lane < last
+        && far_item(mid_item(first + lane), type_count, type_index, unit, lod)) {
         mesh_index = type_index * uint(MAX_LODS) + lod;
         uint vertex_count =
             far_meshes[mesh_index].vertex_count_flags & uint(FAR_MESH_VERTEX_COUNT_MASK);
