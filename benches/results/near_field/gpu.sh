@@ -207,6 +207,23 @@
 #                 to 48, 64, 96, 160 (the default) and 256 texels at the
 #                 10k ground and front, 64, 96 and 160 at the 1M ground
 #                 and front; all without the budget.
+#   gpu.sh lodscale (BEFORE set) the LOD error over the sphere's diameter:
+#                 1M units with the far field and the budget off (every
+#                 unit a mesh) at the front and ground, every 10th of 600
+#                 steps rendered; then 1M units at the three presets and
+#                 the 10k ground without the budget (the far field's and
+#                 the draw's time at fixed thresholds), before and after,
+#                 the frames saved (call 57).
+#   gpu.sh lodbias (BEFORE set) the LOD threshold the corrected error
+#                 needs: the before side and the after side at each of
+#                 BIASES (`--lod-bias`, the threshold divided by it) with
+#                 the reference at each of SCENES ("units:camera ...")
+#                 (calls 59-60).
+#   gpu.sh meshlod (BEFORE set) 1M units with the far field and the budget
+#                 off (every unit a mesh) at the front and ground, every
+#                 10th of 600 steps rendered, before and after, with the
+#                 reference: what the corrected LOD error costs the picture
+#                 there (call 60).
 # Modes combine: gpu.sh "demo mesh". Each run's log starts with its
 # command line; summarize.py makes the rows.
 set -euo pipefail
@@ -676,6 +693,45 @@ for mode in $1; do
       done
       cmp /tmp/shots/${@: -2:1}_$name.png /tmp/shots/${@: -1}_$name.png \
         && echo "$name: frames identical"
+    done ;;
+  lodscale)
+    for camera in front ground; do
+      for side in before after; do
+        declare -n bin=$side
+        run ${side}_1m_mesh_$camera 120 "${bin[@]}" --units 1000000 --camera $camera \
+          --frames 600 --render-every 10 --far-field off --budget-ms 0 \
+          --screenshot /tmp/shots/${side}_1m_mesh_$camera.png
+      done
+    done
+    for scene in 1000000:front 1000000:ground 1000000:overview 10000:ground; do
+      units=${scene%:*} camera=${scene#*:}
+      name=$([ $units = 10000 ] && echo 10k || echo 1m)_$camera
+      every=2; [ $units = 10000 ] && every=1
+      for side in before after; do
+        declare -n bin=$side
+        run ${side}_${name}_nobudget 90 "${bin[@]}" --units $units --camera $camera \
+          --frames 600 --render-every $every --budget-ms 0 \
+          --screenshot /tmp/shots/${side}_${name}_nobudget.png
+      done
+    done ;;
+  lodbias)
+    for scene in $SCENES; do
+      units=${scene%:*} camera=${scene#*:}
+      name=$([ $units = 10000 ] && echo 10k || echo 1m)_$camera
+      run before_$name 150 "${before[@]}" --quality --units $units --camera $camera \
+        --frames 600
+      for bias in $BIASES; do
+        run bias${bias}_$name 150 "${after[@]}" --quality --units $units --camera $camera \
+          --frames 600 --lod-bias $bias --screenshot /tmp/shots/bias${bias}_$name.png
+      done
+    done ;;
+  meshlod)
+    for camera in front ground; do
+      for side in before after; do
+        declare -n bin=$side
+        run ${side}_1m_mesh_$camera 200 "${bin[@]}" --quality --units 1000000 \
+          --camera $camera --frames 600 --render-every 10 --far-field off --budget-ms 0
+      done
     done ;;
   farq4m)
     for camera in ground front overview; do

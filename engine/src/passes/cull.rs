@@ -45,11 +45,18 @@
 //! 2. Frustum: visible when `dot(n, c) + w >= -r` for all six planes.
 //! 3. Route. The projected size is `2r * pixels_per_unit / max(distance,
 //!    MIN_LOD_DISTANCE)` pixels and the projected error of LOD `l` is
-//!    `error[l]` × that size. The LOD, with hysteresis against last frame's
-//!    LOD `p` (clamped to the type's LOD count): while `p` fits the
-//!    threshold it stays, unless a coarser LOD fits `threshold * (1 -
-//!    hysteresis)`, which is then taken (the coarsest such); once `p` no
-//!    longer fits, the coarsest LOD that fits the threshold is taken. Then
+//!    `error[l]` × that size. The error is a fraction of the model's size
+//!    (the bake's), so projecting it over the sphere's diameter, 2.7 times
+//!    the generated knight's model size, makes the rule that much stricter
+//!    than a pixel of geometric error: projected over the model's size the
+//!    default demo's frames lost FLIP at every preset, even at a threshold
+//!    of half a pixel, the far units' box proxies most
+//!    (`benches/results/near_field/`, section 19). The LOD, with
+//!    hysteresis against last frame's LOD `p` (clamped to the type's LOD
+//!    count): while `p` fits the threshold it stays, unless a coarser LOD
+//!    fits `threshold * (1 - hysteresis)`, which is then taken (the
+//!    coarsest such); once `p` no longer fits, the coarsest LOD that fits
+//!    the threshold is taken. Then
 //!    the path: where the type has a far field and `far_field_px > 0`, an
 //!    instance whose projected size is at most `far_field_px` goes to the
 //!    far field, which draws that LOD (entering only below
