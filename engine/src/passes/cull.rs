@@ -56,11 +56,11 @@
 //!    count): while `p` fits the threshold it stays, unless a coarser LOD
 //!    fits `threshold * (1 - hysteresis)`, which is then taken (the
 //!    coarsest such); once `p` no longer fits, the coarsest LOD that fits
-//!    the threshold is taken. Then
-//!    the path: where the type has a far field and `far_field_px > 0`, an
-//!    instance whose projected size is at most `far_field_px` goes to the
-//!    far field, which draws that LOD (entering only below
-//!    `far_field_px * (1 - hysteresis)`); the rest are drawn as meshes.
+//!    the threshold is taken. Then the path: where the type has a far
+//!    field and `far_field_px > 0`, an instance whose projected size is at
+//!    most `far_field_px` goes to the far field, which draws that LOD
+//!    (entering only below `far_field_px * (1 - hysteresis)`); the rest are
+//!    drawn as meshes.
 //!    Every comparison is squared, so only additions and multiplications
 //!    decide and the CPU reference matches bit for bit.
 //!    An orthographic view (`orthographic`, a shadow cascade's: `shadow.rs`)
