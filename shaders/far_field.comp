@@ -76,18 +76,12 @@ void write_pixel(int x, int y, uint64_t key) {
     }
 }
 #define FAR_FIELD_WRITE(x, y, key) write_pixel(x, y, key)
-// Whether a sample of depth floor(weighted / area) may still win the pixel:
-// not where the pixel holds a greater depth, stored_depth > weighted / area
-// <=> weighted < stored_depth * area. Such a sample's key is smaller
-// whatever its payload, so rejecting it here changes nothing but its cost:
-// its 64-bit division and its shading (in a dense crowd most samples lie
-// behind a nearer unit's: the 1M ground's far field 10.34 -> 9.13 ms on an
-// H200, benches/results/near_field/ call 52).
-bool may_win(int x, int y, uint64_t weighted, int area) {
-    uint index = uint(y) * dispatch.width + uint(x);
-    return weighted >= (visibility[index] >> 32) * uint64_t(area);
-}
-#define FAR_FIELD_MAY_WIN(x, y, weighted, area) may_win(x, y, weighted, area)
+// A sample that surely loses to its pixel's depth (far_may_win) is rejected
+// before its 64-bit division and its shading: in a dense crowd most samples
+// lie behind a nearer unit's (the 1M ground's far field 10.34 -> 9.13 ms on
+// an H200, benches/results/near_field/ call 52).
+#define FAR_FIELD_MAY_WIN(x, y, weighted, area) \
+    far_may_win(weighted, area, visibility[uint(y) * dispatch.width + uint(x)])
 // `globals.debug_view`, read once in main (HIDDEN_FROM_INLINING).
 uint g_debug_view;
 

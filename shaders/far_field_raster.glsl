@@ -9,8 +9,9 @@
 // the corners' integer barycentric weights (a's, b's, c's as passed, which
 // sum to `area`); without it every pixel gets far_rasterize's `payload`.
 // It may define FAR_FIELD_MAY_WIN(x, y, weighted, area), false where the
-// pixel's depth, weighted / area, surely loses to what the pixel holds:
-// the pixel then skips its 64-bit division and its payload.
+// pixel's depth, weighted / area, surely loses to what the pixel holds
+// (far_may_win with the pixel's key): the pixel then skips its 64-bit
+// division and its payload.
 //
 // 1. far_project: clip -> a vertex snapped to 1/2^FAR_FIELD_SUBPIXEL_BITS
 //    pixel (clamped to a guard band so it fits an int) and its reverse-Z
@@ -107,6 +108,15 @@ int far_edge(ivec2 from, ivec2 to, ivec2 p) {
 int far_triangle_area(FarVertex a, FarVertex b, FarVertex c) {
     ivec2 origin = min(min(a.position, b.position), c.position);
     return far_edge(a.position - origin, b.position - origin, c.position - origin);
+}
+
+// Whether a sample of depth floor(weighted / area) may still win a pixel
+// whose key is `stored`: not where the stored depth is greater,
+// stored_depth > weighted / area <=> weighted < stored_depth * area. Such a
+// sample's key is smaller whatever its payload. One of equal depth may win
+// by its payload, so it is kept: the larger key wins in any order.
+bool far_may_win(uint64_t weighted, int area, uint64_t stored) {
+    return weighted >= (stored >> 32) * uint64_t(area);
 }
 
 // floor(n / d), exactly, for 0 < d < 2^31 and a quotient below 2^32 (a

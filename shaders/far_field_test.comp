@@ -1,8 +1,9 @@
 #version 450
 // Test kernel of the far field's rasterizer (far_field_raster.glsl): one
 // thread per triangle given in clip space; every covered pixel gets the
-// nearest key (depth bits << 32 | triangle + 1) and a coverage count, and
-// every triangle its outcome, for the CPU reference to reproduce exactly.
+// largest key (nearest depth bits << 32 | triangle + 1) and a coverage
+// count, and every triangle its outcome, for the CPU reference to reproduce
+// exactly.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_shader_atomic_int64 : require
 
@@ -23,12 +24,21 @@ layout(push_constant) uniform Dispatch {
 } dispatch;
 
 void write_pixel(int x, int y, uint64_t key) {
-    uint index = uint(y) * dispatch.width + uint(x);
-    atomicMax(visibility[index], key);
-    atomicAdd(coverage[index], 1u);
+    atomicMax(visibility[uint(y) * dispatch.width + uint(x)], key);
 }
+bool count_and_test(int x, int y, uint64_t weighted, int area);
+#define FAR_FIELD_MAY_WIN(x, y, weighted, area) count_and_test(x, y, weighted, area)
 #define FAR_FIELD_WRITE(x, y, key) write_pixel(x, y, key)
 #include "far_field_raster.glsl"
+
+// Every covered sample is counted here, before the far field's own test of
+// whether it may still win its pixel, so that the counts stay the CPU
+// reference's and the test runs as the far field runs it.
+bool count_and_test(int x, int y, uint64_t weighted, int area) {
+    uint index = uint(y) * dispatch.width + uint(x);
+    atomicAdd(coverage[index], 1u);
+    return far_may_win(weighted, area, visibility[index]);
+}
 
 void main() {
     uint t = gl_GlobalInvocationID.x;

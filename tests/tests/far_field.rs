@@ -170,6 +170,11 @@ fn coverage_and_depth_equal_the_reference() {
         "this device should have 64-bit atomics"
     );
     let behind = |x: f32, y: f32| Vec4::new(x, y, 0.1, -1.0);
+    let coincident = [
+        at(36.0, 16.0, 0.45),
+        at(46.0, 18.0, 0.45),
+        at(38.0, 27.0, 0.45),
+    ];
     let mut triangles = vec![
         // A quad of two triangles on a shared diagonal, both windings.
         [at(2.0, 2.0, 0.5), at(14.0, 2.0, 0.5), at(14.0, 12.0, 0.6)],
@@ -231,8 +236,14 @@ fn coverage_and_depth_equal_the_reference() {
             at(47.0, 44.0, 0.5),
             at(35.0, 45.0, 0.5),
         ],
+        // Coincident and flat (its twin comes last, in another SIMD batch of
+        // a CPU device): each sample's weighted depth is exactly the area
+        // times the stored depth, a tie the larger key, the later
+        // triangle's, must win; `far_may_win` must not reject it.
+        coincident,
     ];
     triangles.extend(jittered_grid(4, (4.2, 30.3), (28.7, 46.6)));
+    triangles.push(coincident);
     let gpu = run_kernel(&mut ctx, &triangles);
     let cpu = coverage(&triangles, WIDTH, HEIGHT);
     assert_eq!(
