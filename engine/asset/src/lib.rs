@@ -93,6 +93,7 @@
 
 mod read;
 pub mod skinning;
+mod validate;
 mod write;
 
 use bytemuck::{Pod, Zeroable};
