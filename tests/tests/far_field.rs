@@ -269,7 +269,7 @@ fn coverage_and_depth_equal_the_reference() {
     // The two halves of the quad, and the fan, cover each centre once.
     assert!(
         cpu.counts.iter().all(|&n| n <= 2),
-        "at most the overlap pair"
+        "at most one of the two overlapping pairs"
     );
     for (x, y) in [(5, 5), (10, 8), (13, 3), (3, 10)] {
         assert_eq!(
