@@ -1,6 +1,7 @@
 //! The reader's checks across sections, once every section is parsed: every
 //! bone, vertex, material, texture and texel index refers to something that
-//! exists, and every value the renderer computes with is finite.
+//! exists, and the materials' emissive factors, the LODs' errors and the
+//! bone texture's poses are finite.
 
 use crate::read::invalid;
 use crate::{
