@@ -31,7 +31,7 @@ use horde::config::{
 use horde::context::{Context, Tier};
 use horde::gpu_types::{
     CullGlobals, DrawCommand, RouteInfo, TypeInfo, UnitInfo, UnitPlacement, ENTRY_INDEX_BITS,
-    INACTIVE_TYPE, MAX_TYPES,
+    INACTIVE_TYPE, MAX_CLIPS, MAX_TYPES,
 };
 use horde::memory::{upload_buffer, Buffer};
 use horde::passes::cull::{cull_globals, CullBatch, CullPass, CullPhase, CullTargets};
@@ -281,6 +281,9 @@ struct GpuInstances {
     infos: Buffer,
     placements: Buffer,
     routes: Buffer,
+    /// Zeroed: the scenes' types have no clips, so the posed cull keeps
+    /// their spheres.
+    anim_states: Buffer,
 }
 
 impl GpuInstances {
@@ -293,6 +296,7 @@ impl GpuInstances {
             infos: upload("infos", bytemuck::cast_slice(&instances.infos)),
             placements: upload("placements", bytemuck::cast_slice(&instances.placements)),
             routes: upload("routes", bytemuck::cast_slice(&instances.routes)),
+            anim_states: upload("anim states", &vec![0; 16 * instances.routes.len().max(1)]),
         }
     }
 
@@ -301,6 +305,7 @@ impl GpuInstances {
             infos: &self.infos,
             placements: &self.placements,
             routes: &self.routes,
+            anim_states: &self.anim_states,
             count,
             // The whole-frame phase counts nothing hidden.
             occluded_command: u32::MAX,
@@ -313,6 +318,8 @@ struct Harness {
     types: Buffer,
     template: Buffer,
     draw_lists: Buffer,
+    /// Zeroed `vec4[MAX_CLIPS]`.
+    clip_spheres: Buffer,
     units: GpuInstances,
     props: GpuInstances,
     pass: CullPass,
@@ -371,10 +378,18 @@ impl Harness {
         .expect("upload");
         let units = GpuInstances::new(ctx, "units", &scene.units);
         let props = GpuInstances::new(ctx, "props", &scene.props);
+        let clip_spheres = upload_buffer(
+            ctx,
+            "clip spheres",
+            vk::BufferUsageFlags::UNIFORM_BUFFER,
+            &vec![0; 16 * MAX_CLIPS],
+        )
+        .expect("upload");
         Harness {
             types,
             template,
             draw_lists,
+            clip_spheres,
             units,
             props,
             pass: CullPass::new(ctx).expect("create the cull pass"),
@@ -395,6 +410,7 @@ impl Harness {
             types: &self.types,
             template_commands: &self.template,
             draw_lists: &self.draw_lists,
+            clip_spheres: &self.clip_spheres,
         };
         let batches = [self.units.batch(unit_count), self.props.batch(prop_count)];
         let pass = &mut self.pass;

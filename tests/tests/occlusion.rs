@@ -248,3 +248,77 @@ fn occlusion_culling_changes_no_pixel_with_the_far_field() {
 fn occlusion_culling_changes_no_pixel_with_the_far_field_and_msaa() {
     occlusion_changes_no_pixel(None, Msaa::X4, 100.0);
 }
+
+/// Ten knights, idle and walking, 12 to 13.5 m from the camera behind a
+/// wall of overlapping spheres `wall_top` m high, 6 m away.
+fn wall_of_spheres_scene(knight: &Asset, wall_top: f32) -> Scene {
+    let mut scene = crowd_scene(knight);
+    scene.units = (0..10)
+        .map(|index| UnitSpawn {
+            position: Vec3::new(
+                (index % 5) as f32 - 2.0,
+                0.0,
+                -12.0 - (index / 5) as f32 * 1.5,
+            ),
+            ..scene.units[index]
+        })
+        .collect();
+    let field = scene.props.pop().expect("the field");
+    scene.props = (0..15)
+        .map(|index| PropPlacement {
+            prop_type: 0,
+            position: Vec3::new(index as f32 - 7.0, wall_top - 1.5, -6.0),
+            heading: 0.0,
+            scale: 1.5,
+            tint: rgba8(Vec3::new(0.8, 0.3, 0.3)),
+        })
+        .chain([field])
+        .collect();
+    scene
+}
+
+/// A camera at 1 m, looking along -Z over the wall.
+fn wall_of_spheres_camera(_: u32) -> Camera {
+    Camera::look_at(Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.0, 1.0, -20.0))
+}
+
+/// The clips' spheres hide what the type's cannot, and only that. A wall
+/// 2 m high hides the spheres of the clips the knights play (idle: 1.23 m
+/// around 0.97 m high), not the knight's own sphere (2.48 m around 1.38 m),
+/// whose top shows over it: the desktop tier's posed cull hides every
+/// knight, the mobile tier's (the type's sphere, and impostors) none.
+/// Over a wall 1.4 m high their heads show, and must be drawn (half the
+/// clips' radii would hide them). Occlusion culling changes no pixel.
+#[test]
+fn the_clips_spheres_hide_units_behind_a_wall_the_types_sphere_overtops() {
+    let knight = baked_knight();
+    let cases = [
+        (2.0, None, Some(10)),
+        (2.0, Some(Tier::Mobile), Some(0)),
+        (1.4, None, None),
+    ];
+    for (wall_top, tier, hidden) in cases {
+        let scene = wall_of_spheres_scene(&knight, wall_top);
+        let mut ctx = gpu_context(tier);
+        let walk = (&scene, wall_of_spheres_camera as fn(u32) -> Camera);
+        let (culled, stats, _) = render_walk(&mut ctx, walk, Msaa::Off, 0.0, true);
+        let (all, all_stats, _) = render_walk(&mut ctx, walk, Msaa::Off, 0.0, false);
+        finish(ctx);
+        println!(
+            "wall {wall_top} m, {tier:?}: {} of {} units hidden",
+            stats.units_occluded,
+            all_stats.units_visible()
+        );
+        assert_eq!(all_stats.units_visible() as usize, scene.units.len());
+        if let Some(hidden) = hidden {
+            assert_eq!(
+                stats.units_occluded as usize, hidden,
+                "{wall_top} m, {tier:?}"
+            );
+        }
+        assert!(
+            culled == all,
+            "wall {wall_top} m, {tier:?}: occlusion culling changed the picture"
+        );
+    }
+}

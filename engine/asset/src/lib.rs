@@ -91,6 +91,7 @@
 //! inside the index buffer, clip texel ranges inside the texture, finite poses and
 //! bounds, plausible clip ground speeds. No allocation exceeds the file's own length.
 
+pub mod clip_bounds;
 mod read;
 pub mod skinning;
 mod validate;

@@ -16,6 +16,13 @@
 //!   storage buffer, as the mobile tier allows a stage four of those. The late phase counts the instances it
 //!   hid in the instance counts of two commands that are never drawn
 //!   (`World::occluded_commands`, units' and props').
+//! - Posed (the camera's cull on the desktop tier, `cull_posed.comp`):
+//!   `anim_states` ([`AnimState`], 16 B per unit, the clips it plays) and
+//!   `clip_spheres` (uniform `vec4[MAX_CLIPS]`, per entry of the clip
+//!   table the model-space sphere that holds the clip,
+//!   `horde_asset::clip_bounds`), for the occlusion test below. The
+//!   animation state is a fifth storage buffer: the mobile tier's cull and
+//!   the shadow cascades', which test no occlusion, bind neither.
 //! - `types`: uniform `TypeInfo types[MAX_TYPES]`. Per type: the model-space
 //!   bounding sphere, `lod_count`, and per route `routes[r]`: the LOD's
 //!   simplification error (a fraction of the model size; 0 for LOD 0), its
@@ -36,8 +43,9 @@
 //!   and the batch's counter are push constants, so units and props, and
 //!   both phases, share one `CullGlobals` per frame.
 //!
-//! 36 bytes per unit are read (info, placement, route); the route is written
-//! only when it changes.
+//! 36 bytes per unit are read (info, placement, route), and the posed late
+//! phase's occlusion test reads 16 more (the animation state); the route
+//! is written only when it changes.
 //!
 //! # Algorithm (one thread per instance)
 //! 1. World sphere: model centre × scale, rotated about +Y by the heading,
@@ -101,7 +109,14 @@
 //!   frustum is routed, then tested against the pyramid
 //!   (`shaders/occlusion.glsl`: the sphere's screen rectangle, at the
 //!   level where it spans at most 2x2 texels; hidden when its nearest
-//!   point lies behind all four). Those not hidden are appended, marked
+//!   point lies behind all four). The sphere tested is the type's, or,
+//!   posed, the sphere of the clip the unit plays (around the previous
+//!   clip's too while that fades out) where that is smaller: the type's
+//!   holds every clip, 2.48 m around the generated 1.85 m knight, and from
+//!   the ground it reaches over the ranks in front; the clips' are 1.23 to
+//!   1.73 m. An impostor keeps the type's (its frames may be a stand-in
+//!   clip's). Routing, LODs and the frustum test keep the type's sphere,
+//!   so the frame is the same image either way. Those not hidden are appended, marked
 //!   visible and drawn in the late part, over the early one (far-field
 //!   units by the far field's second run, into the same visibility
 //!   buffer); the hidden are counted per batch (one atomic per subgroup)
@@ -126,12 +141,12 @@ use gpu_allocator::MemoryLocation;
 
 use crate::barriers::{uses, Access};
 use crate::config::{CULL_PHASE_ALL, CULL_PHASE_EARLY, CULL_PHASE_LATE, FRAMES_IN_FLIGHT};
-use crate::context::Context;
+use crate::context::{Context, Tier};
 use crate::frame::{ComputePipeline, Frame};
 use crate::frames::Descriptor;
-use crate::gpu_types::{CullGlobals, TypeInfo, MAX_TYPES};
 #[cfg(doc)]
-use crate::gpu_types::{DrawCommand, UnitInfo, UnitPlacement};
+use crate::gpu_types::{AnimState, DrawCommand, UnitInfo, UnitPlacement};
+use crate::gpu_types::{CullGlobals, TypeInfo, MAX_CLIPS, MAX_TYPES};
 use crate::memory::{upload_image, Buffer, Image};
 use crate::owned::Sampler;
 use crate::passes::depth_pyramid;
@@ -154,6 +169,9 @@ pub struct CullPass {
     /// Bound as the depth pyramid where a phase reads none: one texel.
     no_pyramid: Image,
     no_pyramid_sampler: Sampler,
+    /// Whether the occlusion test takes each unit's sphere from the clips
+    /// it plays (`cull_posed.comp`; module doc).
+    posed: bool,
 }
 
 /// Which part of the frame's culling a dispatch does (module doc).
@@ -202,6 +220,9 @@ pub struct CullTargets<'a> {
     /// The live draw commands, then the instance lists (STORAGE, INDIRECT,
     /// VERTEX, TRANSFER_DST).
     pub draw_lists: &'a Buffer,
+    /// Uniform `vec4[MAX_CLIPS]`, the clips' spheres (read where the pass
+    /// is posed).
+    pub clip_spheres: &'a Buffer,
 }
 
 /// One dispatch: the first `count` instances of a set of buffers.
@@ -210,6 +231,10 @@ pub struct CullBatch<'a> {
     pub infos: &'a Buffer,
     pub placements: &'a Buffer,
     pub routes: &'a Buffer,
+    /// The units' animation states (read where the pass is posed; the
+    /// props' batch names the units' too, and reads none: a prop type has
+    /// no clips).
+    pub anim_states: &'a Buffer,
     pub count: u32,
     /// The command whose instance count counts the instances the late
     /// phase hid (`World::occluded_commands`).
@@ -223,6 +248,7 @@ impl CullTargets<'_> {
             types: &world.buffers.type_table,
             template_commands: &world.buffers.command_template,
             draw_lists: &world.buffers.draw_lists.buffer,
+            clip_spheres: &world.buffers.clip_spheres,
         }
     }
 }
@@ -236,6 +262,7 @@ impl CullBatch<'_> {
                 infos: &b.unit_infos.buffer,
                 placements: &b.unit_placements.buffer,
                 routes: &b.unit_routes.buffer,
+                anim_states: &b.anim_states.buffer,
                 count: world.unit_count(),
                 occluded_command: world.occluded_commands()[0],
             },
@@ -243,6 +270,7 @@ impl CullBatch<'_> {
                 infos: &b.prop_infos.buffer,
                 placements: &b.prop_placements.buffer,
                 routes: &b.prop_routes.buffer,
+                anim_states: &b.anim_states.buffer,
                 count: world.prop_count(),
                 occluded_command: world.occluded_commands()[1],
             },
@@ -275,30 +303,49 @@ fn check_subgroup_support(ctx: &Context) -> Result<(), Error> {
 }
 
 impl CullPass {
-    /// The camera's cull: one view a frame.
+    /// The camera's cull: one view a frame, posed on the desktop tier
+    /// (module doc).
     pub fn new(ctx: &Context) -> Result<CullPass, Error> {
-        CullPass::with_views(ctx, "cull", 1)
+        CullPass::create(ctx, "cull", 1, ctx.tier == Tier::Desktop)
     }
 
-    /// Creates the pipeline (workgroup size by tier) and the uniform buffers
-    /// of a pass `name` that culls `views` views a frame.
+    /// A pass `name` that culls `views` views a frame (shadow cascades,
+    /// which test no occlusion, so take no clip spheres).
     pub fn with_views(ctx: &Context, name: &'static str, views: usize) -> Result<CullPass, Error> {
+        CullPass::create(ctx, name, views, false)
+    }
+
+    /// Creates the pipeline (workgroup size by tier; `posed`: the one with
+    /// the clips' spheres) and the uniform buffers.
+    fn create(
+        ctx: &Context,
+        name: &'static str,
+        views: usize,
+        posed: bool,
+    ) -> Result<CullPass, Error> {
         check_subgroup_support(ctx)?;
         let storage = vk::DescriptorType::STORAGE_BUFFER;
         let uniform = vk::DescriptorType::UNIFORM_BUFFER;
+        let mut bindings = vec![
+            uniform,
+            uniform,
+            storage,
+            storage,
+            storage,
+            storage,
+            vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+        ];
+        let shader = if posed {
+            bindings.extend([storage, uniform]);
+            &shaders::CULL_POSED_COMP
+        } else {
+            &shaders::CULL_COMP
+        };
         let pipeline = ComputePipeline::new(
             ctx,
             "cull",
-            &shaders::CULL_COMP,
-            &[
-                uniform,
-                uniform,
-                storage,
-                storage,
-                storage,
-                storage,
-                vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
-            ],
+            shader,
+            &bindings,
             &[ctx.unit_workgroup_size(), MIN_LOD_DISTANCE.to_bits()],
         )?;
         let no_pyramid = upload_image(
@@ -323,6 +370,7 @@ impl CullPass {
             views,
             no_pyramid,
             no_pyramid_sampler,
+            posed,
         };
         for slot in 0..FRAMES_IN_FLIGHT {
             for view in 0..views {
@@ -360,7 +408,7 @@ impl CullPass {
         targets: &CullTargets,
         batches: &[CullBatch],
     ) -> Result<(), Error> {
-        check_targets(targets)?;
+        check_targets(targets, self.posed)?;
         for batch in batches {
             check_batch(batch)?;
         }
@@ -378,6 +426,7 @@ impl CullPass {
         uniform.write(0, std::slice::from_ref(globals))?;
         let uniform = uniform.raw;
         let pipeline = &self.pipeline;
+        let posed = self.posed;
         let (pyramid, pyramid_sampler) = match phase {
             CullPhase::Late { pyramid } => pyramid,
             CullPhase::All | CullPhase::Early => (self.no_pyramid.view, *self.no_pyramid_sampler),
@@ -409,22 +458,35 @@ impl CullPass {
                     uses(batch.routes.raw, Access::ComputeWrite),
                     uses(targets.draw_lists.raw, Access::ComputeWrite),
                 ]);
+                if posed {
+                    frame.uses(&[
+                        uses(targets.clip_spheres.raw, Access::ComputeRead),
+                        uses(batch.anim_states.raw, Access::ComputeRead),
+                    ]);
+                }
                 let push = CullDispatch {
                     instance_count: batch.count,
                     phase: phase.code(),
                     occluded_command: batch.occluded_command,
                 };
+                let mut descriptors = vec![
+                    Descriptor::Uniform(uniform),
+                    Descriptor::Uniform(targets.types.raw),
+                    Descriptor::Storage(batch.infos.raw),
+                    Descriptor::Storage(batch.placements.raw),
+                    Descriptor::Storage(batch.routes.raw),
+                    Descriptor::Storage(targets.draw_lists.raw),
+                    Descriptor::Sampled(pyramid, pyramid_sampler),
+                ];
+                if posed {
+                    descriptors.extend([
+                        Descriptor::Storage(batch.anim_states.raw),
+                        Descriptor::Uniform(targets.clip_spheres.raw),
+                    ]);
+                }
                 frame.dispatch(
                     pipeline,
-                    &[
-                        Descriptor::Uniform(uniform),
-                        Descriptor::Uniform(targets.types.raw),
-                        Descriptor::Storage(batch.infos.raw),
-                        Descriptor::Storage(batch.placements.raw),
-                        Descriptor::Storage(batch.routes.raw),
-                        Descriptor::Storage(targets.draw_lists.raw),
-                        Descriptor::Sampled(pyramid, pyramid_sampler),
-                    ],
+                    &descriptors,
                     bytemuck::bytes_of(&push),
                     batch.count,
                 )?;
@@ -434,13 +496,22 @@ impl CullPass {
     }
 }
 
-fn check_targets(targets: &CullTargets) -> Result<(), Error> {
+fn check_targets(targets: &CullTargets, posed: bool) -> Result<(), Error> {
     let types_size = (MAX_TYPES * size_of::<TypeInfo>()) as u64;
-    if targets.types.size < types_size {
-        return Err(Error::Config(format!(
-            "cull: type table '{}' has {} bytes, the shader reads {types_size}",
-            targets.types.name, targets.types.size
-        )));
+    let spheres_size = (MAX_CLIPS * size_of::<[f32; 4]>()) as u64;
+    for (table, size) in [
+        (targets.types, types_size),
+        (targets.clip_spheres, spheres_size),
+    ]
+    .into_iter()
+    .take(if posed { 2 } else { 1 })
+    {
+        if table.size < size {
+            return Err(Error::Config(format!(
+                "cull: table '{}' has {} bytes, the shader reads {size}",
+                table.name, table.size
+            )));
+        }
     }
     if targets.template_commands.size > DRAW_COMMANDS_BYTES
         || targets.draw_lists.size < DRAW_COMMANDS_BYTES

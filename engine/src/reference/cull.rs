@@ -14,9 +14,15 @@
 //!
 //! See [`crate::passes::cull`] for the algorithm and the data layout.
 
-use crate::config::{MAX_LODS, ROUTE_CODE_IMPOSTOR, ROUTE_FAR_FIELD, ROUTE_IMPOSTOR};
+use glam::Vec3;
+
+use crate::config::{
+    ANIM_CURRENT_CLIP_SHIFT, ANIM_PREVIOUS_CLIP_SHIFT, MAX_LODS, ROUTE_CODE_IMPOSTOR,
+    ROUTE_FAR_FIELD, ROUTE_IMPOSTOR,
+};
 use crate::gpu_types::{
-    CullGlobals, TypeInfo, UnitInfo, UnitPlacement, ENTRY_INDEX_BITS, MAX_TYPES,
+    AnimState, CullGlobals, TypeInfo, UnitInfo, UnitPlacement, ENTRY_INDEX_BITS, MAX_CLIPS,
+    MAX_TYPES,
 };
 
 /// Distance (world units) below which the projected error stops growing; the
@@ -85,6 +91,60 @@ pub fn world_sphere(info: &UnitInfo, placement: &UnitPlacement, type_info: &Type
             rotated[2] + placement.position[2],
         ],
         radius: type_info.sphere_radius * info.scale,
+    }
+}
+
+/// The smallest sphere (`[x, y, z, radius]`) around spheres `a` and `b`,
+/// as `enclosing_sphere` in `cull.glsl`.
+pub fn enclosing_sphere(a: [f32; 4], b: [f32; 4]) -> [f32; 4] {
+    let (centre_a, centre_b) = (Vec3::from_slice(&a), Vec3::from_slice(&b));
+    let gap = centre_a.distance(centre_b);
+    if gap + b[3] <= a[3] {
+        return a;
+    }
+    if gap + a[3] <= b[3] {
+        return b;
+    }
+    let radius = (gap + a[3] + b[3]) * 0.5;
+    centre_a
+        .lerp(centre_b, (radius - a[3]) / gap)
+        .extend(radius)
+        .to_array()
+}
+
+/// The model-space sphere (`[x, y, z, radius]`) the posed cull's occlusion
+/// test takes for a unit of `type_info` in `anim` (`occlusion_sphere` in
+/// `cull.glsl`): its current clip's sphere of `clip_spheres` (the world's
+/// clip table's), around its previous clip's too while that fades out,
+/// where that is smaller than the type's sphere; else the type's.
+pub fn occlusion_sphere(
+    type_info: &TypeInfo,
+    anim: &AnimState,
+    clip_spheres: &[[f32; 4]],
+) -> [f32; 4] {
+    let [x, y, z] = type_info.sphere_center;
+    let whole = [x, y, z, type_info.sphere_radius];
+    let first = type_info.first_clip as usize;
+    let count = type_info.clip_count as usize;
+    let current = ((anim.clips >> ANIM_CURRENT_CLIP_SHIFT) & 0xff) as usize;
+    let previous = ((anim.clips >> ANIM_PREVIOUS_CLIP_SHIFT) & 0xff) as usize;
+    let sphere = |local: usize| clip_spheres.get(first + local).copied();
+    let (Some(current_sphere), Some(previous_sphere)) = (sphere(current), sphere(previous)) else {
+        return whole;
+    };
+    if count == 0 || current >= count || previous >= count || first + count > MAX_CLIPS {
+        return whole;
+    }
+    let fading = half::f16::from_bits(anim.blend as u16).to_f32() < 1.0;
+    let posed = if fading {
+        enclosing_sphere(current_sphere, previous_sphere)
+    } else {
+        current_sphere
+    };
+    if posed[3] < whole[3] {
+        posed
+    } else {
+        whole
     }
 }
 

@@ -122,6 +122,9 @@ pub struct WorldBuffers {
     pub indices: Buffer,
     pub type_table: Buffer,
     pub clip_table: Buffer,
+    /// `vec4[MAX_CLIPS]`: per clip, the model-space sphere that holds it
+    /// (`PackedTypes::clip_spheres`).
+    pub clip_spheres: Buffer,
     pub material_table: Buffer,
     /// Controller states (`MAX_ANIM_STATES`), then transitions.
     pub controllers: Buffer,
@@ -189,6 +192,8 @@ impl WorldBuffers {
         );
         let mut clips = packed.clips.clone();
         clips.resize(MAX_CLIPS, ClipInfo::default());
+        let mut clip_spheres = packed.clip_spheres.clone();
+        clip_spheres.resize(MAX_CLIPS, [0.0; 4]);
         let mut materials = packed.materials.clone();
         materials.resize(MAX_MATERIALS, MaterialInfo::default());
         let mut controllers: Vec<u8> = Vec::new();
@@ -282,6 +287,12 @@ impl WorldBuffers {
                 bytemuck::cast_slice(&type_table(&packed.types)),
             )?,
             clip_table: upload_buffer(ctx, "world clips", uniform, bytemuck::cast_slice(&clips))?,
+            clip_spheres: upload_buffer(
+                ctx,
+                "world clip spheres",
+                uniform,
+                bytemuck::cast_slice(&clip_spheres),
+            )?,
             material_table: upload_buffer(
                 ctx,
                 "world materials",

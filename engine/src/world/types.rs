@@ -22,7 +22,7 @@
 use glam::Vec3;
 
 use crate::anim::{self, Controller, PackedControllers};
-use crate::asset::{Asset, AssetKind, BoneEncoding, PackedVertex};
+use crate::asset::{clip_bounds, Asset, AssetKind, BoneEncoding, PackedVertex};
 use crate::atlas::{self, Atlas};
 use crate::config::{MATERIAL_DOUBLE_SIDED, MAX_LODS, MAX_ROUTES, ROUTE_IMPOSTOR};
 use crate::gpu_types::{
@@ -92,6 +92,9 @@ pub struct PackedTypes {
     pub vertices: Vec<PackedVertex>,
     pub indices: Vec<u32>,
     pub clips: Vec<ClipInfo>,
+    /// Per clip, the model-space sphere that holds it (`[x, y, z, radius]`,
+    /// `horde_asset::clip_bounds`), which the cull's occlusion test takes.
+    pub clip_spheres: Vec<[f32; 4]>,
     pub materials: Vec<MaterialInfo>,
     pub controllers: PackedControllers,
     /// The animation state each unit type's units spawn with.
@@ -176,6 +179,7 @@ pub fn pack_types(
     let mut indices: Vec<u32> = Vec::new();
     let mut types = Vec::with_capacity(type_count);
     let mut clips: Vec<ClipInfo> = Vec::new();
+    let mut clip_spheres: Vec<[f32; 4]> = Vec::new();
     let mut materials: Vec<MaterialInfo> = Vec::new();
     // Per material: its type, and its base colour and emissive textures.
     let mut material_textures: Vec<(usize, Option<u32>, Option<u32>)> = Vec::new();
@@ -280,6 +284,7 @@ pub fn pack_types(
             info.bone_count = animation.bone_count;
             info.first_clip = clips.len() as u32;
             info.clip_count = animation.clips.len() as u32;
+            clip_spheres.extend(clip_bounds::clip_spheres(asset));
             for clip in &animation.clips {
                 clips.push(ClipInfo {
                     first_texel: clip.first_texel + texel_offset,
@@ -386,6 +391,7 @@ pub fn pack_types(
         vertices,
         indices,
         clips,
+        clip_spheres,
         materials,
         controllers: packed_controllers,
         initial_states,

@@ -423,12 +423,14 @@ impl ShadowPass {
                 types: &b.type_table,
                 template_commands: &b.command_template,
                 draw_lists: lists,
+                clip_spheres: &b.clip_spheres,
             };
             let batches = [
                 CullBatch {
                     infos: &b.unit_infos.buffer,
                     placements: &b.unit_placements.buffer,
                     routes: unit_routes,
+                    anim_states: &b.anim_states.buffer,
                     count: world.unit_count(),
                     occluded_command: world.occluded_commands()[0],
                 },
@@ -436,6 +438,7 @@ impl ShadowPass {
                     infos: &b.prop_infos.buffer,
                     placements: &b.prop_placements.buffer,
                     routes: prop_routes,
+                    anim_states: &b.anim_states.buffer,
                     count: world.prop_count(),
                     occluded_command: world.occluded_commands()[1],
                 },
