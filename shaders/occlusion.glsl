@@ -24,9 +24,14 @@
 //    error is far below that) and clamped to the viewport; off screen: not
 //    occluded (the frustum cull's business).
 // 4. Its base texels (pixel >> 1); the finest level L where they span at
-//    most two texels per axis; the min of those (up to) four texels, which
-//    cover the whole rectangle. An atlas too small for pyramid_size (none
-//    built yet, a placeholder) hides nothing.
+//    most OCCLUSION_FOOTPRINT_TEXELS (8) texels per axis; the min of those
+//    (up to 64) texels, which cover the whole rectangle. zeux/niagara reads
+//    2 x 2 at a level twice as coarse, whose texels reach further past the
+//    sphere into the gaps between units, where the ground or the sky lies
+//    farther: at the 1M ground preset 4 x 4 hid 361,316 units against
+//    254,528, 8 x 8 373,316, 16 x 16 hardly more, for 0.004 ms more of the
+//    late cull (benches/results/near_field, section 21). An atlas too
+//    small for pyramid_size (none built yet, a placeholder) hides nothing.
 // 5. Occluded when the sphere's nearest depth, near / (z - r), is smaller
 //    (farther) than that min, with a small margin.
 // Every step is written as the twin writes it (`precise`: no fused
@@ -100,7 +105,8 @@ bool sphere_occluded(vec3 centre_view, float radius, vec2 projection_scale, floa
     uint row = 0u;
     uvec2 size = pyramid_size;
     while (level < 31u && any(greaterThan(size, uvec2(1u)))
-           && any(greaterThan((high >> level) - (low >> level), uvec2(1u)))) {
+           && any(greaterThan((high >> level) - (low >> level),
+                              uvec2(OCCLUSION_FOOTPRINT_TEXELS - 1u)))) {
         row += size.y;
         size = size / 2u + (size & 1u);
         level++;
@@ -116,10 +122,12 @@ bool sphere_occluded(vec3 centre_view, float radius, vec2 projection_scale, floa
     if (atlas_size.x < pyramid_size.x || row_b >= atlas_size.y) {
         return false;
     }
-    float farthest = min(min(texelFetch(depth_pyramid, ivec2(a.x, row_a), 0).r,
-                             texelFetch(depth_pyramid, ivec2(b.x, row_a), 0).r),
-                         min(texelFetch(depth_pyramid, ivec2(a.x, row_b), 0).r,
-                             texelFetch(depth_pyramid, ivec2(b.x, row_b), 0).r));
+    float farthest = uintBitsToFloat(0x7f800000u);
+    for (uint y = row_a; y <= row_b; y++) {
+        for (uint x = a.x; x <= b.x; x++) {
+            farthest = min(farthest, texelFetch(depth_pyramid, ivec2(x, y), 0).r);
+        }
+    }
     precise float sphere_depth = near / nearest;
     precise float with_margin = sphere_depth * (1.0 + OCCLUSION_DEPTH_MARGIN);
     return with_margin < farthest;

@@ -70,6 +70,10 @@ pub const ENTRY_INDEX_MASK: u32 = (1 << ENTRY_INDEX_BITS) - 1;
 /// workgroup uses far fewer (two unit types, each with a few LODs and the
 /// far field).
 pub const CULL_GROUP_COMMANDS: u32 = 32;
+/// The most depth-pyramid texels per axis the occlusion test reads
+/// (`shaders/occlusion.glsl`): it tests a sphere at the finest level where
+/// its screen rectangle spans at most this many.
+pub const OCCLUSION_FOOTPRINT_TEXELS: u32 = 8;
 
 /// Far field: threads per workgroup (a specialization constant of
 /// `far_field.comp`). A workgroup skins and rasterizes a batch of units at
@@ -278,6 +282,10 @@ pub const SHADER_CONSTANTS: &[(&str, ShaderValue)] = &[
     ("ENTRY_INDEX_BITS", ShaderValue::U32(ENTRY_INDEX_BITS)),
     ("ENTRY_INDEX_MASK", ShaderValue::U32(ENTRY_INDEX_MASK)),
     ("CULL_GROUP_COMMANDS", ShaderValue::U32(CULL_GROUP_COMMANDS)),
+    (
+        "OCCLUSION_FOOTPRINT_TEXELS",
+        ShaderValue::U32(OCCLUSION_FOOTPRINT_TEXELS),
+    ),
     ("MAX_CLIPS", ShaderValue::U32(MAX_CLIPS)),
     (
         "FAR_FIELD_MAX_VERTICES",

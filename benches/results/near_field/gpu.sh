@@ -199,6 +199,13 @@
 #                 at the three presets, before and after, with the
 #                 reference, the frames saved (SCENES="units:camera ..."
 #                 for fewer; call 54: the 10k scenes, then the 1M ones).
+#   gpu.sh posed  (BEFORE set) occlusion culling by the clips' spheres: 1M
+#                 units at the three presets and the 10k ground and front,
+#                 no budget, every 2nd of 600 steps rendered, before and
+#                 after, the last frames compared (cmp); then 1M units with
+#                 every unit a mesh (far field and budget off) at the ground
+#                 and front, every 10th step rendered (call 63; SCENES
+#                 and MESH_CAMERAS for fewer).
 #   gpu.sh farq4m (BEFORE set) 4M units at the three presets, before and
 #                 after, every 5th of 600 steps rendered, no reference, the
 #                 after side's frames saved (call 55).
@@ -731,6 +738,26 @@ for mode in $1; do
         declare -n bin=$side
         run ${side}_1m_mesh_$camera 200 "${bin[@]}" --quality --units 1000000 \
           --camera $camera --frames 600 --render-every 10 --far-field off --budget-ms 0
+      done
+    done ;;
+  posed)
+    mkdir -p /tmp/cmp
+    for scene in ${SCENES:-1000000:ground 1000000:front 1000000:overview 10000:ground 10000:front}; do
+      units=${scene%:*} camera=${scene#*:}
+      name=$([ $units = 10000 ] && echo 10k || echo 1m)_$camera
+      for side in before after; do
+        declare -n bin=$side
+        run ${side}_nb_$name 90 "${bin[@]}" --units $units --camera $camera --frames 600 \
+          --render-every 2 --budget-ms 0 --screenshot /tmp/cmp/${side}_$name.png
+      done
+      cmp -s /tmp/cmp/before_$name.png /tmp/cmp/after_$name.png \
+        && echo "$name: frames identical" || echo "$name: frames DIFFER"
+    done
+    for camera in ${MESH_CAMERAS-ground front}; do
+      for side in before after; do
+        declare -n bin=$side
+        run ${side}_1m_mesh_$camera 200 "${bin[@]}" --units 1000000 --camera $camera \
+          --frames 600 --render-every 10 --far-field off --budget-ms 0
       done
     done ;;
   farq4m)

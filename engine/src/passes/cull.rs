@@ -108,22 +108,23 @@
 //! - **Late**: the commands are reset and every other instance in the
 //!   frustum is routed, then tested against the pyramid
 //!   (`shaders/occlusion.glsl`: the sphere's screen rectangle, at the
-//!   level where it spans at most 2x2 texels; hidden when its nearest
-//!   point lies behind all four). The sphere tested is the type's, or,
-//!   posed, the sphere of the clip the unit plays (around the previous
-//!   clip's too while that fades out) where that is smaller: the type's
-//!   holds every clip, 2.48 m around the generated 1.85 m knight, and from
-//!   the ground it reaches over the ranks in front; the clips' are 1.23 to
-//!   1.73 m. An impostor keeps the type's (its frames may be a stand-in
-//!   clip's). Routing, LODs and the frustum test keep the type's sphere,
-//!   so the frame is the same image either way. Those not hidden are appended, marked
-//!   visible and drawn in the late part, over the early one (far-field
-//!   units by the far field's second run, into the same visibility
-//!   buffer); the hidden are counted per batch (one atomic per subgroup)
-//!   and keep their new route, so LOD hysteresis runs as without
-//!   occlusion culling. An instance the early phase drew is tested too,
-//!   only to decide whether it stays marked visible; one outside the
-//!   frustum is unmarked.
+//!   finest level where it spans at most 8 x 8 texels,
+//!   `OCCLUSION_FOOTPRINT_TEXELS`; hidden when its nearest point lies
+//!   behind all of them). The sphere tested is the type's, or, posed, the
+//!   sphere of the clip the unit plays (around the previous clip's too
+//!   while that fades out) where that is smaller: the type's holds every
+//!   clip, 2.48 m around the generated 1.85 m knight, and from the ground
+//!   it reaches over the ranks in front; the clips' are 1.23 to 1.73 m.
+//!   An impostor keeps the type's (its frames may be a stand-in clip's).
+//!   Routing, LODs and the frustum test keep the type's sphere, so the
+//!   frame is the same image either way. Those not hidden are appended,
+//!   marked visible and drawn in the late part, over the early one
+//!   (far-field units by the far field's second run, into the same
+//!   visibility buffer); the hidden are counted per batch (one atomic per
+//!   subgroup) and keep their new route, so LOD hysteresis runs as
+//!   without occlusion culling. An instance the early phase drew is
+//!   tested too, only to decide whether it stays marked visible; one
+//!   outside the frustum is unmarked.
 //!
 //! So nothing visible is ever missing: an instance is drawn in the early
 //! phase or tested against depth that only holds what was drawn this frame

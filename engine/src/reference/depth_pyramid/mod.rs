@@ -16,6 +16,7 @@
 //! depth is the smallest, so the pyramid keeps minima: a texel's value is
 //! at most every depth under it, which is what makes the test conservative.
 
+use crate::config::OCCLUSION_FOOTPRINT_TEXELS;
 use glam::{UVec2, Vec2, Vec3};
 
 use crate::Error;
@@ -313,8 +314,9 @@ pub fn sphere_rect(
 /// True only where the sphere is certainly hidden behind `pyramid`, built
 /// from the `viewport`-sized depth image: its nearest depth, `near / (z -
 /// radius)`, raised by [`OCCLUSION_DEPTH_MARGIN`], is below the min of the
-/// (up to) four texels of the finest level where [`sphere_rect`] spans at
-/// most two texels per axis. `occlusion.glsl`'s `sphere_occluded`.
+/// texels of the finest level where [`sphere_rect`] spans at most
+/// [`OCCLUSION_FOOTPRINT_TEXELS`] texels per axis. `occlusion.glsl`'s
+/// `sphere_occluded`, which says why that many.
 pub fn sphere_occluded(
     pyramid: &DepthPyramid,
     centre_view: Vec3,
@@ -329,10 +331,12 @@ pub fn sphere_occluded(
     // Base texels, then level `level`'s.
     let (low, high) = (rect.min >> UVec2::ONE, rect.max >> UVec2::ONE);
     let at_level = |texel: UVec2, level: usize| texel >> UVec2::splat(level as u32);
-    let spans_more_than_two =
-        |level: usize| (at_level(high, level) - at_level(low, level)).max_element() > 1;
+    let spans_too_many = |level: usize| {
+        (at_level(high, level) - at_level(low, level)).max_element()
+            > OCCLUSION_FOOTPRINT_TEXELS - 1
+    };
     let mut level = 0;
-    while level + 1 < pyramid.levels.len() && spans_more_than_two(level) {
+    while level + 1 < pyramid.levels.len() && spans_too_many(level) {
         level += 1;
     }
     let Some(&[w, h]) = pyramid.levels.get(level) else {
@@ -343,15 +347,9 @@ pub fn sphere_occluded(
         at_level(low, level).min(last),
         at_level(high, level).min(last),
     );
-    let texel = |x: u32, y: u32| pyramid.texel(level, x, y);
-    let corners = [
-        texel(a.x, a.y),
-        texel(b.x, a.y),
-        texel(a.x, b.y),
-        texel(b.x, b.y),
-    ];
-    let Some(farthest) = corners
-        .into_iter()
+    let footprint = (a.y..=b.y).flat_map(|y| (a.x..=b.x).map(move |x| (x, y)));
+    let Some(farthest) = footprint
+        .map(|(x, y)| pyramid.texel(level, x, y))
         .try_fold(f32::INFINITY, |m, t| t.map(|t| m.min(t)))
     else {
         return false;
