@@ -7,6 +7,9 @@
 //! some units, or the test proves nothing. On both tiers, with and without
 //! MSAA (whose depth the pyramid reads per sample), with every unit a mesh
 //! and with most of them in the far field (desktop tier), validation on.
+//! Behind a wall lower than the knight's own sphere, the desktop tier's
+//! cull hides the knights by the spheres of the clips they play, and the
+//! mobile tier's, which tests the type's sphere, hides none.
 
 use ash::vk;
 use glam::Vec3;

@@ -499,14 +499,12 @@ impl CullPass {
 
 fn check_targets(targets: &CullTargets, posed: bool) -> Result<(), Error> {
     let types_size = (MAX_TYPES * size_of::<TypeInfo>()) as u64;
-    let spheres_size = (MAX_CLIPS * size_of::<[f32; 4]>()) as u64;
-    for (table, size) in [
-        (targets.types, types_size),
-        (targets.clip_spheres, spheres_size),
-    ]
-    .into_iter()
-    .take(if posed { 2 } else { 1 })
-    {
+    let mut tables = vec![(targets.types, types_size)];
+    if posed {
+        let spheres_size = (MAX_CLIPS * size_of::<[f32; 4]>()) as u64;
+        tables.push((targets.clip_spheres, spheres_size));
+    }
+    for (table, size) in tables {
         if table.size < size {
             return Err(Error::Config(format!(
                 "cull: table '{}' has {} bytes, the shader reads {size}",

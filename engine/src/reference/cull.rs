@@ -128,13 +128,13 @@ pub fn occlusion_sphere(
     let count = type_info.clip_count as usize;
     let current = ((anim.clips >> ANIM_CURRENT_CLIP_SHIFT) & 0xff) as usize;
     let previous = ((anim.clips >> ANIM_PREVIOUS_CLIP_SHIFT) & 0xff) as usize;
+    if count == 0 || current >= count || previous >= count || first + count > MAX_CLIPS {
+        return whole;
+    }
     let sphere = |local: usize| clip_spheres.get(first + local).copied();
     let (Some(current_sphere), Some(previous_sphere)) = (sphere(current), sphere(previous)) else {
         return whole;
     };
-    if count == 0 || current >= count || previous >= count || first + count > MAX_CLIPS {
-        return whole;
-    }
     let fading = half::f16::from_bits(anim.blend as u16).to_f32() < 1.0;
     let posed = if fading {
         enclosing_sphere(current_sphere, previous_sphere)

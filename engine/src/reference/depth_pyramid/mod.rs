@@ -16,9 +16,9 @@
 //! depth is the smallest, so the pyramid keeps minima: a texel's value is
 //! at most every depth under it, which is what makes the test conservative.
 
-use crate::config::OCCLUSION_FOOTPRINT_TEXELS;
 use glam::{UVec2, Vec2, Vec3};
 
+use crate::config::OCCLUSION_FOOTPRINT_TEXELS;
 use crate::Error;
 
 /// How much nearer than computed a sphere is taken to be, relatively:
