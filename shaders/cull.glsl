@@ -38,6 +38,7 @@ layout(set = 0, binding = 7, std430) readonly buffer AnimStates { AnimState anim
 // Per entry of the clip table, the sphere that holds the clip in the
 // model's space: centre xyz, radius w (`horde_asset::clip_bounds`).
 layout(set = 0, binding = 8, std140) uniform ClipSpheres { vec4 clip_spheres[MAX_CLIPS]; };
+#include "clip_spheres.glsl"
 #endif
 layout(push_constant) uniform Dispatch {
     // Instances to cull; threads at or past it do nothing.
@@ -213,47 +214,18 @@ bool hidden(vec3 centre, float radius) {
                            cull.pyramid_size);
 }
 
-// The smallest sphere around spheres `a` and `b` (centre xyz, radius w).
-vec4 enclosing_sphere(vec4 a, vec4 b) {
-    float gap = distance(a.xyz, b.xyz);
-    if (gap + b.w <= a.w) {
-        return a;
-    }
-    if (gap + a.w <= b.w) {
-        return b;
-    }
-    float radius = (gap + a.w + b.w) * 0.5;
-    return vec4(mix(a.xyz, b.xyz, (radius - a.w) / gap), radius);
-}
-
 // The model-space sphere the occlusion test takes for unit `index` of type
-// `type_index`: with CULL_POSED_SPHERES, the sphere of the clip it plays,
-// around the previous clip's too while that fades out (the vertex shaders
-// blend the two clips' positions, skin_crossfade_posed), where that is
-// smaller than the type's; else the type's.
+// `type_index`: with CULL_POSED_SPHERES, posed_sphere (clip_spheres.glsl);
+// else the type's.
 vec4 occlusion_sphere(uint index, uint type_index) {
     vec4 whole = vec4(types[type_index].sphere_center, types[type_index].sphere_radius);
 #ifdef CULL_POSED_SPHERES
-    uint clip_count = types[type_index].clip_count;
-    uint first_clip = types[type_index].first_clip;
-    if (index >= uint(anim_states.length()) || clip_count == 0u
-        || first_clip + clip_count > uint(MAX_CLIPS)) {
-        return whole;
+    if (index < uint(anim_states.length())) {
+        return posed_sphere(whole, types[type_index].first_clip, types[type_index].clip_count,
+                            anim_states[index]);
     }
-    AnimState anim = anim_states[index];
-    uint current = (anim.clips >> ANIM_CURRENT_CLIP_SHIFT) & 0xffu;
-    uint previous = (anim.clips >> ANIM_PREVIOUS_CLIP_SHIFT) & 0xffu;
-    if (current >= clip_count || previous >= clip_count) {
-        return whole;
-    }
-    vec4 sphere = clip_spheres[first_clip + current];
-    if (unpackHalf2x16(anim.blend).x < 1.0) {
-        sphere = enclosing_sphere(sphere, clip_spheres[first_clip + previous]);
-    }
-    return sphere.w < whole.w ? sphere : whole;
-#else
-    return whole;
 #endif
+    return whole;
 }
 
 // Whether unit `index` is certainly hidden behind the depth pyramid, tested
