@@ -18,7 +18,7 @@
 //!   nothing).
 //! - Mobile tier only: the mesh casters' depth, one `D32_SFLOAT` 2D array
 //!   image, a layer per cascade, cleared to 0, left in
-//!   `SHADER_READ_ONLY_OPTIMAL` for the merge ([`CasterDepths`] says why
+//!   `SHADER_READ_ONLY_OPTIMAL` for the merge (`CasterDepths` says why
 //!   the desktop tier has none).
 //! - Per cascade: a draw-lists buffer in the layout of the world's (command
 //!   head, then every (type, route) region, `passes/cull.rs`), the routes of
