@@ -216,11 +216,12 @@ bool hidden(vec3 centre, float radius) {
 
 // The model-space sphere the occlusion test takes for unit `index` of type
 // `type_index`: with CULL_POSED_SPHERES, posed_sphere (clip_spheres.glsl);
-// else the type's.
-vec4 occlusion_sphere(uint index, uint type_index) {
+// else, or for an `impostor`, whose frames may be a stand-in clip's, the
+// type's.
+vec4 occlusion_sphere(uint index, uint type_index, bool impostor) {
     vec4 whole = vec4(types[type_index].sphere_center, types[type_index].sphere_radius);
 #ifdef CULL_POSED_SPHERES
-    if (index < uint(anim_states.length())) {
+    if (!impostor && index < uint(anim_states.length())) {
         return posed_sphere(whole, types[type_index].first_clip, types[type_index].clip_count,
                             anim_states[index]);
     }
@@ -229,13 +230,10 @@ vec4 occlusion_sphere(uint index, uint type_index) {
 }
 
 // Whether unit `index` is certainly hidden behind the depth pyramid, tested
-// by its occlusion_sphere; `impostor`: it is drawn as an impostor, whose
-// frames may be a stand-in clip's, so the type's sphere is taken.
+// by its occlusion_sphere (`impostor`: it is drawn as an impostor).
 bool unit_hidden(uint index, uint type_index, float scale, UnitPlacement placement,
                  bool impostor) {
-    vec4 sphere = impostor
-        ? vec4(types[type_index].sphere_center, types[type_index].sphere_radius)
-        : occlusion_sphere(index, type_index);
+    vec4 sphere = occlusion_sphere(index, type_index, impostor);
     vec3 centre = rotate_y(sphere.xyz * scale, placement.heading) + placement.position;
     return hidden(centre, sphere.w * scale);
 }

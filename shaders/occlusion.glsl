@@ -25,13 +25,14 @@
 //    occluded (the frustum cull's business).
 // 4. Its base texels (pixel >> 1); the finest level L where they span at
 //    most OCCLUSION_FOOTPRINT_TEXELS (8) texels per axis; the min of those
-//    (up to 64) texels, which cover the whole rectangle. zeux/niagara reads
-//    2 x 2 at a level twice as coarse, whose texels reach further past the
-//    sphere into the gaps between units, where the ground or the sky lies
-//    farther: at the 1M ground preset 4 x 4 hid 361,316 units against
-//    254,528, 8 x 8 373,316, 16 x 16 hardly more, for 0.004 ms more of the
-//    late cull (benches/results/near_field, section 21). An atlas too
-//    small for pyramid_size (none built yet, a placeholder) hides nothing.
+//    (up to 64) texels, which cover the whole rectangle. A footprint of
+//    2 x 2 (zeux/niagara's) is read two levels coarser, where each texel
+//    reaches further past the sphere into the gaps between units, where
+//    the ground or the sky lies farther: at the 1M ground preset 2 x 2 hid
+//    254,528 units, 4 x 4 361,316, 8 x 8 373,316 (its late cull 0.004 ms
+//    slower than 4 x 4's), 16 x 16 hardly more (benches/results/near_field,
+//    section 21). An atlas too small for pyramid_size (none built yet, a
+//    placeholder) hides nothing.
 // 5. Occluded when the sphere's nearest depth, near / (z - r), is smaller
 //    (farther) than that min, with a small margin.
 // Every step is written as the twin writes it (`precise`: no fused
