@@ -32,9 +32,10 @@ const CACHE_LAYOUT: u32 = 1;
 /// an animated impostor with conservative coverage; 4: a coarse proxy of
 /// fewer boxes follows the box-per-bone one, and meshopt's LODs are
 /// inflated to the source's silhouette; 5: props get a slab proxy after
-/// their coarsest LOD, and their meshopt LODs are inflated too), so
-/// entries of an older bake are rebaked rather than served.
-const BAKE_RECIPE: u32 = 5;
+/// their coarsest LOD, and their meshopt LODs are inflated too; 6: a LOD's
+/// error bound follows its ratio, and a LOD its next one nearly matches is
+/// dropped), so entries of an older bake are rebaked rather than served.
+const BAKE_RECIPE: u32 = 6;
 
 /// Whether and where to cache.
 #[derive(Clone, Debug)]

@@ -399,6 +399,21 @@ fn fetch_order(indices: &[u32], vertex_count: usize) -> (Vec<u32>, Vec<u32>) {
     (remap, source_vertex)
 }
 
+/// The largest error meshopt may introduce in the LOD of triangle ratio
+/// `ratio`: `target_error` down to ratio 0.5, doubled for each further
+/// factor of 3 fewer triangles (0.3: ×2, 0.2: ×2, 0.14: ×4, 0.1: ×4, 0.03:
+/// ×8). A coarser LOD may stray farther because the renderer picks LODs by
+/// projected error, so it is only seen from farther away, and a fixed bound
+/// would stop the last LODs at the same triangle count. The bound follows
+/// the ratio, not the LOD's place in the chain, so that a LOD inserted
+/// between two others leaves their bounds (and meshes) as they were.
+pub fn error_bound(target_error: f32, ratio: f32) -> f32 {
+    // The small slack keeps a ratio of exactly 0.5 / 3^k on its own step
+    // when the logarithm rounds up.
+    let steps = ((0.5 / ratio).ln() / 3f32.ln() - 1e-4).ceil().max(0.0);
+    target_error * 2f32.powf(steps)
+}
+
 /// Builds `ratios.len()` LODs (ratio 1 first). `displacements` holds, per
 /// chosen pose, every vertex's offset from its bind position.
 pub fn build(
@@ -425,11 +440,7 @@ pub fn build(
         let mut submeshes = Vec::new();
         let mut lod_error = 0.0f32;
         for group in &model.groups {
-            // Each coarser LOD may stray twice as far as the one before: the
-            // renderer picks LODs by projected error, so a coarser LOD is only
-            // seen from farther away, and a fixed bound would stop the last
-            // LODs at the same triangle count.
-            let level_error = target_error * 2f32.powi(level.saturating_sub(1) as i32);
+            let level_error = error_bound(target_error, ratio);
             let simplified = if level == 0 || ratio >= 1.0 {
                 group.indices.clone()
             } else {
@@ -505,5 +516,27 @@ pub fn build(
             source_vertex,
         });
     }
+    drop_near_copies(&mut lods);
     lods
+}
+
+/// A LOD keeps at most this share of the triangles of the LOD before it;
+/// one with more is dropped by [`drop_near_copies`].
+const MAX_KEPT_TRIANGLE_SHARE: f32 = 0.95;
+
+/// Drops each simplified LOD whose next LOD has nearly as many triangles:
+/// where meshopt stops at the same collapses for two ratios (a fence's flat
+/// boards, a tree's trunk), the finer of the two is a copy that the
+/// renderer would pass over, since the coarser one's error is no larger.
+fn drop_near_copies(lods: &mut Vec<BuiltLod>) {
+    let triangles: Vec<usize> = lods.iter().map(|lod| lod.lod.indices.len()).collect();
+    let mut level = 0;
+    lods.retain(|_| {
+        let keep = level == 0
+            || triangles.get(level + 1).is_none_or(|&next| {
+                (next as f32) < MAX_KEPT_TRIANGLE_SHARE * triangles[level] as f32
+            });
+        level += 1;
+        keep
+    });
 }

@@ -99,13 +99,13 @@ struct BakeArgs {
     /// Two-bone reduction stored in the vertices.
     #[arg(long = "two-bone", value_enum, default_value = "fitted")]
     two_bone: TwoBoneArg,
-    /// Number of LODs (ratios default to 1, 0.5, 0.3, 0.1, 0.03, then thirds).
+    /// Number of LODs (ratios default to 1, 0.5, 0.3, 0.2, 0.14, 0.1, 0.03, then thirds).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=horde_asset::MAX_LODS as i64))]
     lods: Option<u32>,
     /// Triangle ratio of each LOD, comma-separated, LOD 0 first (overrides --lods).
     #[arg(long = "lod-ratios", value_delimiter = ',')]
     lod_ratios: Vec<f32>,
-    /// Largest relative simplification error of LOD 1 (each further LOD may double it).
+    /// Largest relative simplification error of LOD 1 (doubled for each further third of its triangles).
     #[arg(long = "lod-error", default_value_t = 0.025)]
     lod_error: f32,
     /// Bone texture width in texels (the mobile tier needs height <= 4096).
