@@ -231,6 +231,12 @@
 #                 10th of 600 steps rendered, before and after, with the
 #                 reference: what the corrected LOD error costs the picture
 #                 there (call 60).
+#   gpu.sh lodchain (VARIANTS="name ..." binaries in .bench/<name>) the
+#                 LOD chain's intermediate LODs: each variant with the
+#                 reference at each of SCENES ("units:camera ...", default
+#                 settings), then at 1M units with every unit a mesh (far
+#                 field and budget off) at each of MESH_CAMERAS, every 10th
+#                 of 600 steps rendered, with the reference (call 72).
 # Modes combine: gpu.sh "demo mesh". Each run's log starts with its
 # command line; summarize.py makes the rows.
 set -euo pipefail
@@ -593,6 +599,24 @@ for mode in $1; do
       for name in $VARIANTS; do
         run ${name}_$([ $1 = 10000 ] && echo 10k || echo 1m)_$2 90 /tmp/variant_$name \
           --occlusion on --units $1 --camera $2 --frames 600
+      done
+    done ;;
+  lodchain)
+    for name in $VARIANTS; do
+      xz -dc .bench/$name/battle.xz > /tmp/variant_$name && chmod +x /tmp/variant_$name
+    done
+    for scene in $SCENES; do
+      units=${scene%:*} camera=${scene#*:}
+      for name in $VARIANTS; do
+        run ${name}_$([ $units = 10000 ] && echo 10k || echo 1m)_$camera 150 /tmp/variant_$name \
+          --occlusion on --quality --units $units --camera $camera --frames 600
+      done
+    done
+    for camera in $MESH_CAMERAS; do
+      for name in $VARIANTS; do
+        run ${name}_1m_mesh_$camera 200 /tmp/variant_$name --occlusion on --quality \
+          --units 1000000 --camera $camera --frames 600 --render-every 10 --far-field off \
+          --budget-ms 0
       done
     done ;;
   vertex)

@@ -64,18 +64,14 @@ pub struct BakeOptions {
     /// most units drawn as meshes were too large for the 0.3 LOD's error
     /// and drew all of LOD 0 (the generated knight's 0.5 LOD has 2,407
     /// vertices against 4,111, its error 0.0035 of its size against
-    /// 0.0087 at 0.3; `benches/results/near_field/`, section 15). The 0.2
-    /// and 0.14 steps are for the crowd a few dozen pixels tall: between
-    /// the 0.3 LOD (the knight's 1,658 vertices, error 0.0087) and the 0.1
-    /// (657, error 0.054) the error grew sixfold, so every unit between
-    /// 19 and 115 pixels across drew 1,658 vertices; the knight's 0.2 and
-    /// 0.14 LODs have 1,221 and 928, errors 0.017 and 0.032 (section 22).
+    /// 0.0087 at 0.3; `benches/results/near_field/`, section 15).
     pub lod_ratios: Vec<f32>,
     /// Largest relative simplification error meshopt may introduce in LOD 1
     /// (ratio 0.5); a LOD may double it for each further third of that
-    /// ratio it keeps ([`lod::error_bound`](crate::lod::error_bound)). The
-    /// default, 0.025, gives the 0.3, 0.1 and 0.03 LODs the bounds 0.05,
-    /// 0.1 and 0.2, and the 0.2 and 0.14 LODs 0.05 and 0.1.
+    /// ratio it keeps ([`lod::error_bound`](crate::lod::error_bound)), so a
+    /// LOD inserted into the chain leaves the others' bounds as they were.
+    /// The default, 0.025, gives the 0.3, 0.1 and 0.03 LODs the bounds
+    /// 0.05, 0.1 and 0.2.
     pub lod_target_error: f32,
     /// Clips to keep (all if empty), with their new names.
     pub clips: Vec<ClipSelection>,
@@ -99,7 +95,7 @@ impl Default for BakeOptions {
             max_interp_error: 0.01,
             max_sample_rate: 240.0,
             encoding: BoneEncoding::Mat3x4F32,
-            lod_ratios: vec![1.0, 0.5, 0.3, 0.2, 0.14, 0.1, 0.03],
+            lod_ratios: vec![1.0, 0.5, 0.3, 0.1, 0.03],
             lod_target_error: 0.025,
             clips: Vec::new(),
             looping: Vec::new(),

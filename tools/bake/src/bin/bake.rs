@@ -99,7 +99,7 @@ struct BakeArgs {
     /// Two-bone reduction stored in the vertices.
     #[arg(long = "two-bone", value_enum, default_value = "fitted")]
     two_bone: TwoBoneArg,
-    /// Number of LODs (ratios default to 1, 0.5, 0.3, 0.2, 0.14, 0.1, 0.03, then thirds).
+    /// Number of LODs (ratios default to 1, 0.5, 0.3, 0.1, 0.03, then thirds).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=horde_asset::MAX_LODS as i64))]
     lods: Option<u32>,
     /// Triangle ratio of each LOD, comma-separated, LOD 0 first (overrides --lods).
