@@ -237,6 +237,13 @@
 #                 settings), then at 1M units with every unit a mesh (far
 #                 field and budget off) at each of MESH_CAMERAS, every 10th
 #                 of 600 steps rendered, with the reference (call 72).
+#   gpu.sh farmap (BEFORE set; BENCH a binary with lod_chain6.patch or
+#                 lod_chain7.patch and far_lod_map.patch) the far field
+#                 drawing the 0.3 LOD's mesh for units at the intermediate
+#                 LODs (HORDE_X_FAR_LOD_MAP=$FAR_LOD_MAP, "0,1,2,2,4,5,6"
+#                 for lod_chain6): before, after, and after with the map,
+#                 with the reference, at each of SCENES (section 22's
+#                 next call, not run yet).
 # Modes combine: gpu.sh "demo mesh". Each run's log starts with its
 # command line; summarize.py makes the rows.
 set -euo pipefail
@@ -600,6 +607,15 @@ for mode in $1; do
         run ${name}_$([ $1 = 10000 ] && echo 10k || echo 1m)_$2 90 /tmp/variant_$name \
           --occlusion on --units $1 --camera $2 --frames 600
       done
+    done ;;
+  farmap)
+    for scene in $SCENES; do
+      units=${scene%:*} camera=${scene#*:}
+      name=$([ $units = 10000 ] && echo 10k || echo 1m)_$camera
+      run before_$name 150 "${before[@]}" --quality --units $units --camera $camera --frames 600
+      run after_$name 150 "${after[@]}" --quality --units $units --camera $camera --frames 600
+      HORDE_X_FAR_LOD_MAP=$FAR_LOD_MAP run mapped_$name 150 "${after[@]}" --quality \
+        --units $units --camera $camera --frames 600
     done ;;
   lodchain)
     for name in $VARIANTS; do
