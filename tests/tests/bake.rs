@@ -1046,29 +1046,3 @@ fn props_end_with_a_slab_proxy_that_covers_the_silhouette() {
         );
     }
 }
-
-/// The bound doubles for each factor of 3 below ratio 0.5, whatever the
-/// LOD's place in the chain: the 0.5, 0.3, 0.1 and 0.03 LODs keep the
-/// bounds they had as LODs 1 to 4, and a ratio of exactly 0.5 / 3 stays on
-/// its step where the logarithm rounds up.
-#[test]
-fn a_lods_error_bound_follows_its_ratio() {
-    for (ratio, bound) in [
-        (1.0, 0.025),
-        (0.5, 0.025),
-        (0.3, 0.05),
-        (0.2, 0.05),
-        (0.5 / 3.0, 0.05),
-        (0.14, 0.1),
-        (0.1, 0.1),
-        (0.5 / 9.0, 0.1),
-        (0.03, 0.2),
-        (0.01, 0.4),
-    ] {
-        let got = bake::lod::error_bound(0.025, ratio);
-        assert!(
-            (got - bound).abs() < 1e-6,
-            "ratio {ratio}: bound {got}, expected {bound}"
-        );
-    }
-}

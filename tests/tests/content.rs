@@ -1,6 +1,7 @@
 //! The generated default content bakes: each unit type and prop in `assets/`
-//! goes through `bake` without errors, and the fitted two-bone reduction does
-//! at least as well as the naive one.
+//! goes through `bake` without errors, the fitted two-bone reduction does
+//! at least as well as the naive one, and the LOD chain's rules hold (a
+//! LOD's error bound follows its ratio; no LOD nearly copies the next).
 
 use std::path::Path;
 
@@ -149,6 +150,32 @@ fn a_denser_lod_chain_keeps_the_default_lods_and_drops_copies() {
         assert!(
             default.iter().all(|count| denser.contains(count)),
             "{name}: the default chain's LODs {default:?} are not all in {denser:?}"
+        );
+    }
+}
+
+/// The bound doubles for each factor of 3 below ratio 0.5, whatever the
+/// LOD's place in the chain: the 0.5, 0.3, 0.1 and 0.03 LODs keep the
+/// bounds they had as LODs 1 to 4, and a ratio of exactly 0.5 / 3 stays on
+/// its step where the logarithm rounds up.
+#[test]
+fn a_lods_error_bound_follows_its_ratio() {
+    for (ratio, bound) in [
+        (1.0, 0.025),
+        (0.5, 0.025),
+        (0.3, 0.05),
+        (0.2, 0.05),
+        (0.5 / 3.0, 0.05),
+        (0.14, 0.1),
+        (0.1, 0.1),
+        (0.5 / 9.0, 0.1),
+        (0.03, 0.2),
+        (0.01, 0.4),
+    ] {
+        let got = bake::lod::error_bound(0.025, ratio);
+        assert!(
+            (got - bound).abs() < 1e-6,
+            "ratio {ratio}: bound {got}, expected {bound}"
         );
     }
 }
