@@ -7,14 +7,14 @@
 //! faces +Z and stands on +Y.
 //!
 //! Algorithm:
-//! 1. Feet: the soles are the mesh vertices within [`SOLE_BAND`] of the bind
+//! 1. Feet: the soles are the mesh vertices within `SOLE_BAND` of the bind
 //!    pose's lowest point ([`soles`]), left (+X) and right of their mean X.
 //!    Each frame, each sole's centroid is skinned exactly (every influence).
 //!    The sole, not a foot joint, is what touches the ground: rigs such as
 //!    KayKit's animate IK control bones around the feet that roll with the
 //!    heel and toe rather than stay on the ground.
 //! 2. Plants: at every interior frame the lower sole is planted when it lies
-//!    within [`FOOT_BAND`] of the ground (the lowest sole height over the
+//!    within `FOOT_BAND` of the ground (the lowest sole height over the
 //!    clip); in a run's flight phase neither is.
 //! 3. Speed sample: the planted sole's backward velocity (-dZ/dt, central
 //!    difference) plus the root motion (the bones' mean net forward travel
@@ -22,12 +22,12 @@
 //!    clips with and without root motion measure alike.
 //! 4. Foot phase: the circular mean of the normalized times at which the
 //!    left (+X) foot is planted: its mid-stance, where blends align clips.
-//! 5. A clip walks when both sides plant in at least [`MIN_PLANTED_SHARE`] of
+//! 5. A clip walks when both sides plant in at least `MIN_PLANTED_SHARE` of
 //!    the frames and each side's mean sample moves the ground backwards.
 //!    Its ground speed is the mean of the samples, the one speed at which
 //!    the planted soles' drift over the plants sums to zero (a median or a
 //!    single foot joint leaves several per cent of the stride: heel-to-toe
-//!    roll makes the sole's speed uneven), if at least [`MIN_SPEED`] heights
+//!    roll makes the sole's speed uneven), if at least `MIN_SPEED` heights
 //!    per second. Any other clip (idle, attacks, a death that slides) gets 0.
 
 use crate::import::Influences;
@@ -72,7 +72,7 @@ pub struct Gait {
     pub foot_phase: f32,
 }
 
-/// The soles of a mesh: its vertices within [`SOLE_BAND`] of the bind
+/// The soles of a mesh: its vertices within `SOLE_BAND` of the bind
 /// pose's lowest point, with their influences, left (+X of their mean) first.
 #[derive(Clone, Debug, Default)]
 pub struct Soles {

@@ -7,7 +7,7 @@
 //! - LINEAR rotations use slerp along the shorter arc, as the spec asks; STEP
 //!   holds the earlier key; CUBICSPLINE is the spec's Hermite form with tangents
 //!   scaled by the key interval, rotations normalized afterwards.
-//! - Skin matrix of bone j = global(joint j) * inverseBind[j]; the skinned mesh
+//! - Skin matrix of bone j = global(joint j) * `inverseBind[j]`; the skinned mesh
 //!   node's transform plays no part.
 //! - Sample rate per clip ([`choose_rate`]): the base rate, raised for a clip
 //!   whose fast motion would make blending between stored frames cost more

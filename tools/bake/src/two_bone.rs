@@ -165,7 +165,7 @@ fn dual_quat_error(
 
 /// Least-squares bone pair and weight of one vertex when the runtime blends
 /// the pair as dual quaternions: for each pair, a golden-section search of w
-/// in [0, 1] over up to [`DUAL_QUAT_FIT_POSES`] evenly spread poses, then the
+/// in [0, 1] over up to `DUAL_QUAT_FIT_POSES` evenly spread poses, then the
 /// nearest 8-bit steps; single bones are candidates too.
 pub fn fit_dual_quat(influences: &Influences, position: Vec3, poses: &[Vec<Mat4>]) -> TwoBone {
     let count = influences.count();

@@ -1,12 +1,12 @@
 //! Animation clips, authored as stances and sampled into LINEAR keys.
 //!
-//! A [`Stance`] is a vector of named degrees of freedom ([`Dof`]: angles in
+//! A `Stance` is a vector of named degrees of freedom (`Dof`: angles in
 //! degrees, hip shifts in metres) that reads like a choreographer's note: "right
 //! elbow 90, chest turned 25 to the right". Clips are functions from phase (0..1)
 //! to a stance: the locomotion cycles are analytic (each foot on an explicit
 //! path solved with two-bone IK, arms on sines), the actions interpolate
 //! authored key stances with easing. Each clip is sampled at
-//! [`KEYS_PER_SECOND`] into per-joint local rotations plus a hips translation,
+//! `KEYS_PER_SECOND` into per-joint local rotations plus a hips translation,
 //! which glTF LINEAR interpolation reproduces closely at any playback rate.
 //!
 //! Grounding: after a stance is turned into rotations, forward kinematics finds

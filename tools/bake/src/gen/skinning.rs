@@ -8,7 +8,7 @@
 //! vertex deep inside one limb sees every other bone more than `blend_radius`
 //! further away and stays rigid, while a vertex near a joint sees both bones at
 //! about the same distance and blends evenly. The four largest weights are kept,
-//! weights under [`MIN_WEIGHT`] dropped, and the rest normalised so they sum to 1.
+//! weights under `MIN_WEIGHT` dropped, and the rest normalised so they sum to 1.
 //!
 //! Layout: per vertex four joint indices (u8, unused slots 0) and four f32
 //! weights, sorted by decreasing weight (unused slots 0.0).
