@@ -274,6 +274,11 @@ run() { # name, timeout, command... (SIZE="W H" for another size than 1920x1080)
   # What finished comes back even if the call is cut off.
   tar czf $OUT/reports.tgz -C /tmp/out $(cd /tmp/out && ls)
 }
+unpack_variants() { # each of $VARIANTS to /tmp/variant_<name>
+  for name in $VARIANTS; do
+    xz -dc .bench/$name/battle.xz > /tmp/variant_$name && chmod +x /tmp/variant_$name
+  done
+}
 for mode in $1; do
   case "$mode" in
   demo)
@@ -598,9 +603,7 @@ for mode in $1; do
         --units $units --camera $camera --frames 600
     done ;;
   variants)
-    for name in $VARIANTS; do
-      xz -dc .bench/$name/battle.xz > /tmp/variant_$name && chmod +x /tmp/variant_$name
-    done
+    unpack_variants
     for scene in "10000 ground" "1000000 front" "1000000 overview"; do
       set -- $scene
       for name in $VARIANTS; do
@@ -618,9 +621,7 @@ for mode in $1; do
         --units $units --camera $camera --frames 600
     done ;;
   lodchain)
-    for name in $VARIANTS; do
-      xz -dc .bench/$name/battle.xz > /tmp/variant_$name && chmod +x /tmp/variant_$name
-    done
+    unpack_variants
     for scene in $SCENES; do
       units=${scene%:*} camera=${scene#*:}
       for name in $VARIANTS; do
@@ -636,9 +637,7 @@ for mode in $1; do
       done
     done ;;
   vertex)
-    for name in $VARIANTS; do
-      xz -dc .bench/$name/battle.xz > /tmp/variant_$name && chmod +x /tmp/variant_$name
-    done
+    unpack_variants
     for name in $VARIANTS; do
       run ${name}_10k_ground 60 /tmp/variant_$name --occlusion on --units 10000 \
         --camera ground --frames 600 --budget-ms 0
@@ -726,9 +725,7 @@ for mode in $1; do
     done ;;
   divide)
     set -- $VARIANTS
-    for name in $VARIANTS; do
-      xz -dc .bench/$name/battle.xz > /tmp/variant_$name && chmod +x /tmp/variant_$name
-    done
+    unpack_variants
     for scene in 1000000:overview 1000000:front 1000000:ground 10000:ground 10000:front; do
       units=${scene%:*} camera=${scene#*:}
       name=$([ $units = 10000 ] && echo 10k || echo 1m)_$camera
