@@ -107,11 +107,23 @@ pub fn inspect_text(asset: &Asset, sections: &[SectionInfo], file_len: usize) ->
             );
         }
     }
-    let _ = writeln!(out, "LODs:");
+    // The renderer projects a LOD's error over the bounding sphere's
+    // diameter on screen and takes the coarsest LOD within its threshold
+    // (1 px by default): 1 / error is the largest sphere, in pixels across,
+    // at which a LOD is within a pixel.
+    let _ = writeln!(
+        out,
+        "LODs (px: the widest bounding sphere on screen at which the error, a fraction of the model's size, projects within the renderer's default 1 px):"
+    );
     for (level, lod) in asset.lods.iter().enumerate() {
+        let reach = if lod.error > 0.0 {
+            format!("<= {:>5.0} px", 1.0 / lod.error)
+        } else {
+            "    any px".to_string()
+        };
         let _ = writeln!(
             out,
-            "  LOD {level}: {:>7} vertices {:>7} triangles {:>2} submeshes error {:.5}  ({} bytes){}",
+            "  LOD {level}: {:>7} vertices {:>7} triangles {:>2} submeshes error {:.5} {reach}  ({} bytes){}",
             lod.vertices.len(),
             lod.indices.len() / 3,
             lod.submeshes.len(),
