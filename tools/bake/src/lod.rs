@@ -8,6 +8,10 @@
 //!   from bind pose in a few extreme baked poses, scaled like positions (so
 //!   vertices that the skeleton moves apart, like the two sides of a joint, are
 //!   not merged: this is what keeps skin weights intact).
+//! - The chain: a LOD's error bound follows its ratio ([`error_bound`]), so
+//!   a LOD inserted between two others leaves their meshes as they were;
+//!   a LOD whose next one has nearly as many triangles is dropped
+//!   (`drop_near_copies`).
 //! - Every LOD: vertex cache order per submesh, then overdraw order (threshold
 //!   1.05), then vertex fetch order, which also drops unused vertices.
 //! - Quantization: position unorm16 in the bind-pose box, octahedral normal
@@ -400,9 +404,9 @@ fn fetch_order(indices: &[u32], vertex_count: usize) -> (Vec<u32>, Vec<u32>) {
 }
 
 /// The largest error meshopt may introduce in the LOD of triangle ratio
-/// `ratio`: `target_error` down to ratio 0.5, doubled for each further
-/// factor of 3 fewer triangles (0.3: ×2, 0.2: ×2, 0.14: ×4, 0.1: ×4, 0.03:
-/// ×8). A coarser LOD may stray farther because the renderer picks LODs by
+/// `ratio`: `target_error` down to ratio 0.5, doubled once for each factor
+/// of 3, or part of one, by which the ratio falls below 0.5 (0.3: ×2, 0.2:
+/// ×2, 0.14: ×4, 0.1: ×4, 0.03: ×8). A coarser LOD may stray farther because the renderer picks LODs by
 /// projected error, so it is only seen from farther away, and a fixed bound
 /// would stop the last LODs at the same triangle count. The bound follows
 /// the ratio, not the LOD's place in the chain, so that a LOD inserted

@@ -67,9 +67,10 @@ pub struct BakeOptions {
     /// 0.0087 at 0.3; `benches/results/near_field/`, section 15).
     pub lod_ratios: Vec<f32>,
     /// Largest relative simplification error meshopt may introduce in LOD 1
-    /// (ratio 0.5); a LOD may double it for each further third of that
-    /// ratio it keeps ([`lod::error_bound`](crate::lod::error_bound)), so a
-    /// LOD inserted into the chain leaves the others' bounds as they were.
+    /// (ratio 0.5); a coarser LOD may double it once for each factor of 3,
+    /// or part of one, by which its ratio falls below 0.5
+    /// ([`lod::error_bound`](crate::lod::error_bound)), so a LOD inserted
+    /// into the chain leaves the others' bounds as they were.
     /// The default, 0.025, gives the 0.3, 0.1 and 0.03 LODs the bounds
     /// 0.05, 0.1 and 0.2.
     pub lod_target_error: f32,

@@ -105,7 +105,7 @@ struct BakeArgs {
     /// Triangle ratio of each LOD, comma-separated, LOD 0 first (overrides --lods).
     #[arg(long = "lod-ratios", value_delimiter = ',')]
     lod_ratios: Vec<f32>,
-    /// Largest relative simplification error of LOD 1 (doubled for each further third of its triangles).
+    /// Largest relative simplification error of LOD 1, ratio 0.5 (doubled for each factor of 3, or part of one, below it).
     #[arg(long = "lod-error", default_value_t = 0.025)]
     lod_error: f32,
     /// Bone texture width in texels (the mobile tier needs height <= 4096).
