@@ -62,6 +62,28 @@ fn generated_units_bake_with_fitted_two_bone_weights() {
                 level + 1
             );
         }
+        // `bake inspect` says how wide on screen each LOD is taken (its
+        // reach, 1 / error): the knight's 0.3 LOD up to a sphere 116 px
+        // across, its 0.1 LOD up to 18 px, the sixfold step plain to see.
+        let text = bake::inspect::inspect_text(asset, &[], 0);
+        for (level, lod) in asset.lods.iter().enumerate() {
+            let line = text
+                .lines()
+                .find(|line| line.trim_start().starts_with(&format!("LOD {level}:")))
+                .unwrap_or_else(|| panic!("{name}: no line for LOD {level} in\n{text}"));
+            let reach = if lod.error > 0.0 {
+                format!("<= {:>5.0} px", 1.0 / lod.error)
+            } else {
+                "any px".to_string()
+            };
+            assert!(line.contains(&reach), "{name}: {line:?} lacks {reach:?}");
+        }
+        if name == "knight" {
+            assert!(
+                text.contains("<=   116 px") && text.contains("<=    18 px"),
+                "{text}"
+            );
+        }
         let coarse = asset.lods.last().expect("LODs");
         assert_eq!(
             coarse.vertices.len(),
@@ -178,34 +200,4 @@ fn a_lods_error_bound_follows_its_ratio() {
             "ratio {ratio}: bound {got}, expected {bound}"
         );
     }
-}
-
-/// `bake inspect` says how wide on screen each LOD is taken: the knight's
-/// 0.3 LOD (error 0.0087 of its size) up to a sphere 116 px across, its
-/// 0.1 LOD (0.054) up to 18 px, the sixfold step between them plain to see.
-#[test]
-fn inspect_says_how_wide_each_lod_is_taken() {
-    let path = repo_root().join("assets/knight.glb");
-    let baked = bake::bake_unit(Path::new(&path), &[], &BakeOptions::default(), &quiet)
-        .unwrap_or_else(|err| panic!("baking the knight: {err}"));
-    let text = bake::inspect::inspect_text(&baked.asset, &[], 0);
-    for (level, lod) in baked.asset.lods.iter().enumerate() {
-        let line = text
-            .lines()
-            .find(|line| line.trim_start().starts_with(&format!("LOD {level}:")))
-            .unwrap_or_else(|| panic!("no line for LOD {level} in\n{text}"));
-        let reach = if lod.error > 0.0 {
-            format!("<= {:>5.0} px", 1.0 / lod.error)
-        } else {
-            "any px".to_string()
-        };
-        assert!(
-            line.contains(&reach),
-            "LOD {level}: {line:?} lacks {reach:?}"
-        );
-    }
-    assert!(
-        text.contains("<=   116 px") && text.contains("<=    18 px"),
-        "{text}"
-    );
 }

@@ -498,13 +498,16 @@ impl CullPass {
 }
 
 fn check_targets(targets: &CullTargets, posed: bool) -> Result<(), Error> {
-    let types_size = (MAX_TYPES * size_of::<TypeInfo>()) as u64;
-    let mut tables = vec![(targets.types, types_size)];
-    if posed {
-        let spheres_size = (MAX_CLIPS * size_of::<[f32; 4]>()) as u64;
-        tables.push((targets.clip_spheres, spheres_size));
-    }
-    for (table, size) in tables {
+    let tables = [
+        (targets.types, (MAX_TYPES * size_of::<TypeInfo>()) as u64),
+        (
+            targets.clip_spheres,
+            (MAX_CLIPS * size_of::<[f32; 4]>()) as u64,
+        ),
+    ];
+    // Only the posed cull reads the clips' spheres.
+    let read = if posed { &tables[..] } else { &tables[..1] };
+    for &(table, size) in read {
         if table.size < size {
             return Err(Error::Config(format!(
                 "cull: table '{}' has {} bytes, the shader reads {size}",
