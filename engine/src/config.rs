@@ -92,8 +92,10 @@ pub const FAR_FIELD_MAX_VERTICES: u32 = 672;
 /// in shared memory (fewer where the device's shared memory is smaller,
 /// `FarFieldPass::new`), so units of 30 to 100 pixels are drawn by the
 /// compute rasterizer at a LOD of up to this many vertices (the generated
-/// units' LOD 2: 1567 to 1658) instead of by the raster, about 100x slower
-/// for them on an H100 (DESIGN.md).
+/// units' LOD 2: 1567 to 1682; 1,700 fit a device of 48 KiB, an H100 or
+/// H200, and the bake keeps every LOD the far field may draw within that)
+/// instead of by the raster, about 100x slower for them on an H100
+/// (DESIGN.md).
 pub const FAR_FIELD_MID_MAX_VERTICES: u32 = 2048;
 /// Far field: shared memory per vertex (position 8 bytes; depth, front and
 /// back light, add term and UV 4 each), and what the rest of the shader's

@@ -201,3 +201,40 @@ fn a_lods_error_bound_follows_its_ratio() {
         );
     }
 }
+
+/// The far field draws a LOD it cannot hold in shared memory as the next
+/// coarser one, so the bake keeps every unit LOD the far field may draw
+/// within what its mid-size pipeline holds on a device of 48 KiB. The
+/// generated `knight_3`'s 0.3 LOD had 1,737 vertices, and its units of 17
+/// to 100 px were drawn at the 0.1 LOD, six times the error.
+#[test]
+fn the_far_fields_lods_fit_its_mid_size_pipeline() {
+    use horde::passes::far_field::meshes::mid_vertex_capacity;
+    use horde::renderer::{BUDGET_MAX_FAR_FIELD_PX, DEFAULT_FAR_FIELD_PX};
+    assert_eq!(
+        mid_vertex_capacity(48 * 1024) as usize,
+        bake::lod::FAR_FIELD_LOD_MAX_VERTICES
+    );
+    assert_eq!(bake::lod::FAR_FIELD_LOD_REACH_PX, BUDGET_MAX_FAR_FIELD_PX);
+    let path = repo_root().join("assets/knight_3.glb");
+    let baked = bake::bake_unit(&path, &[], &BakeOptions::default(), &quiet)
+        .unwrap_or_else(|err| panic!("baking knight_3: {err}"));
+    let lods = &baked.asset.lods;
+    for (level, lod) in lods.iter().enumerate() {
+        if bake::lod::far_field_may_draw(lod.error) {
+            assert!(
+                lod.vertices.len() <= bake::lod::FAR_FIELD_LOD_MAX_VERTICES,
+                "LOD {level}: {} vertices",
+                lod.vertices.len()
+            );
+        }
+    }
+    // The 0.3 LOD, trimmed to fit, still serves every unit up to the far
+    // field's default size at an error of at most a pixel.
+    assert!(
+        lods[2].error * DEFAULT_FAR_FIELD_PX <= 1.0,
+        "LOD 2's reach: {} px",
+        1.0 / lods[2].error
+    );
+    assert!(!bake::lod::far_field_may_draw(lods[1].error));
+}

@@ -35,7 +35,7 @@ const CACHE_LAYOUT: u32 = 1;
 /// their coarsest LOD, and their meshopt LODs are inflated too; 6: a LOD's
 /// error bound follows its ratio, and a LOD its next one nearly matches is
 /// dropped), so entries of an older bake are rebaked rather than served.
-const BAKE_RECIPE: u32 = 6;
+const BAKE_RECIPE: u32 = 7;
 
 /// Whether and where to cache.
 #[derive(Clone, Debug)]

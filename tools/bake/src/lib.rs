@@ -392,9 +392,9 @@ fn bake_unit_unguarded(
         &model,
         stored,
         &bounds,
-        &options.lod_ratios,
-        options.lod_target_error,
+        (&options.lod_ratios, options.lod_target_error),
         &displacements,
+        true,
     );
     progress("fitting the coarsest LOD to the silhouette");
     let silhouette = silhouette::Silhouette::of_model(&model, &bounds);
@@ -593,9 +593,9 @@ fn bake_prop_unguarded(
         &model,
         &single,
         &bounds,
-        &options.lod_ratios,
-        options.lod_target_error,
+        (&options.lod_ratios, options.lod_target_error),
         &[],
+        false,
     );
     progress("fitting the slab proxy to the silhouette");
     let silhouette = silhouette::Silhouette::of_model(&model, &bounds);

@@ -12,6 +12,8 @@
 //!   a LOD inserted between two others leaves their meshes as they were;
 //!   a LOD whose next one has nearly as many triangles is dropped
 //!   (`drop_near_copies`).
+//! - A unit's LOD the far field may draw holds at most
+//!   [`FAR_FIELD_LOD_MAX_VERTICES`], or is simplified again until it does.
 //! - Every LOD: vertex cache order per submesh, then overdraw order (threshold
 //!   1.05), then vertex fetch order, which also drops unused vertices.
 //! - Quantization: position unorm16 in the bind-pose box, octahedral normal
@@ -418,15 +420,40 @@ pub fn error_bound(target_error: f32, ratio: f32) -> f32 {
     target_error * 2f32.powf(steps)
 }
 
+/// A unit LOD the far field may draw: its reach (`1 / error` pixels of the
+/// bounding sphere across at the default threshold of 1 px) is within the
+/// far field's largest size (the budget's, `BUDGET_MAX_FAR_FIELD_PX` in the
+/// engine). Such a LOD must fit the far field's mid-size pipeline: the
+/// far field draws a LOD it cannot hold as the next coarser one (the
+/// generated `knight_3`'s 0.3 LOD had 1,737 vertices, so its units of 17 to
+/// 100 px drew the 0.1 LOD, at up to 6 px of error).
+pub const FAR_FIELD_LOD_REACH_PX: f32 = 192.0;
+/// The most vertices a unit LOD within [`FAR_FIELD_LOD_REACH_PX`] may
+/// have: what the far field's mid-size pipeline holds in 48 KiB of shared
+/// memory, the least a desktop Vulkan device has (the engine's
+/// `mid_vertex_capacity(49152)`; a test checks the two agree).
+pub const FAR_FIELD_LOD_MAX_VERTICES: usize = 1700;
+/// Simplifications tried to bring a LOD within [`FAR_FIELD_LOD_MAX_VERTICES`].
+const FAR_FIELD_FIT_ATTEMPTS: u32 = 8;
+
+/// Whether the far field may draw a unit LOD of simplification error
+/// `error` (LOD 0, error 0, is never its).
+pub fn far_field_may_draw(error: f32) -> bool {
+    error > 0.0 && error * FAR_FIELD_LOD_REACH_PX > 1.0
+}
+
 /// Builds `ratios.len()` LODs (ratio 1 first). `displacements` holds, per
-/// chosen pose, every vertex's offset from its bind position.
+/// chosen pose, every vertex's offset from its bind position. A skinned
+/// unit's (`unit`) LOD that the far field may draw ([`far_field_may_draw`])
+/// and has more than [`FAR_FIELD_LOD_MAX_VERTICES`] is simplified again to
+/// fewer triangles, within the same error bound, until it fits.
 pub fn build(
     model: &SourceModel,
     skin: &[TwoBone],
     bounds: &Bounds,
-    ratios: &[f32],
-    target_error: f32,
+    (ratios, target_error): (&[f32], f32),
     displacements: &[Vec<Vec3>],
+    unit: bool,
 ) -> Vec<BuiltLod> {
     let vertex_count = model.positions.len();
     let position_bytes: &[u8] = bytemuck::cast_slice(&model.positions);
@@ -438,14 +465,14 @@ pub fn build(
     let (attribute_values, attribute_weights, attribute_stride) =
         attributes(model, displacements, scale);
     let unlocked = vec![false; vertex_count];
-    let mut lods = Vec::with_capacity(ratios.len());
-    for (level, &ratio) in ratios.iter().enumerate() {
+    // The LOD of triangle ratio `ratio` within the error bound of `bound_ratio`.
+    let build_lod = |ratio: f32, bound_ratio: f32| {
         let mut indices = Vec::new();
         let mut submeshes = Vec::new();
         let mut lod_error = 0.0f32;
         for group in &model.groups {
-            let level_error = error_bound(target_error, ratio);
-            let simplified = if level == 0 || ratio >= 1.0 {
+            let level_error = error_bound(target_error, bound_ratio);
+            let simplified = if ratio >= 1.0 {
                 group.indices.clone()
             } else {
                 let target =
@@ -509,7 +536,7 @@ pub fn build(
             .iter()
             .map(|&old| pack(model, skin, bounds, old as usize))
             .collect();
-        lods.push(BuiltLod {
+        BuiltLod {
             lod: MeshLod {
                 vertices,
                 indices,
@@ -518,7 +545,24 @@ pub fn build(
                 box_proxy: false,
             },
             source_vertex,
-        });
+        }
+    };
+    let mut lods = Vec::with_capacity(ratios.len());
+    for (level, &ratio) in ratios.iter().enumerate() {
+        let ratio = if level == 0 { 1.0 } else { ratio };
+        let mut lod = build_lod(ratio, ratio);
+        let mut fitted_ratio = ratio;
+        for _ in 0..FAR_FIELD_FIT_ATTEMPTS {
+            let vertices = lod.source_vertex.len();
+            if !unit || vertices <= FAR_FIELD_LOD_MAX_VERTICES || !far_field_may_draw(lod.lod.error)
+            {
+                break;
+            }
+            // Vertices fall about as fast as triangles; aim a little below.
+            fitted_ratio *= 0.98 * FAR_FIELD_LOD_MAX_VERTICES as f32 / vertices as f32;
+            lod = build_lod(fitted_ratio, ratio);
+        }
+        lods.push(lod);
     }
     drop_near_copies(&mut lods);
     lods

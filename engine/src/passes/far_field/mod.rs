@@ -59,9 +59,11 @@
 //!   (`benches/results/near_field/`, call 11). Small shared memory
 //!   keeps 16 workgroups resident per H100 SM, which the units a few pixels
 //!   tall, latency-bound (below), need;
-//! - mid-size units: larger meshes, up to [`mid_vertex_capacity`] (2048 on
-//!   an H100; the generated units' LOD 2 has 1567 to 1658), one or two a
-//!   batch. A unit of 30 to 100 pixels drawn this way skips the raster,
+//! - mid-size units: larger meshes, up to [`mid_vertex_capacity`] (1,700
+//!   on a device of 48 KiB of shared memory, an H100 or H200; the bake
+//!   keeps every unit LOD the far field may draw within that,
+//!   `horde_bake::lod::FAR_FIELD_LOD_MAX_VERTICES`: the generated units'
+//!   LOD 2 has 1,567 to 1,682), one or two a batch. A unit of 30 to 100 pixels drawn this way skips the raster,
 //!   whose skinned vertex rate on these GPUs is a hundredth of compute's:
 //!   the frame budget can give the far field units that size.
 //!
