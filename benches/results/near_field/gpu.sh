@@ -242,8 +242,12 @@
 #                 drawing the 0.3 LOD's mesh for units at the intermediate
 #                 LODs (HORDE_X_FAR_LOD_MAP=$FAR_LOD_MAP, "0,1,2,2,4,5,6"
 #                 for lod_chain6): before, after, and after with the map,
-#                 with the reference, at each of SCENES (section 22's
-#                 next call, not run yet).
+#                 with the reference, at each of SCENES (call 74,
+#                 section 23).
+#   gpu.sh farbias (BEFORE set; BENCH a binary with lod_chain7.patch and
+#                 far_field_lod_bias.patch) before, then the after binary at
+#                 each of BIASES (--far-field-lod-bias), with the
+#                 reference, at each of SCENES (section 23).
 # Modes combine: gpu.sh "demo mesh". Each run's log starts with its
 # command line; summarize.py makes the rows.
 set -euo pipefail
@@ -619,6 +623,16 @@ for mode in $1; do
       run after_$name 150 "${after[@]}" --quality --units $units --camera $camera --frames 600
       HORDE_X_FAR_LOD_MAP=$FAR_LOD_MAP run mapped_$name 150 "${after[@]}" --quality \
         --units $units --camera $camera --frames 600
+    done ;;
+  farbias)
+    for scene in $SCENES; do
+      units=${scene%:*} camera=${scene#*:}
+      name=$([ $units = 10000 ] && echo 10k || echo 1m)_$camera
+      run before_$name 150 "${before[@]}" --quality --units $units --camera $camera --frames 600
+      for bias in $BIASES; do
+        run bias${bias}_$name 150 "${after[@]}" --quality --units $units --camera $camera \
+          --frames 600 --far-field-lod-bias $bias
+      done
     done ;;
   lodchain)
     unpack_variants
