@@ -34,7 +34,8 @@ const CACHE_LAYOUT: u32 = 1;
 /// inflated to the source's silhouette; 5: props get a slab proxy after
 /// their coarsest LOD, and their meshopt LODs are inflated too; 6: a LOD's
 /// error bound follows its ratio, and a LOD its next one nearly matches is
-/// dropped), so entries of an older bake are rebaked rather than served.
+/// dropped; 7: a unit's LOD the far field may draw fits its mid-size
+/// pipeline), so entries of an older bake are rebaked rather than served.
 const BAKE_RECIPE: u32 = 7;
 
 /// Whether and where to cache.

@@ -430,8 +430,9 @@ pub fn error_bound(target_error: f32, ratio: f32) -> f32 {
 pub const FAR_FIELD_LOD_REACH_PX: f32 = 192.0;
 /// The most vertices a unit LOD within [`FAR_FIELD_LOD_REACH_PX`] may
 /// have: what the far field's mid-size pipeline holds in 48 KiB of shared
-/// memory, the least a desktop Vulkan device has (the engine's
-/// `mid_vertex_capacity(49152)`; a test checks the two agree).
+/// memory, what NVIDIA's Vulkan drivers give a workgroup (the H100's and
+/// H200's; the engine's `mid_vertex_capacity(49152)`, a test checks the
+/// two agree).
 pub const FAR_FIELD_LOD_MAX_VERTICES: usize = 1700;
 /// Simplifications tried to bring a LOD within [`FAR_FIELD_LOD_MAX_VERTICES`].
 const FAR_FIELD_FIT_ATTEMPTS: u32 = 8;

@@ -63,9 +63,10 @@
 //!   on a device of 48 KiB of shared memory, an H100 or H200; the bake
 //!   keeps every unit LOD the far field may draw within that,
 //!   `horde_bake::lod::FAR_FIELD_LOD_MAX_VERTICES`: the generated units'
-//!   LOD 2 has 1,567 to 1,682), one or two a batch. A unit of 30 to 100 pixels drawn this way skips the raster,
-//!   whose skinned vertex rate on these GPUs is a hundredth of compute's:
-//!   the frame budget can give the far field units that size.
+//!   LOD 2 has 1,567 to 1,682), one or two a batch. A unit of 30 to 100
+//!   pixels drawn this way skips the raster, whose skinned vertex rate on
+//!   these GPUs is a hundredth of compute's: the frame budget can give the
+//!   far field units that size.
 //!
 //! Each batch:
 //! 1. Skin: one thread per vertex of the batch; each is decoded and skinned
