@@ -238,3 +238,22 @@ fn the_far_fields_lods_fit_its_mid_size_pipeline() {
     );
     assert!(!bake::lod::far_field_may_draw(lods[1].error));
 }
+
+/// A LOD that its error bound stops above what the far field holds stays
+/// as meshopt made it: trimmed part way it would lose detail and still be
+/// drawn as the next coarser LOD. The KayKit knight's 0.5 LOD has 4,333
+/// vertices and comes down to 1,879 within its bound.
+#[test]
+fn a_lod_that_cannot_fit_the_far_field_stays_whole() {
+    let path = horde_tests::samples_dir().join("KayKit_Knight/Knight.glb");
+    let baked = bake::bake_unit(&path, &[], &BakeOptions::default(), &quiet)
+        .unwrap_or_else(|err| panic!("baking {}: {err}", path.display()));
+    let lods = &baked.asset.lods;
+    assert!(bake::lod::far_field_may_draw(lods[1].error));
+    assert!(lods[1].vertices.len() > bake::lod::FAR_FIELD_LOD_MAX_VERTICES);
+    assert_eq!(
+        lods[1].indices.len() / 3,
+        lods[0].indices.len() / 3 / 2,
+        "the 0.5 LOD at its ratio"
+    );
+}
