@@ -615,24 +615,20 @@ for mode in $1; do
           --occlusion on --units $1 --camera $2 --frames 600
       done
     done ;;
-  farmap)
+  farmap|farbias)
     for scene in $SCENES; do
       units=${scene%:*} camera=${scene#*:}
       name=$([ $units = 10000 ] && echo 10k || echo 1m)_$camera
-      run before_$name 150 "${before[@]}" --quality --units $units --camera $camera --frames 600
-      run after_$name 150 "${after[@]}" --quality --units $units --camera $camera --frames 600
-      HORDE_X_FAR_LOD_MAP=$FAR_LOD_MAP run mapped_$name 150 "${after[@]}" --quality \
-        --units $units --camera $camera --frames 600
-    done ;;
-  farbias)
-    for scene in $SCENES; do
-      units=${scene%:*} camera=${scene#*:}
-      name=$([ $units = 10000 ] && echo 10k || echo 1m)_$camera
-      run before_$name 150 "${before[@]}" --quality --units $units --camera $camera --frames 600
-      for bias in $BIASES; do
-        run bias${bias}_$name 150 "${after[@]}" --quality --units $units --camera $camera \
-          --frames 600 --far-field-lod-bias $bias
-      done
+      scene_args=(--quality --units $units --camera $camera --frames 600)
+      run before_$name 150 "${before[@]}" "${scene_args[@]}"
+      if [ $mode = farmap ]; then
+        run after_$name 150 "${after[@]}" "${scene_args[@]}"
+        HORDE_X_FAR_LOD_MAP=$FAR_LOD_MAP run mapped_$name 150 "${after[@]}" "${scene_args[@]}"
+      else
+        for bias in $BIASES; do
+          run bias${bias}_$name 150 "${after[@]}" "${scene_args[@]}" --far-field-lod-bias $bias
+        done
+      fi
     done ;;
   lodchain)
     unpack_variants

@@ -114,8 +114,8 @@ pub fn enclosing_sphere(a: [f32; 4], b: [f32; 4]) -> [f32; 4] {
 
 /// The model-space sphere (`[x, y, z, radius]`) the posed cull's occlusion
 /// test takes for a unit of `type_info` in `anim` (`posed_sphere` in
-/// `clip_spheres.glsl`): its current clip's sphere of `clip_spheres` (the world's
-/// clip table's), around its previous clip's too while that fades out,
+/// `clip_spheres.glsl`): its current clip's sphere of `clip_spheres` (the
+/// world's clip table's), around its previous clip's too while that fades out,
 /// where that is smaller than the type's sphere; else the type's.
 pub fn occlusion_sphere(
     type_info: &TypeInfo,

@@ -409,9 +409,10 @@ fn fetch_order(indices: &[u32], vertex_count: usize) -> (Vec<u32>, Vec<u32>) {
 /// The largest error meshopt may introduce in the LOD of triangle ratio
 /// `ratio`: `target_error` down to ratio 0.5, doubled once for each factor
 /// of 3, or part of one, by which the ratio falls below 0.5 (0.3: ×2, 0.2:
-/// ×2, 0.14: ×4, 0.1: ×4, 0.03: ×8). A coarser LOD may stray farther because the renderer picks LODs by
-/// projected error, so it is only seen from farther away, and a fixed bound
-/// would stop the last LODs at the same triangle count. The bound follows
+/// ×2, 0.14: ×4, 0.1: ×4, 0.03: ×8). A coarser LOD may stray farther
+/// because the renderer picks LODs by projected error, so it is only seen
+/// from farther away, and a fixed bound would stop the last LODs at the
+/// same triangle count. The bound follows
 /// the ratio, not the LOD's place in the chain, so that a LOD inserted
 /// between two others leaves their bounds (and meshes) as they were.
 pub fn error_bound(target_error: f32, ratio: f32) -> f32 {
