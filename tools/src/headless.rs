@@ -113,6 +113,9 @@ pub struct HeadlessOptions {
     /// The far field draws the shadow casters up to its size, also with
     /// `far_field` off (`RenderSettings::shadow_far_field`).
     pub shadow_far_field: bool,
+    /// The shadow cascades past the first drawn in turn, one a frame
+    /// (`RenderSettings::shadow_cascades_in_turn`).
+    pub shadow_cascades_in_turn: bool,
     /// Two-phase occlusion culling (`RenderSettings::occlusion`).
     pub occlusion: bool,
     /// GPU frame budget the far-field size (or, without the far field, the
@@ -159,6 +162,7 @@ impl Default for HeadlessOptions {
             msaa: Msaa::default(),
             shadow_lod_texels: None,
             shadow_far_field: true,
+            shadow_cascades_in_turn: true,
             occlusion: true,
             budget_ms: None,
             budget_max_far_field_px: None,
@@ -433,6 +437,7 @@ pub fn run_headless(
     }
     renderer.settings.occlusion = options.occlusion;
     renderer.settings.shadow_far_field = options.shadow_far_field;
+    renderer.settings.shadow_cascades_in_turn = options.shadow_cascades_in_turn;
     if !options.far_field {
         renderer.settings.far_field_px = 0.0;
     }
@@ -530,13 +535,21 @@ pub fn run_headless(
         },
         shadows: if !renderer.settings.shadows {
             "off".to_owned()
-        } else if renderer.has_far_field() && renderer.settings.shadow_far_field {
-            format!(
-                "on, casters up to {SHADOW_FAR_FIELD_TEXELS} texels by the far field, the rest \
-                 meshes"
-            )
         } else {
-            "on, every caster a mesh".to_owned()
+            let casters = if renderer.has_far_field() && renderer.settings.shadow_far_field {
+                format!(
+                    "casters up to {SHADOW_FAR_FIELD_TEXELS} texels by the far field, the rest \
+                     meshes"
+                )
+            } else {
+                "every caster a mesh".to_owned()
+            };
+            let turns = if renderer.settings.shadow_cascades_in_turn {
+                "the farther cascades in turn"
+            } else {
+                "every cascade every frame"
+            };
+            format!("on, {casters}, {turns}")
         },
         impostors: if !renderer.has_impostors() {
             "off (no unit type has an impostor)".to_owned()

@@ -80,8 +80,9 @@ pub struct FrameGlobals {
     pub impostor_threshold_px: f32,
     /// The cull's `impostor_band`.
     pub impostor_band: f32,
-    /// Sun shadow cascades drawn this frame (0: no shadows;
-    /// `passes/shadow.rs`).
+    /// Sun shadow cascades the receivers look up, each as it was last
+    /// drawn, this frame or the one before (0: no shadows;
+    /// `passes/shadow/`).
     pub shadow_cascade_count: u32,
     /// Per cascade: how far a receiver is moved along its normal before the
     /// lookup (metres, about a texel), and the depth added to it (reverse-Z

@@ -358,7 +358,7 @@ impl Renderer {
         // The sun's shadows: the GPU-driven frame's, as the far field, and
         // not the unit mask's, which is unlit.
         let shadow_view = self.shadow_view(camera, extent);
-        let cascades = if settings.shadows
+        let fitted = if settings.shadows
             && settings.strategy == Strategy::GpuDriven
             && debug_view != DEBUG_VIEW_UNIT_MASK
         {
@@ -366,6 +366,9 @@ impl Renderer {
         } else {
             Vec::new()
         };
+        let cascades = self
+            .shadow
+            .plan(fitted, settings.shadow_cascades_in_turn, replay.is_some());
         let target = DrawTarget {
             render_pass: framebuffers.main_pass,
             framebuffer: framebuffers.main,
@@ -375,7 +378,7 @@ impl Renderer {
                 camera,
                 extent,
                 debug_view,
-                (&cull, &cascades),
+                (&cull, &cascades.receivers),
             )?,
             draws_sky: true,
             sky_color: if debug_view == DEBUG_VIEW_UNIT_MASK {
@@ -389,7 +392,8 @@ impl Renderer {
         // with every unit a mesh on screen, the far crowd's casters are still
         // the compute rasterizer's (skinning them in the raster took half of
         // a 1M frame). Cascades exist only in the GPU-driven frame.
-        let shadow_far_field_on = settings.shadow_far_field && has_units && !cascades.is_empty();
+        let shadow_far_field_on =
+            settings.shadow_far_field && has_units && !cascades.drawn.is_empty();
         let mut far_field_pass = self
             .far_field
             .as_mut()
@@ -454,7 +458,7 @@ impl Renderer {
             if let Some(far_field) = far_field_pass.as_deref_mut() {
                 far_field.prepare(frame, world)?;
             }
-            if !cascades.is_empty() {
+            if !cascades.drawn.is_empty() {
                 self.shadow.record(
                     frame,
                     world,

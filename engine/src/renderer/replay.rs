@@ -86,7 +86,7 @@ pub struct Replay {
 
 /// The settings the reference draws with, from the frame's: the same view
 /// options (skinning, debug colours) but the GPU-driven strategy, no far
-/// field (on screen or in the shadows), no budget, no frozen cull camera,
+/// field (on screen or in the shadows), every shadow cascade drawn, no budget, no frozen cull camera,
 /// no occlusion culling (every unit in the frustum is drawn) and no LOD
 /// error allowed.
 pub(super) fn reference_settings(frame: &RenderSettings) -> RenderSettings {
@@ -95,6 +95,7 @@ pub(super) fn reference_settings(frame: &RenderSettings) -> RenderSettings {
         lod_bias: 1.0,
         far_field_px: 0.0,
         shadow_far_field: false,
+        shadow_cascades_in_turn: false,
         impostors: false,
         cull_camera: None,
         show_bounds: false,

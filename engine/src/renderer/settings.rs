@@ -174,6 +174,11 @@ pub struct RenderSettings {
     /// mesh keeps the far crowd's shadows cheap. Off: every caster a mesh
     /// (the reference's).
     pub shadow_far_field: bool,
+    /// The shadow cascades past the first take turns, one drawn a frame;
+    /// the others keep their last frame's depths, looked up as they were
+    /// drawn (`passes/shadow/turns.rs`). Off: every cascade every frame
+    /// (the reference's).
+    pub shadow_cascades_in_turn: bool,
     /// Two-phase occlusion culling (`passes/cull.rs`): units and props
     /// hidden behind what was drawn are not drawn. The GPU-driven frame's,
     /// and only where the cull's camera is the view's (not with
@@ -266,6 +271,7 @@ impl Default for RenderSettings {
             shadow_distance: 300.0,
             shadow_lod_texels: SHADOW_LOD_THRESHOLD_TEXELS,
             shadow_far_field: true,
+            shadow_cascades_in_turn: true,
             occlusion: true,
         }
     }

@@ -185,6 +185,11 @@ struct Args {
     /// them).
     #[arg(long, value_enum, default_value_t = OnOff::On)]
     shadow_far_field: OnOff,
+    /// Headless: the shadow cascades past the nearest take turns, one
+    /// drawn a frame, the other kept from the frame before (off: every
+    /// cascade every frame, as the reference draws them).
+    #[arg(long, value_enum, default_value_t = OnOff::On)]
+    shadow_cascades_in_turn: OnOff,
     /// Two-phase occlusion culling: units and props hidden behind what was
     /// drawn are not drawn (the pyramid of last frame's visible set's
     /// depth; V toggles it in a window).
@@ -341,6 +346,7 @@ fn headless(args: &Args) -> Result<()> {
         msaa: args.msaa.msaa(args.units),
         shadow_lod_texels: args.shadow_lod_texels,
         shadow_far_field: args.shadow_far_field.on(),
+        shadow_cascades_in_turn: args.shadow_cascades_in_turn.on(),
         occlusion: args.occlusion.on(),
         budget_ms: args.budget_ms(),
         budget_max_far_field_px: args.budget_max_far_field_px,

@@ -25,22 +25,28 @@ use crate::world::{World, WorldType};
 use crate::{shaders, Error};
 
 impl ShadowPass {
-    /// The `shadow draw` pass: each cascade's render pass and its mesh
-    /// casters.
-    pub(super) fn draw(&self, frame: &mut Frame, world: &World, count: usize) -> Result<(), Error> {
+    /// The `shadow draw` pass: each `drawn` cascade's render pass and its
+    /// mesh casters.
+    pub(super) fn draw(
+        &self,
+        frame: &mut Frame,
+        world: &World,
+        drawn: &[usize],
+    ) -> Result<(), Error> {
         frame.pass("shadow draw", |frame| {
             let mut declared = mesh_vertex_uses(world);
             if let CasterDepths::Atomic { .. } = self.caster_depths {
                 declared.push(uses(self.depths.raw, Access::FragmentWrite));
             }
-            for buffers in self.cascades.iter().take(count) {
-                if let Some(lists) = &buffers.lists {
+            for &index in drawn {
+                if let Some(lists) = &self.cascades[index].lists {
                     declared.push(uses(lists.raw, Access::IndirectRead));
                     declared.push(uses(lists.raw, Access::VertexInput));
                 }
             }
             frame.uses(&declared);
-            for (index, buffers) in self.cascades.iter().take(count).enumerate() {
+            for &index in drawn {
+                let buffers = &self.cascades[index];
                 let Some(lists) = &buffers.lists else {
                     continue;
                 };

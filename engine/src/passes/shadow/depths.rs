@@ -44,29 +44,34 @@ pub(super) enum CasterDepths {
 }
 
 impl ShadowPass {
-    /// The `shadow seed` pass (desktop tier): each cascade's far-field
-    /// depths, or 0 where `far_field` is off, into the receivers' buffer.
+    /// The `shadow seed` pass (desktop tier): each `drawn` cascade's
+    /// far-field depths, or 0 where `far_field` is off, into the receivers'
+    /// buffer.
     pub(super) fn seed(
         &self,
         frame: &mut Frame,
         seed: &ComputePipeline,
-        count: usize,
+        drawn: &[usize],
         far_field: bool,
     ) -> Result<(), Error> {
         frame.pass("shadow seed", |frame| {
             let mut declared = vec![uses(self.depths.raw, Access::ComputeWrite)];
-            let visibility: Vec<vk::Buffer> = self
-                .cascades
+            let visibility: Vec<(usize, vk::Buffer)> = drawn
                 .iter()
-                .take(count)
-                .map(|buffers| match (&buffers.visibility, far_field) {
-                    (Some(visibility), true) => visibility.raw,
-                    _ => self.no_far_field.raw,
-                })
+                .map(
+                    |&cascade| match (&self.cascades[cascade].visibility, far_field) {
+                        (Some(visibility), true) => (cascade, visibility.raw),
+                        _ => (cascade, self.no_far_field.raw),
+                    },
+                )
                 .collect();
-            declared.extend(visibility.iter().map(|&b| uses(b, Access::ComputeRead)));
+            declared.extend(
+                visibility
+                    .iter()
+                    .map(|&(_, b)| uses(b, Access::ComputeRead)),
+            );
             frame.uses(&declared);
-            for (cascade, &visibility) in visibility.iter().enumerate() {
+            for &(cascade, visibility) in &visibility {
                 let push = [
                     self.map_size,
                     cascade as u32,
@@ -86,19 +91,19 @@ impl ShadowPass {
         })
     }
 
-    /// The `shadow merge` pass (mobile tier): each cascade's depth layer
-    /// into the receivers' buffer.
+    /// The `shadow merge` pass (mobile tier): each `drawn` cascade's depth
+    /// layer into the receivers' buffer.
     pub(super) fn merge(
         &self,
         frame: &mut Frame,
         merge: &ComputePipeline,
         (image, sampler): (&Image, &Sampler),
-        count: usize,
+        drawn: &[usize],
     ) -> Result<(), Error> {
         frame.pass("shadow merge", |frame| {
             frame.uses(&[uses(self.depths.raw, Access::ComputeWrite)]);
-            for cascade in 0..count as u32 {
-                let push = [self.map_size, cascade];
+            for &cascade in drawn {
+                let push = [self.map_size, cascade as u32];
                 frame.dispatch(
                     merge,
                     &[

@@ -31,6 +31,9 @@
 //! # Algorithm (the frame's `shadow cull`, `shadow splat`, `shadow far
 //! field`, `shadow seed` and `shadow draw` passes on the desktop tier;
 //! `shadow cull`, `shadow draw` and `shadow merge` on the mobile tier)
+//! 0. Turns (`turns.rs`): cascade 0 is drawn every frame, the farther ones
+//!    one a frame in turn; the steps below run for the drawn cascades, and
+//!    a kept one's depths stay as its last frame drew them.
 //! 1. Cull: `cull.comp` once per cascade with the cascade's box as the
 //!    frustum, `orthographic` set (a unit's size is its diameter in texels),
 //!    the LOD threshold in texels (`SHADOW_LOD_THRESHOLD_TEXELS`) and the
@@ -100,9 +103,12 @@ use crate::{shaders, Error};
 mod casters;
 mod depths;
 mod splat;
+mod turns;
 use casters::{layered_depths, prop_casters, shadow_render_pass, CASTER_PUSH_BYTES};
 use depths::CasterDepths;
 pub use splat::{record_splats, splat_pipeline, SplatInputs, SplatPush};
+pub use turns::CascadePlan;
+use turns::CascadeTurns;
 
 /// The map's format: depth, sampled with comparison.
 pub const SHADOW_FORMAT: vk::Format = vk::Format::D32_SFLOAT;
@@ -179,6 +185,8 @@ pub struct ShadowPass {
     /// The prop commands that cast: every prop type's but the ground's,
     /// in runs of consecutive types.
     prop_casters: Vec<Range<u32>>,
+    /// Which cascades the receivers' depths hold, and whose turn it is.
+    turns: CascadeTurns,
     /// Texels along a side.
     pub map_size: u32,
     /// Cascades this tier draws.
@@ -341,6 +349,7 @@ impl ShadowPass {
             atlas_sampler: create_sampler(ctx, vk::Filter::LINEAR, "shadow atlas sampler")?,
             bone_sampler: create_bone_sampler(ctx)?,
             prop_casters: prop_casters(world, ground_prop_types),
+            turns: CascadeTurns::default(),
             map_size,
             cascade_count,
         })
@@ -370,15 +379,22 @@ impl ShadowPass {
         })
     }
 
-    /// Culls the casters of `cascades` (from [`ShadowPass::cascades`] of
-    /// `view`), rasterizes the far ones with `far_field` where given, and
-    /// draws the others, all into the receivers' depths.
-    /// All of it is timed as the scope `shadows`.
+    /// A frame's cascades: `fitted` (from [`ShadowPass::cascades`]; empty
+    /// without shadows), which of them it draws and what the receivers look
+    /// up (`turns.rs`).
+    pub fn plan(&mut self, fitted: Vec<Cascade>, in_turn: bool, replay: bool) -> CascadePlan {
+        self.turns.plan(fitted, in_turn, replay)
+    }
+
+    /// Culls the casters of the cascades `plan` draws (from
+    /// [`ShadowPass::plan`] of `view`), rasterizes the far ones with
+    /// `far_field` where given, and draws the others, all into the
+    /// receivers' depths. All of it is timed as the scope `shadows`.
     pub fn record(
         &mut self,
         frame: &mut Frame,
         world: &World,
-        view: (&ShadowView, &[Cascade]),
+        view: (&ShadowView, &CascadePlan),
         lod_threshold_texels: f32,
         far_field: Option<&FarFieldPass>,
     ) -> Result<(), Error> {
@@ -391,16 +407,19 @@ impl ShadowPass {
         &mut self,
         frame: &mut Frame,
         world: &World,
-        (view, cascades): (&ShadowView, &[Cascade]),
+        (view, plan): (&ShadowView, &CascadePlan),
         lod_threshold_texels: f32,
         far_field: Option<&FarFieldPass>,
     ) -> Result<(), Error> {
-        let cascades = &cascades[..cascades.len().min(self.cascades.len())];
-        if cascades.is_empty() || world.unit_count() + world.prop_count() == 0 {
+        let count = self.cascades.len();
+        let draws: Vec<(usize, &Cascade)> =
+            plan.draws().filter(|(index, _)| *index < count).collect();
+        let drawn: Vec<usize> = draws.iter().map(|(index, _)| *index).collect();
+        if draws.is_empty() || world.unit_count() + world.prop_count() == 0 {
             return Ok(());
         }
         let mut new_routes = Vec::new();
-        for (index, cascade) in cascades.iter().enumerate() {
+        for &(index, cascade) in &draws {
             let globals = FrameGlobals {
                 view_proj: cascade.view_proj.to_cols_array_2d(),
                 camera_position: view.camera.position.to_array(),
@@ -411,7 +430,7 @@ impl ShadowPass {
             self.ensure_buffers(frame, world, (index, far_field.is_some()), &mut new_routes)?;
         }
         ShadowPass::clear_routes(frame, &new_routes)?;
-        for (index, cascade) in cascades.iter().enumerate() {
+        for &(index, cascade) in &draws {
             let buffers = &self.cascades[index];
             let (Some(lists), Some(unit_routes), Some(prop_routes)) =
                 (&buffers.lists, &buffers.unit_routes, &buffers.prop_routes)
@@ -448,12 +467,14 @@ impl ShadowPass {
                 .record_view(frame, (index, CullPhase::All), &globals, &targets, &batches)?;
         }
         if let (Some(far_field), Some(splat)) = (far_field, &self.splat) {
-            for (index, (buffers, cascade)) in self.cascades.iter().zip(cascades).enumerate() {
+            for &(index, cascade) in &draws {
+                let buffers = &self.cascades[index];
                 frame.timed(SPLAT_SCOPES[index], |frame| {
                     self.splat_casters(frame, world, splat, buffers, cascade)
                 })?;
             }
-            for (index, buffers) in self.cascades.iter().take(cascades.len()).enumerate() {
+            for &index in &drawn {
+                let buffers = &self.cascades[index];
                 let (Some(lists), Some(visibility)) = (&buffers.lists, &buffers.visibility) else {
                     continue;
                 };
@@ -471,8 +492,8 @@ impl ShadowPass {
         }
         match &self.caster_depths {
             CasterDepths::Atomic { seed, .. } => {
-                self.seed(frame, seed, cascades.len(), far_field.is_some())?;
-                self.draw(frame, world, cascades.len())
+                self.seed(frame, seed, &drawn, far_field.is_some())?;
+                self.draw(frame, world, &drawn)
             }
             CasterDepths::Layers {
                 image,
@@ -480,8 +501,8 @@ impl ShadowPass {
                 merge,
                 ..
             } => {
-                self.draw(frame, world, cascades.len())?;
-                self.merge(frame, merge, (image, sampler), cascades.len())
+                self.draw(frame, world, &drawn)?;
+                self.merge(frame, merge, (image, sampler), &drawn)
             }
         }
     }
