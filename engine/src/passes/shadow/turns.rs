@@ -124,16 +124,13 @@ mod tests {
             let plan = turns.plan(cascades(3, frame), true, false);
             assert_eq!(plan.drawn.len(), 2, "frame {frame}: {:?}", plan.drawn);
             assert_eq!(plan.drawn[0], 0);
-            for index in 0..3 {
+            for (index, drawn_at) in drawn_at.iter_mut().enumerate() {
                 if plan.drawn.contains(&index) {
-                    drawn_at[index] = frame;
+                    *drawn_at = frame;
                 }
                 // The receivers look each cascade up as it was drawn.
-                assert_eq!(plan.receivers[index], cascades(3, drawn_at[index])[index]);
-                assert!(
-                    frame - drawn_at[index] <= 1,
-                    "cascade {index} kept two frames"
-                );
+                assert_eq!(plan.receivers[index], cascades(3, *drawn_at)[index]);
+                assert!(frame - *drawn_at <= 1, "cascade {index} kept two frames");
             }
             // A replay repeats its frame's cascades.
             let replay = turns.plan(cascades(3, frame), true, true);
