@@ -272,6 +272,18 @@ pub fn compare_with_reference_by_flip(name: &str, image: &image::RgbaImage, max_
     }
 }
 
+/// The mean green of the 3x3 pixels around `at` (within the image's
+/// border): how lit the ground is there, for the shadow tests.
+pub fn brightness(image: &image::RgbaImage, (x, y): (u32, u32)) -> f32 {
+    let mut sum = 0.0;
+    for dy in 0..3 {
+        for dx in 0..3 {
+            sum += f32::from(image.get_pixel(x + dx - 1, y + dy - 1)[1]);
+        }
+    }
+    sum / 9.0
+}
+
 /// A renderer for `scene` and an offscreen target of `width` x `height`,
 /// one sample per pixel (the default; MSAA's own tests ask for 4×).
 pub fn offscreen_renderer(

@@ -13,7 +13,7 @@ use horde::mesh::{ground, sphere};
 use horde::renderer::{Environment, Renderer};
 use horde::scene::{rgba8, static_asset, PropPlacement, Scene};
 use horde::shadow::{shadow_on_ground, Cascade};
-use horde_tests::{finish, gpu_context, offscreen_renderer};
+use horde_tests::{brightness, finish, gpu_context, offscreen_renderer};
 
 const WIDTH: u32 = 240;
 const HEIGHT: u32 = 160;
@@ -149,17 +149,6 @@ fn pixel_of(camera: &Camera, world: Vec3) -> (u32, u32) {
     let ndc = glam::Vec2::new(clip.x, clip.y) / clip.w;
     let pixel = (ndc * 0.5 + 0.5) * glam::Vec2::new(WIDTH as f32, HEIGHT as f32);
     (pixel.x as u32, pixel.y as u32)
-}
-
-/// The mean green of the 3x3 pixels around `at`.
-fn brightness(image: &image::RgbaImage, (x, y): (u32, u32)) -> f32 {
-    let mut sum = 0.0;
-    for dy in 0..3 {
-        for dx in 0..3 {
-            sum += f32::from(image.get_pixel(x + dx - 1, y + dy - 1)[1]);
-        }
-    }
-    sum / 9.0
 }
 
 /// Pixels that differ by more than 2 in some channel.

@@ -11,7 +11,7 @@ use horde::renderer::Environment;
 use horde::scene::{rgba8, static_asset, Scene, UnitSpawn};
 use horde::shadow::shadow_on_ground;
 use horde::world::PropPlacement;
-use horde_tests::{baked_knight, finish, gpu_context, render_scene};
+use horde_tests::{baked_knight, brightness, finish, gpu_context, render_scene};
 
 const SIZE: u32 = 160;
 /// Towards the sun: low in the +x sky, so shadows fall a few metres to -x.
@@ -90,17 +90,6 @@ fn render(tier: Tier, shadows: bool) -> image::RgbaImage {
     );
     finish(ctx);
     image
-}
-
-/// The mean green of the 3x3 pixels around `at`.
-fn brightness(image: &image::RgbaImage, (x, y): (u32, u32)) -> f32 {
-    let mut sum = 0.0;
-    for dy in 0..3 {
-        for dx in 0..3 {
-            sum += f32::from(image.get_pixel(x + dx - 1, y + dy - 1)[1]);
-        }
-    }
-    sum / 9.0
 }
 
 fn shadows_land_where_predicted(tier: Tier) {
