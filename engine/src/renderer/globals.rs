@@ -1,6 +1,7 @@
 //! The frame's `FrameGlobals`: camera, light, fog, the cull's impostor band
-//! and the shadow cascades the receivers look up (as last drawn); the view the cascades are
-//! fitted to; and, for tests, the cascades and their depths read back.
+//! and the shadow cascades the receivers look up (as last drawn); the view
+//! the cascades are fitted to; and, for tests, the cascades and their
+//! depths read back.
 
 use ash::vk;
 

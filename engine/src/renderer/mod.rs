@@ -366,9 +366,9 @@ impl Renderer {
         } else {
             Vec::new()
         };
-        let cascades = self
-            .shadow
-            .plan(fitted, settings.shadow_cascades_in_turn, replay.is_some());
+        let shadow_plan =
+            self.shadow
+                .plan(fitted, settings.shadow_cascades_in_turn, replay.is_some());
         let target = DrawTarget {
             render_pass: framebuffers.main_pass,
             framebuffer: framebuffers.main,
@@ -378,7 +378,7 @@ impl Renderer {
                 camera,
                 extent,
                 debug_view,
-                (&cull, &cascades.receivers),
+                (&cull, &shadow_plan.receivers),
             )?,
             draws_sky: true,
             sky_color: if debug_view == DEBUG_VIEW_UNIT_MASK {
@@ -393,7 +393,7 @@ impl Renderer {
         // the compute rasterizer's (skinning them in the raster took half of
         // a 1M frame). Cascades exist only in the GPU-driven frame.
         let shadow_far_field_on =
-            settings.shadow_far_field && has_units && !cascades.drawn.is_empty();
+            settings.shadow_far_field && has_units && !shadow_plan.drawn.is_empty();
         let mut far_field_pass = self
             .far_field
             .as_mut()
@@ -458,11 +458,11 @@ impl Renderer {
             if let Some(far_field) = far_field_pass.as_deref_mut() {
                 far_field.prepare(frame, world)?;
             }
-            if !cascades.drawn.is_empty() {
+            if !shadow_plan.drawn.is_empty() {
                 self.shadow.record(
                     frame,
                     world,
-                    (&shadow_view, &cascades),
+                    (&shadow_view, &shadow_plan),
                     settings.shadow_lod_texels / settings.lod_bias.max(f32::MIN_POSITIVE),
                     far_field_pass.as_deref().filter(|_| shadow_far_field_on),
                 )?;

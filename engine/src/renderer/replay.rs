@@ -86,9 +86,9 @@ pub struct Replay {
 
 /// The settings the reference draws with, from the frame's: the same view
 /// options (skinning, debug colours) but the GPU-driven strategy, no far
-/// field (on screen or in the shadows), every shadow cascade drawn, no budget, no frozen cull camera,
-/// no occlusion culling (every unit in the frustum is drawn) and no LOD
-/// error allowed.
+/// field (on screen or in the shadows), every shadow cascade drawn, no
+/// budget, no frozen cull camera, no occlusion culling (every unit in the
+/// frustum is drawn) and no LOD error allowed.
 pub(super) fn reference_settings(frame: &RenderSettings) -> RenderSettings {
     RenderSettings {
         lod_threshold_px: 0.0,
