@@ -207,8 +207,9 @@
 #                 and front, every 10th step rendered (call 63; SCENES
 #                 and MESH_CAMERAS for fewer).
 #   gpu.sh farq4m (BEFORE set) 4M units at the three presets, before and
-#                 after, every 5th of 600 steps rendered, no reference, the
-#                 after side's frames saved (call 55).
+#                 after, every 5th of 600 steps rendered (every
+#                 $RENDER_EVERY-th where set), no reference, the after
+#                 side's frames saved (call 55).
 #   gpu.sh castertexels (BENCH a binary with shadow_texels_knob.patch)
 #                 how large a shadow caster the far field should take: up
 #                 to 48, 64, 96, 160 (the default) and 256 texels at the
@@ -812,8 +813,8 @@ for mode in $1; do
       for side in before after; do
         declare -n bin=$side
         shot=(); [ $side = after ] && shot=(--screenshot /tmp/shots/4m_$camera.png)
-        run ${side}_4m_$camera 90 "${bin[@]}" --units 4000000 --camera $camera --frames 600 \
-          --render-every 5 "${shot[@]}"
+        run ${side}_4m_$camera 120 "${bin[@]}" --units 4000000 --camera $camera --frames 600 \
+          --render-every ${RENDER_EVERY:-5} "${shot[@]}"
       done
     done ;;
   shots4m)

@@ -366,9 +366,12 @@ impl Renderer {
         } else {
             Vec::new()
         };
-        let shadow_plan =
-            self.shadow
-                .plan(fitted, settings.shadow_cascades_in_turn, replay.is_some());
+        let shadow_plan = self.shadow.plan(
+            fitted,
+            dt,
+            settings.shadow_cascades_in_turn,
+            replay.is_some(),
+        );
         let target = DrawTarget {
             render_pass: framebuffers.main_pass,
             framebuffer: framebuffers.main,

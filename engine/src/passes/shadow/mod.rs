@@ -107,8 +107,8 @@ mod turns;
 use casters::{layered_depths, prop_casters, shadow_render_pass, CASTER_PUSH_BYTES};
 use depths::CasterDepths;
 pub use splat::{record_splats, splat_pipeline, SplatInputs, SplatPush};
-pub use turns::CascadePlan;
 use turns::CascadeTurns;
+pub use turns::{CascadePlan, MAX_KEPT_SECONDS};
 
 /// The map's format: depth, sampled with comparison.
 pub const SHADOW_FORMAT: vk::Format = vk::Format::D32_SFLOAT;
@@ -379,11 +379,17 @@ impl ShadowPass {
         })
     }
 
-    /// A frame's cascades: `fitted` (from [`ShadowPass::cascades`]; empty
-    /// without shadows), which of them it draws and what the receivers look
-    /// up (`turns.rs`).
-    pub fn plan(&mut self, fitted: Vec<Cascade>, in_turn: bool, replay: bool) -> CascadePlan {
-        self.turns.plan(fitted, in_turn, replay)
+    /// A frame's cascades, `dt` seconds after the last: `fitted` (from
+    /// [`ShadowPass::cascades`]; empty without shadows), which of them it
+    /// draws and what the receivers look up (`turns.rs`).
+    pub fn plan(
+        &mut self,
+        fitted: Vec<Cascade>,
+        dt: f32,
+        in_turn: bool,
+        replay: bool,
+    ) -> CascadePlan {
+        self.turns.plan(fitted, dt, in_turn, replay)
     }
 
     /// Culls the casters of the cascades `plan` draws (from

@@ -3,8 +3,9 @@
 //!
 //! The nearest cascade is drawn every frame; the farther ones take turns,
 //! one a frame. At the 1M presets cascades 1 and 2 cost 2.1-2.6 ms of a
-//! 12.6-14.5 ms frame (H200, `benches/results/near_field/`), and their
-//! texels are 0.2 m and more: a unit's step in a frame is a fraction of one.
+//! 12-14.5 ms frame (H200, `benches/results/near_field/` section 24), and
+//! their casters are far from the camera: a frame-old far cascade does not
+//! show there.
 //!
 //! A kept cascade is looked up with the matrix it was drawn with: the
 //! receivers' `FrameGlobals` carry each cascade as it was last drawn, not as
@@ -16,19 +17,30 @@
 //! keeps their grid.
 //!
 //! A cascade is drawn whatever its turn when its depths hold nothing the
-//! receivers may use: on the first frame, after frames without shadows, and
-//! when the cascade count changes. A replay draws the cascades its frame
-//! drew (without advancing the turn), so a replay with the frame's settings
-//! draws the frame again; the reference's settings draw every cascade.
+//! receivers may use: on the first frame, after frames without shadows,
+//! when the cascade count changes, and when keeping it would show casters
+//! more than [`MAX_KEPT_SECONDS`] old (frames rendered further apart, as
+//! `battle --render-every 10` does, draw every cascade). A replay draws the
+//! cascades its frame drew (without advancing the turn), so a replay with
+//! the frame's settings draws the frame again; the reference's settings
+//! draw every cascade.
 
 use crate::shadow::Cascade;
+
+/// The oldest a kept cascade's casters may be, seconds of the frames' `dt`:
+/// a frame of 20 fps. At 30 fps the 1M and 10k presets' last frames with
+/// cascades in turn were the same pictures as without
+/// (`benches/results/near_field/` section 24); at `--render-every 200` (a
+/// frame every 6.7 s) a kept cascade showed a regiment's shadow where it
+/// had stood a frame before.
+pub const MAX_KEPT_SECONDS: f32 = 0.05;
 
 /// The cascades the receivers' depths hold, and whose turn it is.
 #[derive(Default)]
 pub struct CascadeTurns {
     /// Per cascade: the cascade last drawn into the receivers' depths, while
-    /// they hold it.
-    kept: Vec<Option<Cascade>>,
+    /// they hold it, and the seconds of frames since.
+    kept: Vec<Option<(Cascade, f32)>>,
     /// Frames drawn with shadows since the depths last held nothing.
     turn: u64,
 }
@@ -55,11 +67,18 @@ impl CascadePlan {
 }
 
 impl CascadeTurns {
-    /// Plans a frame whose view fits `fitted` (empty: no shadows). With
-    /// `in_turn`, cascade 0 and one farther cascade in turn are drawn and
-    /// the others kept; without, every one. `replay`: the frame is a replay
-    /// of the last, whose turn it repeats.
-    pub fn plan(&mut self, fitted: Vec<Cascade>, in_turn: bool, replay: bool) -> CascadePlan {
+    /// Plans a frame whose view fits `fitted` (empty: no shadows), `dt`
+    /// seconds after the last. With `in_turn`, cascade 0 and one farther
+    /// cascade in turn are drawn and the others kept, where they are at
+    /// most [`MAX_KEPT_SECONDS`] old; without, every one. `replay`: the
+    /// frame is a replay of the last, whose turn it repeats (its `dt` is 0).
+    pub fn plan(
+        &mut self,
+        fitted: Vec<Cascade>,
+        dt: f32,
+        in_turn: bool,
+        replay: bool,
+    ) -> CascadePlan {
         if fitted.is_empty() {
             // A replay without shadows (the unit mask) leaves the depths.
             if !replay {
@@ -73,19 +92,29 @@ impl CascadeTurns {
         }
         if !replay {
             self.turn += 1;
+            for (_, age) in self.kept.iter_mut().flatten() {
+                *age += dt;
+            }
         }
         let farther = fitted.len() as u64 - 1;
         let in_turn_now = |index: usize| farther > 0 && index as u64 == 1 + self.turn % farther;
+        let keepable =
+            |kept: &Option<(Cascade, f32)>| kept.is_some_and(|(_, age)| age <= MAX_KEPT_SECONDS);
         let drawn: Vec<usize> = (0..fitted.len())
             .filter(|&index| {
-                !in_turn || index == 0 || self.kept[index].is_none() || in_turn_now(index)
+                !in_turn || index == 0 || !keepable(&self.kept[index]) || in_turn_now(index)
             })
             .collect();
         for &index in &drawn {
-            self.kept[index] = Some(fitted[index]);
+            self.kept[index] = Some((fitted[index], 0.0));
         }
         // Every cascade is drawn now or kept.
-        let receivers = self.kept.iter().flatten().copied().collect();
+        let receivers = self
+            .kept
+            .iter()
+            .flatten()
+            .map(|(cascade, _)| *cascade)
+            .collect();
         CascadePlan {
             fitted,
             drawn,
@@ -99,6 +128,9 @@ mod tests {
     use glam::Mat4;
 
     use super::*;
+
+    /// A frame of 30 fps.
+    const FRAME: f32 = 1.0 / 30.0;
 
     fn cascades(count: usize, frame: u32) -> Vec<Cascade> {
         (0..count)
@@ -116,12 +148,12 @@ mod tests {
     #[test]
     fn the_farther_cascades_take_turns_and_are_looked_up_as_drawn() {
         let mut turns = CascadeTurns::default();
-        let first = turns.plan(cascades(3, 0), true, false);
+        let first = turns.plan(cascades(3, 0), FRAME, true, false);
         assert_eq!(first.drawn, [0, 1, 2], "nothing kept yet: every cascade");
         assert_eq!(first.receivers, first.fitted);
         let mut drawn_at = [0u32; 3];
         for frame in 1..=6 {
-            let plan = turns.plan(cascades(3, frame), true, false);
+            let plan = turns.plan(cascades(3, frame), FRAME, true, false);
             assert_eq!(plan.drawn.len(), 2, "frame {frame}: {:?}", plan.drawn);
             assert_eq!(plan.drawn[0], 0);
             for (index, drawn_at) in drawn_at.iter_mut().enumerate() {
@@ -133,7 +165,7 @@ mod tests {
                 assert!(frame - *drawn_at <= 1, "cascade {index} kept two frames");
             }
             // A replay repeats its frame's cascades.
-            let replay = turns.plan(cascades(3, frame), true, true);
+            let replay = turns.plan(cascades(3, frame), 0.0, true, true);
             assert_eq!(replay.drawn, plan.drawn);
             assert_eq!(replay.receivers, plan.receivers);
         }
@@ -142,18 +174,55 @@ mod tests {
     #[test]
     fn every_cascade_is_drawn_out_of_turn_or_after_frames_without_shadows() {
         let mut turns = CascadeTurns::default();
-        turns.plan(cascades(3, 0), true, false);
-        assert_eq!(turns.plan(cascades(3, 1), false, true).drawn, [0, 1, 2]);
+        turns.plan(cascades(3, 0), FRAME, true, false);
+        assert_eq!(
+            turns.plan(cascades(3, 1), 0.0, false, true).drawn,
+            [0, 1, 2]
+        );
         // The unit mask's replay has no shadows and keeps the depths.
-        assert!(turns.plan(Vec::new(), true, true).drawn.is_empty());
-        assert_eq!(turns.plan(cascades(3, 2), true, false).drawn.len(), 2);
+        assert!(turns.plan(Vec::new(), 0.0, true, true).drawn.is_empty());
+        assert_eq!(
+            turns.plan(cascades(3, 2), FRAME, true, false).drawn.len(),
+            2
+        );
         // A frame without shadows leaves nothing to keep.
-        assert!(turns.plan(Vec::new(), true, false).receivers.is_empty());
-        assert_eq!(turns.plan(cascades(3, 3), true, false).drawn, [0, 1, 2]);
+        assert!(turns
+            .plan(Vec::new(), FRAME, true, false)
+            .receivers
+            .is_empty());
+        assert_eq!(
+            turns.plan(cascades(3, 3), FRAME, true, false).drawn,
+            [0, 1, 2]
+        );
         // Nor does a change of the cascade count.
-        assert_eq!(turns.plan(cascades(2, 4), true, false).drawn, [0, 1]);
+        assert_eq!(turns.plan(cascades(2, 4), FRAME, true, false).drawn, [0, 1]);
         // With two cascades the farther one's turn is every frame.
-        assert_eq!(turns.plan(cascades(2, 5), true, false).drawn, [0, 1]);
-        assert_eq!(turns.plan(cascades(1, 6), true, false).drawn, [0]);
+        assert_eq!(turns.plan(cascades(2, 5), FRAME, true, false).drawn, [0, 1]);
+        assert_eq!(turns.plan(cascades(1, 6), FRAME, true, false).drawn, [0]);
+    }
+
+    #[test]
+    fn frames_further_apart_than_the_kept_age_draw_every_cascade() {
+        let mut turns = CascadeTurns::default();
+        turns.plan(cascades(3, 0), FRAME, true, false);
+        for frame in 1..4 {
+            let plan = turns.plan(cascades(3, frame), 2.0 * MAX_KEPT_SECONDS, true, false);
+            assert_eq!(plan.drawn, [0, 1, 2], "frame {frame}");
+        }
+        // Two short frames: a cascade kept over one of them, drawn after.
+        assert_eq!(
+            turns
+                .plan(cascades(3, 4), 0.6 * MAX_KEPT_SECONDS, true, false)
+                .drawn
+                .len(),
+            2
+        );
+        assert_eq!(
+            turns
+                .plan(cascades(3, 5), 0.6 * MAX_KEPT_SECONDS, true, false)
+                .drawn
+                .len(),
+            2
+        );
     }
 }
