@@ -366,7 +366,7 @@ impl Renderer {
         } else {
             Vec::new()
         };
-        let shadow_plan = self.shadow.plan(
+        let shadow_plan = self.shadow.turns.plan(
             fitted,
             dt,
             settings.shadow_cascades_in_turn,

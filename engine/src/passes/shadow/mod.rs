@@ -185,8 +185,10 @@ pub struct ShadowPass {
     /// The prop commands that cast: every prop type's but the ground's,
     /// in runs of consecutive types.
     prop_casters: Vec<Range<u32>>,
-    /// Which cascades the receivers' depths hold, and whose turn it is.
-    turns: CascadeTurns,
+    /// Which cascades the receivers' depths hold, and whose turn it is:
+    /// each frame's [`CascadePlan`] of the cascades [`ShadowPass::cascades`]
+    /// fits.
+    pub(crate) turns: CascadeTurns,
     /// Texels along a side.
     pub map_size: u32,
     /// Cascades this tier draws.
@@ -379,21 +381,8 @@ impl ShadowPass {
         })
     }
 
-    /// A frame's cascades, `dt` seconds after the last: `fitted` (from
-    /// [`ShadowPass::cascades`]; empty without shadows), which of them it
-    /// draws and what the receivers look up (`turns.rs`).
-    pub fn plan(
-        &mut self,
-        fitted: Vec<Cascade>,
-        dt: f32,
-        in_turn: bool,
-        replay: bool,
-    ) -> CascadePlan {
-        self.turns.plan(fitted, dt, in_turn, replay)
-    }
-
-    /// Culls the casters of the cascades `plan` draws (from
-    /// [`ShadowPass::plan`] of `view`), rasterizes the far ones with
+    /// Culls the casters of the cascades `plan` draws (the `turns`' plan
+    /// for `view`), rasterizes the far ones with
     /// `far_field` where given, and draws the others, all into the
     /// receivers' depths. All of it is timed as the scope `shadows`.
     pub fn record(
