@@ -272,6 +272,20 @@ pub fn compare_with_reference_by_flip(name: &str, image: &image::RgbaImage, max_
     }
 }
 
+/// The pixel a world point lands on in a `width` x `height` frame of
+/// `camera`.
+pub fn pixel_of(
+    camera: &horde::camera::Camera,
+    world: glam::Vec3,
+    (width, height): (u32, u32),
+) -> (u32, u32) {
+    let size = glam::Vec2::new(width as f32, height as f32);
+    let clip = camera.view_projection(size.x / size.y) * world.extend(1.0);
+    let ndc = glam::Vec2::new(clip.x, clip.y) / clip.w;
+    let pixel = (ndc * 0.5 + 0.5) * size;
+    (pixel.x as u32, pixel.y as u32)
+}
+
 /// The mean green of the 3x3 pixels around `at` (within the image's
 /// border): how lit the ground is there, for the shadow tests.
 pub fn brightness(image: &image::RgbaImage, (x, y): (u32, u32)) -> f32 {

@@ -13,7 +13,7 @@ use horde::mesh::{ground, sphere};
 use horde::renderer::{Environment, Renderer};
 use horde::scene::{rgba8, static_asset, PropPlacement, Scene};
 use horde::shadow::{shadow_on_ground, Cascade};
-use horde_tests::{brightness, finish, gpu_context, offscreen_renderer};
+use horde_tests::{brightness, finish, gpu_context, offscreen_renderer, pixel_of};
 
 const WIDTH: u32 = 240;
 const HEIGHT: u32 = 160;
@@ -143,14 +143,6 @@ fn cascade_depths(depths: &[f32], index: usize) -> &[f32] {
     &depths[index * texels..(index + 1) * texels]
 }
 
-/// The pixel a world point lands on.
-fn pixel_of(camera: &Camera, world: Vec3) -> (u32, u32) {
-    let clip = camera.view_projection(WIDTH as f32 / HEIGHT as f32) * world.extend(1.0);
-    let ndc = glam::Vec2::new(clip.x, clip.y) / clip.w;
-    let pixel = (ndc * 0.5 + 0.5) * glam::Vec2::new(WIDTH as f32, HEIGHT as f32);
-    (pixel.x as u32, pixel.y as u32)
-}
-
 /// Pixels that differ by more than 2 in some channel.
 fn differing_pixels(a: &image::RgbaImage, b: &image::RgbaImage) -> usize {
     a.pixels()
@@ -188,7 +180,11 @@ fn a_kept_cascade_is_looked_up_as_it_was_drawn() {
     let view = camera(STEP);
     for (index, cascade) in cascades.iter().enumerate() {
         let ball = ball_position(cascade);
-        let at = pixel_of(&view, shadow_on_ground(ball, SUN.normalize(), 0.0));
+        let at = pixel_of(
+            &view,
+            shadow_on_ground(ball, SUN.normalize(), 0.0),
+            (WIDTH, HEIGHT),
+        );
         let ratio = brightness(&in_turn.image, at) / brightness(&lit.image, at);
         println!("cascade {index}: the ball's shadow at {at:?} keeps {ratio} of the light");
         assert!(

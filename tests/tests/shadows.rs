@@ -2,7 +2,7 @@
 //! the ground where the CPU predicts (along the sun's rays,
 //! `horde::shadow::shadow_on_ground`), and nowhere else; validation clean.
 
-use glam::{Vec3, Vec4Swizzles};
+use glam::Vec3;
 use horde::camera::Camera;
 use horde::context::Tier;
 use horde::gpu_types::AnimParams;
@@ -11,7 +11,7 @@ use horde::renderer::Environment;
 use horde::scene::{rgba8, static_asset, Scene, UnitSpawn};
 use horde::shadow::shadow_on_ground;
 use horde::world::PropPlacement;
-use horde_tests::{baked_knight, brightness, finish, gpu_context, render_scene};
+use horde_tests::{baked_knight, brightness, finish, gpu_context, pixel_of, render_scene};
 
 const SIZE: u32 = 160;
 /// Towards the sun: low in the +x sky, so shadows fall a few metres to -x.
@@ -59,14 +59,6 @@ fn camera() -> Camera {
     Camera::look_at(Vec3::new(0.0, 30.0, 0.01), Vec3::ZERO)
 }
 
-/// The pixel a world point lands on.
-fn pixel_of(camera: &Camera, world: Vec3) -> (u32, u32) {
-    let clip = camera.view_projection(1.0) * world.extend(1.0);
-    let ndc = clip.xy() / clip.w;
-    let pixel = (ndc * 0.5 + 0.5) * SIZE as f32;
-    (pixel.x as u32, pixel.y as u32)
-}
-
 fn render(tier: Tier, shadows: bool) -> image::RgbaImage {
     let mut ctx = gpu_context(Some(tier));
     let image = render_scene(
@@ -102,7 +94,10 @@ fn shadows_land_where_predicted(tier: Tier) {
     for (what, caster, ground_level) in [("ball", BALL, 0.0), ("knight", chest, KNIGHT.y)] {
         let shade = shadow_on_ground(caster, SUN, ground_level);
         let sunward = Vec3::new(2.0 * caster.x - shade.x, 0.0, 2.0 * caster.z - shade.z);
-        let (at_shade, at_sunward) = (pixel_of(&camera, shade), pixel_of(&camera, sunward));
+        let (at_shade, at_sunward) = (
+            pixel_of(&camera, shade, (SIZE, SIZE)),
+            pixel_of(&camera, sunward, (SIZE, SIZE)),
+        );
         let ratio = brightness(&shadowed, at_shade) / brightness(&lit, at_shade);
         println!("{tier:?}: the {what}'s shadow keeps {ratio} of the light");
         // In full shadow the ground keeps about 0.52 of its light (the
@@ -121,7 +116,7 @@ fn shadows_land_where_predicted(tier: Tier) {
         );
     }
     // Far from every caster the ground is as lit as without shadows.
-    let open = pixel_of(&camera, Vec3::new(-8.0, 0.0, -8.0));
+    let open = pixel_of(&camera, Vec3::new(-8.0, 0.0, -8.0), (SIZE, SIZE));
     assert!(brightness(&shadowed, open) >= brightness(&lit, open) - 1.0);
 }
 

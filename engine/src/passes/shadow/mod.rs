@@ -107,8 +107,8 @@ mod turns;
 use casters::{layered_depths, prop_casters, shadow_render_pass, CASTER_PUSH_BYTES};
 use depths::CasterDepths;
 pub use splat::{record_splats, splat_pipeline, SplatInputs, SplatPush};
+pub use turns::CascadePlan;
 use turns::CascadeTurns;
-pub use turns::{CascadePlan, MAX_KEPT_SECONDS};
 
 /// The map's format: depth, sampled with comparison.
 pub const SHADOW_FORMAT: vk::Format = vk::Format::D32_SFLOAT;
