@@ -115,6 +115,7 @@ pub fn static_asset(name: &str, mesh: &MeshData) -> Asset {
             }],
             error: 0.0,
             box_proxy: false,
+            raster_only: false,
         }],
         materials: vec![Material {
             name: "white".to_owned(),

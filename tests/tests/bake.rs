@@ -106,10 +106,12 @@ fn check_sample(
     check_against_exact(&baked, &read, stride);
     let report = &read.report;
     let lods = &read.lods;
-    // One LOD per ratio, less coarse ones that covered too little of the
-    // silhouette, plus the coarse proxy where the box-per-bone one replaced
-    // the coarsest (`every_lod_covers_the_silhouette`).
-    let ratios = BakeOptions::default().lod_ratios.len();
+    // One LOD per ratio (the raster-only ones where they are steps), less
+    // coarse ones that covered too little of the silhouette, plus the coarse
+    // proxy where the box-per-bone one replaced the coarsest
+    // (`every_lod_covers_the_silhouette`).
+    let ratios =
+        BakeOptions::default().lod_ratios.len() + BakeOptions::default().raster_lod_ratios.len();
     assert!(
         (2..=ratios + 1).contains(&lods.len()),
         "{name}: {} LODs",
@@ -771,13 +773,23 @@ fn reader_rejects_hostile_files() {
             "section count 1000",
         ),
         (
-            "box proxy flag neither 0 nor 1",
+            "a LOD flag no version has",
             Box::new(|b| {
                 let lod = section(b, b"LOD_");
-                b[lod.offset + 4..lod.offset + 8].copy_from_slice(&2u32.to_le_bytes());
+                b[lod.offset + 4..lod.offset + 8].copy_from_slice(&4u32.to_le_bytes());
                 reseal(b);
             }),
-            "LOD box proxy flag 2",
+            "LOD flags 0x4",
+        ),
+        (
+            "LOD 0 raster only",
+            Box::new(|b| {
+                let lod = section(b, b"LOD_");
+                let flag = asset::LOD_FLAG_RASTER_ONLY.to_le_bytes();
+                b[lod.offset + 4..lod.offset + 8].copy_from_slice(&flag);
+                reseal(b);
+            }),
+            "LOD 0: raster only",
         ),
         (
             "overflowing vertex count",

@@ -40,11 +40,12 @@ fn generated_units_bake_with_fitted_two_bone_weights() {
             horde::world::types::BoneShape::SharedScale,
             "{name}: a bone with a scale of its own"
         );
-        // Every ratio's LOD (the coarsest is the box-per-bone proxy), then
-        // the coarse proxy of fewer boxes.
+        // Every ratio's LOD, the raster's among them (the coarsest is the
+        // box-per-bone proxy), then the coarse proxy of fewer boxes.
+        let options = BakeOptions::default();
         assert_eq!(
             asset.lods.len(),
-            BakeOptions::default().lod_ratios.len() + 1,
+            options.lod_ratios.len() + options.raster_lod_ratios.len() + 1,
             "{name}: every LOD"
         );
         // No LOD keeps 95 % of the triangles of the one before
@@ -221,7 +222,7 @@ fn the_far_fields_lods_fit_its_mid_size_pipeline() {
         .unwrap_or_else(|err| panic!("baking knight_3: {err}"));
     let lods = &baked.asset.lods;
     for (level, lod) in lods.iter().enumerate() {
-        if bake::lod::far_field_may_draw(lod.error) {
+        if bake::lod::far_field_may_draw(lod.error) && !lod.raster_only {
             assert!(
                 lod.vertices.len() <= bake::lod::FAR_FIELD_LOD_MAX_VERTICES,
                 "LOD {level}: {} vertices",
@@ -256,4 +257,59 @@ fn a_lod_that_cannot_fit_the_far_field_stays_whole() {
         lods[0].indices.len() / 3 / 2,
         "the 0.5 LOD at its ratio"
     );
+}
+
+/// The raster-only LODs (the default's 0.2 and 0.14) go between the 0.3
+/// and the 0.1 LOD and change no other: the far field, which draws their
+/// units with the 0.3 LOD (`passes/far_field/meshes.rs`), draws the meshes
+/// it drew without them, byte for byte.
+#[test]
+fn raster_only_lods_leave_the_other_lods_as_they_were() {
+    let path = repo_root().join("assets/knight.glb");
+    let bake = |options: &BakeOptions| {
+        bake::bake_unit(&path, &[], options, &quiet)
+            .unwrap_or_else(|err| panic!("baking the knight: {err}"))
+            .asset
+            .lods
+    };
+    let with = bake(&BakeOptions::default());
+    let without = bake(&BakeOptions {
+        raster_lod_ratios: Vec::new(),
+        ..BakeOptions::default()
+    });
+    let raster_only: Vec<usize> = (0..with.len())
+        .filter(|&level| with[level].raster_only)
+        .collect();
+    assert_eq!(
+        raster_only,
+        [3, 4],
+        "the 0.2 and 0.14 LODs after LODs 0.3 and before 0.1"
+    );
+    let others: Vec<_> = with
+        .iter()
+        .filter(|lod| !lod.raster_only)
+        .cloned()
+        .collect();
+    assert!(
+        others == without,
+        "the LODs that are not raster only differ from a bake without them"
+    );
+    for level in [3, 4] {
+        let (finer, lod, coarser) = (&with[level - 1], &with[level], &with[level + 1]);
+        assert!(
+            finer.vertices.len() > lod.vertices.len()
+                && lod.vertices.len() > coarser.vertices.len(),
+            "LOD {level}: {} vertices between {} and {}",
+            lod.vertices.len(),
+            finer.vertices.len(),
+            coarser.vertices.len()
+        );
+        assert!(
+            finer.error <= lod.error && lod.error <= coarser.error,
+            "LOD {level}: error {} between {} and {}",
+            lod.error,
+            finer.error,
+            coarser.error
+        );
+    }
 }

@@ -46,7 +46,9 @@
 //!   the normalized time at which the left (+X) foot is mid-stance, so that
 //!   two locomotion clips can be blended in step. Version 2 had neither; it
 //!   is rejected like any other version, and the bake cache rebakes it.
-//! - `LOD_` (1..=16, in order, LOD 0 first): simplification error (f32), vertex
+//! - `LOD_` (1..=16, in order, LOD 0 first): simplification error (f32), flags
+//!   (u32: [`LOD_FLAG_BOX_PROXY`] since version 5, [`LOD_FLAG_RASTER_ONLY`]
+//!   since version 6, no other bit; LOD 0 never raster only), vertex
 //!   count (u32), vertices (20 bytes each, [`PackedVertex`]), index count (u32,
 //!   a multiple of 3), indices (u32 each), submesh count (u32), submeshes (first
 //!   index, index count, material: 3 u32).
@@ -105,7 +107,7 @@ pub use write::write;
 /// File signature, the first eight bytes of every `.horde` file.
 pub const MAGIC: [u8; 8] = *b"HORDEAST";
 /// Format version this crate reads and writes.
-pub const VERSION: u32 = 5;
+pub const VERSION: u32 = 6;
 /// Bytes of the fixed header before the section table.
 pub const HEADER_SIZE: usize = 32;
 /// Bytes of one section table entry.
@@ -287,7 +289,17 @@ pub struct MeshLod {
     /// texture once a vertex rather than interpolating the UV across a face
     /// (the far field does).
     pub box_proxy: bool,
+    /// A LOD for the raster only: the bake inserts it between two LODs of
+    /// the chain to shorten the raster's steps in vertices, and a renderer
+    /// that draws far units in compute (horde's far field) draws its units
+    /// with the next finer LOD instead, as it would without it. Never LOD 0.
+    pub raster_only: bool,
 }
+
+/// Bits of a LOD's flags word in the file (`LOD_` section).
+pub const LOD_FLAG_BOX_PROXY: u32 = 1;
+/// See [`MeshLod::raster_only`].
+pub const LOD_FLAG_RASTER_ONLY: u32 = 2;
 
 /// Base colour and emissive material.
 #[derive(Clone, Debug, PartialEq)]

@@ -9,9 +9,9 @@
 use super::{
     fnv1a32, tag, Animation, Asset, AssetError, AssetKind, BoneEncoding, Bounds, Clip, ErrorReport,
     ErrorStat, Impostor, ImpostorClip, Material, MeshLod, PackedVertex, Submesh, Texture,
-    HEADER_SIZE, IMPOSTOR_CELL_PX, IMPOSTOR_VIEWS_PER_SIDE, MAGIC, MAX_BONES, MAX_IMPOSTOR_FRAMES,
-    MAX_LODS, MAX_SECTIONS, MAX_STRING_LEN, MAX_TEXTURE_SIDE, MAX_WARNINGS, NO_TEXTURE,
-    SECTION_ENTRY_SIZE, VERSION,
+    HEADER_SIZE, IMPOSTOR_CELL_PX, IMPOSTOR_VIEWS_PER_SIDE, LOD_FLAG_BOX_PROXY,
+    LOD_FLAG_RASTER_ONLY, MAGIC, MAX_BONES, MAX_IMPOSTOR_FRAMES, MAX_LODS, MAX_SECTIONS,
+    MAX_STRING_LEN, MAX_TEXTURE_SIDE, MAX_WARNINGS, NO_TEXTURE, SECTION_ENTRY_SIZE, VERSION,
 };
 use std::path::Path;
 
@@ -276,11 +276,10 @@ fn animation(bytes: &[u8]) -> Result<Animation, AssetError> {
 fn lod(bytes: &[u8]) -> Result<MeshLod, AssetError> {
     let mut cursor = Cursor::new("LOD_", bytes);
     let error = cursor.f32("LOD error")?;
-    let box_proxy = match cursor.u32("LOD box proxy flag")? {
-        0 => false,
-        1 => true,
-        other => return Err(invalid(format!("LOD box proxy flag {other}"))),
-    };
+    let flags = cursor.u32("LOD flags")?;
+    if flags & !(LOD_FLAG_BOX_PROXY | LOD_FLAG_RASTER_ONLY) != 0 {
+        return Err(invalid(format!("LOD flags {flags:#x}")));
+    }
     let vertex_count = cursor.count("vertex count", size_of::<PackedVertex>())?;
     let vertex_bytes = cursor.take(vertex_count * size_of::<PackedVertex>(), "vertices")?;
     let vertices = vertex_bytes
@@ -307,7 +306,8 @@ fn lod(bytes: &[u8]) -> Result<MeshLod, AssetError> {
         indices,
         submeshes,
         error,
-        box_proxy,
+        box_proxy: flags & LOD_FLAG_BOX_PROXY != 0,
+        raster_only: flags & LOD_FLAG_RASTER_ONLY != 0,
     })
 }
 

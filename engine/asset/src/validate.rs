@@ -64,6 +64,11 @@ fn validate_lod(
     if !lod.error.is_finite() || lod.error < 0.0 {
         return Err(invalid(format!("LOD {level}: error {}", lod.error)));
     }
+    if level == 0 && lod.raster_only {
+        return Err(invalid(
+            "LOD 0: raster only (the chain's first LOD is every renderer's)",
+        ));
+    }
     if let Some(vertex) = lod
         .vertices
         .iter()

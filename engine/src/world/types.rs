@@ -45,6 +45,9 @@ pub struct LodRange {
     pub vertex_count: u32,
     /// The LOD is a box proxy (`horde_asset::MeshLod::box_proxy`).
     pub box_proxy: bool,
+    /// The far field draws this LOD's units with a finer LOD
+    /// (`horde_asset::MeshLod::raster_only`, `passes/far_field/meshes.rs`).
+    pub raster_only: bool,
 }
 
 /// One loaded type.
@@ -236,6 +239,7 @@ pub fn pack_types(
                 vertex_offset: first_vertex as i32,
                 vertex_count: lod.vertices.len() as u32,
                 box_proxy: lod.box_proxy,
+                raster_only: lod.raster_only,
             });
             indices.extend_from_slice(&lod.indices);
         }
@@ -359,6 +363,7 @@ pub fn pack_types(
         vertex_offset: vertices.len() as i32,
         vertex_count: sphere.positions.len() as u32,
         box_proxy: false,
+        raster_only: false,
     };
     indices.extend_from_slice(&sphere.indices);
     vertices.extend_from_slice(&quantize(&sphere).0);
@@ -368,6 +373,7 @@ pub fn pack_types(
         vertex_offset: vertices.len() as i32,
         vertex_count: 4,
         box_proxy: false,
+        raster_only: false,
     };
     indices.extend_from_slice(&[0, 2, 1, 1, 2, 3]);
     vertices.extend(quad_vertices());

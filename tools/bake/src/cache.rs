@@ -35,8 +35,9 @@ const CACHE_LAYOUT: u32 = 1;
 /// their coarsest LOD, and their meshopt LODs are inflated too; 6: a LOD's
 /// error bound follows its ratio, and a LOD its next one nearly matches is
 /// dropped; 7: a unit's LOD the far field may draw fits its mid-size
-/// pipeline), so entries of an older bake are rebaked rather than served.
-const BAKE_RECIPE: u32 = 7;
+/// pipeline; 8: raster-only LODs), so entries of an older bake are rebaked
+/// rather than served.
+const BAKE_RECIPE: u32 = 8;
 
 /// Whether and where to cache.
 #[derive(Clone, Debug)]

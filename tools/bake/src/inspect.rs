@@ -129,7 +129,12 @@ pub fn inspect_text(asset: &Asset, sections: &[SectionInfo], file_len: usize) ->
             lod.submeshes.len(),
             lod.error,
             lod.vertices.len() * size_of::<horde_asset::PackedVertex>() + lod.indices.len() * 4,
-            if lod.box_proxy { "  box proxy" } else { "" }
+            match (lod.box_proxy, lod.raster_only) {
+                (true, true) => "  box proxy, raster only",
+                (true, false) => "  box proxy",
+                (false, true) => "  raster only",
+                (false, false) => "",
+            }
         );
     }
     let _ = writeln!(out, "materials:");

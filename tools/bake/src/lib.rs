@@ -392,7 +392,11 @@ fn bake_unit_unguarded(
         &model,
         stored,
         &bounds,
-        (&options.lod_ratios, options.lod_target_error),
+        lod::LodChain {
+            ratios: &options.lod_ratios,
+            raster_ratios: &options.raster_lod_ratios,
+            target_error: options.lod_target_error,
+        },
         &displacements,
         true,
     );
@@ -593,7 +597,11 @@ fn bake_prop_unguarded(
         &model,
         &single,
         &bounds,
-        (&options.lod_ratios, options.lod_target_error),
+        lod::LodChain {
+            ratios: &options.lod_ratios,
+            raster_ratios: &options.raster_lod_ratios,
+            target_error: options.lod_target_error,
+        },
         &[],
         false,
     );

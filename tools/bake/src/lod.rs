@@ -11,7 +11,9 @@
 //! - The chain: a LOD's error bound follows its ratio ([`error_bound`]), so
 //!   a LOD inserted between two others leaves their meshes as they were;
 //!   a LOD whose next one has nearly as many triangles is dropped
-//!   (`drop_near_copies`).
+//!   (`drop_near_copies`). The raster-only LODs (`MeshLod::raster_only`,
+//!   `BakeOptions::raster_lod_ratios`) then go between the two LODs their
+//!   ratios fall between, where each is a step (`insert_raster_lods`).
 //! - A unit's LOD the far field may draw holds at most
 //!   [`FAR_FIELD_LOD_MAX_VERTICES`], or is simplified again until it does,
 //!   as far as its error bound allows.
@@ -354,6 +356,7 @@ fn proxy_lod(proxy: &Proxy, bounds: &Bounds, error: f32) -> BuiltLod {
             submeshes,
             error,
             box_proxy: true,
+            raster_only: false,
         },
         source_vertex: proxy.nearest.clone(),
     }
@@ -445,20 +448,39 @@ pub fn far_field_may_draw(error: f32) -> bool {
     error > 0.0 && error * FAR_FIELD_LOD_REACH_PX > 1.0
 }
 
-/// Builds `ratios.len()` LODs (ratio 1 first). `displacements` holds, per
+/// The LODs a bake asks for.
+#[derive(Clone, Copy, Debug)]
+pub struct LodChain<'a> {
+    /// Triangle ratio of each LOD, ratio 1 first (`BakeOptions::lod_ratios`).
+    pub ratios: &'a [f32],
+    /// Ratios of the raster-only LODs (`BakeOptions::raster_lod_ratios`).
+    pub raster_ratios: &'a [f32],
+    /// LOD 1's error bound (`BakeOptions::lod_target_error`).
+    pub target_error: f32,
+}
+
+/// Builds the LODs of `chain` (ratio 1 first). `displacements` holds, per
 /// chosen pose, every vertex's offset from its bind position. A skinned
 /// unit's (`unit`) LOD that the far field may draw ([`far_field_may_draw`])
 /// and has more than [`FAR_FIELD_LOD_MAX_VERTICES`] is simplified again to
 /// fewer triangles, within the same error bound, until it fits
-/// (`fit_far_field`; where the bound stops it above that, it stays).
+/// (`fit_far_field`; where the bound stops it above that, it stays). Then
+/// each raster-only LOD goes between the two LODs its ratio falls between
+/// (`insert_raster_lods`), so the others are the LODs of the chain without
+/// them, byte for byte.
 pub fn build(
     model: &SourceModel,
     skin: &[TwoBone],
     bounds: &Bounds,
-    (ratios, target_error): (&[f32], f32),
+    chain: LodChain,
     displacements: &[Vec<Vec3>],
     unit: bool,
 ) -> Vec<BuiltLod> {
+    let LodChain {
+        ratios,
+        raster_ratios,
+        target_error,
+    } = chain;
     let vertex_count = model.positions.len();
     let position_bytes: &[u8] = bytemuck::cast_slice(&model.positions);
     let stride = size_of::<Vec3>();
@@ -547,6 +569,7 @@ pub fn build(
                 submeshes,
                 error: lod_error,
                 box_proxy: false,
+                raster_only: false,
             },
             source_vertex,
         }
@@ -563,10 +586,45 @@ pub fn build(
         } else {
             None
         };
-        lods.push(fitted.unwrap_or(lod));
+        lods.push((ratio, fitted.unwrap_or(lod)));
     }
     drop_near_copies(&mut lods);
-    lods
+    insert_raster_lods(&mut lods, raster_ratios, |ratio| build_lod(ratio, ratio));
+    lods.into_iter().map(|(_, lod)| lod).collect()
+}
+
+/// Inserts a raster-only LOD (`MeshLod::raster_only`) of each of
+/// `raster_ratios` into `lods` (ratio and LOD, ratio 1 first), between the
+/// two LODs whose ratios it falls between, where it is a step: under
+/// [`MAX_KEPT_TRIANGLE_SHARE`] of the finer one's triangles, and the
+/// coarser one under that share of its own. A ratio outside the chain
+/// refines no step and is left out.
+fn insert_raster_lods(
+    lods: &mut Vec<(f32, BuiltLod)>,
+    raster_ratios: &[f32],
+    build_lod: impl Fn(f32) -> BuiltLod,
+) {
+    let mut ratios = raster_ratios.to_vec();
+    ratios.sort_by(|a, b| b.total_cmp(a));
+    let triangles = |lod: &BuiltLod| lod.lod.indices.len() as f32 / 3.0;
+    for ratio in ratios {
+        let Some(coarser) = lods
+            .iter()
+            .position(|&(chain_ratio, _)| chain_ratio < ratio)
+        else {
+            continue;
+        };
+        if coarser == 0 || lods[coarser - 1].0 <= ratio {
+            continue;
+        }
+        let mut lod = build_lod(ratio);
+        lod.lod.raster_only = true;
+        let steps = triangles(&lod) < MAX_KEPT_TRIANGLE_SHARE * triangles(&lods[coarser - 1].1)
+            && triangles(&lods[coarser].1) < MAX_KEPT_TRIANGLE_SHARE * triangles(&lod);
+        if steps {
+            lods.insert(coarser, (ratio, lod));
+        }
+    }
 }
 
 /// The LOD of `ratio` (which has `vertices`, too many) simplified again
@@ -604,8 +662,8 @@ const MAX_KEPT_TRIANGLE_SHARE: f32 = 0.95;
 /// where meshopt stops at the same collapses for two ratios (a fence's flat
 /// boards, a tree's trunk), the finer of the two is a copy that the
 /// renderer would pass over, since the coarser one's error is no larger.
-fn drop_near_copies(lods: &mut Vec<BuiltLod>) {
-    let triangles: Vec<usize> = lods.iter().map(|lod| lod.lod.indices.len()).collect();
+fn drop_near_copies(lods: &mut Vec<(f32, BuiltLod)>) {
+    let triangles: Vec<usize> = lods.iter().map(|(_, lod)| lod.lod.indices.len()).collect();
     let mut level = 0;
     lods.retain(|_| {
         let keep = level == 0

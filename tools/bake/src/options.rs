@@ -66,6 +66,17 @@ pub struct BakeOptions {
     /// vertices against 4,111, its error 0.0035 of its size against
     /// 0.0087 at 0.3; `benches/results/near_field/`, section 15).
     pub lod_ratios: Vec<f32>,
+    /// Triangle ratios of the LODs for the raster only
+    /// (`MeshLod::raster_only`), inserted into the chain of `lod_ratios`
+    /// where they fall between two of its ratios (others are left out: they
+    /// refine no step). The default's 0.2 and 0.14 split the step from the
+    /// 0.3 LOD to the 0.1, where the generated knight's vertices fall from
+    /// 1,658 to 657 and its error grows sixfold: with every unit a mesh, the
+    /// raster's vertex rate bounds the frame, and units of 19 to 115 px
+    /// drew all of the 0.3 LOD. The far field draws their units with the
+    /// 0.3 LOD, as before: with them its picture was worse and its 1M
+    /// frames slower (`benches/results/near_field/`, sections 22 and 26).
+    pub raster_lod_ratios: Vec<f32>,
     /// Largest relative simplification error meshopt may introduce in LOD 1
     /// (ratio 0.5); a coarser LOD may double it once for each factor of 3,
     /// or part of one, by which its ratio falls below 0.5
@@ -97,6 +108,7 @@ impl Default for BakeOptions {
             max_sample_rate: 240.0,
             encoding: BoneEncoding::Mat3x4F32,
             lod_ratios: vec![1.0, 0.5, 0.3, 0.1, 0.03],
+            raster_lod_ratios: vec![0.2, 0.14],
             lod_target_error: 0.025,
             clips: Vec::new(),
             looping: Vec::new(),
@@ -160,6 +172,17 @@ pub(crate) fn check_options(options: &BakeOptions) -> Result<(), BakeError> {
     {
         return Err(BakeError::Options(format!(
             "LOD ratios {ratios:?} (expected 1..={} values in (0, 1])",
+            horde_asset::MAX_LODS
+        )));
+    }
+    let raster = &options.raster_lod_ratios;
+    if ratios.len() + raster.len() > horde_asset::MAX_LODS
+        || raster
+            .iter()
+            .any(|r| !(r.is_finite() && *r > 0.0 && *r < 1.0))
+    {
+        return Err(BakeError::Options(format!(
+            "raster LOD ratios {raster:?} (expected values in (0, 1), at most {} LODs in all)",
             horde_asset::MAX_LODS
         )));
     }

@@ -6,20 +6,29 @@
 //! One [`FarFieldMesh`] per (type, LOD), `[type * MAX_LODS + lod]`,
 //! written once when the pass is created: the LOD's index range, its first
 //! vertex, and its vertex count with the box-proxy flag
-//! (`FAR_MESH_VERTEX_COUNT_MASK`, `FAR_MESH_BOX_PROXY`). A LOD with more
+//! (`FAR_MESH_VERTEX_COUNT_MASK`, `FAR_MESH_BOX_PROXY`).
+//!
+//! A raster-only LOD (`LodRange::raster_only`: the bake's 0.2 and 0.14
+//! between the 0.3 and the 0.1) maps to the next finer LOD that is not:
+//! those LODs shorten the raster's steps in vertices, where its vertex
+//! rate bounds the frame, but in the far field, whose samples are shaded
+//! per vertex and whose lanes each rasterize a triangle, they cost the
+//! picture and time (`benches/results/near_field/`, sections 22, 23 and
+//! 26), so the far field draws what it drew without them. A LOD with more
 //! vertices than the mid-size pipeline holds in shared memory
 //! ([`mid_vertex_capacity`]: `FAR_FIELD_MID_MAX_VERTICES`, 2048, where the
 //! device's shared memory allows) maps to the finest coarser LOD within
-//! it; a type whose coarsest LOD is over `FAR_FIELD_MAX_VERTICES` has no
-//! far-field region (`world::types::layout_regions`), so cull keeps it a
-//! mesh, and its entries are empty.
+//! it that is not raster only; a type whose coarsest LOD is over
+//! `FAR_FIELD_MAX_VERTICES` has no far-field region
+//! (`world::types::layout_regions`), so cull keeps it a mesh, and its
+//! entries are empty.
 
 use crate::config::{
     FAR_FIELD_MAX_VERTICES, FAR_FIELD_MID_MAX_VERTICES, FAR_FIELD_SHARED_BYTES_PER_VERTEX,
     FAR_FIELD_SHARED_RESERVE_BYTES, FAR_MESH_BOX_PROXY, MAX_LODS, ROUTE_FAR_FIELD,
 };
 use crate::gpu_types::{FarFieldMesh, MAX_TYPES};
-use crate::world::World;
+use crate::world::{LodRange, World};
 
 /// The vertices the mid-size pipeline holds: [`FAR_FIELD_MID_MAX_VERTICES`],
 /// or fewer where the device's shared memory (`shared_bytes`) is smaller;
@@ -32,10 +41,8 @@ pub fn mid_vertex_capacity(shared_bytes: u32) -> u32 {
 }
 
 /// The far field's mesh of every (type, LOD), `[type * MAX_LODS + lod]`:
-/// that LOD, or where it has more than `vertex_capacity` vertices (the
-/// mid-size pipeline's, [`mid_vertex_capacity`]) the finest coarser one
-/// within it. Empty for props, types without a far-field region and LODs
-/// past the type's count.
+/// [`far_field_lod`]'s. Empty for props, types without a far-field region
+/// and LODs past the type's count.
 pub fn far_field_meshes(world: &World, vertex_capacity: u32) -> Vec<FarFieldMesh> {
     let mut meshes = vec![FarFieldMesh::default(); MAX_TYPES * MAX_LODS as usize];
     for (type_meshes, world_type) in meshes.chunks_mut(MAX_LODS as usize).zip(&world.types) {
@@ -43,12 +50,9 @@ pub fn far_field_meshes(world: &World, vertex_capacity: u32) -> Vec<FarFieldMesh
             continue;
         }
         for (lod, mesh) in type_meshes.iter_mut().enumerate() {
-            let drawn = world_type
-                .lods
-                .iter()
-                .skip(lod)
-                .find(|range| range.vertex_count <= vertex_capacity);
-            if let (Some(range), true) = (drawn, lod < world_type.lods.len()) {
+            let drawn = far_field_lod(&world_type.lods, lod, vertex_capacity)
+                .map(|drawn| world_type.lods[drawn]);
+            if let Some(range) = drawn {
                 *mesh = FarFieldMesh {
                     first_index: range.first_index,
                     index_count: range.index_count,
@@ -64,4 +68,99 @@ pub fn far_field_meshes(world: &World, vertex_capacity: u32) -> Vec<FarFieldMesh
         }
     }
     meshes
+}
+
+/// The LOD whose mesh the far field draws for a unit at `lod` of `lods`:
+/// a raster-only LOD's next finer one that is not, then from there the
+/// first that is not raster only and holds at most `vertex_capacity`
+/// vertices (the mid-size pipeline's, [`mid_vertex_capacity`]); `None`
+/// past the chain or where no such LOD is left.
+pub fn far_field_lod(lods: &[LodRange], lod: usize, vertex_capacity: u32) -> Option<usize> {
+    if lod >= lods.len() {
+        return None;
+    }
+    let finer = (0..=lod)
+        .rev()
+        .find(|&finer| !lods[finer].raster_only)
+        .unwrap_or(lod);
+    (finer..lods.len())
+        .find(|&drawn| !lods[drawn].raster_only && lods[drawn].vertex_count <= vertex_capacity)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The default unit chain's shape: 1, 0.5, 0.3, then the raster's 0.2
+    /// and 0.14, the 0.1 and two box proxies (the generated knight's
+    /// vertex counts).
+    fn chain() -> Vec<LodRange> {
+        [
+            (4111, false),
+            (2407, false),
+            (1658, false),
+            (1221, true),
+            (928, true),
+            (657, false),
+            (168, false),
+            (80, false),
+        ]
+        .map(|(vertex_count, raster_only)| LodRange {
+            vertex_count,
+            raster_only,
+            ..LodRange::default()
+        })
+        .to_vec()
+    }
+
+    #[test]
+    fn raster_only_lods_are_drawn_with_the_next_finer_lod() {
+        let lods = chain();
+        let drawn: Vec<_> = (0..=lods.len())
+            .map(|lod| far_field_lod(&lods, lod, 1700))
+            .collect();
+        assert_eq!(
+            drawn,
+            [
+                Some(2),
+                Some(2),
+                Some(2),
+                Some(2),
+                Some(2),
+                Some(5),
+                Some(6),
+                Some(7),
+                None
+            ]
+        );
+    }
+
+    #[test]
+    fn a_lod_over_capacity_falls_to_the_next_coarser_that_is_not_raster_only() {
+        let lods = chain();
+        let drawn: Vec<_> = (0..lods.len())
+            .map(|lod| far_field_lod(&lods, lod, 1000))
+            .collect();
+        assert_eq!(
+            drawn,
+            [
+                Some(5),
+                Some(5),
+                Some(5),
+                Some(5),
+                Some(5),
+                Some(5),
+                Some(6),
+                Some(7)
+            ]
+        );
+        let raster_only = vec![
+            LodRange {
+                raster_only: true,
+                ..LodRange::default()
+            };
+            2
+        ];
+        assert_eq!(far_field_lod(&raster_only, 1, 1000), None);
+    }
 }
