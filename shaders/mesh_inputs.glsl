@@ -11,7 +11,7 @@
 // type in the second.
 layout(location = 0) in uvec4 in_vertex;
 layout(location = 1) in uvec4 in_skin;
-layout(location = 2) in uint in_instance;  // instance-list entry: index | lod << 30
+layout(location = 2) in uint in_instance;  // instance-list entry: index | route << ENTRY_INDEX_BITS
 
 vec3 vertex_position() {
     return vec3(unpackUnorm2x16(in_vertex.x), unpackUnorm2x16(in_vertex.y).x);

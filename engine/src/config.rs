@@ -18,8 +18,11 @@ pub const MAX_PROFILER_SCOPES: u32 = 64;
 /// Unit types and prop types together.
 pub const MAX_TYPES: u32 = 64;
 /// Mesh LODs a type may have. Each type says how many it has
-/// (`TypeInfo::lod_count`); this only sizes the tables.
-pub const MAX_LODS: u32 = 8;
+/// (`TypeInfo::lod_count`); this only sizes the tables. Nine: a generated
+/// unit's five LODs and coarse proxy, and the raster's three between them
+/// (`horde_bake::BakeOptions::raster_lod_ratios`); with nine, 64 types'
+/// `TypeInfo`s fill the 16 KiB a uniform buffer may hold on every tier.
+pub const MAX_LODS: u32 = 9;
 /// The route of the far field: a visible unit goes to one of its type's mesh
 /// LODs (routes `0..lod_count`) or, below the far-field size, here.
 pub const ROUTE_FAR_FIELD: u32 = MAX_LODS;
@@ -60,8 +63,10 @@ pub const IMPOSTOR_MIP_LEVELS: u32 = 4;
 /// largest image (4096 on the mobile tier).
 pub const IMPOSTOR_ATLAS_WIDTH: u32 = 4096;
 /// An instance-list entry holds the unit's index in its low bits and the
-/// route above them.
-pub const ENTRY_INDEX_BITS: u32 = 28;
+/// route code above them: a mesh LOD, or the far field's
+/// `ROUTE_FAR_FIELD + lod`, at most 17 in 5 bits (2^27 units).
+pub const ENTRY_INDEX_BITS: u32 = 27;
+const _: () = assert!((ROUTE_FAR_FIELD + MAX_LODS - 1) >> (32 - ENTRY_INDEX_BITS) == 0);
 /// Mask of the index bits of an instance-list entry.
 pub const ENTRY_INDEX_MASK: u32 = (1 << ENTRY_INDEX_BITS) - 1;
 /// Cull: the draw commands a workgroup counts in shared memory before it

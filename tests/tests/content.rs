@@ -40,13 +40,21 @@ fn generated_units_bake_with_fitted_two_bone_weights() {
             horde::world::types::BoneShape::SharedScale,
             "{name}: a bone with a scale of its own"
         );
-        // Every ratio's LOD, the raster's among them (the coarsest is the
-        // box-per-bone proxy), then the coarse proxy of fewer boxes.
+        // Every ratio's LOD (the coarsest is the box-per-bone proxy), then
+        // the coarse proxy of fewer boxes; and the raster's LODs the cull
+        // may pick (`lod::drop_unpicked_raster_lods`): the skeleton's 0.07
+        // has its box proxy's error.
         let options = BakeOptions::default();
+        let raster_only = asset.lods.iter().filter(|lod| lod.raster_only).count();
         assert_eq!(
-            asset.lods.len(),
-            options.lod_ratios.len() + options.raster_lod_ratios.len() + 1,
+            asset.lods.len() - raster_only,
+            options.lod_ratios.len() + 1,
             "{name}: every LOD"
+        );
+        assert_eq!(
+            raster_only,
+            if name == "knight" { 3 } else { 2 },
+            "{name}: the raster's LODs"
         );
         // No LOD keeps 95 % of the triangles of the one before
         // (`lod::drop_near_copies`), and none is finer than it.
@@ -61,6 +69,10 @@ fn generated_units_bake_with_fitted_two_bone_weights() {
                 coarser.error >= finer.error,
                 "{name}: LOD {} is finer than LOD {level}",
                 level + 1
+            );
+            assert!(
+                !finer.raster_only || coarser.error > finer.error,
+                "{name}: raster-only LOD {level} is never picked",
             );
         }
         // `bake inspect` says how wide on screen each LOD is taken (its
@@ -259,10 +271,11 @@ fn a_lod_that_cannot_fit_the_far_field_stays_whole() {
     );
 }
 
-/// The raster-only LODs (the default's 0.2 and 0.14) go between the 0.3
-/// and the 0.1 LOD and change no other: the far field, which draws their
-/// units with the 0.3 LOD (`passes/far_field/meshes.rs`), draws the meshes
-/// it drew without them, byte for byte.
+/// The raster-only LODs (the default's 0.2 and 0.14 between the 0.3 and
+/// the 0.1 LOD, its 0.07 between the 0.1 and the box proxy) change no
+/// other LOD, the box proxy's error included: the far field, which draws
+/// their units with the next finer LOD (`passes/far_field/meshes.rs`),
+/// draws the meshes it drew without them, byte for byte. Props take none.
 #[test]
 fn raster_only_lods_leave_the_other_lods_as_they_were() {
     let path = repo_root().join("assets/knight.glb");
@@ -280,11 +293,7 @@ fn raster_only_lods_leave_the_other_lods_as_they_were() {
     let raster_only: Vec<usize> = (0..with.len())
         .filter(|&level| with[level].raster_only)
         .collect();
-    assert_eq!(
-        raster_only,
-        [3, 4],
-        "the 0.2 and 0.14 LODs after LODs 0.3 and before 0.1"
-    );
+    assert_eq!(raster_only, [3, 4, 6], "the 0.2, 0.14 and 0.07 LODs");
     let others: Vec<_> = with
         .iter()
         .filter(|lod| !lod.raster_only)
@@ -294,7 +303,7 @@ fn raster_only_lods_leave_the_other_lods_as_they_were() {
         others == without,
         "the LODs that are not raster only differ from a bake without them"
     );
-    for level in [3, 4] {
+    for level in [3, 4, 6] {
         let (finer, lod, coarser) = (&with[level - 1], &with[level], &with[level + 1]);
         assert!(
             finer.vertices.len() > lod.vertices.len()
@@ -312,4 +321,14 @@ fn raster_only_lods_leave_the_other_lods_as_they_were() {
             coarser.error
         );
     }
+    let tree = bake::bake_prop(
+        &repo_root().join("assets/tree.glb"),
+        &BakeOptions::default(),
+        &quiet,
+    )
+    .unwrap_or_else(|err| panic!("baking the tree: {err}"));
+    assert!(
+        tree.asset.lods.iter().all(|lod| !lod.raster_only),
+        "a prop with a raster-only LOD"
+    );
 }

@@ -407,6 +407,7 @@ fn bake_unit_unguarded(
     {
         log::info!("coarsest LOD: {coverage:.3} of the source's silhouette");
     }
+    lod::drop_unpicked_raster_lods(&mut lods);
     lod::inflate_to_silhouette(&mut lods, &model, &bounds, &silhouette);
 
     progress("encoding bone texture");
@@ -599,7 +600,7 @@ fn bake_prop_unguarded(
         &bounds,
         lod::LodChain {
             ratios: &options.lod_ratios,
-            raster_ratios: &options.raster_lod_ratios,
+            raster_ratios: &[],
             target_error: options.lod_target_error,
         },
         &[],

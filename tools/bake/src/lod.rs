@@ -13,7 +13,9 @@
 //!   a LOD whose next one has nearly as many triangles is dropped
 //!   (`drop_near_copies`). The raster-only LODs (`MeshLod::raster_only`,
 //!   `BakeOptions::raster_lod_ratios`) then go between the two LODs their
-//!   ratios fall between, where each is a step (`insert_raster_lods`).
+//!   ratios fall between, where each is a step (`insert_raster_lods`);
+//!   after the silhouette fit, one whose error is not below the next LOD's
+//!   is dropped ([`drop_unpicked_raster_lods`]).
 //! - A unit's LOD the far field may draw holds at most
 //!   [`FAR_FIELD_LOD_MAX_VERTICES`], or is simplified again until it does,
 //!   as far as its error bound allows.
@@ -243,7 +245,7 @@ fn replace_coarsest_with_proxy(
     bounds: &Bounds,
     silhouette: &Silhouette,
 ) -> Option<(f32, bool)> {
-    let [.., before, coarsest] = lods else {
+    let [finer @ .., before, coarsest] = lods else {
         return None;
     };
     let coverage = inflated_coverage(silhouette, model, bounds, coarsest, 0.0).0;
@@ -256,7 +258,13 @@ fn replace_coarsest_with_proxy(
     if proxy.positions.len() >= before.lod.vertices.len() {
         return Some((coverage, false));
     }
-    let error = unit_proxy_error(&proxy, model, bounds, before);
+    // Its error follows the LOD before it that is not raster only, so that
+    // the far field's chain is what it is without the raster's LODs.
+    let error_before = std::iter::once(&*before)
+        .chain(finer.iter().rev())
+        .find(|lod| !lod.lod.raster_only)
+        .unwrap_or(before);
+    let error = unit_proxy_error(&proxy, model, bounds, error_before);
     *coarsest = proxy_lod(&proxy, bounds, error);
     Some((proxy.coverage, true))
 }
@@ -305,8 +313,8 @@ pub fn fit_prop_proxy(
     Some((proxy.coverage, error))
 }
 
-/// The error of a unit's box proxy that follows `before`: the larger of
-/// twice `before`'s (the bound each meshopt LOD may double) and the RMS
+/// The error of a unit's box proxy that follows `before` (the LOD before it
+/// that is not raster only): the larger of twice `before`'s (the bound each meshopt LOD may double) and the RMS
 /// distance of its corners from the source vertices they take their UVs
 /// from, relative to the model's size like meshopt's, so the cull picks it
 /// only where a meshopt LOD as coarse would have been picked.
@@ -625,6 +633,23 @@ fn insert_raster_lods(
             lods.insert(coarser, (ratio, lod));
         }
     }
+}
+
+/// Drops each raster-only LOD whose error is not below the next LOD's:
+/// the cull takes the coarsest LOD whose error fits, so it would never
+/// draw it (the generated skeleton's 0.07 LOD has the error of the box
+/// proxy after it, which the silhouette fit sets).
+pub fn drop_unpicked_raster_lods(lods: &mut Vec<BuiltLod>) {
+    let errors: Vec<f32> = lods.iter().map(|lod| lod.lod.error).collect();
+    let mut level = 0;
+    lods.retain(|lod| {
+        let picked = !lod.lod.raster_only
+            || errors
+                .get(level + 1)
+                .is_none_or(|&next| lod.lod.error < next);
+        level += 1;
+        picked
+    });
 }
 
 /// The LOD of `ratio` (which has `vertices`, too many) simplified again

@@ -66,16 +66,21 @@ pub struct BakeOptions {
     /// vertices against 4,111, its error 0.0035 of its size against
     /// 0.0087 at 0.3; `benches/results/near_field/`, section 15).
     pub lod_ratios: Vec<f32>,
-    /// Triangle ratios of the LODs for the raster only
+    /// Triangle ratios of a unit's LODs for the raster only
     /// (`MeshLod::raster_only`), inserted into the chain of `lod_ratios`
     /// where they fall between two of its ratios (others are left out: they
-    /// refine no step). The default's 0.2 and 0.14 split the step from the
-    /// 0.3 LOD to the 0.1, where the generated knight's vertices fall from
-    /// 1,658 to 657 and its error grows sixfold: with every unit a mesh, the
-    /// raster's vertex rate bounds the frame, and units of 19 to 115 px
-    /// drew all of the 0.3 LOD. The far field draws their units with the
-    /// 0.3 LOD, as before: with them its picture was worse and its 1M
-    /// frames slower (`benches/results/near_field/`, sections 22 and 26).
+    /// refine no step). With every unit a mesh, the raster's vertex rate
+    /// bounds the frame, and the default chain's steps were long: the
+    /// generated knight's units from 19 to 115 px across drew all of the
+    /// 0.3 LOD (1,658 vertices; the 0.1 has 657 at six times the error),
+    /// those from 10 to 18 px all of the 0.1 (the box proxy after it has
+    /// 168). The default's 0.2 and 0.14 split the first step, its 0.07 the
+    /// second. The far field draws their units with the next finer LOD, as
+    /// it did without them: with the 0.2 and 0.14 its picture was worse
+    /// and its 1M frames slower (`benches/results/near_field/`, sections 22,
+    /// 23 and 26). Props take none: they are drawn by the raster at every
+    /// size, and at the default demo's front preset their 0.2 and 0.14
+    /// LODs cost 0.0002 of FLIP for 0.01 ms (section 26).
     pub raster_lod_ratios: Vec<f32>,
     /// Largest relative simplification error meshopt may introduce in LOD 1
     /// (ratio 0.5); a coarser LOD may double it once for each factor of 3,
@@ -108,7 +113,7 @@ impl Default for BakeOptions {
             max_sample_rate: 240.0,
             encoding: BoneEncoding::Mat3x4F32,
             lod_ratios: vec![1.0, 0.5, 0.3, 0.1, 0.03],
-            raster_lod_ratios: vec![0.2, 0.14],
+            raster_lod_ratios: vec![0.2, 0.14, 0.07],
             lod_target_error: 0.025,
             clips: Vec::new(),
             looping: Vec::new(),

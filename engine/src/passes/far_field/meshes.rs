@@ -91,76 +91,42 @@ pub fn far_field_lod(lods: &[LodRange], lod: usize, vertex_capacity: u32) -> Opt
 mod tests {
     use super::*;
 
-    /// The default unit chain's shape: 1, 0.5, 0.3, then the raster's 0.2
-    /// and 0.14, the 0.1 and two box proxies (the generated knight's
-    /// vertex counts).
+    /// The default unit chain's shape: 1, 0.5, 0.3, the raster's 0.2 and
+    /// 0.14, the 0.1, the raster's 0.07 and two box proxies (the generated
+    /// knight's vertex counts).
     fn chain() -> Vec<LodRange> {
-        [
-            (4111, false),
-            (2407, false),
-            (1658, false),
-            (1221, true),
-            (928, true),
-            (657, false),
-            (168, false),
-            (80, false),
-        ]
-        .map(|(vertex_count, raster_only)| LodRange {
-            vertex_count,
-            raster_only,
-            ..LodRange::default()
-        })
-        .to_vec()
+        let raster_only = [3, 4, 6];
+        [4111, 2407, 1658, 1221, 928, 657, 432, 168, 80]
+            .into_iter()
+            .enumerate()
+            .map(|(lod, vertex_count)| LodRange {
+                vertex_count,
+                raster_only: raster_only.contains(&lod),
+                ..LodRange::default()
+            })
+            .collect()
+    }
+
+    fn drawn(lods: &[LodRange], capacity: u32) -> Vec<Option<usize>> {
+        (0..=lods.len())
+            .map(|lod| far_field_lod(lods, lod, capacity))
+            .collect()
     }
 
     #[test]
     fn raster_only_lods_are_drawn_with_the_next_finer_lod() {
-        let lods = chain();
-        let drawn: Vec<_> = (0..=lods.len())
-            .map(|lod| far_field_lod(&lods, lod, 1700))
-            .collect();
-        assert_eq!(
-            drawn,
-            [
-                Some(2),
-                Some(2),
-                Some(2),
-                Some(2),
-                Some(2),
-                Some(5),
-                Some(6),
-                Some(7),
-                None
-            ]
-        );
+        let expected = [2, 2, 2, 2, 2, 5, 5, 7, 8].map(Some);
+        assert_eq!(drawn(&chain(), 1700), [&expected[..], &[None]].concat());
     }
 
     #[test]
     fn a_lod_over_capacity_falls_to_the_next_coarser_that_is_not_raster_only() {
-        let lods = chain();
-        let drawn: Vec<_> = (0..lods.len())
-            .map(|lod| far_field_lod(&lods, lod, 1000))
-            .collect();
-        assert_eq!(
-            drawn,
-            [
-                Some(5),
-                Some(5),
-                Some(5),
-                Some(5),
-                Some(5),
-                Some(5),
-                Some(6),
-                Some(7)
-            ]
-        );
-        let raster_only = vec![
-            LodRange {
-                raster_only: true,
-                ..LodRange::default()
-            };
-            2
-        ];
-        assert_eq!(far_field_lod(&raster_only, 1, 1000), None);
+        let expected = [5, 5, 5, 5, 5, 5, 5, 7, 8].map(Some);
+        assert_eq!(drawn(&chain(), 1000), [&expected[..], &[None]].concat());
+        let raster_only = LodRange {
+            raster_only: true,
+            ..LodRange::default()
+        };
+        assert_eq!(drawn(&[raster_only; 2], 1000), [None; 3]);
     }
 }
