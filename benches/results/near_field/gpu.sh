@@ -231,7 +231,7 @@
 #                 off (every unit a mesh) at the front and ground, every
 #                 10th of 600 steps rendered, before and after, with the
 #                 reference: what the corrected LOD error costs the picture
-#                 there (call 60).
+#                 there (call 60); with SHOTS set, the frames saved.
 #   gpu.sh lodchain (VARIANTS="name ..." binaries in .bench/<name>) the
 #                 LOD chain's intermediate LODs: each variant with the
 #                 reference at each of SCENES ("units:camera ...", default
@@ -784,8 +784,10 @@ for mode in $1; do
     for camera in front ground; do
       for side in before after; do
         declare -n bin=$side
+        shot=(); [ -n "${SHOTS:-}" ] && shot=(--screenshot /tmp/shots/${side}_1m_mesh_$camera.png)
         run ${side}_1m_mesh_$camera 200 "${bin[@]}" --quality --units 1000000 \
-          --camera $camera --frames 600 --render-every 10 --far-field off --budget-ms 0
+          --camera $camera --frames 600 --render-every 10 --far-field off --budget-ms 0 \
+          "${shot[@]}"
       done
     done ;;
   posed)

@@ -314,8 +314,8 @@ pub fn fit_prop_proxy(
 }
 
 /// The error of a unit's box proxy that follows `before` (the LOD before it
-/// that is not raster only): the larger of twice `before`'s (the bound each meshopt LOD may double) and the RMS
-/// distance of its corners from the source vertices they take their UVs
+/// that is not raster only): the larger of twice `before`'s (the bound each
+/// meshopt LOD may double) and the RMS distance of its corners from the source vertices they take their UVs
 /// from, relative to the model's size like meshopt's, so the cull picks it
 /// only where a meshopt LOD as coarse would have been picked.
 fn unit_proxy_error(proxy: &Proxy, model: &SourceModel, bounds: &Bounds, before: &BuiltLod) -> f32 {

@@ -9,7 +9,8 @@
 //! (`FAR_MESH_VERTEX_COUNT_MASK`, `FAR_MESH_BOX_PROXY`).
 //!
 //! A raster-only LOD (`LodRange::raster_only`: the bake's 0.2 and 0.14
-//! between the 0.3 and the 0.1) maps to the next finer LOD that is not:
+//! between the 0.3 and the 0.1, and its 0.07 after the 0.1) maps to the
+//! next finer LOD that is not:
 //! those LODs shorten the raster's steps in vertices, where its vertex
 //! rate bounds the frame, but in the far field, whose samples are shaded
 //! per vertex and whose lanes each rasterize a triangle, they cost the

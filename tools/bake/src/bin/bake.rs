@@ -105,10 +105,10 @@ struct BakeArgs {
     /// Triangle ratio of each LOD, comma-separated, LOD 0 first (overrides --lods).
     #[arg(long = "lod-ratios", value_delimiter = ',')]
     lod_ratios: Vec<f32>,
-    /// Triangle ratios of the LODs for the raster only, comma-separated,
-    /// inserted where they fall between two of the chain's (default 0.2,0.14;
-    /// given without values, none): the far field draws their units with the
-    /// next finer LOD.
+    /// Triangle ratios of a unit's LODs for the raster only, comma-separated,
+    /// inserted where they fall between two of the chain's (default
+    /// 0.2,0.14,0.07; given without values, none; props take none): the far
+    /// field draws their units with the next finer LOD.
     #[arg(long = "raster-lod-ratios", value_delimiter = ',', num_args = 0..)]
     raster_lod_ratios: Option<Vec<f32>>,
     /// Largest relative simplification error of LOD 1, ratio 0.5 (doubled for each factor of 3, or part of one, below it).
