@@ -722,8 +722,9 @@ fn units_too_large_for_the_far_field_fall_back_to_the_raster() {
     let scene = knight_scene(&knight, &units, &[]);
     let view = Camera::look_at(Vec3::new(0.0, 1.2, 2.5), Vec3::new(0.0, 1.0, 0.0));
     // From here the units' spheres span about 10 px: far field at 18 px,
-    // and LOD 3 (the 0.1 ratio) as meshes, the LOD the far field draws at
-    // 18 px.
+    // and LOD 6 (the 0.07 ratio, for the raster only) as meshes. The far
+    // field would draw its units with the 0.1 LOD's mesh; those it hands
+    // back draw at the cull's LOD, as the mesh path does.
     let cull = Camera::look_at(Vec3::new(0.0, 20.0, 150.0), Vec3::ZERO);
     let mut render_with = |far_field_px: f32| {
         let (mut renderer, target) =
@@ -746,8 +747,9 @@ fn units_too_large_for_the_far_field_fall_back_to_the_raster() {
     far.save(output_dir().join("far_field_fallback.png"))
         .expect("save");
     assert_eq!(far_stats.units_far_field, 3, "{far_stats:?}");
-    assert_eq!(far_stats.units_per_lod[3], 3, "{far_stats:?}");
-    assert_eq!(mesh_stats.units_per_lod[3], 3, "{mesh_stats:?}");
+    assert_eq!(far_stats.units_per_lod[6], 3, "{far_stats:?}");
+    assert_eq!(mesh_stats.units_per_lod[6], 3, "{mesh_stats:?}");
+    assert!(knight.lods[6].raster_only);
     let differing = mesh
         .pixels()
         .zip(far.pixels())
