@@ -315,9 +315,10 @@ pub fn fit_prop_proxy(
 
 /// The error of a unit's box proxy that follows `before` (the LOD before it
 /// that is not raster only): the larger of twice `before`'s (the bound each
-/// meshopt LOD may double) and the RMS distance of its corners from the source vertices they take their UVs
-/// from, relative to the model's size like meshopt's, so the cull picks it
-/// only where a meshopt LOD as coarse would have been picked.
+/// meshopt LOD may double) and the RMS distance of its corners from the
+/// source vertices they take their UVs from, relative to the model's size
+/// like meshopt's, so the cull picks it only where a meshopt LOD as coarse
+/// would have been picked.
 fn unit_proxy_error(proxy: &Proxy, model: &SourceModel, bounds: &Bounds, before: &BuiltLod) -> f32 {
     let squared: f32 = proxy
         .positions
@@ -635,21 +636,22 @@ fn insert_raster_lods(
     }
 }
 
-/// Drops each raster-only LOD whose error is not below the next LOD's:
-/// the cull takes the coarsest LOD whose error fits, so it would never
-/// draw it (the generated skeleton's 0.07 LOD has the error of the box
-/// proxy after it, which the silhouette fit sets).
+/// Drops each raster-only LOD whose error is not below the next kept
+/// LOD's: the cull takes the coarsest LOD whose error fits, so it would
+/// never draw it (the generated skeleton's 0.07 LOD has the error of the
+/// box proxy after it, which the silhouette fit sets).
 pub fn drop_unpicked_raster_lods(lods: &mut Vec<BuiltLod>) {
-    let errors: Vec<f32> = lods.iter().map(|lod| lod.lod.error).collect();
-    let mut level = 0;
-    lods.retain(|lod| {
-        let picked = !lod.lod.raster_only
-            || errors
-                .get(level + 1)
-                .is_none_or(|&next| lod.lod.error < next);
-        level += 1;
-        picked
-    });
+    let mut next_error = f32::INFINITY;
+    let mut kept = vec![true; lods.len()];
+    for (level, lod) in lods.iter().enumerate().rev() {
+        if lod.lod.raster_only && lod.lod.error >= next_error {
+            kept[level] = false;
+        } else {
+            next_error = lod.lod.error;
+        }
+    }
+    let mut kept = kept.into_iter();
+    lods.retain(|_| kept.next().unwrap_or(true));
 }
 
 /// The LOD of `ratio` (which has `vertices`, too many) simplified again
@@ -698,4 +700,54 @@ fn drop_near_copies(lods: &mut Vec<(f32, BuiltLod)>) {
         level += 1;
         keep
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lod(error: f32, raster_only: bool) -> BuiltLod {
+        BuiltLod {
+            lod: MeshLod {
+                vertices: Vec::new(),
+                indices: Vec::new(),
+                submeshes: Vec::new(),
+                error,
+                box_proxy: false,
+                raster_only,
+            },
+            source_vertex: Vec::new(),
+        }
+    }
+
+    /// A raster-only LOD is kept only where its error is below the next
+    /// kept LOD's, so that the cull can pick it: the second of two raster
+    /// LODs goes, and then the first, whose error is now above the next.
+    #[test]
+    fn raster_only_lods_the_cull_would_never_pick_are_dropped() {
+        let mut lods = vec![
+            lod(0.0, false),
+            lod(0.01, true),
+            lod(0.02, false),
+            lod(0.058, true),
+            lod(0.06, true),
+            lod(0.055, false),
+            lod(0.07, true),
+        ];
+        drop_unpicked_raster_lods(&mut lods);
+        let kept: Vec<(f32, bool)> = lods
+            .iter()
+            .map(|built| (built.lod.error, built.lod.raster_only))
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                (0.0, false),
+                (0.01, true),
+                (0.02, false),
+                (0.055, false),
+                (0.07, true)
+            ]
+        );
+    }
 }
