@@ -279,6 +279,9 @@ run() { # name, timeout, command... (SIZE="W H" for another size than 1920x1080)
   # What finished comes back even if the call is cut off.
   tar czf $OUT/reports.tgz -C /tmp/out $(cd /tmp/out && ls)
 }
+count_label() { # 10000 -> 10k, 1000000 -> 1m, 4000000 -> 4m (a scene's name)
+  [ $1 -lt 1000000 ] && echo $(( $1 / 1000 ))k || echo $(( $1 / 1000000 ))m
+}
 unpack_variants() { # each of $VARIANTS to /tmp/variant_<name>
   for name in $VARIANTS; do
     xz -dc .bench/$name/battle.xz > /tmp/variant_$name && chmod +x /tmp/variant_$name
@@ -551,7 +554,7 @@ for mode in $1; do
     mkdir -p /tmp/cmp
     for units in 10000 1000000; do
       for camera in ground front overview; do
-        name=$([ $units = 10000 ] && echo 10k || echo 1m)_$camera
+        name=$(count_label $units)_$camera
         run before_$name 120 "${before[@]}" --units $units --camera $camera --frames 600 \
           --screenshot /tmp/cmp/before_$name.png
         run after_$name 120 "${after[@]}" --units $units --camera $camera --frames 600 \
@@ -619,7 +622,7 @@ for mode in $1; do
   farmap|farbias)
     for scene in $SCENES; do
       units=${scene%:*} camera=${scene#*:}
-      name=$([ $units = 10000 ] && echo 10k || echo 1m)_$camera
+      name=$(count_label $units)_$camera
       scene_args=(--quality --units $units --camera $camera --frames 600)
       run before_$name 150 "${before[@]}" "${scene_args[@]}"
       if [ $mode = farmap ]; then
@@ -636,7 +639,7 @@ for mode in $1; do
     for scene in $SCENES; do
       units=${scene%:*} camera=${scene#*:}
       for name in $VARIANTS; do
-        run ${name}_$([ $units = 10000 ] && echo 10k || echo 1m)_$camera 150 /tmp/variant_$name \
+        run ${name}_$(count_label $units)_$camera 150 /tmp/variant_$name \
           --occlusion on --quality --units $units --camera $camera --frames 600
       done
     done
@@ -696,7 +699,7 @@ for mode in $1; do
     [ $mode = farq ] && scenes=${SCENES:-$scenes}
     for scene in $scenes; do
       units=${scene%:*} camera=${scene#*:}
-      name=$([ $units = 10000 ] && echo 10k || echo 1m)_$camera
+      name=$(count_label $units)_$camera
       for side in before after; do
         declare -n bin=$side
         run ${side}_$name 150 "${bin[@]}" --quality --units $units --camera $camera \
@@ -725,7 +728,7 @@ for mode in $1; do
   ffopt)
     for scene in 1000000:overview 1000000:front 1000000:ground 10000:ground 10000:front; do
       units=${scene%:*} camera=${scene#*:}
-      name=$([ $units = 10000 ] && echo 10k || echo 1m)_$camera
+      name=$(count_label $units)_$camera
       every=2; [ $units = 10000 ] && every=1
       for k in 0 32 64 128 224; do
         shot=(); [ $k = 0 ] || [ $k = 224 ] && shot=(--screenshot /tmp/shots/knob${k}_$name.png)
@@ -739,7 +742,7 @@ for mode in $1; do
     unpack_variants
     for scene in 1000000:overview 1000000:front 1000000:ground 10000:ground 10000:front; do
       units=${scene%:*} camera=${scene#*:}
-      name=$([ $units = 10000 ] && echo 10k || echo 1m)_$camera
+      name=$(count_label $units)_$camera
       every=2; [ $units = 10000 ] && every=1
       for variant in $VARIANTS; do
         run ${variant}_$name 90 /tmp/variant_$variant --occlusion on --units $units \
@@ -760,7 +763,7 @@ for mode in $1; do
     done
     for scene in 1000000:front 1000000:ground 1000000:overview 10000:ground; do
       units=${scene%:*} camera=${scene#*:}
-      name=$([ $units = 10000 ] && echo 10k || echo 1m)_$camera
+      name=$(count_label $units)_$camera
       every=2; [ $units = 10000 ] && every=1
       for side in before after; do
         declare -n bin=$side
@@ -772,7 +775,7 @@ for mode in $1; do
   lodbias)
     for scene in $SCENES; do
       units=${scene%:*} camera=${scene#*:}
-      name=$([ $units = 10000 ] && echo 10k || echo 1m)_$camera
+      name=$(count_label $units)_$camera
       run before_$name 150 "${before[@]}" --quality --units $units --camera $camera \
         --frames 600
       for bias in $BIASES; do
@@ -794,7 +797,7 @@ for mode in $1; do
     mkdir -p /tmp/cmp
     for scene in ${SCENES:-1000000:ground 1000000:front 1000000:overview 10000:ground 10000:front}; do
       units=${scene%:*} camera=${scene#*:}
-      name=$([ $units = 10000 ] && echo 10k || echo 1m)_$camera
+      name=$(count_label $units)_$camera
       for side in before after; do
         declare -n bin=$side
         run ${side}_nb_$name 90 "${bin[@]}" --units $units --camera $camera --frames 600 \
@@ -846,7 +849,7 @@ for mode in $1; do
     for scene in "${scenes[@]}"; do
       set -- $scene
       units=$1 camera=$2
-      name=$([ $units = 10000 ] && echo 10k || echo 1m)_$camera${budget:+_no_budget}
+      name=$(count_label $units)_$camera${budget:+_no_budget}
       for side in before after; do
         [ $side = before ] && bin=("${before[@]}") || bin=("${after[@]}")
         run ${side}_$name 120 "${bin[@]}" --units $units --camera $camera --frames 600 \
@@ -859,7 +862,7 @@ for mode in $1; do
   sharedq|final)
     for units in 10000 1000000; do
       for camera in ground front overview; do
-        name=$([ $units = 10000 ] && echo 10k || echo 1m)_$camera
+        name=$(count_label $units)_$camera
         run quality_$name 150 "${after[@]}" --quality --units $units --camera $camera \
           --frames 600 --screenshot /tmp/shots/$name.png
       done
