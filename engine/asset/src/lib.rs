@@ -301,6 +301,14 @@ pub const LOD_FLAG_BOX_PROXY: u32 = 1;
 /// See [`MeshLod::raster_only`].
 pub const LOD_FLAG_RASTER_ONLY: u32 = 2;
 
+impl MeshLod {
+    /// The LOD's flags word in the file.
+    pub fn flags(&self) -> u32 {
+        let flag = |set: bool, bit: u32| if set { bit } else { 0 };
+        flag(self.box_proxy, LOD_FLAG_BOX_PROXY) | flag(self.raster_only, LOD_FLAG_RASTER_ONLY)
+    }
+}
+
 /// Base colour and emissive material.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Material {

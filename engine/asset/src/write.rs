@@ -2,8 +2,7 @@
 
 use super::{
     fnv1a32, tag, Asset, AssetError, AssetKind, Bounds, ErrorReport, ErrorStat, MeshLod,
-    HEADER_SIZE, LOD_FLAG_BOX_PROXY, LOD_FLAG_RASTER_ONLY, MAGIC, NO_TEXTURE, SECTION_ENTRY_SIZE,
-    VERSION,
+    HEADER_SIZE, MAGIC, NO_TEXTURE, SECTION_ENTRY_SIZE, VERSION,
 };
 
 /// Little-endian byte sink for one section body.
@@ -88,14 +87,7 @@ fn textures(asset: &Asset) -> Vec<u8> {
 fn lod(lod: &MeshLod) -> Vec<u8> {
     let mut body = Body::default();
     body.f32(lod.error);
-    body.u32(
-        if lod.box_proxy { LOD_FLAG_BOX_PROXY } else { 0 }
-            | if lod.raster_only {
-                LOD_FLAG_RASTER_ONLY
-            } else {
-                0
-            },
-    );
+    body.u32(lod.flags());
     body.len_u32(lod.vertices.len());
     body.0
         .extend_from_slice(bytemuck::cast_slice(&lod.vertices));

@@ -349,10 +349,9 @@ pub fn build(
 
 /// Inserts a raster-only LOD (`MeshLod::raster_only`) of each of
 /// `raster_ratios` into `lods` (ratio and LOD, ratio 1 first), between the
-/// two LODs whose ratios it falls between, where it is a step: under
-/// [`MAX_KEPT_TRIANGLE_SHARE`] of the finer one's triangles, and the
-/// coarser one under that share of its own. A ratio outside the chain
-/// refines no step and is left out.
+/// two LODs whose ratios it falls between, where it is a step from the
+/// finer one and the coarser one a step from it ([`is_step`]). A ratio
+/// outside the chain refines no step and is left out.
 fn insert_raster_lods(
     lods: &mut Vec<(f32, BuiltLod)>,
     raster_ratios: &[f32],
@@ -360,7 +359,6 @@ fn insert_raster_lods(
 ) {
     let mut ratios = raster_ratios.to_vec();
     ratios.sort_by(|a, b| b.total_cmp(a));
-    let triangles = |lod: &BuiltLod| lod.lod.indices.len() as f32 / 3.0;
     for ratio in ratios {
         let Some(coarser) = lods
             .iter()
@@ -373,9 +371,7 @@ fn insert_raster_lods(
         }
         let mut lod = build_lod(ratio);
         lod.lod.raster_only = true;
-        let steps = triangles(&lod) < MAX_KEPT_TRIANGLE_SHARE * triangles(&lods[coarser - 1].1)
-            && triangles(&lods[coarser].1) < MAX_KEPT_TRIANGLE_SHARE * triangles(&lod);
-        if steps {
+        if is_step(&lods[coarser - 1].1, &lod) && is_step(&lod, &lods[coarser].1) {
             lods.insert(coarser, (ratio, lod));
         }
     }
@@ -426,25 +422,31 @@ fn fit_far_field(
     None
 }
 
-/// A LOD keeps at most this share of the triangles of the LOD before it;
-/// one with more is dropped by [`drop_near_copies`].
+/// A LOD keeps less than this share of the triangles of the LOD before it
+/// ([`is_step`]); one with more is dropped by [`drop_near_copies`].
 const MAX_KEPT_TRIANGLE_SHARE: f32 = 0.95;
+
+/// Whether `coarser` is a step from `finer`: under
+/// [`MAX_KEPT_TRIANGLE_SHARE`] of its triangles.
+fn is_step(finer: &BuiltLod, coarser: &BuiltLod) -> bool {
+    (coarser.lod.indices.len() as f32) < MAX_KEPT_TRIANGLE_SHARE * finer.lod.indices.len() as f32
+}
 
 /// Drops each simplified LOD whose next LOD has nearly as many triangles:
 /// where meshopt stops at the same collapses for two ratios (a fence's flat
 /// boards, a tree's trunk), the finer of the two is a copy that the
 /// renderer would pass over, since the coarser one's error is no larger.
 fn drop_near_copies(lods: &mut Vec<(f32, BuiltLod)>) {
-    let triangles: Vec<usize> = lods.iter().map(|(_, lod)| lod.lod.indices.len()).collect();
-    let mut level = 0;
-    lods.retain(|_| {
-        let keep = level == 0
-            || triangles.get(level + 1).is_none_or(|&next| {
-                (next as f32) < MAX_KEPT_TRIANGLE_SHARE * triangles[level] as f32
-            });
-        level += 1;
-        keep
-    });
+    let kept: Vec<bool> = (0..lods.len())
+        .map(|level| {
+            level == 0
+                || lods
+                    .get(level + 1)
+                    .is_none_or(|(_, next)| is_step(&lods[level].1, next))
+        })
+        .collect();
+    let mut kept = kept.into_iter();
+    lods.retain(|_| kept.next().unwrap_or(true));
 }
 
 #[cfg(test)]
